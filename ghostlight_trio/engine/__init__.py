@@ -1,0 +1,1 @@
+"""The service engine: per-call work tasks, deadlines, cancellation and the tool contract."""

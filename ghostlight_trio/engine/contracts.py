@@ -1,0 +1,76 @@
+"""The contract between the engine and the tools it runs.
+
+A tool handler receives one ``ToolCall`` (immutable facts plus the engine's effect gate) and
+returns one ``ToolResult``. Handlers never see protocol shapes, work maps or streams.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Literal, NewType, Protocol, TypeVar
+
+import attrs
+
+from ..transport.bridge import ContentBlock, TextBlock
+
+WorkspaceId = NewType("WorkspaceId", str)
+"""Opaque, unguessable workspace handle minted by the service; never logged raw."""
+
+ResultKind = Literal["ok", "tool_error", "denied", "held", "outcome_unknown"]
+
+T = TypeVar("T")
+
+
+@attrs.frozen
+class WorkContext:
+    """Everything the engine knows about one call, fixed when it starts."""
+
+    work_id: str
+    operation: str
+    workspace_id: WorkspaceId | None
+    client_label: str = ""
+    restriction: Mapping[str, Any] | None = None
+
+
+@attrs.frozen
+class ToolResult:
+    """A protocol-neutral result. ``workspace_id`` is set by context-creating tools."""
+
+    kind: ResultKind
+    content: list[ContentBlock] = attrs.Factory(list)
+    structured: dict[str, Any] | None = None
+    workspace_id: WorkspaceId | None = None
+
+    @classmethod
+    def text(cls, text: str, *, kind: ResultKind = "ok", **extra: Any) -> ToolResult:
+        return cls(kind=kind, content=[TextBlock(text=text)], **extra)
+
+    @classmethod
+    def error(cls, text: str) -> ToolResult:
+        return cls.text(text, kind="tool_error")
+
+
+class Effects(Protocol):
+    """What the engine lends a running handler."""
+
+    async def atomic(self, effect: Callable[[], Awaitable[T]]) -> T:
+        """Run one browser effect shielded from cancellation: once dispatched it drains.
+
+        Raises ``trio.Cancelled`` *before* dispatch if the call was already cancelled.
+        """
+
+    async def checkpoint(self) -> None:
+        """Between composed steps: raises if the call was cancelled meanwhile."""
+
+    def progress(self, progress: float, total: float | None = None, message: str = "") -> None:
+        """Report progress (dropped unless the caller asked for it)."""
+
+
+@attrs.frozen
+class ToolCall:
+    context: WorkContext
+    arguments: Mapping[str, Any]
+    effects: Effects
+
+
+ToolHandler = Callable[[ToolCall], Awaitable[ToolResult]]

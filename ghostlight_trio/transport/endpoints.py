@@ -1,0 +1,121 @@
+"""Where an instance lives: its owner-only runtime directory, sockets, secret and data dir.
+
+Every executable resolves the same ``Endpoints`` from ``--instance`` or ``GHOSTLIGHT_INSTANCE``,
+so named instances never touch each other (tests run several side by side).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+import tempfile
+from pathlib import Path
+
+import attrs
+import platformdirs
+
+DEFAULT_INSTANCE = "default"
+INSTANCE_ENV = "GHOSTLIGHT_INSTANCE"
+HOME_ENV = "GHOSTLIGHT_HOME"
+"""Overrides the per-user data and config root (tests and portable setups)."""
+
+_INSTANCE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+_SUN_PATH_LIMIT = 100  # sockaddr_un holds 108 bytes on Linux, 104 on macOS; keep a margin
+
+
+class InstanceNameError(ValueError):
+    """The instance name is not a safe short identifier."""
+
+
+class UnsafeDirectoryError(RuntimeError):
+    """An endpoint directory exists but is not private to this user."""
+
+
+def validate_instance(name: str | None) -> str:
+    """Return the instance name to use, or raise with what a valid name looks like."""
+    if name is None or name == "":
+        return DEFAULT_INSTANCE
+    if not _INSTANCE_NAME.match(name):
+        raise InstanceNameError(
+            f"invalid instance name {name!r}: use 1-40 characters of a-z, 0-9, '-' or '_',"
+            " starting with a letter or digit"
+        )
+    return name
+
+
+def resolve_instance(cli_value: str | None = None) -> str:
+    """The instance from the command line, else the environment, else the default."""
+    return validate_instance(cli_value if cli_value else os.environ.get(INSTANCE_ENV))
+
+
+@attrs.frozen
+class Endpoints:
+    """All per-instance paths. Build with ``Endpoints.for_instance``."""
+
+    instance: str
+    runtime_dir: Path
+    data_dir: Path
+    edge_socket: Path
+    browser_socket: Path
+    lock_file: Path
+    secret_file: Path
+
+    @classmethod
+    def for_instance(cls, instance: str | None = None) -> Endpoints:
+        name = resolve_instance(instance)
+        runtime = _runtime_root() / name
+        if len(str(runtime / "browser.sock")) > _SUN_PATH_LIMIT:
+            runtime = _short_runtime_root(str(runtime)) / name
+        data = _data_root() / "instances" / name
+        return cls(
+            instance=name,
+            runtime_dir=runtime,
+            data_dir=data,
+            edge_socket=runtime / "edge.sock",
+            browser_socket=runtime / "browser.sock",
+            lock_file=runtime / "service.lock",
+            secret_file=data / "bridge.secret",
+        )
+
+    def ensure_private_dirs(self) -> None:
+        """Create the runtime and data dirs owner-only (0700); refuse ones others can enter."""
+        for directory in (self.runtime_dir, self.data_dir):
+            ensure_private_dir(directory)
+
+    @property
+    def log_file(self) -> Path:
+        return self.data_dir / "service.log"
+
+    @property
+    def audit_file(self) -> Path:
+        return self.data_dir / "audit.jsonl"
+
+
+def ensure_private_dir(directory: Path) -> None:
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = directory.stat()
+    if info.st_uid != os.getuid():
+        raise UnsafeDirectoryError(f"{directory} is owned by uid {info.st_uid}, not by you")
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        os.chmod(directory, 0o700)
+
+
+def _runtime_root() -> Path:
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if xdg and Path(xdg).is_dir():
+        return Path(xdg) / "ghostlight-trio"
+    return Path(platformdirs.user_runtime_dir("ghostlight-trio", appauthor=False))
+
+
+def _short_runtime_root(long_path: str) -> Path:
+    digest = hashlib.sha256(long_path.encode()).hexdigest()[:12]
+    return Path(tempfile.gettempdir()) / f"glt-{os.getuid()}-{digest}"
+
+
+def _data_root() -> Path:
+    home = os.environ.get(HOME_ENV)
+    if home:
+        return Path(home)
+    return Path(platformdirs.user_data_dir("ghostlight-trio", appauthor=False))

@@ -1,0 +1,69 @@
+"""Sans-IO length-prefixed frame codecs.
+
+The bridge uses a 4-byte big-endian length; Chrome native messaging uses a 4-byte
+little-endian one. Both check the declared length against a hard ceiling *before*
+buffering the body, so an absurd length never allocates.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Literal
+
+BRIDGE_FRAME_CEILING = 16 * 1024 * 1024
+"""Largest bridge frame body either side accepts (16 MiB)."""
+
+Endian = Literal["big", "little"]
+
+
+class FrameError(Exception):
+    """A frame violated the framing rules; the stream that carried it cannot continue."""
+
+
+def encode_frame(body: bytes, *, endian: Endian = "big", ceiling: int = BRIDGE_FRAME_CEILING) -> bytes:
+    """Prefix ``body`` with its length; refuse bodies over the ceiling."""
+    if len(body) > ceiling:
+        raise FrameError(f"frame of {len(body)} bytes exceeds the {ceiling}-byte ceiling")
+    fmt = ">I" if endian == "big" else "<I"
+    return struct.pack(fmt, len(body)) + body
+
+
+class FrameDecoder:
+    """Feed bytes in, take whole frame bodies out. Never allocates past the ceiling."""
+
+    def __init__(self, *, endian: Endian = "big", ceiling: int = BRIDGE_FRAME_CEILING) -> None:
+        self._fmt = ">I" if endian == "big" else "<I"
+        self._ceiling = ceiling
+        self._buffer = bytearray()
+        self._pending_length: int | None = None
+
+    def feed(self, data: bytes) -> None:
+        """Append received bytes."""
+        self._buffer += data
+
+    def next_frame(self) -> bytes | None:
+        """Return the next complete body, ``None`` if more bytes are needed.
+
+        Raises FrameError as soon as a declared length exceeds the ceiling.
+        """
+        if self._pending_length is None:
+            if len(self._buffer) < 4:
+                return None
+            (length,) = struct.unpack(self._fmt, self._buffer[:4])
+            if length > self._ceiling:
+                raise FrameError(
+                    f"declared frame length {length} exceeds the {self._ceiling}-byte ceiling"
+                )
+            del self._buffer[:4]
+            self._pending_length = length
+        if len(self._buffer) < self._pending_length:
+            return None
+        body = bytes(self._buffer[: self._pending_length])
+        del self._buffer[: self._pending_length]
+        self._pending_length = None
+        return body
+
+    @property
+    def has_partial_frame(self) -> bool:
+        """True while a frame has started but not finished (a truncation if the stream ends now)."""
+        return self._pending_length is not None or bool(self._buffer)

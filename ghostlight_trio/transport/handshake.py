@@ -1,0 +1,118 @@
+"""The bridge opening, both sides: version check, service proof, nothing else first.
+
+Edge:    ClientHello(nonce)            ->
+Service:                               <- ServiceHello (exact bytes B), ServiceProof(HMAC(secret, B))
+Edge verifies the MAC over B before sending anything more; on failure it closes silently and
+reports ``SQUATTER_MESSAGE`` to its own user.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+import trio
+
+from .bridge import (
+    BRIDGE_MAJOR,
+    BRIDGE_MINOR,
+    BridgeProtocolError,
+    ClientHello,
+    ServiceHello,
+    ServiceProof,
+    VersionMismatch,
+    decode_message,
+    encode_message,
+)
+from .endpoints import Endpoints
+from .proof import ProofError, load_secret, sign, verify
+from .stream import MessageStream
+
+HANDSHAKE_TIMEOUT = 5.0
+
+
+class BridgeVersionError(Exception):
+    """The two sides speak different bridge majors; upgrading one of them is the fix."""
+
+
+async def open_bridge(
+    endpoints: Endpoints, *, role: str = "edge", client_version: str = ""
+) -> tuple[MessageStream, ServiceHello]:
+    """Connect to the instance's edge socket and authenticate the service.
+
+    Raises OSError when nothing listens, ProofError for a squatter, BridgeVersionError on a
+    major mismatch.
+    """
+    secret = load_secret(endpoints.secret_file)
+    sock_stream = await trio.open_unix_socket(str(endpoints.edge_socket))
+    stream = MessageStream(sock_stream)
+    try:
+        with trio.fail_after(HANDSHAKE_TIMEOUT):
+            nonce = secrets.token_bytes(16)
+            await stream.send(
+                ClientHello(
+                    bridge_major=BRIDGE_MAJOR,
+                    bridge_minor=BRIDGE_MINOR,
+                    nonce=nonce,
+                    role=role,  # type: ignore[arg-type]
+                    client_version=client_version,
+                )
+            )
+            hello_body = await stream.receive_body()
+            hello = decode_message(hello_body)
+            if isinstance(hello, VersionMismatch):
+                raise BridgeVersionError(hello.message)
+            if not isinstance(hello, ServiceHello) or hello.client_nonce != nonce:
+                raise ProofError()
+            proof = decode_message(await stream.receive_body())
+            if not isinstance(proof, ServiceProof):
+                raise ProofError()
+            verify(secret, hello_body, proof.mac)
+            if hello.bridge_major != BRIDGE_MAJOR:
+                raise BridgeVersionError(
+                    f"service speaks bridge {hello.bridge_major}.{hello.bridge_minor}, this"
+                    f" connector speaks {BRIDGE_MAJOR}.{BRIDGE_MINOR}; upgrade both to one release"
+                )
+    except (BridgeProtocolError, trio.TooSlowError):
+        await stream.aclose()
+        raise ProofError() from None
+    except BaseException:
+        await stream.aclose()
+        raise
+    return stream, hello
+
+
+async def accept_bridge(
+    stream: MessageStream, *, secret: bytes, instance: str, service_version: str
+) -> ClientHello:
+    """Service side: read the client hello, answer with a signed hello, or refuse a major."""
+    with trio.fail_after(HANDSHAKE_TIMEOUT):
+        hello = await stream.receive()
+        if not isinstance(hello, ClientHello):
+            raise BridgeProtocolError("the first bridge frame must be ClientHello")
+        if hello.bridge_major != BRIDGE_MAJOR:
+            await stream.send(
+                VersionMismatch(
+                    supported_major=BRIDGE_MAJOR,
+                    message=(
+                        f"bridge major {hello.bridge_major} is not supported; this service speaks"
+                        f" {BRIDGE_MAJOR}.{BRIDGE_MINOR}; upgrade both to one release"
+                    ),
+                )
+            )
+            raise BridgeVersionError(f"client bridge major {hello.bridge_major}")
+        body = encode_message(
+            ServiceHello(
+                bridge_major=BRIDGE_MAJOR,
+                bridge_minor=BRIDGE_MINOR,
+                client_nonce=hello.nonce,
+                service_nonce=secrets.token_bytes(16),
+                service_version=service_version,
+                instance=instance,
+            )
+        )
+        await stream.send_body(body)
+        await stream.send(ServiceProof(mac=sign(secret, body)))
+    return hello
+
+
+__all__ = ["BridgeVersionError", "ProofError", "accept_bridge", "open_bridge"]
