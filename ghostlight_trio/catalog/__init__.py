@@ -1,0 +1,1 @@
+"""The one tool catalog: interface facts, our descriptions, argument validation."""

@@ -1,0 +1,154 @@
+"""Loads the canonical tool catalog once and answers questions about it.
+
+The catalog file carries the exact interface facts (order, schemas with significant key order,
+annotations, scheduling class, capabilities); ``descriptions.json`` carries our own short
+model-facing descriptions. Only tools with a handler in this build are advertised.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from importlib import resources
+from typing import Any, Literal
+
+import attrs
+import jsonschema
+
+from ..transport.bridge import ToolDescriptor
+
+WorkspaceUse = Literal["creates", "uses", "independent"]
+
+
+@attrs.frozen
+class ToolSpec:
+    name: str
+    title: str
+    description: str
+    input_schema: dict[str, Any]
+    annotations: dict[str, Any]
+    workspace_use: WorkspaceUse
+    scheduling_class: str
+    action_key: str | None
+    capabilities: dict[str, list[str]]
+    output_schema: dict[str, Any] | None
+
+    def descriptor(self) -> ToolDescriptor:
+        """The protocol-neutral projection the edges render.
+
+        Output schemas are advertised only for context-creating tools (their workspace handle
+        must be declared); the rest would cost tokens without helping clients.
+        """
+        return ToolDescriptor(
+            name=self.name,
+            title=self.title,
+            description=self.description,
+            input_schema=self.input_schema,
+            annotations=self.annotations,
+            workspace_use=self.workspace_use,
+            output_schema=self.output_schema if self.workspace_use == "creates" else None,
+        )
+
+
+def _load_json(name: str) -> Any:
+    return json.loads(resources.files(__package__).joinpath(name).read_text("utf-8"))
+
+
+def load_specs() -> list[ToolSpec]:
+    """All catalog tools in canonical order."""
+    raw = _load_json("tool-catalog.json")["tools"]
+    descriptions: dict[str, str] = _load_json("descriptions.json")
+    specs = []
+    for tool in raw:
+        annotations = {"title": tool["title"], **tool["annotations"]}
+        specs.append(
+            ToolSpec(
+                name=tool["name"],
+                title=tool["title"],
+                description=descriptions[tool["name"]],
+                input_schema=tool["inputSchema"],
+                annotations=annotations,
+                workspace_use=tool["workspaceUse"],
+                scheduling_class=tool["schedulingClass"],
+                action_key=tool["actionKey"],
+                capabilities=tool["capabilities"],
+                output_schema=tool["outputSchema"],
+            )
+        )
+    return specs
+
+
+class Catalog:
+    """The service's single catalog: specs, availability, generation, validation."""
+
+    def __init__(self, specs: Iterable[ToolSpec], available: Iterable[str]) -> None:
+        self._specs = {spec.name: spec for spec in specs}
+        self._available = set(available)
+        unknown = self._available - self._specs.keys()
+        if unknown:
+            raise ValueError(f"handlers for tools not in the catalog: {sorted(unknown)}")
+        self._validators = {
+            name: jsonschema.Draft202012Validator(spec.input_schema)
+            for name, spec in self._specs.items()
+        }
+        self.generation = 1
+
+    def spec(self, name: str) -> ToolSpec | None:
+        """The spec of an advertised tool, None for unknown or unavailable ones."""
+        return self._specs.get(name) if name in self._available else None
+
+    def advertised(self) -> list[ToolSpec]:
+        return [spec for name, spec in self._specs.items() if name in self._available]
+
+    def descriptors(self) -> list[ToolDescriptor]:
+        return [spec.descriptor() for spec in self.advertised()]
+
+    def set_available(self, names: Iterable[str]) -> bool:
+        """Change which tools are advertised; returns True (and bumps the generation) if changed."""
+        new = set(names)
+        if new == self._available:
+            return False
+        self._available = new
+        self.generation += 1
+        return True
+
+    def validate(self, name: str, arguments: Mapping[str, Any]) -> str | None:
+        """None when the arguments fit the tool's schema, else one corrective message."""
+        validator = self._validators[name]
+        errors = sorted(validator.iter_errors(dict(arguments)), key=_error_order)
+        if not errors:
+            return None
+        lines = [_describe(error) for error in errors[:5]]
+        if len(errors) > 5:
+            lines.append(f"... and {len(errors) - 5} more problems")
+        props = ", ".join(self._specs[name].input_schema.get("properties", {})) or "none"
+        return (
+            f"Invalid arguments for {name}: "
+            + "; ".join(lines)
+            + f". Accepted parameters: {props}."
+        )
+
+
+def _error_order(error: jsonschema.ValidationError) -> tuple[int, str]:
+    return (len(error.absolute_path), str(list(error.absolute_path)))
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    where = "".join(
+        f"[{part}]" if isinstance(part, int) else f".{part}" for part in error.absolute_path
+    ).lstrip(".")
+    validator = error.validator
+    if validator == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        return f"missing required parameter '{missing}'" + (f" in {where}" if where else "")
+    if validator == "additionalProperties":
+        known = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+        extras = ", ".join(repr(key) for key in error.instance if key not in known)
+        return f"unexpected parameter {extras}" + (f" in {where}" if where else "")
+    if validator == "type":
+        expected = error.validator_value
+        return f"'{where or 'arguments'}' must be of type {expected}, got {json.dumps(error.instance)[:60]}"
+    if validator == "enum":
+        allowed = ", ".join(json.dumps(v) for v in error.validator_value)
+        return f"'{where}' must be one of {allowed}"
+    return f"'{where or 'arguments'}': {error.message}"

@@ -1,0 +1,1 @@
+"""Tool handlers: service-local tools here, browser tools beside the browser shore."""

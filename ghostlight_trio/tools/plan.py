@@ -1,0 +1,28 @@
+"""``update_plan``: the agent states where it will go and how, before acting.
+
+Service-local: it touches no browser, so it runs without a workspace or a browser lease. The
+plan is kept per workspace (when one is given) so status views can show it.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from ..engine.contracts import ToolCall, ToolResult, WorkspaceId
+
+
+@attrs.define
+class PlanBook:
+    """The latest plan per workspace (bounded by the workspace registry's own bound)."""
+
+    plans: dict[WorkspaceId | None, tuple[tuple[str, ...], tuple[str, ...]]] = attrs.Factory(dict)
+
+    async def update_plan(self, call: ToolCall) -> ToolResult:
+        domains = tuple(call.arguments["domains"])
+        approach = tuple(call.arguments["approach"])
+        self.plans[call.context.workspace_id] = (domains, approach)
+        listed_domains = ", ".join(domains) if domains else "(none)"
+        steps = "\n".join(f"{n}. {step}" for n, step in enumerate(approach, 1)) or "(no steps)"
+        return ToolResult.text(
+            f"Plan recorded.\nDomains: {listed_domains}\nApproach:\n{steps}"
+        )
