@@ -340,8 +340,8 @@ def decode_message(body: bytes) -> Message:
         raw = cbor2.loads(body)
     except Exception as exc:  # cbor2 raises several types on corrupt input
         raise BridgeProtocolError(f"frame is not valid CBOR: {exc}") from None
-    if not isinstance(raw, dict):
-        raise BridgeProtocolError("frame is not a CBOR map")
+    if not isinstance(raw, dict) or not all(isinstance(key, str) for key in raw):
+        raise BridgeProtocolError("frame is not a CBOR map with text keys")
     tag = raw.pop("t", None)
     cls = MESSAGE_TYPES.get(tag) if isinstance(tag, str) else None
     if cls is None:
@@ -356,4 +356,7 @@ def decode_message(body: bytes) -> Message:
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, BaseExceptionGroup):
         return "; ".join(_describe(e) for e in exc.exceptions)
-    return str(exc) or type(exc).__name__
+    try:
+        return str(exc) or type(exc).__name__
+    except Exception:  # some library errors cannot render themselves for odd inputs
+        return type(exc).__name__

@@ -1,0 +1,31 @@
+"""What the sans-IO handlers ask the runtime to do; the runtime performs them in order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from ghostlight_trio.transport.bridge import Message
+
+
+@attrs.frozen
+class WriteMessage:
+    """Write one JSON-RPC message (a dict) as one line on stdout."""
+
+    payload: dict[str, Any]
+
+
+@attrs.frozen
+class SendBridge:
+    """Send one bridge message on the current connection (dropped if it is gone)."""
+
+    message: Message
+
+
+@attrs.frozen
+class ConnectBridge:
+    """Connect the bridge (starting the service if needed); the runtime reports back."""
+
+
+Action = WriteMessage | SendBridge | ConnectBridge

@@ -1,0 +1,206 @@
+"""Sans-IO newline-delimited JSON-RPC for the MCP stdio shore.
+
+Splits the stdin byte stream into lines under a hard ceiling, classifies each line as a
+request, notification, response or framing error, and serialises outgoing messages compactly
+(one line, never a raw newline, always valid UTF-8). Nothing here knows an MCP revision.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any, Final
+
+import attrs
+
+LINE_CEILING: Final = 4 * 1024 * 1024
+"""Longest accepted input line (bytes, without the newline); longer lines are refused whole."""
+
+PARSE_ERROR: Final = -32700
+INVALID_REQUEST: Final = -32600
+METHOD_NOT_FOUND: Final = -32601
+INVALID_PARAMS: Final = -32602
+INTERNAL_ERROR: Final = -32603
+
+RequestId = str | int
+JsonObject = dict[str, Any]
+
+
+@attrs.frozen
+class Request:
+    id: RequestId
+    method: str
+    params: JsonObject | None
+
+
+@attrs.frozen
+class Notification:
+    method: str
+    params: JsonObject | None
+
+
+@attrs.frozen
+class InboundResponse:
+    """A response object from the client; this server sends no requests, so it is only logged."""
+
+    id: object
+
+
+@attrs.frozen
+class Malformed:
+    """A line that must be answered with an error; ``id`` is None when it could not be read."""
+
+    code: int
+    message: str
+    id: RequestId | None = None
+
+
+@attrs.frozen
+class Ignored:
+    """A line that gets no answer at all (for example a malformed notification)."""
+
+    reason: str
+
+
+Incoming = Request | Notification | InboundResponse | Malformed | Ignored
+
+
+@attrs.frozen
+class OversizedLine:
+    """Marker yielded by the splitter in place of a line that exceeded the ceiling."""
+
+    length: int
+
+
+class LineSplitter:
+    """Feed raw stdin bytes, take whole lines out; an over-long line becomes one marker."""
+
+    def __init__(self, *, ceiling: int = LINE_CEILING) -> None:
+        self._ceiling = ceiling
+        self._buffer = bytearray()
+        self._discarding = 0  # > 0 while skipping the rest of an over-long line
+
+    def feed(self, data: bytes) -> Iterator[bytes | OversizedLine]:
+        start = 0
+        while True:
+            newline = data.find(b"\n", start)
+            chunk = data[start:] if newline < 0 else data[start:newline]
+            if self._discarding:
+                self._discarding += len(chunk)
+            else:
+                self._buffer += chunk
+                if len(self._buffer) > self._ceiling:
+                    self._discarding = len(self._buffer)
+                    self._buffer.clear()
+            if newline < 0:
+                return
+            start = newline + 1
+            if self._discarding:
+                yield OversizedLine(self._discarding)
+                self._discarding = 0
+            else:
+                line = bytes(self._buffer)
+                self._buffer.clear()
+                if line.strip():
+                    yield line
+
+    def finish(self) -> Iterator[bytes | OversizedLine]:
+        """At EOF: a final line without a newline still counts."""
+        if self._discarding:
+            yield OversizedLine(self._discarding)
+        elif self._buffer.strip():
+            yield bytes(self._buffer)
+        self._buffer.clear()
+        self._discarding = 0
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _valid_id(value: object) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def classify(line: bytes | OversizedLine) -> Incoming:
+    """Turn one input line into exactly one classification; never raises."""
+    if isinstance(line, OversizedLine):
+        return Malformed(INVALID_REQUEST, f"Invalid Request: line exceeds {LINE_CEILING} bytes")
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        return Malformed(PARSE_ERROR, "Parse error: line is not valid UTF-8")
+    try:
+        value = json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return Malformed(PARSE_ERROR, "Parse error: line is not valid JSON")
+    if isinstance(value, list):
+        return Malformed(INVALID_REQUEST, "Invalid Request: batches are not supported")
+    if not isinstance(value, dict):
+        return Malformed(INVALID_REQUEST, "Invalid Request: expected a JSON object")
+    return _classify_object(value)
+
+
+def _classify_object(obj: JsonObject) -> Incoming:
+    has_id = "id" in obj
+    raw_id = obj.get("id")
+    method = obj.get("method")
+    if "method" not in obj and ("result" in obj or "error" in obj):
+        return InboundResponse(raw_id)
+    if not has_id:
+        if isinstance(method, str):
+            params = obj.get("params")
+            if obj.get("jsonrpc") != "2.0" or (params is not None and not isinstance(params, dict)):
+                return Ignored(f"malformed notification {method!r}")
+            return Notification(method, params)
+        return Malformed(INVALID_REQUEST, "Invalid Request: missing method")
+    if not _valid_id(raw_id):
+        return Malformed(INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
+    request_id: RequestId = raw_id
+    if obj.get("jsonrpc") != "2.0":
+        return Malformed(INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"', request_id)
+    if not isinstance(method, str):
+        return Malformed(INVALID_REQUEST, "Invalid Request: method must be a string", request_id)
+    params = obj.get("params")
+    if params is not None and not isinstance(params, dict):
+        return Malformed(INVALID_REQUEST, "Invalid Request: params must be an object", request_id)
+    return Request(request_id, method, params)
+
+
+# --- outgoing ------------------------------------------------------------------------------
+
+
+def encode(message: JsonObject) -> bytes:
+    """One compact JSON line. json.dumps escapes control characters, so no raw newline leaks."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    # Lone surrogates cannot come from parsed UTF-8 input, but guard the output anyway.
+    return text.encode("utf-8", errors="backslashreplace") + b"\n"
+
+
+def result(request_id: RequestId, value: JsonObject) -> JsonObject:
+    return {"jsonrpc": "2.0", "id": request_id, "result": value}
+
+
+def error(
+    request_id: RequestId | None, code: int, message: str, data: object = None
+) -> JsonObject:
+    """An error response; the id is omitted (not null) when it could not be read."""
+    body: JsonObject = {"code": code, "message": message}
+    if data is not None:
+        body["data"] = data
+    response: JsonObject = {"jsonrpc": "2.0"}
+    if request_id is not None:
+        response["id"] = request_id
+    response["error"] = body
+    return response
+
+
+def notification(method: str, params: JsonObject | None = None) -> JsonObject:
+    message: JsonObject = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def malformed_response(item: Malformed) -> JsonObject:
+    return error(item.id, item.code, item.message)

@@ -1,0 +1,117 @@
+// Builders and classifiers for browser-wire frames. Pure: no chrome.* use.
+
+import { FEATURES, HOPS, WIRE_VERSION } from "./constants.js";
+
+// An operation failure that knows which hop it belongs to, so the service can word it.
+export class OpError extends Error {
+  constructor(message, { hop = HOPS.extension, code } = {}) {
+    super(message);
+    this.name = "OpError";
+    this.hop = hop;
+    if (code) this.code = code;
+  }
+}
+
+export function helloFrame({ browserId, generation, extensionVersion, features = FEATURES }) {
+  return {
+    type: "hello",
+    wire: WIRE_VERSION,
+    browserId,
+    generation,
+    extensionVersion,
+    features: [...features],
+  };
+}
+
+export function responseFrame(id, result) {
+  return { type: "response", id, result: result ?? {} };
+}
+
+export function errorFrame(id, message, hop = HOPS.extension, code) {
+  const error = { message: String(message || "Unknown error"), hop: normalizeHop(hop) };
+  if (code) error.code = String(code);
+  return { type: "error", id, error };
+}
+
+// Turns anything thrown by an operation into an error frame for that request.
+export function errorFrameFrom(id, err) {
+  if (err instanceof OpError) return errorFrame(id, err.message, err.hop, err.code);
+  const message = err && typeof err.message === "string" ? err.message : String(err);
+  return errorFrame(id, message, HOPS.extension);
+}
+
+export function tabRemovedFrame(tabId) {
+  return { type: "tab_removed", tabId };
+}
+
+export function tabCreatedFrame(tabId, openerTabId) {
+  const frame = { type: "tab_created", tabId };
+  if (Number.isInteger(openerTabId)) frame.openerTabId = openerTabId;
+  return frame;
+}
+
+export function focusFrame() {
+  return { type: "focus" };
+}
+
+function normalizeHop(hop) {
+  return Object.values(HOPS).includes(hop) ? hop : HOPS.extension;
+}
+
+// Sorts an incoming service frame into what the worker should do with it.
+// Returns {kind: "welcome"|"incompatible"|"request"|"chunk"|"invalid_request"|"ignore", ...}.
+export function classifyIncoming(frame) {
+  if (!frame || typeof frame !== "object" || Array.isArray(frame)) return { kind: "ignore" };
+  switch (frame.type) {
+    case "welcome":
+      return {
+        kind: "welcome",
+        slot: frame.slot,
+        features: Array.isArray(frame.features) ? frame.features.filter((f) => typeof f === "string") : [],
+        serviceVersion: typeof frame.serviceVersion === "string" ? frame.serviceVersion : null,
+      };
+    case "incompatible":
+      return { kind: "incompatible", message: String(frame.message || "incompatible wire") };
+    case "chunk":
+      return { kind: "chunk", frame };
+    case "request": {
+      const problem = requestProblem(frame);
+      if (problem) {
+        // A request we cannot run still gets its one reply when it has an id.
+        return typeof frame.id === "string" && frame.id
+          ? { kind: "invalid_request", id: frame.id, message: problem }
+          : { kind: "ignore" };
+      }
+      return { kind: "request", request: frame };
+    }
+    default:
+      return { kind: "ignore" };
+  }
+}
+
+function requestProblem(frame) {
+  if (typeof frame.id !== "string" || !frame.id) return "request without an id";
+  if (typeof frame.op !== "string" || !frame.op) return "request without an op";
+  if (frame.args !== undefined && (typeof frame.args !== "object" || frame.args === null || Array.isArray(frame.args))) {
+    return "request args must be an object";
+  }
+  if (frame.guid !== undefined && frame.guid !== null && typeof frame.guid !== "string") {
+    return "request guid must be a string or null";
+  }
+  return null;
+}
+
+// Reads the group title from a request's presentation block, with a fallback.
+export function groupTitleOf(request, fallback) {
+  const title = request && request.workspace && request.workspace.groupTitle;
+  return typeof title === "string" && title.trim() ? title : fallback;
+}
+
+// Validates a native tab id argument.
+export function requireTabId(args) {
+  const tabId = args ? args.tabId : undefined;
+  if (!Number.isInteger(tabId) || tabId < 0) {
+    throw new OpError("args.tabId must be a native tab id (non-negative integer)", { code: "bad_args" });
+  }
+  return tabId;
+}

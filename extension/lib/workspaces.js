@@ -1,0 +1,125 @@
+// Bookkeeping of which tabs and tab group belong to which workspace, plus the set of every
+// tab Ghostlight placed or adopted ("managed"). Pure data; the worker persists snapshots in
+// chrome.storage.session so the book survives service-worker suspension.
+//
+// This records topology only. Whether a workspace may use a tab is the service's decision.
+
+import { LEGACY_WORKSPACE_KEY } from "./constants.js";
+
+const SNAPSHOT_VERSION = 1;
+
+export function workspaceKey(guid) {
+  return typeof guid === "string" && guid ? guid : LEGACY_WORKSPACE_KEY;
+}
+
+export class WorkspaceBook {
+  constructor() {
+    this.workspaces = new Map(); // key -> {groupId, windowId, tabIds:Set}
+    this.managed = new Set();
+  }
+
+  static fromSnapshot(snapshot) {
+    const book = new WorkspaceBook();
+    if (!snapshot || typeof snapshot !== "object" || snapshot.v !== SNAPSHOT_VERSION) return book;
+    for (const [key, rec] of Object.entries(snapshot.workspaces || {})) {
+      if (!rec || typeof rec !== "object") continue;
+      const record = book.ensure(key);
+      record.groupId = intOrNull(rec.groupId);
+      record.windowId = intOrNull(rec.windowId);
+      for (const id of Array.isArray(rec.tabIds) ? rec.tabIds : []) {
+        if (Number.isInteger(id)) record.tabIds.add(id);
+      }
+    }
+    for (const id of Array.isArray(snapshot.managed) ? snapshot.managed : []) {
+      if (Number.isInteger(id)) book.managed.add(id);
+    }
+    // Every workspace tab is managed, whatever an older snapshot said.
+    for (const rec of book.workspaces.values()) for (const id of rec.tabIds) book.managed.add(id);
+    return book;
+  }
+
+  snapshot() {
+    const workspaces = {};
+    for (const [key, rec] of this.workspaces) {
+      workspaces[key] = { groupId: rec.groupId, windowId: rec.windowId, tabIds: [...rec.tabIds] };
+    }
+    return { v: SNAPSHOT_VERSION, workspaces, managed: [...this.managed] };
+  }
+
+  get(guid) {
+    return this.workspaces.get(workspaceKey(guid)) || null;
+  }
+
+  ensure(guid) {
+    const key = workspaceKey(guid);
+    let rec = this.workspaces.get(key);
+    if (!rec) {
+      rec = { groupId: null, windowId: null, tabIds: new Set() };
+      this.workspaces.set(key, rec);
+    }
+    return rec;
+  }
+
+  // Puts a tab in a workspace. A tab belongs to at most one workspace, so it leaves any other.
+  addTab(guid, tabId) {
+    const key = workspaceKey(guid);
+    for (const [otherKey, rec] of this.workspaces) if (otherKey !== key) rec.tabIds.delete(tabId);
+    this.ensure(guid).tabIds.add(tabId);
+    this.managed.add(tabId);
+  }
+
+  // Forgets a closed tab everywhere. Returns true when it was a managed tab.
+  removeTab(tabId) {
+    const wasManaged = this.managed.delete(tabId);
+    for (const rec of this.workspaces.values()) rec.tabIds.delete(tabId);
+    return wasManaged;
+  }
+
+  isManaged(tabId) {
+    return this.managed.has(tabId);
+  }
+
+  workspaceOfTab(tabId) {
+    for (const [key, rec] of this.workspaces) if (rec.tabIds.has(tabId)) return key;
+    return null;
+  }
+
+  setGroup(guid, groupId, windowId) {
+    const rec = this.ensure(guid);
+    rec.groupId = intOrNull(groupId);
+    rec.windowId = intOrNull(windowId);
+  }
+
+  // Which workspace recorded this group, or null.
+  groupOwner(groupId) {
+    if (!Number.isInteger(groupId) || groupId < 0) return null;
+    for (const [key, rec] of this.workspaces) if (rec.groupId === groupId) return key;
+    return null;
+  }
+
+  forgetGroup(groupId) {
+    for (const rec of this.workspaces.values()) {
+      if (rec.groupId === groupId) {
+        rec.groupId = null;
+      }
+    }
+  }
+
+  // Aligns the book with the live browser after a worker restart:
+  //   liveTabs: [{id, groupId, windowId}], liveGroupIds: iterable of existing group ids.
+  // Dead tabs and groups are dropped; live tabs sitting in a workspace's group are adopted.
+  reconcile(liveTabs, liveGroupIds) {
+    const tabIds = new Set(liveTabs.map((t) => t.id));
+    const groups = new Set(liveGroupIds);
+    for (const id of [...this.managed]) if (!tabIds.has(id)) this.removeTab(id);
+    for (const [key, rec] of this.workspaces) {
+      if (rec.groupId !== null && !groups.has(rec.groupId)) rec.groupId = null;
+      if (rec.groupId === null) continue;
+      for (const tab of liveTabs) if (tab.groupId === rec.groupId) this.addTab(key, tab.id);
+    }
+  }
+}
+
+function intOrNull(value) {
+  return Number.isInteger(value) && value >= 0 ? value : null;
+}

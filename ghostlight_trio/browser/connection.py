@@ -1,0 +1,79 @@
+"""One admitted browser connection and the calls waiting on it.
+
+A reply is only accepted from the connection its request was sent on, so a call never settles
+from a browser process or relay link that never saw it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import trio
+
+from ..transport.stream import BridgeClosed, MessageStream
+from .admission import ExtensionHello
+from .errors import BrowserFailure
+
+SEND_BOUND = 10.0
+"""A frame that cannot be written to the local relay within this long breaks the link."""
+
+
+@attrs.define(eq=False)
+class BrowserConnection:
+    """A live relay link for one browser slot."""
+
+    slot: int
+    hello: ExtensionHello
+    stream: MessageStream
+    features: frozenset[str]
+    closed: bool = False
+    _send_lock: trio.StrictFIFOLock = attrs.field(factory=trio.StrictFIFOLock)
+
+    @property
+    def generation(self) -> str:
+        return self.hello.generation
+
+    async def send_frames(self, bodies: list[bytes]) -> None:
+        """Write whole frames in order, never leaving a half-written frame on the link.
+
+        Runs shielded (a cancelled caller must not cut a frame in two) but bounded; a stuck
+        link is closed and reported as ``BridgeClosed``.
+        """
+        async with self._send_lock:
+            if self.closed:
+                raise BridgeClosed("browser connection already closed")
+            with trio.CancelScope(shield=True):
+                with trio.move_on_after(SEND_BOUND) as bound:
+                    for body in bodies:
+                        await self.stream.send_body(body)
+                if bound.cancelled_caught:
+                    await self.abort()
+                    raise BridgeClosed("browser connection stopped reading")
+
+    async def abort(self) -> None:
+        """Close the link; the reader notices and fails what is pending."""
+        self.closed = True
+        with trio.CancelScope(shield=True):
+            await trio.aclose_forcefully(self.stream.stream)
+
+
+@attrs.define(eq=False)
+class PendingCall:
+    """One request awaiting exactly one reply (or a truthful failure)."""
+
+    connection: BrowserConnection
+    done: trio.Event = attrs.field(factory=trio.Event)
+    sent: bool = False
+    result: dict[str, Any] | None = None
+    failure: BrowserFailure | None = None
+
+    def settle(self, result: dict[str, Any]) -> None:
+        if not self.done.is_set():
+            self.result = result
+            self.done.set()
+
+    def fail(self, failure: BrowserFailure) -> None:
+        if not self.done.is_set():
+            self.failure = failure
+            self.done.set()

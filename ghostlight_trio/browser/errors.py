@@ -1,0 +1,34 @@
+"""Typed failures of a browser request, so tools can report each one truthfully."""
+
+from __future__ import annotations
+
+
+class BrowserFailure(Exception):
+    """Base for every way a browser request can fail."""
+
+    hop = "extension"
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class BrowserUnavailable(BrowserFailure):
+    """No browser was attached within the bounded wait; nothing was sent."""
+
+
+class BrowserRefused(BrowserFailure):
+    """The service refused the request before sending any byte (e.g. too large); nothing ran."""
+
+
+class BrowserError(BrowserFailure):
+    """The extension answered with an error frame; ``hop`` says where it failed."""
+
+    def __init__(self, message: str, hop: str = "extension", code: str | None = None) -> None:
+        super().__init__(message)
+        self.hop = hop
+        self.code = code
+
+
+class OutcomeUnknown(BrowserFailure):
+    """The request frame was sent but no reply will come: the effect may or may not have run."""

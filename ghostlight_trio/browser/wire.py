@@ -1,0 +1,81 @@
+"""Browser wire constants and frame helpers (see ``specs/browser-wire.md``).
+
+The service side of the wire carries UTF-8 JSON objects in big-endian length frames; the relay
+turns them into Chrome's little-endian frames unchanged.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import secrets
+from typing import Any, Final
+
+WIRE_MAJOR: Final = 1
+SERVICE_FRAME_CEILING: Final = 64 * 1024 * 1024
+"""Largest frame the service accepts from a relay (Chrome's own extension->host limit)."""
+MAX_FRAME_TO_CHROME: Final = 900 * 1024
+"""Every service->extension frame stays at or below this (Chrome refuses over 1 MiB)."""
+CHUNK_SLICE: Final = 512 * 1024
+MAX_CHUNKS: Final = 64
+MAX_CHUNKED_BYTES: Final = 32 * 1024 * 1024
+
+FEATURE_CHUNKING: Final = "chunkingV1"
+FEATURE_TAB_GROUPS: Final = "tabGroupsV1"
+SERVICE_FEATURES: Final = (FEATURE_CHUNKING, FEATURE_TAB_GROUPS)
+
+TOO_OLD_FOR_LARGE = (
+    "This Ghostlight extension is too old for large values; update or reload the extension."
+)
+
+
+class WireError(ValueError):
+    """A frame is not a JSON object of the browser wire."""
+
+
+def encode(frame: dict[str, Any]) -> bytes:
+    """Serialise one frame compactly (what the byte limits are measured on)."""
+    return json.dumps(frame, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def decode(body: bytes) -> dict[str, Any]:
+    """Parse one frame body; anything but a JSON object is a ``WireError``."""
+    try:
+        value = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise WireError(f"frame is not UTF-8 JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise WireError("frame is not a JSON object")
+    return value
+
+
+def chunk_frames(body: bytes, request_id: str) -> list[bytes]:
+    """Split an oversized request body into ``chunk`` frames, each under the Chrome limit.
+
+    Raises ``ValueError`` when the body exceeds the bounded transfer size.
+    """
+    if len(body) > MAX_CHUNKED_BYTES:
+        raise ValueError(
+            f"request of {len(body)} bytes exceeds the {MAX_CHUNKED_BYTES}-byte transfer limit"
+        )
+    slices = [body[i : i + CHUNK_SLICE] for i in range(0, len(body), CHUNK_SLICE)]
+    if len(slices) > MAX_CHUNKS:
+        raise ValueError(f"request needs {len(slices)} chunks; the limit is {MAX_CHUNKS}")
+    transfer_id = "wire_" + secrets.token_hex(16)
+    digest = hashlib.sha256(body).hexdigest()
+    return [
+        encode(
+            {
+                "type": "chunk",
+                "transferId": transfer_id,
+                "requestId": request_id,
+                "index": index,
+                "count": len(slices),
+                "totalBytes": len(body),
+                "sha256": digest,
+                "data": base64.b64encode(piece).decode("ascii"),
+            }
+        )
+        for index, piece in enumerate(slices)
+    ]

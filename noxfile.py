@@ -1,0 +1,73 @@
+"""Developer sessions. The README's test command is ``nox -s lint tests``."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nox
+
+nox.options.sessions = ["lint", "tests"]
+nox.options.reuse_existing_virtualenvs = True
+
+ROOT = Path(__file__).parent
+NODE_CLIENT_DIR = ROOT / "tests" / "edge" / "node"
+
+
+def _install(session: nox.Session) -> None:
+    session.install("-e", ".[dev]")
+
+
+def _node_clients(session: nox.Session) -> None:
+    """Install the TypeScript MCP SDK used by the client tests (dev only, never shipped)."""
+    if (NODE_CLIENT_DIR / "package.json").exists() and shutil.which("npm"):
+        session.run("npm", "install", "--no-audit", "--no-fund", "--silent",
+                    external=True, cwd=str(NODE_CLIENT_DIR))
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff, mypy (strict on transport and the MCP handlers), import-linter, architecture tests."""
+    _install(session)
+    session.run("ruff", "check", "ghostlight_trio", "connectors", "tests", "noxfile.py")
+    session.run("mypy", "ghostlight_trio/transport", "connectors/ghostlight_mcp_connector")
+    session.run("lint-imports")
+    session.run("pytest", "-q", "tests/architecture")
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Everything a change must pass: unit, seam, process, transcripts, quick fuzz, real-browser e2e."""
+    _install(session)
+    _node_clients(session)
+    session.run("pytest", "-q", "-p", "no:cacheprovider", *session.posargs)
+
+
+@nox.session
+def transcripts(session: nox.Session) -> None:
+    """Replay conformance_transcripts/ against the real connector and service."""
+    _install(session)
+    session.run("pytest", "-q", "tests/edge/test_transcripts.py", *session.posargs)
+
+
+@nox.session
+def e2e(session: nox.Session) -> None:
+    """Real headless Chromium with the real extension and native host."""
+    _install(session)
+    session.run("pytest", "-q", "-m", "e2e", *session.posargs)
+
+
+@nox.session
+def fuzz(session: nox.Session) -> None:
+    """Long Hypothesis runs over the parsers and the engine."""
+    _install(session)
+    session.run("pytest", "-q", "tests", "-k", "fuzz or hypothesis or codec",
+                env={"GHOSTLIGHT_FUZZ_PROFILE": "long"}, *session.posargs)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Benchmarks printed as ratios against a baseline measured in the same run."""
+    _install(session)
+    _node_clients(session)
+    session.run("python", "-m", "tests.bench", *session.posargs)
