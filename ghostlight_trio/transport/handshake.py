@@ -25,6 +25,7 @@ from .bridge import (
 )
 from .endpoints import Endpoints
 from .proof import ProofError, load_secret, sign, verify
+from .framing import FrameError
 from .stream import MessageStream
 
 HANDSHAKE_TIMEOUT = 5.0
@@ -72,7 +73,7 @@ async def open_bridge(
                     f"service speaks bridge {hello.bridge_major}.{hello.bridge_minor}, this"
                     f" connector speaks {BRIDGE_MAJOR}.{BRIDGE_MINOR}; upgrade both to one release"
                 )
-    except (BridgeProtocolError, trio.TooSlowError):
+    except (BridgeProtocolError, FrameError, trio.TooSlowError):
         await stream.aclose()
         raise ProofError() from None
     except BaseException:

@@ -1,0 +1,19 @@
+"""``nox -s bench``: every benchmark, each printed beside its baseline from the same run."""
+
+from __future__ import annotations
+
+import sys
+
+from . import bridge_bench
+
+SECTIONS = {"bridge": bridge_bench.run}
+
+
+def main(argv: list[str]) -> None:
+    chosen = argv or list(SECTIONS)
+    for name in chosen:
+        SECTIONS[name]()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,90 @@
+"""One update_plan round trip through the real service socket vs a raw length-prefixed echo."""
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import trio
+
+from ghostlight_trio.transport.bridge import Outcome, Start, Started
+from ghostlight_trio.transport.handshake import open_bridge
+
+from .harness import isolated_instance, print_table, running_service, summarize
+
+ROUNDS = 500
+PLAN = {"domains": ["example.com"], "approach": ["read the page"]}
+
+
+def _echo_server(path: str, ready: threading.Event) -> None:
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(1)
+    ready.set()
+    conn, _ = server.accept()
+    with conn, server:
+        while True:
+            header = conn.recv(4, socket.MSG_WAITALL)
+            if len(header) < 4:
+                return
+            (length,) = struct.unpack(">I", header)
+            body = conn.recv(length, socket.MSG_WAITALL)
+            conn.sendall(header + body)
+
+
+async def _raw_echo(samples: list[float], body_size: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = str(Path(tmp) / "echo.sock")
+        ready = threading.Event()
+        thread = threading.Thread(target=_echo_server, args=(path, ready), daemon=True)
+        thread.start()
+        ready.wait()
+        stream = await trio.open_unix_socket(path)
+        frame = struct.pack(">I", body_size) + b"x" * body_size
+        for _ in range(ROUNDS):
+            start = time.perf_counter()
+            await stream.send_all(frame)
+            received = 0
+            while received < len(frame):
+                received += len(await stream.receive_some(65536))
+            samples.append(time.perf_counter() - start)
+        await stream.aclose()
+
+
+async def _plan_round_trips(endpoints, samples: list[float]) -> int:
+    stream, _hello = await open_bridge(endpoints)
+    encoded_size = 0
+    for sequence in range(ROUNDS):
+        start = time.perf_counter()
+        await stream.send(Start(sequence=sequence, operation="update_plan", arguments=PLAN))
+        started = await stream.receive()
+        assert isinstance(started, Started), started
+        outcome = await stream.receive()
+        assert isinstance(outcome, Outcome) and outcome.kind == "ok", outcome
+        samples.append(time.perf_counter() - start)
+    await stream.aclose()
+    return encoded_size
+
+
+def run() -> None:
+    with isolated_instance() as env, running_service(env) as endpoints:
+        os.environ.update({k: env[k] for k in ("GHOSTLIGHT_INSTANCE", "GHOSTLIGHT_HOME", "XDG_RUNTIME_DIR")})
+        plan: list[float] = []
+        echo: list[float] = []
+        trio.run(_plan_round_trips, endpoints, plan)
+        trio.run(_raw_echo, echo, 200)
+        plan_stats, echo_stats = summarize(plan), summarize(echo)
+        print_table(
+            "bridge: update_plan round trip (Start -> Started -> Outcome) vs raw echo",
+            [("raw length-prefixed echo (200 B)", echo_stats), ("update_plan via service", plan_stats)],
+            baseline="raw length-prefixed echo (200 B)",
+        )
+        print(
+            f"  goal: p50 < 0.5 ms and within 5x of the echo -> "
+            f"p50 {plan_stats['p50_ms']:.3f} ms, ratio {plan_stats['p50_ms'] / echo_stats['p50_ms']:.2f}"
+        )

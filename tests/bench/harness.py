@@ -1,0 +1,88 @@
+"""Shared benchmark plumbing: isolated instances, a service subprocess, statistics."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ghostlight_trio.transport.endpoints import Endpoints
+
+
+def summarize(samples_s: list[float]) -> dict[str, float]:
+    ordered = sorted(samples_s)
+    p99_index = min(len(ordered) - 1, int(round(0.99 * (len(ordered) - 1))))
+    p95_index = min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))
+    return {
+        "n": len(ordered),
+        "p50_ms": statistics.median(ordered) * 1000,
+        "p95_ms": ordered[p95_index] * 1000,
+        "p99_ms": ordered[p99_index] * 1000,
+    }
+
+
+def print_table(title: str, rows: list[tuple[str, dict[str, float] | str]], baseline: str | None = None) -> None:
+    print(f"\n== {title}")
+    base = next((stats for name, stats in rows if name == baseline and isinstance(stats, dict)), None)
+    for name, stats in rows:
+        if isinstance(stats, str):
+            print(f"  {name:<44} skipped: {stats}")
+            continue
+        ratio = f"  x{stats['p50_ms'] / base['p50_ms']:.2f} vs {baseline}" if base and name != baseline else ""
+        print(
+            f"  {name:<44} n={stats['n']:<4.0f} p50={stats['p50_ms']:8.3f} ms"
+            f"  p95={stats['p95_ms']:8.3f} ms  p99={stats['p99_ms']:8.3f} ms{ratio}"
+        )
+
+
+@contextmanager
+def isolated_instance(name: str = "bench") -> Iterator[dict[str, str]]:
+    """Environment for a private instance under temp dirs."""
+    with tempfile.TemporaryDirectory(prefix="glt-bench-") as tmp:
+        runtime = Path(tmp) / "run"
+        runtime.mkdir(mode=0o700)
+        env = dict(os.environ)
+        env.update(
+            GHOSTLIGHT_INSTANCE=name,
+            GHOSTLIGHT_HOME=str(Path(tmp) / "home"),
+            XDG_RUNTIME_DIR=str(runtime),
+        )
+        yield env
+
+
+@contextmanager
+def running_service(env: dict[str, str]) -> Iterator[Endpoints]:
+    """A warm service subprocess for the instance in ``env``."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ghostlight_trio", "service", "--keep-warm"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        saved = {key: os.environ.get(key) for key in ("GHOSTLIGHT_INSTANCE", "GHOSTLIGHT_HOME", "XDG_RUNTIME_DIR")}
+        os.environ.update({key: env[key] for key in saved})
+        endpoints = Endpoints.for_instance()
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        deadline = time.monotonic() + 15
+        while not endpoints.edge_socket.exists():
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise RuntimeError("the service did not start")
+            time.sleep(0.02)
+        yield endpoints
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()

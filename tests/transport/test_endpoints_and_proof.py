@@ -1,0 +1,122 @@
+"""Instance naming, owner-only paths, the secret file and the anti-squat proof."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import stat
+
+import pytest
+import trio
+
+from ghostlight_trio.transport import bridge
+from ghostlight_trio.transport.endpoints import Endpoints, InstanceNameError, validate_instance
+from ghostlight_trio.transport.handshake import accept_bridge, open_bridge
+from ghostlight_trio.transport.proof import (
+    SQUATTER_MESSAGE,
+    ProofError,
+    SecretFileError,
+    load_or_create_secret,
+    load_secret,
+)
+from ghostlight_trio.transport.stream import BridgeClosed, MessageStream
+
+
+@pytest.mark.parametrize("name", ["", None])
+def test_default_instance(name: str | None) -> None:
+    assert validate_instance(name) == "default"
+
+
+@pytest.mark.parametrize("name", ["../x", "A", "a b", "-x", "x" * 41, "a/b", "é"])
+def test_bad_instance_names_are_refused(name: str) -> None:
+    with pytest.raises(InstanceNameError, match="invalid instance name"):
+        validate_instance(name)
+
+
+def test_instances_never_share_paths(instance_env: dict[str, str]) -> None:
+    one, two = Endpoints.for_instance("one"), Endpoints.for_instance("two")
+    for field in ("runtime_dir", "data_dir", "edge_socket", "browser_socket", "secret_file"):
+        assert getattr(one, field) != getattr(two, field)
+
+
+def test_private_dirs_are_0700(endpoints: Endpoints) -> None:
+    endpoints.ensure_private_dirs()
+    for directory in (endpoints.runtime_dir, endpoints.data_dir):
+        assert stat.S_IMODE(directory.stat().st_mode) == 0o700
+
+
+def test_long_runtime_paths_fall_back_to_a_short_one(tmp_path, monkeypatch) -> None:
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
+    endpoints = Endpoints.for_instance("longpath")
+    assert len(str(endpoints.browser_socket)) <= 100
+    assert str(deep) not in str(endpoints.edge_socket)
+
+
+def test_secret_is_created_private_and_stable(endpoints: Endpoints) -> None:
+    first = load_or_create_secret(endpoints.secret_file)
+    assert stat.S_IMODE(endpoints.secret_file.stat().st_mode) == 0o600
+    assert load_or_create_secret(endpoints.secret_file) == first
+
+
+def test_a_shared_secret_file_is_refused(endpoints: Endpoints) -> None:
+    load_or_create_secret(endpoints.secret_file)
+    os.chmod(endpoints.secret_file, 0o644)
+    with pytest.raises(SecretFileError):
+        load_secret(endpoints.secret_file)
+
+
+async def _serve_once(endpoints: Endpoints, secret: bytes, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    listener = trio.socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    await listener.bind(str(endpoints.edge_socket))
+    listener.listen(1)
+    task_status.started()
+    sock, _ = await listener.accept()
+    stream = MessageStream(trio.SocketStream(sock))
+    await accept_bridge(stream, secret=secret, instance=endpoints.instance, service_version="t")
+    with contextlib.suppress(BridgeClosed):
+        await stream.receive()  # keep the stream open until the client is done
+    listener.close()
+
+
+async def test_the_real_secret_verifies(endpoints: Endpoints) -> None:
+    endpoints.ensure_private_dirs()
+    secret = load_or_create_secret(endpoints.secret_file)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(_serve_once, endpoints, secret)
+        stream, hello = await open_bridge(endpoints)
+        assert hello.instance == endpoints.instance
+        await stream.send(bridge.CatalogRequest(sequence=1))
+        await stream.aclose()
+
+
+async def test_a_squatter_without_the_secret_is_refused(endpoints: Endpoints) -> None:
+    endpoints.ensure_private_dirs()
+    load_or_create_secret(endpoints.secret_file)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(_serve_once, endpoints, b"not-the-secret" * 3)
+        with pytest.raises(ProofError) as caught:
+            await open_bridge(endpoints)
+        assert str(caught.value) == SQUATTER_MESSAGE
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_garbage_squatter_is_refused(endpoints: Endpoints) -> None:
+    endpoints.ensure_private_dirs()
+    load_or_create_secret(endpoints.secret_file)
+    listener = trio.socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    await listener.bind(str(endpoints.edge_socket))
+    listener.listen(1)
+
+    async def squat() -> None:
+        sock, _ = await listener.accept()
+        await sock.recv(4096)
+        await sock.send(b"\x00\x00\x00\x05hello")
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(squat)
+        with pytest.raises(ProofError):
+            await open_bridge(endpoints)
+    listener.close()
