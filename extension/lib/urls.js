@@ -5,7 +5,7 @@
 // with a port ("localhost:8000") or a bare host, and gets a scheme added.
 const KNOWN_SCHEMES = new Set([
   "http", "https", "about", "chrome", "chrome-extension", "file", "data", "blob",
-  "view-source", "ftp", "ws", "wss", "edge", "brave",
+  "view-source", "ftp", "ws", "wss", "mailto", "tel", "edge", "brave",
 ]);
 
 const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?(?:[/?#]|$)/i;

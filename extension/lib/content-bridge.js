@@ -1,0 +1,86 @@
+// Runs a named content-script mechanism in a tab's top frame. If the content script is not
+// there (tab opened before install, page loaded before the worker, restricted timing), it
+// is injected with chrome.scripting and the message is sent once more.
+
+import { CONTENT_CHANNEL, CONTENT_TIMEOUT_MS, HOPS } from "./constants.js";
+import { OpError, requireTabId } from "./frames.js";
+import { getTab } from "./tab-lookup.js";
+
+const NO_RECEIVER = /receiving end does not exist|could not establish connection/i;
+
+export function contentScriptFiles(manifest) {
+  const scripts = (manifest && manifest.content_scripts) || [];
+  return scripts.length ? [...scripts[0].js] : [];
+}
+
+export async function runContent(chromeApi, args, { files, timeoutMs = CONTENT_TIMEOUT_MS } = {}) {
+  const tabId = requireTabId(args);
+  if (typeof args.fn !== "string" || !args.fn) {
+    throw new OpError("args.fn must name a content mechanism", { code: "bad_args" });
+  }
+  await getTab(chromeApi, tabId);
+  const message = { channel: CONTENT_CHANNEL, fn: args.fn, args: args.args ?? {} };
+
+  let reply;
+  try {
+    reply = await sendWithTimeout(chromeApi, tabId, message, timeoutMs);
+  } catch (err) {
+    if (!NO_RECEIVER.test(messageOf(err))) throw pageFailure(err);
+    await inject(chromeApi, tabId, files);
+    try {
+      reply = await sendWithTimeout(chromeApi, tabId, message, timeoutMs);
+    } catch (retryErr) {
+      throw pageFailure(retryErr);
+    }
+  }
+  if (!reply || typeof reply !== "object") {
+    throw new OpError("The content script gave no answer (the page may have navigated)", {
+      hop: HOPS.page,
+      code: "no_answer",
+    });
+  }
+  if (!reply.ok) {
+    const error = reply.error || {};
+    throw new OpError(error.message || "Content mechanism failed", { hop: HOPS.page, code: error.code || "page_error" });
+  }
+  return { value: reply.value === undefined ? null : reply.value };
+}
+
+async function inject(chromeApi, tabId, files) {
+  try {
+    await chromeApi.scripting.executeScript({ target: { tabId, frameIds: [0] }, files });
+  } catch (err) {
+    throw new OpError(`Content script unavailable on this page (script injection blocked): ${messageOf(err)}`, {
+      hop: HOPS.page,
+      code: "content_unavailable",
+    });
+  }
+}
+
+function sendWithTimeout(chromeApi, tabId, message, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new OpError(`The page did not answer within ${timeoutMs} ms`, { hop: HOPS.page, code: "page_timeout" })),
+      timeoutMs,
+    );
+    chromeApi.tabs.sendMessage(tabId, message, { frameId: 0 }).then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
+
+function pageFailure(err) {
+  if (err instanceof OpError) return err;
+  return new OpError(`Content script call failed: ${messageOf(err)}`, { hop: HOPS.page, code: "page_error" });
+}
+
+function messageOf(err) {
+  return err && typeof err.message === "string" ? err.message : String(err);
+}

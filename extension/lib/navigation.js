@@ -1,0 +1,109 @@
+// The navigate operation: start a navigation (URL, back or forward) and wait, bounded, for
+// the tab to report a completed load through chrome.tabs.onUpdated.
+
+import { NAVIGATE_DEFAULT_TIMEOUT_MS, NAVIGATE_MAX_TIMEOUT_MS } from "./constants.js";
+import { OpError, requireTabId } from "./frames.js";
+import { getTab, tabUrl } from "./tab-lookup.js";
+import { normalizeNavigateTarget } from "./urls.js";
+
+// Safety net for loads whose events we might miss (e.g. a same-document navigation).
+const POLL_MS = 500;
+
+export function navigationTimeout(args) {
+  const value = args ? args.timeoutMs : undefined;
+  if (!Number.isFinite(value)) return NAVIGATE_DEFAULT_TIMEOUT_MS;
+  return Math.min(Math.max(0, Math.floor(value)), NAVIGATE_MAX_TIMEOUT_MS);
+}
+
+// deps.cdp(tabId, method, params): a CDP sender, used when Chrome's own back/forward
+// refuses an entry (Chrome skips entries it considers unvisited, e.g. pages the user never
+// interacted with, but the agent asked for exactly that entry).
+export async function navigate(chromeApi, args, deps = {}) {
+  const tabId = requireTabId(args);
+  let target;
+  try {
+    target = normalizeNavigateTarget(args.url);
+  } catch (err) {
+    throw new OpError(err.message, { code: "bad_args" });
+  }
+  const before = await getTab(chromeApi, tabId);
+  const waiter = watchLoad(chromeApi, tabId, tabUrl(before), navigationTimeout(args));
+  try {
+    if (target.kind === "url") await chromeApi.tabs.update(tabId, { url: target.url });
+    else await stepHistory(chromeApi, tabId, target.kind, deps.cdp);
+  } catch (err) {
+    waiter.cancel();
+    if (err instanceof OpError) throw err;
+    throw new OpError(`Navigation failed: ${messageOf(err)}`, { code: "navigate_failed" });
+  }
+  const loaded = await waiter.done;
+  const after = await getTab(chromeApi, tabId);
+  return { url: tabUrl(after), title: after.title || "", loaded };
+}
+
+async function stepHistory(chromeApi, tabId, direction, cdp) {
+  try {
+    if (direction === "back") await chromeApi.tabs.goBack(tabId);
+    else await chromeApi.tabs.goForward(tabId);
+    return;
+  } catch (err) {
+    if (!cdp) throw noHistory(direction);
+  }
+  const history = await cdp(tabId, "Page.getNavigationHistory", {});
+  const entry = history && history.entries ? history.entries[history.currentIndex + (direction === "back" ? -1 : 1)] : null;
+  if (!entry) throw noHistory(direction);
+  await cdp(tabId, "Page.navigateToHistoryEntry", { entryId: entry.id });
+}
+
+function noHistory(direction) {
+  const which = direction === "back" ? "previous" : "next";
+  return new OpError(`Cannot go ${direction}: no ${which} page in this tab's history`, { code: "no_history" });
+}
+
+function messageOf(err) {
+  return err && err.message ? err.message : String(err);
+}
+
+// Resolves to true once a load completes after the navigation began, false on timeout;
+// rejects if the tab closes meanwhile.
+function watchLoad(chromeApi, tabId, startUrl, timeoutMs) {
+  let finish;
+  let fail;
+  let started = false;
+  const done = new Promise((resolve, reject) => {
+    finish = resolve;
+    fail = reject;
+  });
+  const onUpdated = (id, change, tab) => {
+    if (id !== tabId) return;
+    if (change.status === "loading" || (change.url && change.url !== startUrl)) started = true;
+    if (change.status === "complete" && (started || tabUrl(tab) !== startUrl)) settle(true);
+  };
+  const onRemoved = (id) => {
+    if (id !== tabId) return;
+    cleanup();
+    fail(new OpError(`Tab ${tabId} was closed while navigating`, { code: "tab_closed" }));
+  };
+  const poll = setInterval(async () => {
+    try {
+      const tab = await chromeApi.tabs.get(tabId);
+      if (tab.status === "complete" && (started || tabUrl(tab) !== startUrl)) settle(true);
+    } catch {
+      // onRemoved reports a closed tab
+    }
+  }, POLL_MS);
+  const timer = setTimeout(() => settle(false), timeoutMs);
+  function cleanup() {
+    clearInterval(poll);
+    clearTimeout(timer);
+    chromeApi.tabs.onUpdated.removeListener(onUpdated);
+    chromeApi.tabs.onRemoved.removeListener(onRemoved);
+  }
+  function settle(loaded) {
+    cleanup();
+    finish(loaded);
+  }
+  chromeApi.tabs.onUpdated.addListener(onUpdated);
+  chromeApi.tabs.onRemoved.addListener(onRemoved);
+  return { done, cancel: () => settle(false) };
+}

@@ -1,0 +1,144 @@
+// Workspace tab operations: tabs_context, tabs_create, tab_info.
+// Topology only: the service decides what a workspace may touch; this module places tabs,
+// groups them under the workspace's title and reports what is there. It never moves or
+// regroups a tab it did not create.
+
+import { DEFAULT_GROUP_TITLE, GROUP_COLOR } from "./constants.js";
+import { OpError, groupTitleOf, requireTabId } from "./frames.js";
+import { chooseGroup, choosePlacementWindow, indexAfterGroup } from "./placement.js";
+import { getTab, groupIdOf, tabUrl } from "./tab-lookup.js";
+import { normalizeNavigateTarget } from "./urls.js";
+
+const NEW_TAB_URL = "about:blank";
+
+export function createTabOps({ chromeApi, book, persist }) {
+  async function liveGroup(guid) {
+    const rec = book.get(guid);
+    if (!rec || rec.groupId === null) return null;
+    try {
+      return await chromeApi.tabGroups.get(rec.groupId);
+    } catch {
+      book.forgetGroup(rec.groupId);
+      return null;
+    }
+  }
+
+  // The workspace's live tabs: its recorded tabs, tabs in its group, and any extra ids the
+  // service vouches for. Dead ids are dropped from the book on the way.
+  async function workspaceTabs(guid, extraIds = []) {
+    const rec = book.ensure(guid);
+    const group = await liveGroup(guid);
+    const all = await chromeApi.tabs.query({});
+    const byId = new Map(all.map((t) => [t.id, t]));
+    const wanted = new Set([...rec.tabIds, ...extraIds]);
+    if (group) for (const t of all) if (t.groupId === group.id) wanted.add(t.id);
+    const tabs = [];
+    for (const id of wanted) {
+      const tab = byId.get(id);
+      if (tab) {
+        book.addTab(guid, id);
+        tabs.push(tab);
+      } else if (rec.tabIds.has(id)) {
+        book.removeTab(id);
+      }
+    }
+    tabs.sort((a, b) => a.windowId - b.windowId || a.index - b.index);
+    return { group, tabs };
+  }
+
+  async function tabsContext(args, request) {
+    const guid = request.guid;
+    const extra = Array.isArray(args.ownedTabIds) ? args.ownedTabIds.filter((id) => Number.isInteger(id) && id >= 0) : [];
+    let { group, tabs } = await workspaceTabs(guid, extra);
+    if (tabs.length === 0 && args.createIfEmpty === true) {
+      const created = await createWorkspaceTab(request, NEW_TAB_URL);
+      tabs = [created.tab];
+      group = created.group;
+    }
+    await persist();
+    return {
+      groupId: group ? group.id : null,
+      tabs: tabs.map((t) => ({ tabId: t.id, title: t.title || "", url: tabUrl(t) })),
+    };
+  }
+
+  async function tabsCreate(args, request) {
+    let url = NEW_TAB_URL;
+    if (args.url !== undefined && args.url !== null && args.url !== "") {
+      let target;
+      try {
+        target = normalizeNavigateTarget(args.url);
+      } catch (err) {
+        throw new OpError(err.message, { code: "bad_args" });
+      }
+      if (target.kind !== "url") throw new OpError("tabs_create needs a URL, not back/forward", { code: "bad_args" });
+      url = target.url;
+    }
+    const { tab, group } = await createWorkspaceTab(request, url);
+    await persist();
+    return { tabId: tab.id, title: tab.title || "", url: tabUrl(tab) || url, groupId: group ? group.id : null };
+  }
+
+  // Creates one active tab for the workspace and puts it in the workspace's titled group.
+  async function createWorkspaceTab(request, url) {
+    const guid = request.guid;
+    const title = groupTitleOf(request, DEFAULT_GROUP_TITLE);
+    const { group, tabs } = await workspaceTabs(guid);
+    const windows = await chromeApi.windows.getAll({ windowTypes: ["normal"] });
+    let lastFocusedWindowId = null;
+    try {
+      const last = await chromeApi.windows.getLastFocused({ windowTypes: ["normal"] });
+      lastFocusedWindowId = last ? last.id : null;
+    } catch {
+      // no window at all
+    }
+    const placement = choosePlacementWindow({ group, workspaceTabs: tabs, windows, lastFocusedWindowId });
+
+    let tab;
+    let groupChoice = { createGroup: true };
+    if (placement.createWindow) {
+      const win = await chromeApi.windows.create({ url, focused: true, type: "normal" });
+      tab = win.tabs && win.tabs[0];
+      if (!tab) throw new OpError("Could not create a browser window for the workspace", { code: "create_failed" });
+    } else {
+      groupChoice = chooseGroup({ group, windowId: placement.windowId });
+      let index;
+      if (groupChoice.joinGroupId !== undefined) {
+        index = indexAfterGroup(await chromeApi.tabs.query({ groupId: groupChoice.joinGroupId }));
+      }
+      const props = { windowId: placement.windowId, url, active: true };
+      if (index !== undefined) props.index = index;
+      tab = await chromeApi.tabs.create(props);
+    }
+    // Record ownership before grouping so a quick close or child tab is attributed correctly.
+    book.addTab(guid, tab.id);
+    await persist();
+
+    let groupId;
+    if (groupChoice.joinGroupId !== undefined) {
+      groupId = await chromeApi.tabs.group({ groupId: groupChoice.joinGroupId, tabIds: [tab.id] });
+      if (group.title !== title) await chromeApi.tabGroups.update(groupId, { title });
+    } else {
+      groupId = await chromeApi.tabs.group({ tabIds: [tab.id], createProperties: { windowId: tab.windowId } });
+      await chromeApi.tabGroups.update(groupId, { title, color: GROUP_COLOR });
+    }
+    book.setGroup(guid, groupId, tab.windowId);
+    const fresh = await getTab(chromeApi, tab.id);
+    return { tab: fresh, group: { id: groupId, windowId: fresh.windowId } };
+  }
+
+  async function tabInfo(args) {
+    const tab = await getTab(chromeApi, requireTabId(args));
+    return {
+      tabId: tab.id,
+      url: tabUrl(tab),
+      title: tab.title || "",
+      windowId: tab.windowId,
+      status: tab.status || "unloaded",
+      active: !!tab.active,
+      groupId: groupIdOf(tab),
+    };
+  }
+
+  return { tabsContext, tabsCreate, tabInfo };
+}

@@ -1,0 +1,261 @@
+// DOM vocabulary shared by the content-script mechanisms: which elements to walk, their
+// role, accessible name, interactivity and visibility. Classic script (content scripts are
+// not modules); it registers on globalThis.GhostlightPage. Functions take the element and an
+// `env` ({getComputedStyle, innerWidth, innerHeight}) so tests can run them on a fake DOM.
+(function (root) {
+  "use strict";
+  const ns = root.GhostlightPage || (root.GhostlightPage = {});
+  if (ns.dom) return;
+
+  // A failure inside the page, reported to the service with hop "page".
+  class PageError extends Error {
+    constructor(message, code) {
+      super(message);
+      this.name = "PageError";
+      this.code = code || "page_error";
+    }
+  }
+
+  const SKIP_TAGS = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE"]);
+  // Leaf-like elements whose inner markup is noise for a reader.
+  const OPAQUE_TAGS = new Set(["SVG", "SELECT", "CANVAS", "VIDEO", "AUDIO", "IFRAME", "OBJECT", "EMBED"]);
+
+  const INPUT_ROLES = {
+    checkbox: "checkbox",
+    radio: "radio",
+    range: "slider",
+    button: "button",
+    submit: "button",
+    reset: "button",
+    image: "button",
+    search: "searchbox",
+    number: "spinbutton",
+    email: "textbox",
+    tel: "textbox",
+    text: "textbox",
+    url: "textbox",
+    password: "textbox",
+  };
+
+  const TAG_ROLES = {
+    A: "link",
+    BUTTON: "button",
+    TEXTAREA: "textbox",
+    SELECT: "combobox",
+    IMG: "img",
+    H1: "heading",
+    H2: "heading",
+    H3: "heading",
+    H4: "heading",
+    H5: "heading",
+    H6: "heading",
+    NAV: "navigation",
+    MAIN: "main",
+    FORM: "form",
+    UL: "list",
+    OL: "list",
+    LI: "listitem",
+    TABLE: "table",
+    TR: "row",
+    TH: "columnheader",
+    TD: "cell",
+    DIALOG: "dialog",
+    SECTION: "region",
+    ARTICLE: "article",
+    SUMMARY: "button",
+    HEADER: "banner",
+    FOOTER: "contentinfo",
+    ASIDE: "complementary",
+    OPTION: "option",
+    LABEL: "label",
+  };
+
+  const INTERACTIVE_TAGS = new Set(["A", "BUTTON", "INPUT", "SELECT", "TEXTAREA", "SUMMARY", "DETAILS", "OPTION"]);
+  const INTERACTIVE_ROLES = new Set([
+    "button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox",
+    "menuitemradio", "option", "textbox", "searchbox", "combobox", "slider", "spinbutton",
+    "listbox", "treeitem", "gridcell",
+  ]);
+  // Tags whose own text is their name (short texts only).
+  const TEXT_NAMED_TAGS = new Set([
+    "A", "BUTTON", "H1", "H2", "H3", "H4", "H5", "H6", "LI", "TD", "TH", "SUMMARY", "OPTION",
+    "LABEL", "LEGEND", "CAPTION", "FIGCAPTION", "DT", "DD",
+  ]);
+  const SECRET_AUTOCOMPLETE = /^(current-password|new-password|one-time-code|cc-number|cc-csc|cc-exp)/i;
+
+  function tagOf(el) {
+    return String(el.tagName || "").toUpperCase();
+  }
+
+  function collapse(text) {
+    return String(text || "").replace(/\s+/g, " ").trim();
+  }
+
+  function clip(text, max) {
+    return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  }
+
+  function attr(el, name) {
+    const value = el.getAttribute ? el.getAttribute(name) : null;
+    return value === null || value === undefined ? "" : String(value);
+  }
+
+  function isSkipped(el) {
+    const tag = tagOf(el);
+    return SKIP_TAGS.has(tag) || tag.startsWith("GHOSTLIGHT-");
+  }
+
+  // Child elements, including those of an open shadow root.
+  function childElements(el) {
+    const out = [];
+    if (el.shadowRoot && el.shadowRoot.children) out.push(...el.shadowRoot.children);
+    if (el.children) out.push(...el.children);
+    return out;
+  }
+
+  function roleOf(el) {
+    const explicit = attr(el, "role").trim().split(/\s+/)[0];
+    if (explicit) return explicit.toLowerCase();
+    const tag = tagOf(el);
+    if (tag === "INPUT") {
+      const type = (attr(el, "type") || "text").toLowerCase();
+      if (type === "hidden") return "";
+      return INPUT_ROLES[type] || "textbox";
+    }
+    if (tag === "A" && !el.hasAttribute("href")) return "";
+    return TAG_ROLES[tag] || "";
+  }
+
+  function textOf(el) {
+    // innerText respects CSS (hidden text, line breaks); fakes and detached nodes lack it.
+    const text = typeof el.innerText === "string" ? el.innerText : el.textContent;
+    return collapse(text);
+  }
+
+  // Text of the element's own text nodes, not of its descendants.
+  function ownText(el) {
+    const parts = [];
+    for (const node of el.childNodes || []) if (node.nodeType === 3) parts.push(node.nodeValue || "");
+    return collapse(parts.join(" "));
+  }
+
+  function labelledByText(el) {
+    const ids = attr(el, "aria-labelledby").trim();
+    if (!ids) return "";
+    const doc = el.ownerDocument;
+    if (!doc || !doc.getElementById) return "";
+    return collapse(
+      ids
+        .split(/\s+/)
+        .map((id) => doc.getElementById(id))
+        .filter(Boolean)
+        .map((node) => textOf(node))
+        .join(" "),
+    );
+  }
+
+  function accessibleName(el) {
+    const tag = tagOf(el);
+    if (tag === "SELECT") {
+      const selected = el.selectedOptions && el.selectedOptions[0];
+      if (selected) return clip(collapse(selected.textContent), 200);
+    }
+    const candidates = [
+      () => attr(el, "aria-label"),
+      () => labelledByText(el),
+      () => (el.labels && el.labels.length ? [...el.labels].map((l) => textOf(l)).join(" ") : ""),
+      () => attr(el, "placeholder"),
+      () => attr(el, "title"),
+      () => attr(el, "alt"),
+      () => {
+        const type = attr(el, "type").toLowerCase();
+        return tag === "INPUT" && ["submit", "button", "reset"].includes(type) ? attr(el, "value") : "";
+      },
+      () => {
+        if (!TEXT_NAMED_TAGS.has(tag)) return "";
+        const text = textOf(el);
+        return text.length < 200 ? text : "";
+      },
+    ];
+    for (const get of candidates) {
+      const value = collapse(get());
+      if (value) return clip(value, 200);
+    }
+    return "";
+  }
+
+  function isInteractive(el) {
+    const tag = tagOf(el);
+    if (INTERACTIVE_TAGS.has(tag)) {
+      if (tag === "A") return el.hasAttribute("href");
+      if (tag === "INPUT") return attr(el, "type").toLowerCase() !== "hidden";
+      return true;
+    }
+    if (INTERACTIVE_ROLES.has(roleOf(el))) return true;
+    if (el.hasAttribute && el.hasAttribute("onclick")) return true;
+    if (el.hasAttribute && el.hasAttribute("tabindex") && Number(attr(el, "tabindex")) >= 0) return true;
+    return el.isContentEditable === true || attr(el, "contenteditable") === "true";
+  }
+
+  function isDisabled(el) {
+    return el.disabled === true || attr(el, "aria-disabled") === "true";
+  }
+
+  function rectOf(el) {
+    const r = el.getBoundingClientRect ? el.getBoundingClientRect() : null;
+    if (!r) return { x: 0, y: 0, width: 0, height: 0 };
+    return { x: Math.round(r.left), y: Math.round(r.top), width: Math.round(r.width), height: Math.round(r.height) };
+  }
+
+  // display:none removes the whole subtree; visibility/size only the element itself.
+  function isDisplayed(el, env) {
+    const style = env.getComputedStyle ? env.getComputedStyle(el) : null;
+    return !style || style.display !== "none";
+  }
+
+  function isVisible(el, env) {
+    const style = env.getComputedStyle ? env.getComputedStyle(el) : null;
+    if (style && (style.display === "none" || style.visibility === "hidden" || style.visibility === "collapse")) {
+      return false;
+    }
+    const r = rectOf(el);
+    return r.width > 0 && r.height > 0;
+  }
+
+  function intersectsViewport(rect, env) {
+    return rect.x < env.innerWidth && rect.y < env.innerHeight && rect.x + rect.width > 0 && rect.y + rect.height > 0;
+  }
+
+  function center(rect) {
+    return { x: Math.round(rect.x + rect.width / 2), y: Math.round(rect.y + rect.height / 2) };
+  }
+
+  function isSecretField(el) {
+    if (tagOf(el) !== "INPUT") return false;
+    const type = attr(el, "type").toLowerCase();
+    return type === "password" || type === "hidden" || SECRET_AUTOCOMPLETE.test(attr(el, "autocomplete"));
+  }
+
+  ns.PageError = PageError;
+  ns.dom = {
+    OPAQUE_TAGS,
+    tagOf,
+    collapse,
+    clip,
+    attr,
+    isSkipped,
+    childElements,
+    roleOf,
+    textOf,
+    ownText,
+    accessibleName,
+    isInteractive,
+    isDisabled,
+    rectOf,
+    isDisplayed,
+    isVisible,
+    intersectsViewport,
+    center,
+    isSecretField,
+  };
+})(globalThis);

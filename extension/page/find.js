@@ -1,0 +1,124 @@
+// find_text: visible elements whose name or text matches a query, strongest first, with refs
+// and viewport (CSS px) coordinates. Ranking:
+//   0 exact name, 1 name prefix, 2 every query word in the name,
+//   3 query (or every word) in a search text of role, name, own text, placeholder, label,
+//     title, type and tag. Within a rank, interactive elements come first (a label and its
+//     field share a name; the field is what a caller acts on), then document order.
+// Own text (not descendants' text) keeps large containers from matching everything.
+(function (root) {
+  "use strict";
+  const ns = root.GhostlightPage || (root.GhostlightPage = {});
+  if (ns.find) return;
+  const dom = ns.dom;
+
+  const DEFAULT_LIMIT = 20;
+  const MAX_LIMIT = 100;
+  const SCAN_CAP = 20_000;
+
+  function normalize(text) {
+    return String(text || "")
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, " ")
+      .trim();
+  }
+
+  function containsAllWords(haystack, words) {
+    return words.length > 0 && words.every((w) => haystack.includes(w));
+  }
+
+  // Pure ranking. Returns 0..3 or null for no match.
+  function rankMatch(query, { name = "", searchText = "" }) {
+    const q = normalize(query);
+    if (!q) return null;
+    const n = normalize(name);
+    const words = q.split(" ");
+    if (n) {
+      if (n === q) return 0;
+      if (n.startsWith(q)) return 1;
+      if (containsAllWords(n, words)) return 2;
+    }
+    const s = normalize(searchText);
+    if (s.includes(q) || containsAllWords(s, words)) return 3;
+    return null;
+  }
+
+  // Orders [{rank, interactive, order}]: rank, interactive first, document order (pure).
+  function sortMatches(matches) {
+    return [...matches].sort(
+      (a, b) => a.rank - b.rank || Number(!!b.interactive) - Number(!!a.interactive) || a.order - b.order,
+    );
+  }
+
+  // Describes an element for the service: ref, role, name and its box in viewport CSS px.
+  function describeElement(el, ctx) {
+    const { env, refs } = ctx;
+    const rect = dom.rectOf(el);
+    const c = dom.center(rect);
+    const out = {
+      ref: refs.refFor(el),
+      role: dom.roleOf(el) || dom.tagOf(el).toLowerCase(),
+      name: dom.accessibleName(el),
+      tag: dom.tagOf(el).toLowerCase(),
+      x: c.x,
+      y: c.y,
+      box: rect,
+      visible: dom.isVisible(el, env),
+      inViewport: dom.intersectsViewport(rect, env),
+      enabled: !dom.isDisabled(el),
+      renderSerial: refs.serial(),
+    };
+    const type = dom.attr(el, "type").toLowerCase();
+    if (dom.tagOf(el) === "INPUT" && (type === "checkbox" || type === "radio")) out.checked = !!el.checked;
+    if (dom.tagOf(el) === "A" && el.hasAttribute("href")) out.href = dom.attr(el, "href");
+    return out;
+  }
+
+  function searchTextOf(el, role, name) {
+    return [
+      role,
+      name,
+      dom.ownText(el).slice(0, 200),
+      dom.attr(el, "placeholder"),
+      dom.attr(el, "aria-label"),
+      dom.attr(el, "title"),
+      dom.attr(el, "type"),
+      dom.tagOf(el).toLowerCase(),
+    ].join(" ");
+  }
+
+  // Mechanism entry point. args: {query, limit?}. Result: {results, total, more, renderSerial}.
+  function findText(doc, args, ctx) {
+    const query = args && typeof args.query === "string" ? args.query : "";
+    if (!normalize(query)) throw new ns.PageError("find_text needs a non-empty query", "bad_args");
+    const limitArg = Number(args.limit);
+    const limit = Number.isFinite(limitArg) && limitArg >= 1 ? Math.min(Math.floor(limitArg), MAX_LIMIT) : DEFAULT_LIMIT;
+
+    const matches = [];
+    let order = 0;
+    const stack = [doc.body || doc.documentElement];
+    while (stack.length && order < SCAN_CAP) {
+      const el = stack.pop();
+      if (!el || dom.isSkipped(el) || !dom.isDisplayed(el, ctx.env)) continue;
+      order += 1;
+      if (dom.isVisible(el, ctx.env)) {
+        const role = dom.roleOf(el);
+        const name = dom.accessibleName(el);
+        const rank = rankMatch(query, { name, searchText: searchTextOf(el, role, name) });
+        if (rank !== null) matches.push({ rank, interactive: dom.isInteractive(el), order, el });
+      }
+      if (!dom.OPAQUE_TAGS.has(dom.tagOf(el))) {
+        const children = dom.childElements(el);
+        for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+      }
+    }
+    const sorted = sortMatches(matches);
+    return {
+      results: sorted.slice(0, limit).map((m) => ({ ...describeElement(m.el, ctx), matchRank: m.rank })),
+      total: sorted.length,
+      more: sorted.length > limit,
+      renderSerial: ctx.refs.serial(),
+    };
+  }
+
+  ns.find = { normalize, rankMatch, sortMatches, describeElement, findText };
+})(globalThis);

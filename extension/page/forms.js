@@ -1,0 +1,121 @@
+// form_input: sets one form control the way a user would, so page frameworks notice:
+// the prototype's native value setter (bypassing framework-patched instance setters), then
+// bubbling, composed input and change events. Checkboxes and radios are clicked only when
+// their state must change; selects match an option by value or visible text.
+(function (root) {
+  "use strict";
+  const ns = root.GhostlightPage || (root.GhostlightPage = {});
+  if (ns.forms) return;
+  const dom = ns.dom;
+
+  const TRUE_WORDS = new Set(["true", "on", "yes", "1", "checked"]);
+  const FALSE_WORDS = new Set(["false", "off", "no", "0", "unchecked", ""]);
+
+  // Coerces a requested toggle state; null when the value is not a clear yes/no.
+  function toBoolean(value) {
+    if (typeof value === "boolean") return value;
+    if (typeof value === "number") return value !== 0;
+    const word = String(value).trim().toLowerCase();
+    if (TRUE_WORDS.has(word)) return true;
+    if (FALSE_WORDS.has(word)) return false;
+    return null;
+  }
+
+  // Picks the option whose value, else trimmed text, equals the request. Pure over
+  // [{value, text}]; returns the index or -1.
+  function matchOption(options, wanted) {
+    const target = String(wanted);
+    const byValue = options.findIndex((o) => String(o.value) === target);
+    if (byValue >= 0) return byValue;
+    const trimmed = target.trim().toLowerCase();
+    return options.findIndex((o) => dom.collapse(o.text).toLowerCase() === trimmed);
+  }
+
+  // The editable control behind a label or a custom element (open shadow root), if any.
+  function resolveControl(el) {
+    const tag = dom.tagOf(el);
+    if (tag === "LABEL" && el.control) return el.control;
+    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || el.isContentEditable) return el;
+    const shadow = el.shadowRoot;
+    const inner = shadow && shadow.querySelector ? shadow.querySelector("input, textarea, select, [contenteditable='true']") : null;
+    return inner || el;
+  }
+
+  // Calls the nearest prototype "value" setter, skipping any setter defined on the instance.
+  function setNativeValue(el, value) {
+    let proto = Object.getPrototypeOf(el);
+    while (proto) {
+      const desc = Object.getOwnPropertyDescriptor(proto, "value");
+      if (desc && desc.set) {
+        desc.set.call(el, value);
+        return;
+      }
+      proto = Object.getPrototypeOf(proto);
+    }
+    el.value = value;
+  }
+
+  function fire(el, type, EventCtor) {
+    el.dispatchEvent(new EventCtor(type, { bubbles: true, composed: true }));
+  }
+
+  // Mechanism core. Returns {kind, value} describing the control's state afterwards.
+  function setFormValue(target, value, env) {
+    const PageError = ns.PageError;
+    const EventCtor = env.Event || root.Event;
+    const el = resolveControl(target);
+    const tag = dom.tagOf(el);
+    if (dom.isDisabled(el)) throw new PageError("The element is disabled", "disabled");
+    if (el.scrollIntoView) el.scrollIntoView({ block: "center", inline: "center" });
+
+    if (tag === "SELECT") {
+      const options = [...el.options].map((o) => ({ value: o.value, text: o.textContent }));
+      const index = matchOption(options, value);
+      if (index < 0) {
+        const listed = options.slice(0, 20).map((o) => JSON.stringify(dom.collapse(o.text))).join(", ");
+        throw new PageError(`No option matching ${JSON.stringify(String(value))}; options: ${listed}`, "no_such_option");
+      }
+      el.selectedIndex = index;
+      fire(el, "input", EventCtor);
+      fire(el, "change", EventCtor);
+      return { kind: "select", value: el.options[index].value, text: dom.collapse(options[index].text) };
+    }
+
+    const type = dom.attr(el, "type").toLowerCase();
+    if (tag === "INPUT" && (type === "checkbox" || type === "radio")) {
+      const wanted = toBoolean(value);
+      if (wanted === null) throw new PageError(`Cannot read ${JSON.stringify(value)} as checked/unchecked`, "bad_value");
+      if (type === "radio" && !wanted && el.checked) {
+        throw new PageError("Cannot uncheck a radio button; choose another option of its group instead", "radio_uncheck");
+      }
+      if (el.checked !== wanted) el.click(); // the click fires input/change like a user's would
+      return { kind: type, value: !!el.checked };
+    }
+
+    if (tag === "INPUT" && type === "file") {
+      throw new PageError("File inputs cannot be set with form_input", "unsupported_control");
+    }
+
+    if (tag === "INPUT" || tag === "TEXTAREA") {
+      if (el.readOnly) throw new PageError("The field is read-only", "read_only");
+      if (el.focus) el.focus();
+      setNativeValue(el, String(value));
+      fire(el, "input", EventCtor);
+      fire(el, "change", EventCtor);
+      const kind = tag === "TEXTAREA" ? "textarea" : "input";
+      // Secret fields do not echo their value back.
+      return dom.isSecretField(el) ? { kind, secret: true } : { kind, value: el.value };
+    }
+
+    if (el.isContentEditable || dom.attr(el, "contenteditable") === "true") {
+      if (el.focus) el.focus();
+      el.textContent = String(value);
+      fire(el, "input", EventCtor);
+      return { kind: "contenteditable", value: el.textContent };
+    }
+
+    throw new PageError(`Element <${tag.toLowerCase()}> is not a form control`, "not_a_control");
+  }
+
+  ns.forms = { toBoolean, matchOption, setNativeValue, setFormValue };
+})(globalThis);

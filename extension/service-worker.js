@@ -1,0 +1,217 @@
+// Ghostlight service worker: connects to the local service through the native host, runs the
+// browser-wire operations it receives and reports tab events. It holds no policy; every
+// decision about what may run is made by the service.
+//
+// MV3 may suspend this worker at any time. Listeners are registered synchronously at the top
+// level (so Chrome can wake us for them) and every handler first awaits `ready`, which
+// rehydrates state from chrome.storage.session.
+
+import { ChunkAssembler } from "./lib/chunks.js";
+import {
+  CONTENT_TIMEOUT_MS,
+  FEATURES,
+  KEEPALIVE_ALARM,
+  KEEPALIVE_PERIOD_MINUTES,
+  NATIVE_HOST_NAME,
+} from "./lib/constants.js";
+import { contentScriptFiles, runContent } from "./lib/content-bridge.js";
+import { DebuggerSessions } from "./lib/debugger.js";
+import { createDispatcher } from "./lib/dispatcher.js";
+import {
+  classifyIncoming,
+  errorFrame,
+  focusFrame,
+  helloFrame,
+  requireTabId,
+  tabCreatedFrame,
+  tabRemovedFrame,
+} from "./lib/frames.js";
+import { loadIdentity } from "./lib/identity.js";
+import { NativeLink } from "./lib/native-link.js";
+import { navigate } from "./lib/navigation.js";
+import { createTabOps } from "./lib/tab-ops.js";
+import { createTopologyStore } from "./lib/topology-store.js";
+import { WorkspaceBook } from "./lib/workspaces.js";
+
+const log = (...parts) => console.debug("[ghostlight]", ...parts);
+
+let book = new WorkspaceBook();
+const store = createTopologyStore(chrome.storage.session, () => book);
+const debuggers = new DebuggerSessions(chrome);
+const chunks = new ChunkAssembler();
+let chunkSweepTimer = null;
+let identity = null;
+// What the service told us in its welcome (slot, negotiated features); informational.
+let session = null;
+
+const tabOps = createTabOps({
+  chromeApi: chrome,
+  book: {
+    // Indirection so rehydration can swap the book without rebuilding the ops.
+    get: (g) => book.get(g),
+    ensure: (g) => book.ensure(g),
+    addTab: (g, t) => book.addTab(g, t),
+    removeTab: (t) => book.removeTab(t),
+    setGroup: (g, id, w) => book.setGroup(g, id, w),
+    forgetGroup: (id) => book.forgetGroup(id),
+  },
+  persist: () => store.persist(),
+});
+
+const dispatcher = createDispatcher({
+  ping: async () => ({}),
+  tabs_context: (args, request) => tabOps.tabsContext(args, request),
+  tabs_create: (args, request) => tabOps.tabsCreate(args, request),
+  tab_info: (args) => tabOps.tabInfo(args),
+  navigate: (args) => navigate(chrome, args, { cdp: (tabId, method, params) => debuggers.send(tabId, method, params) }),
+  cdp: async (args) => {
+    const tabId = requireTabId(args);
+    return { result: await debuggers.send(tabId, args.method, args.params) };
+  },
+  content: (args) =>
+    runContent(chrome, args, {
+      files: contentScriptFiles(chrome.runtime.getManifest()),
+      timeoutMs: Number.isFinite(args.timeoutMs) ? Math.max(1, args.timeoutMs) : CONTENT_TIMEOUT_MS,
+    }),
+});
+
+const link = new NativeLink({
+  connect: () => chrome.runtime.connectNative(NATIVE_HOST_NAME),
+  hello: () =>
+    helloFrame({
+      browserId: identity.browserId,
+      generation: identity.generation,
+      extensionVersion: chrome.runtime.getManifest().version,
+      features: FEATURES,
+    }),
+  onFrame: (frame) => {
+    handleFrame(frame).catch((err) => log("frame handling failed", err));
+  },
+  onDown: () => {
+    session = null;
+    // Transfers in progress belonged to the lost port; the service fails those calls itself.
+    chunks.clear();
+  },
+  lastError: () => chrome.runtime.lastError?.message || null,
+  log,
+});
+
+const ready = (async () => {
+  identity = await loadIdentity(chrome.storage.local, chrome.storage.session);
+  book = WorkspaceBook.fromSnapshot(await store.load());
+  try {
+    const [tabs, groups] = await Promise.all([chrome.tabs.query({}), chrome.tabGroups.query({})]);
+    book.reconcile(tabs, groups.map((g) => g.id));
+  } catch (err) {
+    log("reconcile failed", err);
+  }
+  await store.persist();
+  await chrome.alarms.create(KEEPALIVE_ALARM, { periodInMinutes: KEEPALIVE_PERIOD_MINUTES });
+  log(`worker ready; ${book.workspaces.size} workspace(s), ${book.managed.size} managed tab(s) restored`);
+  link.start();
+})();
+ready.catch((err) => log("startup failed", err));
+
+async function handleFrame(frame) {
+  await ready;
+  const incoming = classifyIncoming(frame);
+  switch (incoming.kind) {
+    case "welcome":
+      session = { slot: incoming.slot, features: incoming.features, serviceVersion: incoming.serviceVersion };
+      link.welcomed();
+      break;
+    case "incompatible":
+      log("service is incompatible:", incoming.message);
+      link.incompatible();
+      break;
+    case "request":
+      await runRequest(incoming.request);
+      break;
+    case "invalid_request":
+      link.reply(errorFrame(incoming.id, `Malformed request: ${incoming.message}`, "extension", "bad_request"));
+      break;
+    case "chunk":
+      await acceptChunk(incoming.frame);
+      break;
+    default:
+      break; // unknown frames are ignored by design
+  }
+}
+
+async function runRequest(request) {
+  const reply = await dispatcher.dispatch(request);
+  if (reply) link.reply(reply);
+}
+
+async function acceptChunk(frame) {
+  const outcome = await chunks.accept(frame);
+  scheduleChunkSweep();
+  if (outcome.kind === "complete") await runRequest(outcome.frame);
+  else if (outcome.kind === "rejected") link.reply(errorFrame(outcome.requestId, outcome.message, "extension", "large_request_rejected"));
+}
+
+function scheduleChunkSweep() {
+  if (chunkSweepTimer !== null) clearTimeout(chunkSweepTimer);
+  chunkSweepTimer = null;
+  const at = chunks.nextExpiryAt();
+  if (at === null) return;
+  chunkSweepTimer = setTimeout(() => {
+    chunkSweepTimer = null;
+    for (const outcome of chunks.sweep()) {
+      link.reply(errorFrame(outcome.requestId, outcome.message, "extension", "large_request_rejected"));
+    }
+    scheduleChunkSweep();
+  }, Math.max(0, at - Date.now()) + 50);
+}
+
+// ---- browser events -------------------------------------------------------------------
+
+chrome.alarms.onAlarm.addListener((alarm) => {
+  if (alarm.name !== KEEPALIVE_ALARM) return;
+  ready.then(() => link.start());
+});
+
+chrome.runtime.onStartup.addListener(() => {
+  // Top-level code already connects; registering the listener makes Chrome start us early.
+});
+
+chrome.tabs.onRemoved.addListener((tabId) => {
+  ready.then(() => {
+    debuggers.forget(tabId);
+    if (book.removeTab(tabId)) {
+      store.persist();
+      link.send(tabRemovedFrame(tabId));
+    }
+  });
+});
+
+chrome.tabs.onCreated.addListener((tab) => {
+  ready.then(() => {
+    const opener = tab.openerTabId;
+    if (!Number.isInteger(opener) || !book.isManaged(opener)) return;
+    // A page in a managed tab opened this one: it joins the opener's workspace (topology
+    // bookkeeping, without moving it) and the service is told.
+    const owner = book.workspaceOfTab(opener);
+    if (owner !== null) {
+      book.addTab(owner, tab.id);
+      store.persist();
+    }
+    link.send(tabCreatedFrame(tab.id, opener));
+  });
+});
+
+chrome.tabGroups.onRemoved.addListener((group) => {
+  ready.then(() => {
+    book.forgetGroup(group.id);
+    store.persist();
+  });
+});
+
+chrome.windows.onFocusChanged.addListener((windowId) => {
+  if (windowId === chrome.windows.WINDOW_ID_NONE) return;
+  ready.then(() => link.send(focusFrame()));
+});
+
+chrome.debugger.onDetach.addListener((source) => {
+  if (Number.isInteger(source.tabId)) debuggers.forget(source.tabId);
+});

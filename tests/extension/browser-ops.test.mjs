@@ -1,0 +1,176 @@
+// navigate, content and cdp operations against the fake chrome.* APIs.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { lib } from "./helpers/paths.mjs";
+import { fakeChrome } from "./helpers/fake-chrome.mjs";
+
+const { navigate, navigationTimeout } = await import(lib("navigation.js"));
+const { runContent, contentScriptFiles } = await import(lib("content-bridge.js"));
+const { DebuggerSessions } = await import(lib("debugger.js"));
+
+const world = () => fakeChrome({ windows: [{ id: 1 }], tabs: [{ id: 7, windowId: 1, index: 0, url: "https://a.test/", title: "A" }] });
+
+// Simulates a page load: loading, then complete with a new URL and title.
+function loadsOnNavigate(chromeApi) {
+  chromeApi.onNavigate = (tab, url) => {
+    setTimeout(() => {
+      Object.assign(tab, { status: "loading", pendingUrl: url });
+      chromeApi.tabs.onUpdated.fire(tab.id, { status: "loading" }, { ...tab });
+      Object.assign(tab, { status: "complete", url, pendingUrl: undefined, title: "Loaded" });
+      chromeApi.tabs.onUpdated.fire(tab.id, { status: "complete" }, { ...tab });
+    }, 5);
+  };
+}
+
+test("navigate waits for the load and reports the final page", async () => {
+  const chromeApi = world();
+  loadsOnNavigate(chromeApi);
+  const out = await navigate(chromeApi, { tabId: 7, url: "example.com/x", timeoutMs: 2000 });
+  assert.deepEqual(out, { url: "https://example.com/x", title: "Loaded", loaded: true });
+  assert.equal(chromeApi.tabs.onUpdated.size, 0, "listeners removed");
+});
+
+test("navigate reports loaded:false when the bound passes", async () => {
+  const chromeApi = world();
+  const out = await navigate(chromeApi, { tabId: 7, url: "https://slow.test/", timeoutMs: 30 });
+  assert.equal(out.loaded, false);
+});
+
+test("navigate fails when the tab closes meanwhile or never existed", async () => {
+  const chromeApi = world();
+  chromeApi.onNavigate = (tab) => setTimeout(() => chromeApi.tabs.onRemoved.fire(tab.id), 5);
+  await assert.rejects(navigate(chromeApi, { tabId: 7, url: "https://x.test/", timeoutMs: 1000 }), (e) => e.code === "tab_closed");
+  await assert.rejects(navigate(chromeApi, { tabId: 99, url: "https://x.test/" }), (e) => e.code === "tab_not_found");
+  await assert.rejects(navigate(chromeApi, { tabId: 7, url: "" }), (e) => e.code === "bad_args");
+});
+
+test("back falls back to the CDP history entry when Chrome refuses", async () => {
+  const chromeApi = world();
+  const sent = [];
+  const cdp = async (tabId, method, params) => {
+    sent.push([method, params]);
+    if (method === "Page.getNavigationHistory") return { currentIndex: 1, entries: [{ id: 11 }, { id: 13 }] };
+    const tab = chromeApi.tabMap.get(tabId);
+    setTimeout(() => {
+      Object.assign(tab, { status: "complete", url: "https://prev.test/" });
+      chromeApi.tabs.onUpdated.fire(tabId, { status: "loading" }, { ...tab });
+      chromeApi.tabs.onUpdated.fire(tabId, { status: "complete" }, { ...tab });
+    }, 5);
+    return {};
+  };
+  const out = await navigate(chromeApi, { tabId: 7, url: "back", timeoutMs: 1000 }, { cdp });
+  assert.deepEqual(sent.at(-1), ["Page.navigateToHistoryEntry", { entryId: 11 }]);
+  assert.equal(out.url, "https://prev.test/");
+  await assert.rejects(navigate(chromeApi, { tabId: 7, url: "forward", timeoutMs: 1000 }, { cdp: async () => ({ currentIndex: 0, entries: [{ id: 1 }] }) }), (e) => e.code === "no_history");
+});
+
+test("navigation timeout bounds", () => {
+  assert.equal(navigationTimeout({}), 10_000);
+  assert.equal(navigationTimeout({ timeoutMs: 500 }), 500);
+  assert.equal(navigationTimeout({ timeoutMs: -5 }), 0);
+  assert.equal(navigationTimeout({ timeoutMs: 1e9 }), 120_000);
+});
+
+test("content: runs a mechanism and returns its value", async () => {
+  const chromeApi = world();
+  const seen = [];
+  chromeApi.onMessage = async (tabId, message) => {
+    seen.push([tabId, message]);
+    return { ok: true, value: { text: "hi" } };
+  };
+  assert.deepEqual(await runContent(chromeApi, { tabId: 7, fn: "page_text", args: { max_chars: 5 } }, { files: [] }), { value: { text: "hi" } });
+  assert.deepEqual(seen, [[7, { channel: "ghostlight", fn: "page_text", args: { max_chars: 5 } }]]);
+});
+
+test("content: injects the script once and retries when nobody listens", async () => {
+  const chromeApi = world();
+  let injected = false;
+  chromeApi.onMessage = async () => {
+    if (!injected) throw new Error("Could not establish connection. Receiving end does not exist.");
+    return { ok: true, value: 1 };
+  };
+  chromeApi.onInject = async () => {
+    injected = true;
+  };
+  const out = await runContent(chromeApi, { tabId: 7, fn: "ping" }, { files: ["page/dom.js", "content.js"] });
+  assert.deepEqual(out, { value: 1 });
+  const inject = chromeApi.calls.find(([n]) => n === "scripting.executeScript")[1];
+  assert.deepEqual(inject, { target: { tabId: 7, frameIds: [0] }, files: ["page/dom.js", "content.js"] });
+});
+
+test("content: blocked injection, page errors and silence are page-hop errors", async () => {
+  const chromeApi = world();
+  chromeApi.onMessage = async () => {
+    throw new Error("Could not establish connection. Receiving end does not exist.");
+  };
+  chromeApi.onInject = async () => {
+    throw new Error("Cannot access a chrome:// URL");
+  };
+  await assert.rejects(runContent(chromeApi, { tabId: 7, fn: "ping" }, { files: [] }), (e) => e.hop === "page" && e.code === "content_unavailable" && /script injection blocked/.test(e.message));
+
+  chromeApi.onMessage = async () => ({ ok: false, error: { message: "Element ref_3 is stale", code: "stale_ref" } });
+  await assert.rejects(runContent(chromeApi, { tabId: 7, fn: "element_rect" }, { files: [] }), (e) => e.hop === "page" && e.code === "stale_ref");
+
+  chromeApi.onMessage = async () => undefined;
+  await assert.rejects(runContent(chromeApi, { tabId: 7, fn: "ping" }, { files: [] }), (e) => e.code === "no_answer");
+
+  chromeApi.onMessage = () => new Promise(() => {});
+  await assert.rejects(runContent(chromeApi, { tabId: 7, fn: "ping" }, { files: [], timeoutMs: 20 }), (e) => e.code === "page_timeout");
+
+  await assert.rejects(runContent(chromeApi, { tabId: 7 }, { files: [] }), (e) => e.code === "bad_args");
+});
+
+test("content script file list comes from the manifest", () => {
+  assert.deepEqual(contentScriptFiles({ content_scripts: [{ js: ["a.js", "b.js"] }] }), ["a.js", "b.js"]);
+  assert.deepEqual(contentScriptFiles({}), []);
+});
+
+test("cdp: attaches lazily once, with protocol 1.3", async () => {
+  const chromeApi = world();
+  chromeApi.onCommand = async (tabId, method) => ({ echoed: method });
+  const d = new DebuggerSessions(chromeApi);
+  const [a, b] = await Promise.all([d.send(7, "Runtime.evaluate", { expression: "1" }), d.send(7, "Page.enable")]);
+  assert.deepEqual([a, b], [{ echoed: "Runtime.evaluate" }, { echoed: "Page.enable" }]);
+  assert.deepEqual(chromeApi.calls.filter(([n]) => n === "debugger.attach"), [["debugger.attach", 7, "1.3"]]);
+});
+
+test("cdp: adopts an attachment that survived a worker restart", async () => {
+  const chromeApi = world();
+  chromeApi.onAttach = async () => {
+    throw new Error("Another debugger is already attached to the tab with id: 7.");
+  };
+  const d = new DebuggerSessions(chromeApi);
+  assert.deepEqual(await d.send(7, "Page.enable"), {});
+});
+
+test("cdp: re-attaches once when the session was dropped", async () => {
+  const chromeApi = world();
+  let attached = true;
+  chromeApi.onAttach = async () => {
+    attached = true;
+  };
+  chromeApi.onCommand = async () => {
+    if (!attached) throw new Error("Debugger is not attached to the tab with id: 7.");
+    return { ok: 1 };
+  };
+  const d = new DebuggerSessions(chromeApi);
+  await d.send(7, "Page.enable");
+  attached = false; // e.g. the user dismissed the debugging bar
+  assert.deepEqual(await d.send(7, "Page.enable"), { ok: 1 });
+  assert.equal(chromeApi.calls.filter(([n]) => n === "debugger.attach").length, 2);
+});
+
+test("cdp: failures carry hop cdp and name the method", async () => {
+  const chromeApi = world();
+  chromeApi.onCommand = async () => {
+    throw new Error('{"code":-32601,"message":"\'Nope.x\' wasn\'t found"}');
+  };
+  const d = new DebuggerSessions(chromeApi);
+  await assert.rejects(d.send(7, "Nope.x"), (e) => e.hop === "cdp" && e.code === "cdp_failed" && e.message.startsWith("Nope.x failed: "));
+  chromeApi.onAttach = async () => {
+    throw new Error("Cannot access a chrome:// URL");
+  };
+  await assert.rejects(new DebuggerSessions(chromeApi).send(7, "Page.enable"), (e) => e.hop === "cdp" && e.code === "attach_failed");
+  await assert.rejects(d.send(7, ""), (e) => e.code === "bad_args");
+  await assert.rejects(d.send(7, "Page.enable", [1]), (e) => e.code === "bad_args");
+});

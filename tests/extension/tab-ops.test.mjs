@@ -1,0 +1,136 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { lib } from "./helpers/paths.mjs";
+import { fakeChrome } from "./helpers/fake-chrome.mjs";
+
+const { createTabOps } = await import(lib("tab-ops.js"));
+const { WorkspaceBook } = await import(lib("workspaces.js"));
+
+function setup(world) {
+  const chromeApi = fakeChrome(world);
+  const book = new WorkspaceBook();
+  let persisted = 0;
+  const ops = createTabOps({ chromeApi, book, persist: async () => void persisted++ });
+  return { chromeApi, book, ops, persisted: () => persisted };
+}
+
+const req = (guid, title = "Ghostlight · A") => ({ guid, workspace: { groupTitle: title } });
+
+const userWorld = () => ({
+  windows: [{ id: 1 }, { id: 2 }],
+  lastFocused: 2,
+  tabs: [
+    { id: 10, windowId: 1, index: 0, url: "https://mail.test/" },
+    { id: 20, windowId: 2, index: 0, url: "https://news.test/" },
+    { id: 21, windowId: 2, index: 1, url: "https://bank.test/" },
+  ],
+});
+
+function userTabsSnapshot(chromeApi) {
+  return [10, 20, 21].map((id) => {
+    const t = chromeApi.tabMap.get(id);
+    return [id, t.windowId, t.index, t.groupId];
+  });
+}
+
+test("tabs_create opens an active tab in the last focused window, in a new titled group", async () => {
+  const { chromeApi, ops, book, persisted } = setup(userWorld());
+  const before = userTabsSnapshot(chromeApi);
+  const out = await ops.tabsCreate({ url: "example.com" }, req("w1"));
+  assert.equal(out.url, "https://example.com");
+  const tab = chromeApi.tabMap.get(out.tabId);
+  assert.equal(tab.windowId, 2);
+  assert.equal(tab.active, true);
+  assert.equal(out.groupId, tab.groupId);
+  assert.deepEqual(chromeApi.groups.get(out.groupId), { id: out.groupId, windowId: 2, title: "Ghostlight · A", color: "blue" });
+  assert.deepEqual(userTabsSnapshot(chromeApi), before, "user tabs untouched");
+  assert.deepEqual([...book.get("w1").tabIds], [out.tabId]);
+  assert.ok(persisted() > 0);
+  // Only the new tab was ever grouped.
+  for (const [name, details] of chromeApi.calls) if (name === "tabs.group") assert.deepEqual(details.tabIds, [out.tabId]);
+});
+
+test("a second tab joins the workspace group, placed right after it", async () => {
+  const { chromeApi, ops } = setup(userWorld());
+  const first = await ops.tabsCreate({}, req("w1"));
+  const second = await ops.tabsCreate({}, req("w1"));
+  assert.equal(second.groupId, first.groupId);
+  const create = chromeApi.calls.filter(([n]) => n === "tabs.create").at(-1)[1];
+  assert.equal(create.index, chromeApi.tabMap.get(first.tabId).index + 1);
+  assert.equal(chromeApi.groups.size, 1);
+});
+
+test("workspaces get separate groups; a workspace follows its own window", async () => {
+  const { chromeApi, ops, book } = setup(userWorld());
+  const a = await ops.tabsCreate({}, req("w1"));
+  const b = await ops.tabsCreate({}, req("w2", "Ghostlight · B"));
+  assert.notEqual(a.groupId, b.groupId);
+  assert.equal(chromeApi.groups.get(b.groupId).title, "Ghostlight · B");
+  // Move w1's tab and group to window 1: the next tab follows it, not the focused window.
+  chromeApi.tabMap.get(a.tabId).windowId = 1;
+  chromeApi.groups.get(a.groupId).windowId = 1;
+  const c = await ops.tabsCreate({}, req("w1"));
+  assert.equal(chromeApi.tabMap.get(c.tabId).windowId, 1);
+  assert.equal(c.groupId, a.groupId);
+  assert.equal(book.workspaceOfTab(c.tabId), "w1");
+});
+
+test("with no usable window a new window is created", async () => {
+  const { chromeApi, ops } = setup({ windows: [], tabs: [] });
+  const out = await ops.tabsCreate({ url: "about:blank" }, req("w1"));
+  assert.ok(chromeApi.calls.some(([n]) => n === "windows.create"));
+  assert.equal(chromeApi.tabMap.get(out.tabId).groupId, out.groupId);
+});
+
+test("tabs_create refuses history steps and junk URLs", async () => {
+  const { ops } = setup(userWorld());
+  await assert.rejects(ops.tabsCreate({ url: "back" }, req("w1")), (e) => e.code === "bad_args");
+  await assert.rejects(ops.tabsCreate({ url: "javascript:alert(1)" }, req("w1")), (e) => e.code === "bad_args");
+});
+
+test("tabs_context lists only the workspace's tabs", async () => {
+  const { chromeApi, ops } = setup(userWorld());
+  assert.deepEqual(await ops.tabsContext({ createIfEmpty: false }, req("w1")), { groupId: null, tabs: [] });
+  const a = await ops.tabsCreate({ url: "https://a.test/" }, req("w1"));
+  await ops.tabsCreate({}, req("w2"));
+  chromeApi.tabMap.get(a.tabId).title = "A";
+  chromeApi.tabMap.get(a.tabId).url = "https://a.test/";
+  const ctx = await ops.tabsContext({}, req("w1"));
+  assert.deepEqual(ctx, { groupId: a.groupId, tabs: [{ tabId: a.tabId, title: "A", url: "https://a.test/" }] });
+});
+
+test("tabs_context includes tabs dragged into the group and tabs the service vouches for", async () => {
+  const { chromeApi, ops, book } = setup(userWorld());
+  const a = await ops.tabsCreate({}, req("w1"));
+  chromeApi.tabMap.get(21).groupId = a.groupId; // the user dragged a tab into the group
+  const ctx = await ops.tabsContext({ ownedTabIds: [10, 999] }, req("w1"));
+  assert.deepEqual(ctx.tabs.map((t) => t.tabId).sort(), [10, 21, a.tabId].sort());
+  assert.ok(book.isManaged(21) && book.isManaged(10));
+  assert.ok(!book.isManaged(999));
+});
+
+test("tabs_context drops closed tabs and creates one when asked", async () => {
+  const { chromeApi, ops, book } = setup(userWorld());
+  const a = await ops.tabsCreate({}, req("w1"));
+  chromeApi.tabMap.delete(a.tabId);
+  chromeApi.groups.delete(a.groupId);
+  const ctx = await ops.tabsContext({ createIfEmpty: true }, req("w1"));
+  assert.equal(ctx.tabs.length, 1);
+  assert.notEqual(ctx.tabs[0].tabId, a.tabId);
+  assert.equal(ctx.groupId, chromeApi.tabMap.get(ctx.tabs[0].tabId).groupId);
+  assert.equal(book.isManaged(a.tabId), false);
+});
+
+test("tab_info", async () => {
+  const { ops } = setup(userWorld());
+  assert.deepEqual(await ops.tabInfo({ tabId: 20 }), {
+    tabId: 20,
+    url: "https://news.test/",
+    title: "",
+    windowId: 2,
+    status: "complete",
+    active: false,
+    groupId: null,
+  });
+  await assert.rejects(ops.tabInfo({ tabId: 5 }), (e) => e.code === "tab_not_found" && e.hop === "extension");
+});
