@@ -29,3 +29,14 @@ class ConnectBridge:
 
 
 Action = WriteMessage | SendBridge | ConnectBridge
+
+
+@attrs.frozen
+class Reply:
+    """A handler's answer to one request: what to do, and whether it accepted the request.
+
+    ``accepted`` drives era pinning: only a request the handler took on pins its revision.
+    """
+
+    actions: list[Action]
+    accepted: bool = False

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 import attrs
 
@@ -118,7 +118,8 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _valid_id(value: object) -> bool:
+def is_request_id(value: object) -> TypeGuard[RequestId]:
+    """JSON-RPC ids here are strings or integers; bool, float and null are not ids."""
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
@@ -154,7 +155,7 @@ def _classify_object(obj: JsonObject) -> Incoming:
                 return Ignored(f"malformed notification {method!r}")
             return Notification(method, params)
         return Malformed(INVALID_REQUEST, "Invalid Request: missing method")
-    if not _valid_id(raw_id):
+    if not is_request_id(raw_id):
         return Malformed(INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
     request_id: RequestId = raw_id
     if obj.get("jsonrpc") != "2.0":
@@ -181,9 +182,7 @@ def result(request_id: RequestId, value: JsonObject) -> JsonObject:
     return {"jsonrpc": "2.0", "id": request_id, "result": value}
 
 
-def error(
-    request_id: RequestId | None, code: int, message: str, data: object = None
-) -> JsonObject:
+def error(request_id: RequestId | None, code: int, message: str, data: object = None) -> JsonObject:
     """An error response; the id is omitted (not null) when it could not be read."""
     body: JsonObject = {"code": code, "message": message}
     if data is not None:

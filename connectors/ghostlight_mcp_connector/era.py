@@ -1,0 +1,180 @@
+"""Which dated revision serves this stdio process, and the rules for traffic of the other one.
+
+Sans-IO. ``server/discover`` never pins; a successful ``initialize`` pins 2025-11-25; the first
+other request a 2026-07-28 handler accepts pins 2026-07-28. After pinning, mixing is refused.
+The pin only decides which requests are accepted; 2026-07-28 still validates every request.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Literal
+
+from ghostlight_trio.transport.bridge import Message
+
+from . import jsonrpc
+from .actions import Action, WriteMessage
+from .jsonrpc import (
+    Ignored,
+    InboundResponse,
+    Malformed,
+    Notification,
+    OversizedLine,
+    Request,
+)
+from .mcp_2025_11_25 import Mcp20251125
+from .mcp_2026_07_28 import (
+    REVISION as MODERN_REVISION,
+)
+from .mcp_2026_07_28 import (
+    UNSUPPORTED_PROTOCOL_VERSION,
+    Mcp20260728,
+    is_modern_shaped,
+)
+
+Era = Literal["unpinned", "2025-11-25", "2026-07-28"]
+
+_log = logging.getLogger(__name__)
+
+
+class EraRouter:
+    """The whole sans-IO edge: lines and bridge events in, actions out."""
+
+    def __init__(
+        self,
+        *,
+        server_info: jsonrpc.JsonObject,
+        instructions_2025: str,
+        instructions_2026: str,
+        page_size: int,
+    ) -> None:
+        self._server_info = server_info
+        self._instructions_2025 = instructions_2025
+        self._instructions_2026 = instructions_2026
+        self._page_size = page_size
+        self.era: Era = "unpinned"
+        self._h2025: Mcp20251125 | None = None
+        self._h2026: Mcp20260728 | None = None
+
+    # --- stdin ---------------------------------------------------------------------------------
+
+    def receive_line(self, line: bytes | OversizedLine) -> list[Action]:
+        item = jsonrpc.classify(line)
+        if isinstance(item, Malformed):
+            return [WriteMessage(jsonrpc.malformed_response(item))]
+        if isinstance(item, Ignored):
+            _log.info("ignored input: %s", item.reason)
+            return []
+        if isinstance(item, InboundResponse):
+            _log.info("ignored a response object from the client (this server sends no requests)")
+            return []
+        if isinstance(item, Notification):
+            handler = self._pinned_handler()
+            return [] if handler is None else handler.receive_notification(item)
+        return self._request(item)
+
+    def _request(self, request: Request) -> list[Action]:
+        if self.era == "2025-11-25":
+            return self._request_2025(request)
+        if self.era == "2026-07-28":
+            return self._request_2026(request)
+        if request.method == "initialize":
+            reply = self._legacy().receive_request(request)
+            if reply.accepted:
+                self._pin("2025-11-25")
+            return reply.actions
+        if is_modern_shaped(request.params) or request.method == "server/discover":
+            reply = self._modern().receive_request(request)
+            if reply.accepted and request.method != "server/discover":
+                self._pin("2026-07-28")
+            return reply.actions
+        if request.method == "ping":
+            return [WriteMessage(jsonrpc.result(request.id, {}))]
+        message = (
+            "Invalid params: send initialize first (MCP 2025-11-25), or carry per-request"
+            f" _meta with {MODERN_REVISION} protocolVersion and clientCapabilities"
+        )
+        return [WriteMessage(jsonrpc.error(request.id, jsonrpc.INVALID_PARAMS, message))]
+
+    def _request_2025(self, request: Request) -> list[Action]:
+        if request.method == "server/discover":
+            message = "Method not found: server/discover (this connection uses 2025-11-25)"
+            return [WriteMessage(jsonrpc.error(request.id, jsonrpc.METHOD_NOT_FOUND, message))]
+        if request.method != "initialize" and is_modern_shaped(request.params):
+            message = (
+                "Invalid Request: this connection is pinned to MCP 2025-11-25 by initialize;"
+                " 2026-07-28 requests need a new connection"
+            )
+            return [WriteMessage(jsonrpc.error(request.id, jsonrpc.INVALID_REQUEST, message))]
+        return self._legacy().receive_request(request).actions
+
+    def _request_2026(self, request: Request) -> list[Action]:
+        if request.method == "initialize":
+            requested = (request.params or {}).get("protocolVersion")
+            data = {
+                "supported": [MODERN_REVISION],
+                "requested": requested if isinstance(requested, str) else "",
+            }
+            message = "Unsupported protocol version: this connection speaks 2026-07-28 only"
+            return [
+                WriteMessage(jsonrpc.error(request.id, UNSUPPORTED_PROTOCOL_VERSION, message, data))
+            ]
+        return self._modern().receive_request(request).actions
+
+    # --- bridge --------------------------------------------------------------------------------
+
+    def receive_bridge(self, message: Message) -> list[Action]:
+        handler = self._pinned_handler()
+        return [] if handler is None else handler.receive_bridge(message)
+
+    def bridge_connected(self) -> list[Action]:
+        handler = self._pinned_handler()
+        return [] if handler is None else handler.bridge_connected()
+
+    def bridge_failed(self, reason: str) -> list[Action]:
+        handler = self._pinned_handler()
+        return [] if handler is None else handler.bridge_failed(reason)
+
+    def bridge_lost(self) -> list[Action]:
+        handler = self._pinned_handler()
+        return [] if handler is None else handler.bridge_lost()
+
+    def close(self) -> list[Action]:
+        handler = self._pinned_handler()
+        return [] if handler is None else handler.close()
+
+    # --- internals -----------------------------------------------------------------------------
+
+    def _pinned_handler(self) -> Mcp20251125 | Mcp20260728 | None:
+        if self.era == "2025-11-25":
+            return self._h2025
+        if self.era == "2026-07-28":
+            return self._h2026
+        return None
+
+    def _pin(self, era: Era) -> None:
+        self.era = era
+        if era == "2025-11-25":
+            self._h2026 = None
+        else:
+            self._h2025 = None
+            self._modern().advertise_legacy = False
+        _log.info("serving MCP %s", era)
+
+    def _legacy(self) -> Mcp20251125:
+        if self._h2025 is None:
+            self._h2025 = Mcp20251125(
+                server_info=self._server_info,
+                instructions=self._instructions_2025,
+                page_size=self._page_size,
+            )
+        return self._h2025
+
+    def _modern(self) -> Mcp20260728:
+        if self._h2026 is None:
+            self._h2026 = Mcp20260728(
+                server_info=self._server_info,
+                instructions=self._instructions_2026,
+                page_size=self._page_size,
+            )
+        return self._h2026

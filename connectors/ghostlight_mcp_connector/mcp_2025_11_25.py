@@ -1,0 +1,424 @@
+"""MCP 2025-11-25 at the stdio shore: the initialize lifecycle and one implicit workspace.
+
+A pure state machine (h11 style). It is fed decoded JSON-RPC messages and bridge events and
+returns actions; it never performs I/O. The workspace is opened after a successful initialize,
+supplied on every call, reattached after a bridge loss and released on clean shutdown.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Final, Literal
+
+import attrs
+
+from ghostlight_trio.transport.bridge import (
+    CatalogChanged,
+    CatalogProjection,
+    CatalogRequest,
+    Fatal,
+    Message,
+    OpenWorkspace,
+    Outcome,
+    Progress,
+    Rejected,
+    ReleaseWorkspace,
+    RequestContext,
+    Start,
+    Started,
+    WorkspaceOpened,
+)
+
+from . import failures, jsonrpc
+from .actions import Action, Reply, SendBridge, WriteMessage
+from .catalog_store import CatalogStore
+from .correlation import CallBook, Completed, Lost, PendingCall, Refused
+from .jsonrpc import JsonObject, Notification, Request, RequestId
+from .link import Link
+from .pagination import DEFAULT_PAGE_SIZE, INVALID_CURSOR_MESSAGE, page_for
+from .rendering import (
+    content_json,
+    corrective_result,
+    joined_text,
+    progress_notification,
+    progress_token,
+    tool_json,
+)
+
+REVISION: Final = "2025-11-25"
+CAPABILITIES: Final[JsonObject] = {"tools": {"listChanged": True}}
+
+_log = logging.getLogger(__name__)
+
+Lifecycle = Literal["new", "awaiting_initialized", "operational"]
+WorkspaceState = Literal["none", "opening", "open"]
+
+
+@attrs.frozen
+class _ListWaiter:
+    request_id: RequestId
+    cursor: str | None
+
+
+def _invalid_params(request_id: RequestId, message: str) -> Reply:
+    return Reply([WriteMessage(jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, message))])
+
+
+def _initialize_problem(params: JsonObject | None) -> str | None:
+    if params is None:
+        return "initialize requires params"
+    if not isinstance(params.get("protocolVersion"), str):
+        return "initialize params.protocolVersion must be a string"
+    if not isinstance(params.get("capabilities"), dict):
+        return "initialize params.capabilities must be an object"
+    info = params.get("clientInfo")
+    if not isinstance(info, dict):
+        return "initialize params.clientInfo must be an object"
+    if not isinstance(info.get("name"), str) or not isinstance(info.get("version"), str):
+        return "initialize params.clientInfo needs string name and version"
+    return None
+
+
+class Mcp20251125:
+    """One stdio process speaking 2025-11-25."""
+
+    def __init__(
+        self,
+        *,
+        server_info: JsonObject,
+        instructions: str,
+        page_size: int = DEFAULT_PAGE_SIZE,
+    ) -> None:
+        self._server_info = server_info
+        self._instructions = instructions
+        self._page_size = page_size
+        self.lifecycle: Lifecycle = "new"
+        self.book = CallBook()
+        self.link = Link()
+        self.catalog: CatalogStore[_ListWaiter] = CatalogStore()
+        self._list_waiters: dict[RequestId, _ListWaiter] = {}
+        self.workspace_id: str | None = None
+        self.workspace_state: WorkspaceState = "none"
+        self._workspace_sequence: int | None = None
+        self._client_label = ""
+
+    # --- JSON-RPC requests -------------------------------------------------------------------
+
+    def receive_request(self, request: Request) -> Reply:
+        method, request_id = request.method, request.id
+        if method == "initialize":
+            return self._initialize(request)
+        if method == "ping":
+            return Reply([WriteMessage(jsonrpc.result(request_id, {}))])
+        if self.lifecycle == "new":
+            return _invalid_params(request_id, "Invalid params: send initialize first")
+        if method not in ("tools/list", "tools/call"):
+            return Reply(
+                [
+                    WriteMessage(
+                        jsonrpc.error(
+                            request_id,
+                            jsonrpc.METHOD_NOT_FOUND,
+                            f"Method not found: {method}",
+                        )
+                    )
+                ]
+            )
+        if self.lifecycle != "operational":
+            message = "Invalid Request: send notifications/initialized before other requests"
+            return Reply(
+                [WriteMessage(jsonrpc.error(request_id, jsonrpc.INVALID_REQUEST, message))]
+            )
+        if method == "tools/list":
+            return self._tools_list(request)
+        return self._tools_call(request)
+
+    def _initialize(self, request: Request) -> Reply:
+        if self.lifecycle != "new":
+            message = "Invalid Request: already initialized"
+            return Reply(
+                [WriteMessage(jsonrpc.error(request.id, jsonrpc.INVALID_REQUEST, message))]
+            )
+        problem = _initialize_problem(request.params)
+        if problem is not None:
+            return _invalid_params(request.id, f"Invalid params: {problem}")
+        assert request.params is not None
+        self._client_label = str(request.params["clientInfo"]["name"])[:120]
+        self.lifecycle = "awaiting_initialized"
+        answer: JsonObject = {
+            "protocolVersion": REVISION,
+            "capabilities": CAPABILITIES,
+            "serverInfo": self._server_info,
+            "instructions": self._instructions,
+        }
+        actions: list[Action] = [WriteMessage(jsonrpc.result(request.id, answer))]
+        actions += self._open_workspace()
+        return Reply(actions, accepted=True)
+
+    def _tools_list(self, request: Request) -> Reply:
+        params = request.params or {}
+        cursor = params.get("cursor")
+        if cursor is not None and not isinstance(cursor, str):
+            return _invalid_params(request.id, "Invalid params: cursor must be a string")
+        waiter = _ListWaiter(request.id, cursor)
+        projection = self.catalog.projection
+        if projection is not None:
+            return Reply([self._list_page(waiter, projection)], accepted=True)
+        self._list_waiters[request.id] = waiter
+        self.catalog.park(waiter)
+        return Reply(self._fetch_catalog(), accepted=True)
+
+    def _tools_call(self, request: Request) -> Reply:
+        params = request.params or {}
+        name = params.get("name")
+        arguments = params.get("arguments", {})
+        if not isinstance(name, str):
+            return _invalid_params(request.id, "Invalid params: tools/call needs a string name")
+        if not isinstance(arguments, dict):
+            return _invalid_params(request.id, "Invalid params: arguments must be an object")
+        if self.book.is_active(request.id) or request.id in self._list_waiters:
+            message = "Invalid Request: this id is already in use by an active request"
+            return Reply(
+                [WriteMessage(jsonrpc.error(request.id, jsonrpc.INVALID_REQUEST, message))]
+            )
+        token = progress_token(params)
+        start = Start(
+            sequence=self.book.next_sequence(),
+            operation=name,
+            arguments=arguments,
+            workspace_id=self.workspace_id,
+            context=RequestContext(
+                client_label=self._client_label, wants_progress=token is not None
+            ),
+        )
+        self.book.add(PendingCall(request_id=request.id, start=start, progress_token=token))
+        return Reply(self._pump(), accepted=True)
+
+    # --- JSON-RPC notifications --------------------------------------------------------------
+
+    def receive_notification(self, note: Notification) -> list[Action]:
+        if note.method == "notifications/initialized":
+            if self.lifecycle == "awaiting_initialized":
+                self.lifecycle = "operational"
+            return []
+        if note.method == "notifications/cancelled":
+            request_id = (note.params or {}).get("requestId")
+            if not jsonrpc.is_request_id(request_id):
+                return []
+            self._list_waiters.pop(request_id, None)
+            return [SendBridge(m) for m in self.book.cancel(request_id)]
+        return []
+
+    # --- bridge --------------------------------------------------------------------------------
+
+    def receive_bridge(self, message: Message) -> list[Action]:
+        if isinstance(message, WorkspaceOpened):
+            return self._workspace_opened(message)
+        if isinstance(message, CatalogProjection):
+            return self._catalog_arrived(message)
+        if isinstance(message, CatalogChanged):
+            return self._catalog_changed(message)
+        if isinstance(message, Started):
+            return [SendBridge(m) for m in self.book.started(message)]
+        if isinstance(message, Outcome):
+            completed = self.book.outcome(message)
+            return [] if completed is None else [self._render_outcome(completed)]
+        if isinstance(message, Rejected):
+            if message.sequence == self._workspace_sequence:
+                return self._workspace_refused(message)
+            refused = self.book.rejected(message)
+            return [] if refused is None else [self._render_refusal(refused)]
+        if isinstance(message, Progress):
+            update = self.book.progress(message)
+            return [] if update is None else [WriteMessage(progress_notification(update))]
+        if isinstance(message, Fatal):
+            _log.error("service closed the bridge: %s", message.message)
+        return []
+
+    def bridge_connected(self) -> list[Action]:
+        actions: list[Action] = [SendBridge(m) for m in self.link.connected()]
+        return actions + self._pump()
+
+    def bridge_failed(self, reason: str) -> list[Action]:
+        """A connection attempt failed: everything waiting for it ends as "not sent"."""
+        self.link.failed()
+        if self.workspace_state == "opening":
+            self.workspace_state = "none"
+        self._workspace_sequence = None
+        message = failures.unavailable_message(reason)
+        actions: list[Action] = [
+            self._unavailable(call.request_id, message) for call in self.book.take_queued()
+        ]
+        actions += self._fail_list_waiters(message)
+        return actions
+
+    def bridge_lost(self) -> list[Action]:
+        self.link.lost()
+        self.workspace_state = "none"
+        self._workspace_sequence = None
+        actions: list[Action] = [self._render_lost(lost) for lost in self.book.lose_bridge()]
+        actions += self._fail_list_waiters(failures.unavailable_message("connection lost"))
+        self.catalog.invalidate(announce_if_changed=True)
+        return actions
+
+    def close(self) -> list[Action]:
+        """Clean shutdown (stdin EOF, parent gone): release the implicit workspace."""
+        if self.workspace_id is not None and self.link.is_up:
+            return [SendBridge(ReleaseWorkspace(workspace_id=self.workspace_id))]
+        return []
+
+    # --- internals -----------------------------------------------------------------------------
+
+    def _open_workspace(self) -> list[Action]:
+        self.workspace_state = "opening"
+        self._workspace_sequence = self.book.next_sequence()
+        message = OpenWorkspace(
+            sequence=self._workspace_sequence,
+            reattach=self.workspace_id,
+            client_label=self._client_label,
+        )
+        return self.link.send(message)
+
+    def _workspace_opened(self, message: WorkspaceOpened) -> list[Action]:
+        if message.sequence != self._workspace_sequence:
+            return []
+        if self.workspace_id is not None and not message.reattached:
+            _log.warning("the service minted a fresh workspace; the previous one was not kept")
+        self.workspace_id = message.workspace_id
+        self.workspace_state = "open"
+        self._workspace_sequence = None
+        return self._pump()
+
+    def _workspace_refused(self, message: Rejected) -> list[Action]:
+        self.workspace_state = "none"
+        self._workspace_sequence = None
+        text = f"Ghostlight could not open a workspace: {message.message}"
+        data = {"nextStep": message.next_step or failures.UNAVAILABLE_NEXT_STEP}
+        return [
+            WriteMessage(jsonrpc.error(call.request_id, failures.SERVICE_UNAVAILABLE, text, data))
+            for call in self.book.take_queued()
+        ]
+
+    def _pump(self) -> list[Action]:
+        """Send queued calls once the link is up and the workspace is open; else get there."""
+        queued = self.book.queued()
+        if not queued:
+            return []
+        if self.workspace_state == "open" and self.link.is_up:
+            actions: list[Action] = []
+            for call in queued:
+                call.start = attrs.evolve(call.start, workspace_id=self.workspace_id)
+                self.book.mark_sent(call)
+                actions.append(SendBridge(call.start))
+            return actions
+        if self.workspace_state == "none":
+            return self._open_workspace()
+        return self.link.request_connection()
+
+    def _fetch_catalog(self) -> list[Action]:
+        if self.catalog.fetching:
+            return []
+        sequence = self.book.next_sequence()
+        self.catalog.begin_fetch(sequence)
+        return self.link.send(CatalogRequest(sequence=sequence))
+
+    def _catalog_arrived(self, message: CatalogProjection) -> list[Action]:
+        accepted = self.catalog.accept(message)
+        if accepted is None:
+            return []
+        actions: list[Action] = []
+        for waiter in accepted.waiters:
+            if self._list_waiters.pop(waiter.request_id, None) is not None:
+                actions.append(self._list_page(waiter, message))
+        if accepted.announce and self.lifecycle == "operational":
+            actions.append(WriteMessage(jsonrpc.notification("notifications/tools/list_changed")))
+        return actions
+
+    def _catalog_changed(self, message: CatalogChanged) -> list[Action]:
+        if not self.catalog.is_news(message):
+            return []
+        waiting = self.catalog.fetching
+        self.catalog.invalidate()
+        actions: list[Action] = []
+        if self.lifecycle == "operational":
+            actions.append(WriteMessage(jsonrpc.notification("notifications/tools/list_changed")))
+        if waiting or self.link.is_up:
+            actions += self._fetch_catalog()
+        return actions
+
+    def _list_page(self, waiter: _ListWaiter, projection: CatalogProjection) -> WriteMessage:
+        page = page_for(
+            waiter.cursor,
+            generation=projection.generation,
+            total=len(projection.tools),
+            page_size=self._page_size,
+        )
+        if page is None:
+            return WriteMessage(
+                jsonrpc.error(waiter.request_id, jsonrpc.INVALID_PARAMS, INVALID_CURSOR_MESSAGE)
+            )
+        answer: JsonObject = {
+            "tools": [tool_json(t) for t in projection.tools[page.start : page.stop]]
+        }
+        if page.next_cursor is not None:
+            answer["nextCursor"] = page.next_cursor
+        return WriteMessage(jsonrpc.result(waiter.request_id, answer))
+
+    def _fail_list_waiters(self, message: str) -> list[Action]:
+        actions: list[Action] = []
+        for waiter in self.catalog.abandon():
+            if self._list_waiters.pop(waiter.request_id, None) is not None:
+                actions.append(self._unavailable(waiter.request_id, message))
+        return actions
+
+    def _unavailable(self, request_id: RequestId, message: str) -> WriteMessage:
+        data = {"nextStep": failures.UNAVAILABLE_NEXT_STEP}
+        return WriteMessage(jsonrpc.error(request_id, failures.SERVICE_UNAVAILABLE, message, data))
+
+    def _render_outcome(self, completed: Completed) -> WriteMessage:
+        outcome, request_id = completed.outcome, completed.call.request_id
+        if outcome.kind in ("outcome_unknown", "cancelled"):
+            message = (
+                failures.UNKNOWN_MESSAGE
+                if outcome.kind == "outcome_unknown"
+                else failures.CANCELLED_MESSAGE
+            )
+            data: JsonObject = {"outcome": outcome.kind, "nextStep": failures.UNKNOWN_NEXT_STEP}
+            detail = joined_text(outcome.content)
+            if detail:
+                data["detail"] = detail
+            return WriteMessage(jsonrpc.error(request_id, failures.OUTCOME_UNKNOWN, message, data))
+        answer: JsonObject = {"content": content_json(outcome.content)}
+        if outcome.structured is not None:
+            answer["structuredContent"] = outcome.structured
+        if outcome.kind != "ok":
+            answer["isError"] = True
+        return WriteMessage(jsonrpc.result(request_id, answer))
+
+    def _render_refusal(self, refused: Refused) -> WriteMessage:
+        rejected, request_id = refused.rejected, refused.call.request_id
+        data: JsonObject = {"reason": rejected.code}
+        if rejected.next_step:
+            data["nextStep"] = rejected.next_step
+        if rejected.code in ("unknown_tool", "invalid_request"):
+            return WriteMessage(
+                jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, rejected.message, data)
+            )
+        if rejected.code in ("workspace_required", "unknown_workspace"):
+            return WriteMessage(jsonrpc.result(request_id, corrective_result(rejected)))
+        data.setdefault("nextStep", failures.UNAVAILABLE_NEXT_STEP)
+        return WriteMessage(
+            jsonrpc.error(request_id, failures.SERVICE_UNAVAILABLE, rejected.message, data)
+        )
+
+    def _render_lost(self, lost: Lost) -> WriteMessage:
+        request_id = lost.call.request_id
+        if lost.may_have_started:
+            data: JsonObject = {
+                "outcome": "outcome_unknown",
+                "nextStep": failures.UNKNOWN_NEXT_STEP,
+            }
+            return WriteMessage(
+                jsonrpc.error(request_id, failures.OUTCOME_UNKNOWN, failures.LOST_MESSAGE, data)
+            )
+        return self._unavailable(request_id, failures.unavailable_message("connection lost"))

@@ -1,0 +1,63 @@
+"""Opaque tools/list cursors: they name a catalog generation and an offset, nothing else.
+
+A cursor from another generation is refused, so a client never stitches pages of two
+different tool sets together; it lists again from the start.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import TypeVar
+
+import attrs
+
+T = TypeVar("T")
+DEFAULT_PAGE_SIZE = 100
+
+
+@attrs.frozen
+class Page:
+    start: int
+    stop: int
+    next_cursor: str | None
+
+
+def encode_cursor(generation: int, offset: int) -> str:
+    raw = f"gl1:{generation}:{offset}".encode("ascii")
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> tuple[int, int] | None:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        raw = base64.urlsafe_b64decode(padded.encode("ascii")).decode("ascii")
+    except (binascii.Error, UnicodeError, ValueError):
+        return None
+    parts = raw.split(":")
+    if len(parts) != 3 or parts[0] != "gl1" or not all(p.isdigit() for p in parts[1:]):
+        return None
+    return int(parts[1]), int(parts[2])
+
+
+def cursor_is_well_formed(cursor: str) -> bool:
+    return _decode_cursor(cursor) is not None
+
+
+def page_for(cursor: str | None, *, generation: int, total: int, page_size: int) -> Page | None:
+    """The slice a cursor asks for, or None when the cursor is not one this catalog issued."""
+    offset = 0
+    if cursor is not None:
+        decoded = _decode_cursor(cursor)
+        if decoded is None or decoded[0] != generation or not 0 < decoded[1] < total:
+            return None
+        offset = decoded[1]
+    stop = min(offset + page_size, total)
+    next_cursor = encode_cursor(generation, stop) if stop < total else None
+    return Page(offset, stop, next_cursor)
+
+
+INVALID_CURSOR_MESSAGE = (
+    "Invalid params: this cursor was not issued for the current tool list; list tools again"
+    " without a cursor"
+)

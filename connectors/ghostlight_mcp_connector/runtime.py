@@ -1,0 +1,189 @@
+"""The Trio runtime around the sans-IO edge: stdin, stdout, the bridge, signals, shutdown.
+
+Task tree (one nursery owns everything):
+  stdout writer <- line queue <- Edge.apply <- stdin reader / bridge reader / shutdown
+  bridge connection task (at most one): connect (start the service if needed), then a reader
+  and a writer for that connection; loss is reported to the edge, which reconnects lazily.
+Shutdown (stdin EOF, parent exit, SIGTERM/SIGINT/SIGHUP): the edge closes its streams and
+releases its workspace; queued lines and bridge messages are flushed within a bound.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import signal
+
+import trio
+
+from ghostlight_trio.transport.bridge import BridgeProtocolError, Message
+from ghostlight_trio.transport.endpoints import Endpoints
+from ghostlight_trio.transport.framing import FrameError
+from ghostlight_trio.transport.stream import BridgeClosed, MessageStream
+
+from . import jsonrpc
+from .actions import Action, ConnectBridge, SendBridge, WriteMessage
+from .bridge_client import BridgeConnector, ConnectFailed
+from .era import EraRouter
+from .parent_watch import wait_for_parent_exit
+from .stdio import read_lines, write_lines
+
+SHUTDOWN_BUDGET = 1.5
+"""Seconds allowed to flush closing lines and the workspace release before exiting."""
+
+_log = logging.getLogger(__name__)
+
+
+class Edge:
+    """Performs the router's actions; the only place where sans-IO meets Trio."""
+
+    def __init__(
+        self,
+        router: EraRouter,
+        connector: BridgeConnector,
+        nursery: trio.Nursery,
+        lines: trio.MemorySendChannel[bytes],
+    ) -> None:
+        self.router = router
+        self._connector = connector
+        self._nursery = nursery
+        self._lines = lines
+        self._bridge_out: trio.MemorySendChannel[Message] | None = None
+        self._connection_task_running = False
+        self._closing = False
+        self._connection_done = trio.Event()
+        self._connection_done.set()
+
+    def apply(self, actions: list[Action]) -> None:
+        for action in actions:
+            if isinstance(action, WriteMessage):
+                try:
+                    self._lines.send_nowait(jsonrpc.encode(action.payload))
+                except (trio.ClosedResourceError, trio.BrokenResourceError):
+                    _log.debug("stdout is closed; dropped a line")
+            elif isinstance(action, SendBridge):
+                self._send_bridge(action.message)
+            elif isinstance(action, ConnectBridge):
+                self._start_connection()
+
+    def _send_bridge(self, message: Message) -> None:
+        if self._bridge_out is None:
+            _log.debug("no bridge connection; dropped %s", type(message).__name__)
+            return
+        try:
+            self._bridge_out.send_nowait(message)
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            _log.debug("bridge connection closing; dropped %s", type(message).__name__)
+
+    def _start_connection(self) -> None:
+        if self._closing or self._connection_task_running:
+            return
+        self._connection_task_running = True
+        self._connection_done = trio.Event()
+        self._nursery.start_soon(self._connection)
+
+    async def _connection(self) -> None:
+        try:
+            try:
+                stream, hello = await self._connector.connect()
+            except ConnectFailed as exc:
+                self.apply(self.router.bridge_failed(str(exc)))
+                return
+            _log.info("bridge connected to %s", hello.service_version or "the service")
+            send, receive = trio.open_memory_channel[Message](math.inf)
+            self._bridge_out = send
+            self.apply(self.router.bridge_connected())
+            try:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._bridge_writer, stream, receive, nursery.cancel_scope)
+                    await self._bridge_reader(stream)
+                    nursery.cancel_scope.cancel()
+            finally:
+                self._bridge_out = None
+                with trio.CancelScope(shield=True):
+                    await stream.aclose()
+            if not self._closing:
+                _log.warning("bridge connection lost")
+                self.apply(self.router.bridge_lost())
+        finally:
+            self._connection_task_running = False
+            self._connection_done.set()
+
+    async def _bridge_reader(self, stream: MessageStream) -> None:
+        while True:
+            try:
+                message = await stream.receive()
+            except (BridgeClosed, FrameError, BridgeProtocolError) as exc:
+                _log.info("bridge closed: %s", exc)
+                return
+            self.apply(self.router.receive_bridge(message))
+
+    async def _bridge_writer(
+        self,
+        stream: MessageStream,
+        messages: trio.MemoryReceiveChannel[Message],
+        scope: trio.CancelScope,
+    ) -> None:
+        """Send in order; when the queue is closed (shutdown) end the whole connection."""
+        try:
+            async for message in messages:
+                await stream.send(message)
+        except BridgeClosed as exc:
+            _log.info("bridge write failed: %s", exc)
+        scope.cancel()
+
+    async def shutdown(self) -> None:
+        """Close streams, release the workspace, then flush what is queued."""
+        self._closing = True
+        self.apply(self.router.close())
+        if self._bridge_out is not None:
+            self._bridge_out.close()
+        self._lines.close()
+        await self._connection_done.wait()
+
+
+async def _wait_for_signal() -> None:
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
+        async for signum in signals:
+            _log.info("received signal %d; shutting down", signum)
+            return
+
+
+async def run(endpoints: Endpoints, router: EraRouter) -> None:
+    """Serve one MCP client on stdin/stdout until it goes away."""
+    lines_send, lines_receive = trio.open_memory_channel[bytes](math.inf)
+    stop = trio.Event()
+    stdout_done = trio.Event()
+
+    async def stdout_writer() -> None:
+        try:
+            await write_lines(lines_receive)
+        finally:
+            stdout_done.set()
+            stop.set()
+
+    async def stdin_reader(edge: Edge) -> None:
+        await read_lines(lambda line: edge.apply(router.receive_line(line)))
+        _log.info("stdin closed; shutting down")
+        stop.set()
+
+    async def parent_watch() -> None:
+        await wait_for_parent_exit()
+        _log.info("the parent process exited; shutting down")
+        stop.set()
+
+    async def signal_watch() -> None:
+        await _wait_for_signal()
+        stop.set()
+
+    async with trio.open_nursery() as nursery:
+        edge = Edge(router, BridgeConnector(endpoints), nursery, lines_send)
+        nursery.start_soon(stdout_writer)
+        nursery.start_soon(stdin_reader, edge)
+        nursery.start_soon(parent_watch)
+        nursery.start_soon(signal_watch)
+        await stop.wait()
+        with trio.move_on_after(SHUTDOWN_BUDGET):
+            await edge.shutdown()
+            await stdout_done.wait()
+        nursery.cancel_scope.cancel()

@@ -1,0 +1,61 @@
+"""The MCP client's pipes: stdin lines in, protocol lines out, nothing else on stdout."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+
+import trio
+
+from .jsonrpc import LineSplitter, OversizedLine
+
+_READ_CHUNK = 64 * 1024
+
+
+def _open_fd(fd: int) -> trio.lowlevel.FdStream | None:
+    """A non-blocking Trio stream on a duplicate of ``fd``; None for a regular file."""
+    if stat.S_ISREG(os.fstat(fd).st_mode):
+        return None
+    return trio.lowlevel.FdStream(os.dup(fd))
+
+
+async def read_lines(on_line: Callable[[bytes | OversizedLine], None]) -> None:
+    """Feed every stdin line to ``on_line`` until EOF (or a broken pipe, which is EOF too)."""
+    splitter = LineSplitter()
+    stream = _open_fd(0)
+    try:
+        while True:
+            if stream is None:
+                data = await trio.to_thread.run_sync(os.read, 0, _READ_CHUNK)
+            else:
+                try:
+                    data = await stream.receive_some(_READ_CHUNK)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    data = b""
+            if not data:
+                break
+            for line in splitter.feed(data):
+                on_line(line)
+        for line in splitter.finish():
+            on_line(line)
+    finally:
+        if stream is not None:
+            await stream.aclose()
+
+
+async def write_lines(lines: trio.MemoryReceiveChannel[bytes]) -> None:
+    """Write queued protocol lines in order until the channel closes or stdout breaks."""
+    stream = _open_fd(1)
+    try:
+        async for line in lines:
+            if stream is None:
+                os.write(1, line)
+                continue
+            try:
+                await stream.send_all(line)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                return
+    finally:
+        if stream is not None:
+            await stream.aclose()

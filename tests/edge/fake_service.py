@@ -1,0 +1,233 @@
+"""A small, honest stand-in for the Ghostlight service on the bridge, for edge seam tests.
+
+It speaks the real bridge (real admission proof, real catalog and argument validation, the real
+update_plan tool) but has no browser. Test knobs, all environment variables:
+  FAKE_PLAN_DELAY  seconds update_plan takes (with progress ticks), default 0
+SIGUSR1 toggles whether ``explain`` is advertised and broadcasts CatalogChanged.
+
+Usage: python tests/edge/fake_service.py --instance NAME
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import secrets
+import signal
+import socket
+import sys
+from typing import Any
+
+import trio
+
+from ghostlight_trio.catalog.registry import Catalog, load_specs
+from ghostlight_trio.engine.contracts import ToolCall, WorkContext, WorkspaceId
+from ghostlight_trio.tools.plan import PlanBook
+from ghostlight_trio.transport.bridge import (
+    Cancel,
+    CatalogChanged,
+    CatalogProjection,
+    CatalogRequest,
+    OpenWorkspace,
+    Outcome,
+    Progress,
+    Rejected,
+    ReleaseWorkspace,
+    Start,
+    Started,
+    TextBlock,
+    WorkspaceOpened,
+)
+from ghostlight_trio.transport.endpoints import Endpoints
+from ghostlight_trio.transport.handshake import accept_bridge
+from ghostlight_trio.transport.proof import load_or_create_secret
+from ghostlight_trio.transport.stream import BridgeClosed, MessageStream
+
+BASE_TOOLS = ("update_plan", "explain")
+
+
+class _NoEffects:
+    async def atomic(self, effect: Any) -> Any:
+        return await effect()
+
+    async def checkpoint(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+    def progress(self, progress: float, total: float | None = None, message: str = "") -> None:
+        pass
+
+
+class FakeService:
+    def __init__(self, instance: str) -> None:
+        self.instance = instance
+        self.catalog = Catalog(load_specs(), available=BASE_TOOLS)
+        self.plans = PlanBook()
+        self.workspaces: set[str] = set()
+        self.streams: set[MessageStream] = set()
+        self.delay = float(os.environ.get("FAKE_PLAN_DELAY", "0") or 0)
+
+    def projection(self, sequence: int) -> CatalogProjection:
+        return CatalogProjection(
+            sequence=sequence, generation=self.catalog.generation, tools=self.catalog.descriptors()
+        )
+
+    async def toggle_catalog(self) -> None:
+        names = {s.name for s in self.catalog.advertised()}
+        names ^= {"explain"}
+        self.catalog.set_available(names)
+        for stream in list(self.streams):
+            try:
+                await stream.send(CatalogChanged(generation=self.catalog.generation))
+            except BridgeClosed:
+                pass
+
+    async def serve_connection(self, sock_stream: trio.SocketStream, secret: bytes) -> None:
+        stream = MessageStream(sock_stream)
+        try:
+            await accept_bridge(
+                stream, secret=secret, instance=self.instance, service_version="fake"
+            )
+        except Exception:
+            await stream.aclose()
+            return
+        self.streams.add(stream)
+        work: dict[str, trio.CancelScope] = {}
+        try:
+            async with trio.open_nursery() as nursery:
+                while True:
+                    try:
+                        message = await stream.receive()
+                    except Exception:
+                        break
+                    try:
+                        await self.handle(stream, message, work, nursery)
+                    except BridgeClosed:
+                        break
+                nursery.cancel_scope.cancel()
+        finally:
+            self.streams.discard(stream)
+            await stream.aclose()
+
+    async def handle(
+        self,
+        stream: MessageStream,
+        message: Any,
+        work: dict[str, trio.CancelScope],
+        nursery: trio.Nursery,
+    ) -> None:
+        if isinstance(message, OpenWorkspace):
+            reattached = message.reattach in self.workspaces
+            workspace_id = message.reattach if reattached else secrets.token_urlsafe(16)
+            assert workspace_id is not None
+            self.workspaces.add(workspace_id)
+            await stream.send(
+                WorkspaceOpened(
+                    sequence=message.sequence, workspace_id=workspace_id, reattached=reattached
+                )
+            )
+        elif isinstance(message, ReleaseWorkspace):
+            self.workspaces.discard(message.workspace_id)
+        elif isinstance(message, CatalogRequest):
+            await stream.send(self.projection(message.sequence))
+        elif isinstance(message, Cancel):
+            scope = work.get(message.work_id)
+            if scope is not None:
+                scope.cancel()
+        elif isinstance(message, Start):
+            spec = self.catalog.spec(message.operation)
+            if spec is None:
+                await stream.send(
+                    Rejected(
+                        sequence=message.sequence,
+                        code="unknown_tool",
+                        message=f"Unknown tool: {message.operation}",
+                        next_step="Call tools/list to see the available tools.",
+                    )
+                )
+                return
+            work_id = "W" + secrets.token_hex(6)
+            scope = trio.CancelScope()
+            work[work_id] = scope
+            await stream.send(Started(sequence=message.sequence, work_id=work_id))
+            nursery.start_soon(self.run_work, stream, message, work_id, scope, work)
+
+    async def run_work(
+        self,
+        stream: MessageStream,
+        start: Start,
+        work_id: str,
+        scope: trio.CancelScope,
+        work: dict[str, trio.CancelScope],
+    ) -> None:
+        outcome: Outcome
+        with scope:
+            problem = self.catalog.validate(start.operation, start.arguments)
+            if problem is not None:
+                outcome = Outcome(work_id=work_id, kind="tool_error", content=[TextBlock(problem)])
+            else:
+                if self.delay and start.operation == "update_plan":
+                    steps = 5
+                    for step in range(steps):
+                        if start.context.wants_progress:
+                            await stream.send(Progress(work_id=work_id, progress=step, total=steps))
+                        await trio.sleep(self.delay / steps)
+                context = WorkContext(
+                    work_id=work_id,
+                    operation=start.operation,
+                    workspace_id=WorkspaceId(start.workspace_id) if start.workspace_id else None,
+                )
+                call = ToolCall(context=context, arguments=start.arguments, effects=_NoEffects())
+                if start.operation == "update_plan":
+                    result = await self.plans.update_plan(call)
+                    outcome = Outcome(work_id=work_id, kind=result.kind, content=result.content)
+                else:
+                    outcome = Outcome(
+                        work_id=work_id, kind="ok", content=[TextBlock("No policy is configured.")]
+                    )
+        if scope.cancelled_caught:
+            outcome = Outcome(work_id=work_id, kind="cancelled")
+        work.pop(work_id, None)
+        try:
+            await stream.send(outcome)
+        except BridgeClosed:
+            pass
+
+
+async def main(instance: str) -> None:
+    # Signal handling first: SIGUSR1 must never hit the default action (exit) once we listen.
+    with trio.open_signal_receiver(signal.SIGUSR1, signal.SIGTERM) as signals:
+        endpoints = Endpoints.for_instance(instance)
+        endpoints.ensure_private_dirs()
+        secret = load_or_create_secret(endpoints.secret_file)
+        path = str(endpoints.edge_socket)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        raw = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        raw.bind(path)
+        os.chmod(path, 0o600)
+        raw.listen(16)
+        listener = trio.SocketListener(trio.socket.from_stdlib_socket(raw))
+        service = FakeService(endpoints.instance)
+        print("fake service ready", file=sys.stderr, flush=True)
+
+        async def on_signals() -> None:
+            async for signum in signals:
+                if signum == signal.SIGTERM:
+                    raise SystemExit(0)
+                await service.toggle_catalog()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(on_signals)
+            while True:
+                sock_stream = await listener.accept()
+                nursery.start_soon(service.serve_connection, sock_stream, secret)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--instance", required=True)
+    try:
+        trio.run(main, parser.parse_args().instance)
+    except (SystemExit, KeyboardInterrupt):
+        pass

@@ -1,0 +1,259 @@
+"""Process harness for edge tests: an isolated instance, its service, and connector processes.
+
+The service is the real one (``python -m ghostlight_trio service --keep-warm``) when it is
+installed, else the fake in ``fake_service.py``; ``GHOSTLIGHT_EDGE_SERVICE=real|fake`` forces one.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import queue
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+PYTHON = sys.executable
+META = (
+    '{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+    '"io.modelcontextprotocol/clientCapabilities":{}}'
+)
+INIT = '{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}'
+
+
+@functools.cache
+def real_service_available() -> bool:
+    try:
+        done = subprocess.run(
+            [PYTHON, "-m", "ghostlight_trio", "service", "--help"],
+            capture_output=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+def service_kind() -> str:
+    forced = os.environ.get("GHOSTLIGHT_EDGE_SERVICE", "")
+    if forced in ("real", "fake"):
+        return forced
+    return "real" if real_service_available() else "fake"
+
+
+class Instance:
+    """One named instance with private GHOSTLIGHT_HOME and XDG_RUNTIME_DIR."""
+
+    def __init__(self, root: Path, *, kind: str | None = None) -> None:
+        self.name = "edge-" + uuid.uuid4().hex[:10]
+        self.home = root / "home"
+        self.runtime = root / "run"
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.runtime.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.runtime, 0o700)
+        self.kind = kind or service_kind()
+        self.service: subprocess.Popen[bytes] | None = None
+        self.env = dict(os.environ)
+        self.env.update(
+            GHOSTLIGHT_HOME=str(self.home),
+            XDG_RUNTIME_DIR=str(self.runtime),
+            GHOSTLIGHT_INSTANCE=self.name,
+            PYTHONUNBUFFERED="1",
+        )
+        self.env.pop("GHOSTLIGHT_MCP_PAGE_SIZE", None)
+
+    @property
+    def socket_path(self) -> Path:
+        from ghostlight_trio.transport.endpoints import Endpoints
+
+        saved = {k: os.environ.get(k) for k in ("GHOSTLIGHT_HOME", "XDG_RUNTIME_DIR")}
+        os.environ["GHOSTLIGHT_HOME"] = str(self.home)
+        os.environ["XDG_RUNTIME_DIR"] = str(self.runtime)
+        try:
+            return Endpoints.for_instance(self.name).edge_socket
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+
+    def service_command(self) -> list[str]:
+        if self.kind == "real":
+            return [
+                PYTHON,
+                "-m",
+                "ghostlight_trio",
+                "service",
+                "--instance",
+                self.name,
+                "--keep-warm",
+            ]
+        return [PYTHON, str(HERE / "fake_service.py"), "--instance", self.name]
+
+    def start_service(self, **extra_env: str) -> None:
+        env = dict(self.env, **extra_env)
+        self.service = subprocess.Popen(
+            self.service_command(),
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=open(self.home / "service.stderr", "ab"),  # noqa: SIM115
+            start_new_session=True,
+        )
+        self.wait_for_socket()
+
+    def wait_for_socket(self, timeout: float = 15.0) -> None:
+        deadline = time.monotonic() + timeout
+        path = str(self.socket_path)
+        while time.monotonic() < deadline:
+            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                probe.connect(path)
+                return
+            except OSError:
+                time.sleep(0.05)
+            finally:
+                probe.close()
+        raise TimeoutError(f"service socket {path} did not appear")
+
+    def signal_service(self, signum: int) -> None:
+        assert self.service is not None
+        self.service.send_signal(signum)
+
+    def stop_service(self) -> None:
+        if self.service is not None and self.service.poll() is None:
+            self.service.send_signal(signal.SIGTERM)
+            try:
+                self.service.wait(5)
+            except subprocess.TimeoutExpired:
+                self.service.kill()
+                self.service.wait()
+        self.service = None
+
+    def stop_launched_services(self) -> None:
+        """Stop services a connector started for this instance (matched by its unique name)."""
+        found = subprocess.run(
+            ["pgrep", "-f", f"ghostlight_trio service --instance {self.name}"],
+            capture_output=True,
+            text=True,
+        )
+        for pid in found.stdout.split():
+            try:
+                os.kill(int(pid), signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+    def kill_service(self) -> None:
+        """SIGKILL the service (and whatever it started in its session)."""
+        if self.service is not None:
+            try:
+                os.killpg(self.service.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.service.wait()
+        self.service = None
+
+    def connector_command(self) -> list[str]:
+        return [PYTHON, "-m", "ghostlight_mcp_connector", "--instance", self.name]
+
+
+class Connector:
+    """A running connector with a line reader on stdout."""
+
+    def __init__(self, instance: Instance, **extra_env: str) -> None:
+        env = dict(instance.env, **extra_env)
+        self.process = subprocess.Popen(
+            instance.connector_command(),
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        self.lines: queue.Queue[bytes | None] = queue.Queue()
+        self.stderr = bytearray()
+        threading.Thread(target=self._pump_stdout, daemon=True).start()
+        threading.Thread(target=self._pump_stderr, daemon=True).start()
+
+    def _pump_stdout(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def _pump_stderr(self) -> None:
+        assert self.process.stderr is not None
+        for chunk in self.process.stderr:
+            self.stderr += chunk
+
+    def send_raw(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def send(self, message: dict[str, Any] | str) -> None:
+        text = message if isinstance(message, str) else json.dumps(message)
+        self.send_raw(text.encode() + b"\n")
+
+    def read_line(self, timeout: float = 15.0) -> bytes:
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(
+                f"no output within {timeout} s; stderr:\n{self.stderr.decode(errors='replace')}"
+            ) from None
+        if line is None:
+            self.lines.put(None)
+            raise AssertionError(
+                f"connector stdout closed; stderr:\n{self.stderr.decode(errors='replace')}"
+            )
+        return line
+
+    def read(self, timeout: float = 15.0) -> dict[str, Any]:
+        return json.loads(self.read_line(timeout))
+
+    def read_until(
+        self, predicate: Any, timeout: float = 15.0
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """Read until a message matches; return it and the messages skipped before it."""
+        skipped = []
+        deadline = time.monotonic() + timeout
+        while True:
+            message = self.read(max(0.01, deadline - time.monotonic()))
+            if predicate(message):
+                return message, skipped
+            skipped.append(message)
+
+    def expect_quiet(self, seconds: float) -> None:
+        try:
+            line = self.lines.get(timeout=seconds)
+        except queue.Empty:
+            return
+        raise AssertionError(f"unexpected output: {line!r}")
+
+    def close_stdin(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+
+    def wait_exit(self, timeout: float = 2.0) -> int:
+        return self.process.wait(timeout)
+
+    def terminate(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+def normalise(line: str) -> str:
+    """Replace service-minted handles (workspace ids, work ids) with placeholders."""
+    line = re.sub(r'"workspaceId":"[^"]*"', '"workspaceId":"<id>"', line)
+    return re.sub(r"workspaceId: \S+", "workspaceId: <id>", line)

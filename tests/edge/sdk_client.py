@@ -1,0 +1,54 @@
+"""Drive the connector with the official MCP Python SDK (a dev-only test client).
+
+usage: python sdk_client.py {legacy|2026-07-28|auto} <server command> [args...]
+Prints one JSON summary line on stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import anyio
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+
+def _text(result: object) -> str:
+    blocks = getattr(result, "content", []) or []
+    return "\n".join(getattr(b, "text", "") for b in blocks)
+
+
+async def main(mode: str, command: list[str]) -> None:
+    params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    async with Client(params, mode=mode, read_timeout_seconds=20, cache=None) as client:
+        names: list[str] = []
+        cursor = None
+        while True:
+            page = await client.list_tools(cursor=cursor)
+            names += [tool.name for tool in page.tools]
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        ok = await client.call_tool(
+            "update_plan", {"domains": ["example.com"], "approach": ["read"]}
+        )
+        bad = await client.call_tool("update_plan", {"domains": "x"})
+        print(
+            json.dumps(
+                {
+                    "protocol_version": client.protocol_version,
+                    "tools": names,
+                    "ok_error": bool(ok.is_error),
+                    "ok_text": _text(ok),
+                    "bad_error": bool(bad.is_error),
+                    "bad_text": _text(bad),
+                }
+            ),
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    anyio.run(main, sys.argv[1], sys.argv[2:])

@@ -1,0 +1,146 @@
+"""Bridge loss and isolation with real processes: no hang, truthful outcomes, no cross-routing."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+
+from ghostlight_trio.transport.proof import SQUATTER_MESSAGE
+
+from .harness import INIT, META, Connector, Instance
+
+CALL_SLOW = {
+    "jsonrpc": "2.0",
+    "id": 7,
+    "method": "tools/call",
+    "params": {"name": "update_plan", "arguments": {"domains": [], "approach": []}},
+}
+
+
+def _handshake(connector: Connector) -> None:
+    connector.send(f'{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{INIT}}}')
+    assert connector.read()["result"]["protocolVersion"] == "2025-11-25"
+    connector.send('{"jsonrpc":"2.0","method":"notifications/initialized"}')
+
+
+def test_service_killed_mid_call_then_reconnect(own_instance: Instance) -> None:
+    """A slow call on a service that dies: outcome_unknown at once; the next call succeeds.
+
+    The first service is the fake (it can be slow on demand); after it dies the connector
+    starts the real service itself and reopens its workspace.
+    """
+    own_instance.kind = "fake"
+    own_instance.start_service(FAKE_PLAN_DELAY="30")
+    connector = Connector(own_instance)
+    try:
+        _handshake(connector)
+        connector.send(CALL_SLOW)
+        time.sleep(1.0)
+        started = time.monotonic()
+        own_instance.kill_service()
+        answer = connector.read(timeout=5)
+        assert time.monotonic() - started < 5
+        assert answer["id"] == 7
+        assert answer["error"]["code"] == -33003
+        assert answer["error"]["data"]["outcome"] == "outcome_unknown"
+        assert "inspect" in answer["error"]["data"]["nextStep"].lower()
+        connector.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 8,
+                "method": "tools/call",
+                "params": {"name": "update_plan", "arguments": {"domains": ["a"], "approach": []}},
+            }
+        )
+        again = connector.read(timeout=30)
+        assert again["id"] == 8, again
+        assert again["result"]["content"][0]["text"].startswith("Plan recorded.")
+    finally:
+        connector.close_stdin()
+        connector.wait_exit(5)
+        connector.terminate()
+
+
+def test_squatter_is_refused_loudly_and_calls_fail_fast(own_instance: Instance) -> None:
+    """A process holding the socket without the secret: stderr names it, calls get an error."""
+    path = own_instance.socket_path
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    secret = own_instance.home / "instances" / own_instance.name / "bridge.secret"
+    secret.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    secret.write_bytes(os.urandom(32))
+    secret.chmod(0o600)
+    squatter = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    squatter.bind(str(path))
+    squatter.listen(8)
+    stop = threading.Event()
+
+    def serve() -> None:
+        squatter.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = squatter.accept()
+            except OSError:
+                continue
+            conn.recv(4096)
+            conn.sendall(b"\x00\x00\x00\x02\xa0\xa0")  # a hello without a valid proof
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    connector = Connector(own_instance)
+    try:
+        started = time.monotonic()
+        connector.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"_meta": json.loads(META), "name": "update_plan", "arguments": {}},
+            }
+        )
+        answer = connector.read(timeout=10)
+        assert time.monotonic() - started < 5
+        assert answer["id"] == 1
+        assert answer["error"]["code"] == -33001
+        assert SQUATTER_MESSAGE in answer["error"]["message"]
+        connector.close_stdin()
+        assert connector.wait_exit(3) == 0
+        assert SQUATTER_MESSAGE in connector.stderr.decode()
+    finally:
+        stop.set()
+        thread.join()
+        squatter.close()
+        connector.terminate()
+
+
+def test_two_connectors_same_ids_never_cross(shared_instance: Instance) -> None:
+    first, second = Connector(shared_instance), Connector(shared_instance)
+    try:
+        _handshake(first)
+        _handshake(second)
+        for round_ in range(5):
+            for name, connector in (("first", first), ("second", second)):
+                connector.send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": round_,
+                        "method": "tools/call",
+                        "params": {
+                            "name": "update_plan",
+                            "arguments": {"domains": [f"{name}.example"], "approach": []},
+                        },
+                    }
+                )
+        for name, connector in (("first", first), ("second", second)):
+            for round_ in range(5):
+                answer = connector.read()
+                assert answer["id"] == round_
+                assert f"{name}.example" in answer["result"]["content"][0]["text"]
+    finally:
+        for connector in (first, second):
+            connector.close_stdin()
+            assert connector.wait_exit(3) == 0
+            connector.terminate()

@@ -1,0 +1,268 @@
+"""The two dated handlers and era pinning, driven as pure state machines."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ghostlight_mcp_connector.actions import Action, ConnectBridge, SendBridge, WriteMessage
+from ghostlight_mcp_connector.era import EraRouter
+
+from ghostlight_trio.transport.bridge import (
+    CatalogChanged,
+    CatalogProjection,
+    CatalogRequest,
+    ImageBlock,
+    OpenWorkspace,
+    Outcome,
+    Progress,
+    Start,
+    Started,
+    TextBlock,
+    ToolDescriptor,
+    WorkspaceOpened,
+)
+
+M = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+TOOLS = [
+    ToolDescriptor(
+        "tabs_context_mcp", "T", "", {"type": "object", "properties": {}}, {}, "creates"
+    ),
+    ToolDescriptor("navigate", "N", "", {"type": "object", "properties": {"url": {}}}, {}, "uses"),
+    ToolDescriptor("update_plan", "U", "", {"type": "object"}, {}, "independent"),
+]
+
+
+def router() -> EraRouter:
+    return EraRouter(
+        server_info={"name": "g", "version": "0"},
+        instructions_2025="i",
+        instructions_2026="i",
+        page_size=2,
+    )
+
+
+def modern_router() -> EraRouter:
+    """Pinned to 2026-07-28 (by an empty listen) with the bridge up."""
+    r = router()
+    listen = {"_meta": M, "notifications": {}}
+    feed(r, {"jsonrpc": "2.0", "id": "s", "method": "subscriptions/listen", "params": listen})
+    assert r.era == "2026-07-28"
+    r.bridge_connected()
+    return r
+
+
+def feed(r: EraRouter, message: dict[str, Any]) -> list[Action]:
+    return r.receive_line(json.dumps(message).encode())
+
+
+def written(actions: list[Action]) -> list[dict[str, Any]]:
+    return [a.payload for a in actions if isinstance(a, WriteMessage)]
+
+
+def sent(actions: list[Action]) -> list[Any]:
+    return [a.message for a in actions if isinstance(a, SendBridge)]
+
+
+def legacy_ready() -> tuple[EraRouter, str]:
+    r = router()
+    init = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "c", "version": "1"},
+    }
+    actions = feed(r, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init})
+    assert written(actions)[0]["result"]["protocolVersion"] == "2025-11-25"
+    assert any(isinstance(a, ConnectBridge) for a in actions)
+    held = sent(r.bridge_connected())
+    assert isinstance(held[0], OpenWorkspace)
+    r.receive_bridge(WorkspaceOpened(held[0].sequence, "ws-1", False))
+    feed(r, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return r, "ws-1"
+
+
+def test_legacy_call_carries_the_workspace_and_progress_is_monotonic() -> None:
+    r, ws = legacy_ready()
+    call = {"name": "update_plan", "arguments": {}, "_meta": {"progressToken": "p"}}
+    start = sent(feed(r, {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": call}))[0]
+    assert isinstance(start, Start) and start.workspace_id == ws and start.context.wants_progress
+    assert "5" not in repr(start.arguments)
+    r.receive_bridge(Started(start.sequence, "w1"))
+    assert len(written(r.receive_bridge(Progress("w1", 1.0)))) == 1
+    assert written(r.receive_bridge(Progress("w1", 1.0))) == []  # not increasing
+    out = written(
+        r.receive_bridge(Outcome("w1", "ok", [TextBlock("t"), ImageBlock(b"\x01", "image/png")]))
+    )
+    assert out == [
+        {
+            "jsonrpc": "2.0",
+            "id": 5,
+            "result": {
+                "content": [
+                    {"type": "text", "text": "t"},
+                    {"type": "image", "data": "AQ==", "mimeType": "image/png"},
+                ]
+            },
+        }
+    ]
+    assert written(r.receive_bridge(Progress("w1", 2.0))) == []  # none after the response
+
+
+def test_bridge_loss_reports_outcome_unknown_then_reattaches() -> None:
+    r, ws = legacy_ready()
+    start = sent(
+        feed(r, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x"}})
+    )[0]
+    r.receive_bridge(Started(start.sequence, "w1"))
+    [lost] = written(r.bridge_lost())
+    assert lost["error"]["code"] == -33003 and lost["error"]["data"]["outcome"] == "outcome_unknown"
+    actions = feed(r, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "x"}})
+    assert any(isinstance(a, ConnectBridge) for a in actions)
+    [reopen] = sent(r.bridge_connected())
+    assert isinstance(reopen, OpenWorkspace) and reopen.reattach == ws
+    [retry] = sent(r.receive_bridge(WorkspaceOpened(reopen.sequence, "ws-2", False)))
+    assert isinstance(retry, Start) and retry.workspace_id == "ws-2"
+
+
+def test_failed_connection_answers_not_sent() -> None:
+    r = router()
+    feed(
+        r, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"_meta": M, "name": "x"}}
+    )
+    [answer] = written(r.bridge_failed("nothing listens"))
+    assert answer["error"]["code"] == -33001 and "nothing listens" in answer["error"]["message"]
+
+
+def test_modern_workspace_argument_and_projection() -> None:
+    r = router()
+    params = {"_meta": M, "name": "navigate", "arguments": {"url": "u", "workspaceId": "ws-9"}}
+    actions = feed(r, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+    assert r.era == "2026-07-28"
+    [start] = sent(r.bridge_connected() + actions)
+    assert start.workspace_id == "ws-9" and start.arguments == {"url": "u"}
+    r.receive_bridge(Started(start.sequence, "w"))
+    [out] = written(
+        r.receive_bridge(Outcome("w", "ok", [TextBlock("x")], {"a": 1}, workspace_id="ws-9"))
+    )
+    assert out["result"]["structuredContent"] == {"a": 1, "workspaceId": "ws-9"}
+    [fetch] = sent(
+        feed(r, {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": M}})
+    )
+    assert isinstance(fetch, CatalogRequest)
+    [page] = written(r.receive_bridge(CatalogProjection(fetch.sequence, 1, TOOLS)))
+    tools = page["result"]["tools"]
+    assert list(tools[0]["inputSchema"]["properties"]) == ["workspaceId"]
+    assert tools[0]["outputSchema"]["required"] == ["workspaceId"]
+    assert "workspaceId" in tools[1]["inputSchema"]["properties"] and "outputSchema" not in tools[1]
+    assert page["result"]["nextCursor"] and page["result"]["cacheScope"] == "public"
+    cursor = page["result"]["nextCursor"]
+    [last] = written(
+        feed(
+            r,
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/list",
+                "params": {"_meta": M, "cursor": cursor},
+            },
+        )
+    )
+    assert [t["name"] for t in last["result"]["tools"]] == ["update_plan"]
+    assert "nextCursor" not in last["result"]
+
+
+def test_restricted_list_is_private_and_uncached() -> None:
+    r = router()
+    feed(r, {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": M}})
+    [fetch] = sent(r.bridge_connected())
+    [page] = written(
+        r.receive_bridge(CatalogProjection(fetch.sequence, 1, TOOLS[:1], restricted=True))
+    )
+    assert page["result"]["ttlMs"] == 0 and page["result"]["cacheScope"] == "private"
+
+
+def test_concurrent_requests_keep_their_own_metadata() -> None:
+    r = modern_router()
+    a = dict(
+        M,
+        **{
+            "io.modelcontextprotocol/clientInfo": {"name": "alpha", "version": "1"},
+            "progressToken": 1,
+        },
+    )
+    b = dict(M, **{"io.modelcontextprotocol/clientInfo": {"name": "beta", "version": "1"}})
+    [sa] = sent(
+        feed(
+            r,
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"_meta": a, "name": "x"},
+            },
+        )
+    )
+    [sb] = sent(
+        feed(
+            r,
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"_meta": b, "name": "x"},
+            },
+        )
+    )
+    assert (sa.context.client_label, sa.context.wants_progress) == ("alpha", True)
+    assert (sb.context.client_label, sb.context.wants_progress) == ("beta", False)
+
+
+def test_listen_gets_only_its_own_changes_and_closes_gracefully() -> None:
+    r = router()
+    feed(
+        r,
+        {
+            "jsonrpc": "2.0",
+            "id": "L",
+            "method": "subscriptions/listen",
+            "params": {"_meta": M, "notifications": {"toolsListChanged": True}},
+        },
+    )
+    feed(
+        r,
+        {
+            "jsonrpc": "2.0",
+            "id": 9,
+            "method": "subscriptions/listen",
+            "params": {"_meta": M, "notifications": {}},
+        },
+    )
+    [note] = written(r.receive_bridge(CatalogChanged(4)))
+    assert note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "L"
+    closing = written(r.close())
+    assert [c["id"] for c in closing] == ["L", 9]
+
+
+def test_cancel_before_started_cancels_on_the_service_and_suppresses_the_answer() -> None:
+    r = modern_router()
+    [start] = sent(
+        feed(
+            r,
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"_meta": M, "name": "x"},
+            },
+        )
+    )
+    assert (
+        feed(r, {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
+        == []
+    )
+    [cancel] = sent(r.receive_bridge(Started(start.sequence, "w")))
+    assert cancel.work_id == "w"
+    assert r.receive_bridge(Outcome("w", "cancelled")) == []

@@ -1,0 +1,57 @@
+"""The line codec and classification, without processes."""
+
+from __future__ import annotations
+
+import json
+
+from ghostlight_mcp_connector import jsonrpc
+from ghostlight_mcp_connector.jsonrpc import (
+    InboundResponse,
+    LineSplitter,
+    Malformed,
+    Notification,
+    OversizedLine,
+    Request,
+)
+
+
+def test_splitter_joins_chunks_and_skips_blank_lines() -> None:
+    splitter = LineSplitter()
+    assert list(splitter.feed(b'{"a"')) == []
+    assert list(splitter.feed(b":1}\n\n  \n{}")) == [b'{"a":1}']
+    assert list(splitter.finish()) == [b"{}"]
+
+
+def test_splitter_refuses_an_oversized_line_once_and_recovers() -> None:
+    splitter = LineSplitter(ceiling=10)
+    out = list(splitter.feed(b"x" * 8)) + list(splitter.feed(b"y" * 8 + b"\nok\n"))
+    assert out == [OversizedLine(16), b"ok"]
+
+
+def test_classification() -> None:
+    assert jsonrpc.classify(b'{"jsonrpc":"2.0","id":1,"method":"m"}') == Request(1, "m", None)
+    assert jsonrpc.classify(b'{"jsonrpc":"2.0","method":"n"}') == Notification("n", None)
+    assert isinstance(jsonrpc.classify(b'{"jsonrpc":"2.0","id":1,"result":{}}'), InboundResponse)
+    assert jsonrpc.classify(b"[]") == Malformed(
+        -32600, "Invalid Request: batches are not supported"
+    )
+    assert jsonrpc.classify(b"\xff").code == -32700  # type: ignore[union-attr]
+    assert jsonrpc.classify(b'{"id":1,"method":"x","jsonrpc":"2.0","params":NaN}').code == -32700  # type: ignore[union-attr]
+    bad_ids = [
+        b'{"jsonrpc":"2.0","id":true,"method":"m"}',
+        b'{"jsonrpc":"2.0","id":1.0,"method":"m"}',
+    ]
+    for line in bad_ids:
+        item = jsonrpc.classify(line)
+        assert isinstance(item, Malformed) and item.id is None and item.code == -32600
+
+
+def test_encoding_is_one_compact_utf8_line() -> None:
+    line = jsonrpc.encode(jsonrpc.result(1, {"text": "a\nb é \u2028"}))
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    assert json.loads(line.decode("utf-8"))["result"]["text"] == "a\nb é \u2028"
+    assert b", " not in line and b": " not in line
+
+
+def test_error_without_id_omits_the_member() -> None:
+    assert "id" not in jsonrpc.error(None, -32700, "x")

@@ -1,0 +1,43 @@
+"""Replay every conformance transcript against the real connector and a service."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .harness import Instance
+from .transcript import parse, replay
+
+TRANSCRIPTS = Path(__file__).resolve().parents[2] / "conformance_transcripts"
+FAKE_HOOKS = {"catalog-change-hook", "slow-hook"}
+REAL_HOOKS: set[str] = set()
+
+
+def _cases() -> list[Path]:
+    return sorted(TRANSCRIPTS.glob("T*.jsonl"))
+
+
+def test_enough_transcripts() -> None:
+    assert len(_cases()) >= 60
+
+
+@pytest.mark.parametrize("path", _cases(), ids=lambda p: p.stem)
+def test_transcript(
+    path: Path, shared_instance: Instance, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    transcript = parse(path)
+    offered = FAKE_HOOKS if shared_instance.kind == "fake" else REAL_HOOKS
+    missing = [need for need in transcript.requires if need not in offered]
+    if missing:
+        pytest.skip(f"the {shared_instance.kind} service does not offer {', '.join(missing)}")
+    if transcript.service_env or "catalog-change-hook" in transcript.requires:
+        instance = Instance(tmp_path_factory.mktemp(path.stem), kind=shared_instance.kind)
+        instance.start_service(**transcript.service_env)
+        try:
+            replay(transcript, instance)
+        finally:
+            instance.stop_service()
+            instance.stop_launched_services()
+    else:
+        replay(transcript, shared_instance)

@@ -1,0 +1,165 @@
+"""Replay one conformance transcript against a real connector process.
+
+Format (one directive per line; see conformance_transcripts/README.md):
+  # text              comment
+  > json              line written to the connector's stdin ($M, $I and $CURSOR, the last
+                      nextCursor seen, substituted)
+  >hex HEX            raw bytes written to stdin (a newline is appended)
+  >big N              one line of N bytes that is not JSON
+  < json              next stdout line, byte-exact after id normalisation
+  <~ json             next stdout line, structural subset ("<any>" matches any value,
+                      "<absent>" requires the key to be missing, a list ending in "<...>"
+                      allows further elements, a list starting with "<contains>" needs each
+                      other element to match some actual element)
+  ! unordered N       the next N expectation lines may arrive in any order
+  ! quiet SECONDS     no stdout line for that long
+  ! sleep SECONDS
+  ! handshake         the 2025-11-25 initialize + notifications/initialized exchange
+  ! catalog-change    make the service change its tool set
+  ! signal NAME       send a signal to the connector (TERM, ...)
+  ! eof               close stdin
+  ! env K=V           connector environment (header only)
+  ! service-env K=V   this case needs its own service with that environment (header only)
+  ! requires WHAT     skip unless the service offers WHAT (header only)
+At the end stdin is closed; no further stdout line may appear and the exit code must be 0
+within 2 s.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .harness import INIT, META, Connector, Instance, normalise
+
+
+@attrs.define
+class Transcript:
+    path: Path
+    steps: list[tuple[str, str]]
+    env: dict[str, str]
+    service_env: dict[str, str]
+    requires: list[str]
+
+
+def parse(path: Path) -> Transcript:
+    steps: list[tuple[str, str]] = []
+    env: dict[str, str] = {}
+    service_env: dict[str, str] = {}
+    requires: list[str] = []
+    for raw in path.read_text("utf-8").splitlines():
+        if not raw.strip() or raw.startswith("#"):
+            continue
+        if raw.startswith("! env "):
+            key, _, value = raw[6:].partition("=")
+            env[key] = value
+        elif raw.startswith("! service-env "):
+            key, _, value = raw[14:].partition("=")
+            service_env[key] = value
+        elif raw.startswith("! requires "):
+            requires.append(raw[11:].strip())
+        elif raw.startswith("! handshake"):
+            steps += [
+                (">", '{"jsonrpc":"2.0","id":0,"method":"initialize","params":$I}'),
+                ("<~", '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25"}}'),
+                (">", '{"jsonrpc":"2.0","method":"notifications/initialized"}'),
+            ]
+        else:
+            kind, _, rest = raw.partition(" ")
+            steps.append((kind if kind != "!" else "!" + rest.split(" ")[0], rest))
+    return Transcript(path, steps, env, service_env, requires)
+
+
+def substitute(text: str, cursor: str = "") -> str:
+    return text.replace("$M", META).replace("$I", INIT).replace("$CURSOR", cursor)
+
+
+def subset(expected: Any, actual: Any) -> bool:
+    if expected == "<any>":
+        return True
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(
+            (k not in actual) if v == "<absent>" else (k in actual and subset(v, actual[k]))
+            for k, v in expected.items()
+        )
+    if isinstance(expected, list):
+        if not isinstance(actual, list):
+            return False
+        if expected and expected[0] == "<contains>":
+            return all(any(subset(e, a) for a in actual) for e in expected[1:])
+        if expected and expected[-1] == "<...>":
+            head = expected[:-1]
+            return len(actual) >= len(head) and all(map(subset, head, actual))
+        return len(expected) == len(actual) and all(map(subset, expected, actual))
+    return type(expected) is type(actual) and expected == actual
+
+
+def _matches(kind: str, expected: str, line: bytes) -> bool:
+    text = line.decode("utf-8").rstrip("\n")
+    if kind == "<":
+        return normalise(text) == normalise(substitute(expected))
+    return subset(json.loads(substitute(expected)), json.loads(text))
+
+
+def _next_cursor(line: bytes) -> str | None:
+    try:
+        value = json.loads(line).get("result", {}).get("nextCursor")
+    except (ValueError, AttributeError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def replay(transcript: Transcript, instance: Instance) -> None:
+    connector = Connector(instance, **transcript.env)
+    closed = False
+    cursor = ""
+    try:
+        steps = list(transcript.steps)
+        while steps:
+            kind, rest = steps.pop(0)
+            if kind == ">":
+                connector.send_raw(substitute(rest, cursor).encode("utf-8") + b"\n")
+            elif kind == ">hex":
+                connector.send_raw(bytes.fromhex(rest) + b"\n")
+            elif kind == ">big":
+                connector.send_raw(b"x" * int(rest) + b"\n")
+            elif kind in ("<", "<~"):
+                line = connector.read_line()
+                cursor = _next_cursor(line) or cursor
+                assert _matches(kind, rest, line), (
+                    f"{transcript.path.name}: expected\n  {rest}\ngot\n  {line.decode()!r}"
+                )
+            elif kind == "!unordered":
+                count = int(rest.split()[1])
+                expected = [steps.pop(0) for _ in range(count)]
+                got = [connector.read_line() for _ in range(count)]
+                for line in got:
+                    hit = next((e for e in expected if _matches(e[0], e[1], line)), None)
+                    assert hit is not None, f"{transcript.path.name}: unexpected {line!r}"
+                    expected.remove(hit)
+            elif kind == "!quiet":
+                connector.expect_quiet(float(rest.split()[1]))
+            elif kind == "!sleep":
+                time.sleep(float(rest.split()[1]))
+            elif kind == "!catalog-change":
+                instance.signal_service(signal.SIGUSR1)
+            elif kind == "!signal":
+                connector.process.send_signal(getattr(signal, "SIG" + rest.split()[1]))
+                closed = True
+            elif kind == "!eof":
+                connector.close_stdin()
+                closed = True
+            else:
+                raise AssertionError(f"unknown transcript step {kind!r}")
+        if not closed:
+            connector.close_stdin()
+        assert connector.wait_exit(2.0) == 0, "connector did not exit 0"
+        leftover = connector.lines.get(timeout=1.0)
+        assert leftover is None, f"{transcript.path.name}: unexpected output {leftover!r}"
+    finally:
+        connector.terminate()
