@@ -7,6 +7,7 @@ browser state (a bare probe, a stranger, a wrong wire major).
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import attrs
 import trio
@@ -36,18 +37,18 @@ class AdmissionRefused(Exception):
     """The peer is not an admissible browser relay; the reason is for the log only."""
 
 
-async def admit(stream: MessageStream, *, timeout: float = HELLO_TIMEOUT) -> ExtensionHello:
+async def admit(stream: MessageStream, *, within: float = HELLO_TIMEOUT) -> ExtensionHello:
     """Read the relay hello and the extension hello; raise ``AdmissionRefused`` otherwise.
 
     A wrong wire major is answered with ``incompatible`` before the refusal.
     """
-    with trio.move_on_after(timeout) as scope:
+    with trio.move_on_after(within) as scope:
         relay = await _next_frame(stream, "relay hello")
         if relay.get("type") != "relay_hello":
             raise AdmissionRefused(f"first frame was {relay.get('type')!r}, not relay_hello")
         hello = await _next_frame(stream, "extension hello")
     if scope.cancelled_caught:
-        raise AdmissionRefused(f"no extension hello within {timeout:g}s")
+        raise AdmissionRefused(f"no extension hello within {within:g}s")
     if hello.get("type") != "hello":
         raise AdmissionRefused(f"second frame was {hello.get('type')!r}, not hello")
     if hello.get("wire") != wire.WIRE_MAJOR:
@@ -70,7 +71,7 @@ async def admit(stream: MessageStream, *, timeout: float = HELLO_TIMEOUT) -> Ext
     )
 
 
-async def _next_frame(stream: MessageStream, what: str) -> dict:
+async def _next_frame(stream: MessageStream, what: str) -> dict[str, Any]:
     try:
         return wire.decode(await stream.receive_body())
     except (BridgeClosed, FrameError, wire.WireError) as exc:

@@ -19,6 +19,10 @@ SEND_BOUND = 10.0
 """A frame that cannot be written to the local relay within this long breaks the link."""
 
 
+class LinkClosedBeforeSend(BridgeClosed):
+    """The link was already closed: not one byte of the request was written."""
+
+
 @attrs.define(eq=False)
 class BrowserConnection:
     """A live relay link for one browser slot."""
@@ -42,7 +46,7 @@ class BrowserConnection:
         """
         async with self._send_lock:
             if self.closed:
-                raise BridgeClosed("browser connection already closed")
+                raise LinkClosedBeforeSend("browser connection already closed")
             with trio.CancelScope(shield=True):
                 with trio.move_on_after(SEND_BOUND) as bound:
                     for body in bodies:
@@ -63,6 +67,8 @@ class PendingCall:
     """One request awaiting exactly one reply (or a truthful failure)."""
 
     connection: BrowserConnection
+    proof: str = ""
+    """Names this exact request, so an uncertainty it leaves can be traced to it."""
     done: trio.Event = attrs.field(factory=trio.Event)
     sent: bool = False
     result: dict[str, Any] | None = None

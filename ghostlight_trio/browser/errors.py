@@ -32,3 +32,7 @@ class BrowserError(BrowserFailure):
 
 class OutcomeUnknown(BrowserFailure):
     """The request frame was sent but no reply will come: the effect may or may not have run."""
+
+    def __init__(self, message: str, proof: str = "") -> None:
+        super().__init__(message)
+        self.proof = proof

@@ -233,6 +233,38 @@ class Cancel:
     reason: str = ""
 
 
+# --- control ---------------------------------------------------------------------------
+
+
+@attrs.frozen
+class StatusRequest:
+    """A point-in-time summary, for ``ghostlight status``, doctor and launch waits."""
+
+    sequence: int
+
+
+@attrs.frozen
+class BrowserSummary:
+    slot: int
+    browser_id: str
+    generation: str
+    extension_version: str
+    features: list[str]
+
+
+@attrs.frozen
+class StatusReport:
+    sequence: int
+    service_version: str
+    pid: int
+    edges: int
+    browsers: list[BrowserSummary]
+    workspaces: int
+    active_work: int
+    held: bool = False
+    panicked: bool = False
+
+
 @attrs.frozen
 class Fatal:
     """The peer is closing this stream because of a protocol violation."""
@@ -257,6 +289,8 @@ Message = (
     | Progress
     | Outcome
     | Cancel
+    | StatusRequest
+    | StatusReport
     | Fatal
 )
 
@@ -279,6 +313,8 @@ MESSAGE_TYPES: Final[dict[str, type[Any]]] = {
         Progress,
         Outcome,
         Cancel,
+        StatusRequest,
+        StatusReport,
         Fatal,
     )
 }

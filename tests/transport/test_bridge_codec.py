@@ -119,6 +119,29 @@ STRATEGIES = {
         workspace_id=opt_text,
     ),
     bridge.Cancel: st.builds(bridge.Cancel, work_id=st.text(max_size=12), reason=st.text(max_size=10)),
+    bridge.StatusRequest: st.builds(bridge.StatusRequest, sequence=seq),
+    bridge.StatusReport: st.builds(
+        bridge.StatusReport,
+        sequence=seq,
+        service_version=st.text(max_size=8),
+        pid=seq,
+        edges=seq,
+        browsers=st.lists(
+            st.builds(
+                bridge.BrowserSummary,
+                slot=seq,
+                browser_id=st.text(max_size=8),
+                generation=st.text(max_size=8),
+                extension_version=st.text(max_size=8),
+                features=st.lists(st.text(max_size=8), max_size=3),
+            ),
+            max_size=2,
+        ),
+        workspaces=seq,
+        active_work=seq,
+        held=st.booleans(),
+        panicked=st.booleans(),
+    ),
     bridge.Fatal: st.builds(bridge.Fatal, message=st.text()),
 }
 

@@ -1,0 +1,219 @@
+"""The managed browser: Chromium with its own profile, the extension and the native host wired in.
+
+``ghostlight browser launch``, the demo and the e2e tests use it. Everything lives under the
+instance data directory, so named instances never share a profile or a host manifest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import attrs
+import trio
+
+from ..transport.endpoints import HOME_ENV, INSTANCE_ENV, Endpoints, ensure_private_dir
+from ..transport.native_host import NATIVE_HOST_NAME, host_manifest
+
+BROWSER_NAMES = (
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+    "brave-browser",
+    "microsoft-edge",
+)
+CONNECT_TIMEOUT = 30.0
+STOP_GRACE = 5.0
+_EXTENSION_ID = re.compile(r"^[a-p]{32}$")
+_QUIET_FLAGS = (
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--disable-gpu",
+)
+
+
+class ManagedBrowserError(RuntimeError):
+    """The managed browser cannot be found, prepared or connected; the message says what to do."""
+
+
+def default_extension_dir() -> Path:
+    """The unpacked extension: the repository's ``extension/`` or a packaged copy."""
+    here = Path(__file__).resolve()
+    for candidate in (here.parents[2] / "extension", here.parents[1] / "extension"):
+        if (candidate / "manifest.json").is_file():
+            return candidate
+    return here.parents[2] / "extension"
+
+
+def find_browser(explicit: str | None = None) -> Path:
+    """The Chromium-family executable to run: ``explicit`` if given, else the first on PATH."""
+    if explicit:
+        found = shutil.which(explicit) or (explicit if Path(explicit).is_file() else None)
+        if found and os.access(found, os.X_OK):
+            return Path(found)
+        raise ManagedBrowserError(
+            f"Browser {explicit!r} was not found or is not executable; pass the full path of a"
+            " Chromium-family browser"
+        )
+    for name in BROWSER_NAMES:
+        found = shutil.which(name)
+        if found:
+            return Path(found)
+    raise ManagedBrowserError(
+        "No Chromium-family browser found on PATH (looked for " + ", ".join(BROWSER_NAMES) + ")."
+        " Install Chromium (e.g. `apt install chromium`) or pass --browser /path/to/chrome"
+    )
+
+
+def extension_id(extension_dir: Path) -> str:
+    """The extension's fixed id (pinned by its manifest key), read from ``extension-id.txt``."""
+    id_file = extension_dir / "extension-id.txt"
+    try:
+        value = id_file.read_text(encoding="utf-8").strip()
+    except OSError:
+        raise ManagedBrowserError(
+            f"{id_file} is missing: the extension id is needed to allow the native host"
+        ) from None
+    if not _EXTENSION_ID.match(value):
+        raise ManagedBrowserError(f"{id_file} does not hold an extension id (got {value!r})")
+    return value
+
+
+def prepare_profile(endpoints: Endpoints, extension_dir: Path | None = None) -> Path:
+    """Create the instance's browser profile with the native host registered in it."""
+    extension_dir = extension_dir or default_extension_dir()
+    ext_id = extension_id(extension_dir)
+    ensure_private_dir(endpoints.data_dir)
+    profile = endpoints.data_dir / "browser-profile"
+    ensure_private_dir(profile)
+    wrapper = write_host_wrapper(endpoints)
+    hosts = profile / "NativeMessagingHosts"
+    hosts.mkdir(mode=0o700, exist_ok=True)
+    manifest = host_manifest(wrapper, ext_id)
+    (hosts / f"{NATIVE_HOST_NAME}.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    return profile
+
+
+def write_host_wrapper(endpoints: Endpoints) -> Path:
+    """A per-instance script Chrome runs as the host: pins the instance, then runs the relay."""
+    directory = endpoints.data_dir / "native-host"
+    ensure_private_dir(directory)
+    exports = {INSTANCE_ENV: endpoints.instance}
+    for name in (HOME_ENV, "XDG_RUNTIME_DIR"):
+        if os.environ.get(name):
+            exports[name] = os.environ[name]
+    lines = ["#!/bin/sh", "# Written by Ghostlight for this instance's managed browser."]
+    lines += [f"export {name}={shlex.quote(value)}" for name, value in exports.items()]
+    lines.append(f'exec {shlex.quote(sys.executable)} -m ghostlight_browser_connector "$@"')
+    wrapper = directory / "ghostlight-browser-connector"
+    wrapper.write_text("\n".join(lines) + "\n")
+    wrapper.chmod(0o700)
+    return wrapper
+
+
+def browser_arguments(
+    browser: Path, profile: Path, extension_dir: Path, *, headless: bool, no_sandbox: bool
+) -> list[str]:
+    """The command line of a managed browser (no remote debugging port is ever opened)."""
+    args = [str(browser)]
+    if headless:
+        args.append("--headless")
+    if no_sandbox:
+        args.append("--no-sandbox")
+    args += list(_QUIET_FLAGS)
+    args += [
+        f"--user-data-dir={profile}",
+        f"--load-extension={extension_dir}",
+        f"--disable-extensions-except={extension_dir}",
+        "about:blank",
+    ]
+    return args
+
+
+@attrs.define(eq=False)
+class ManagedBrowser:
+    """A running managed browser: its process, profile and log."""
+
+    process: trio.Process
+    profile: Path
+    log_path: Path
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    async def wait_connected(
+        self, is_connected: Callable[[], bool], *, within: float = CONNECT_TIMEOUT
+    ) -> None:
+        """Return once ``is_connected()`` holds; raise with a diagnosis if it never does."""
+        with trio.move_on_after(within):
+            while not is_connected():
+                if self.process.returncode is not None:
+                    raise ManagedBrowserError(
+                        f"The browser exited (code {self.process.returncode}) before the"
+                        f" extension connected; see {self.log_path}"
+                    )
+                await trio.sleep(0.1)
+            return
+        raise ManagedBrowserError(
+            f"The Ghostlight extension did not connect within {within:g}s. Check that the"
+            f" extension loads (see {self.log_path}) and that"
+            f" {self.profile / 'NativeMessagingHosts'} names the right extension id"
+        )
+
+    async def aclose(self) -> None:
+        """Stop the browser: a polite signal first, a kill after a short grace."""
+        with trio.CancelScope(shield=True):
+            if self.process.returncode is None:
+                self.process.send_signal(signal.SIGTERM)
+                with trio.move_on_after(STOP_GRACE):
+                    await self.process.wait()
+            if self.process.returncode is None:
+                self.process.kill()
+                await self.process.wait()
+
+
+async def launch(
+    endpoints: Endpoints,
+    *,
+    headless: bool = True,
+    browser_path: str | None = None,
+    extension_dir: Path | None = None,
+    no_sandbox: bool | None = None,
+    extra_args: Sequence[str] = (),
+) -> ManagedBrowser:
+    """Start the managed browser for this instance; the caller owns ``aclose()``.
+
+    ``no_sandbox`` defaults to on only when running as root (Chromium refuses otherwise).
+    """
+    browser = find_browser(browser_path)
+    extension_dir = extension_dir or default_extension_dir()
+    profile = prepare_profile(endpoints, extension_dir)
+    if no_sandbox is None:
+        no_sandbox = os.geteuid() == 0
+    args = browser_arguments(
+        browser, profile, extension_dir, headless=headless, no_sandbox=no_sandbox
+    )
+    args[-1:-1] = list(extra_args)
+    log_path = endpoints.data_dir / "browser.log"
+    log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        process = await trio.lowlevel.open_process(
+            args, stdin=subprocess.DEVNULL, stdout=log_fd, stderr=log_fd
+        )
+    finally:
+        os.close(log_fd)
+    return ManagedBrowser(process=process, profile=profile, log_path=log_path)

@@ -1,0 +1,419 @@
+"""The service's browser endpoint: admits relays, keeps one slot per profile, routes requests.
+
+Each admitted relay connection is one task in ``serve``'s nursery. Requests are written by the
+calling task (shielded per frame) and settled by the connection's reader task; replies are
+accepted only from the connection the request went out on.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import Any, Protocol, TypeGuard
+
+import trio
+
+from ..scheduler import TabSurface
+from ..transport.endpoints import Endpoints
+from ..transport.framing import FrameError
+from ..transport.peercred import is_same_user
+from ..transport.stream import BridgeClosed, MessageStream
+from . import wire
+from .admission import HELLO_TIMEOUT, AdmissionRefused, ExtensionHello, admit
+from .connection import BrowserConnection, LinkClosedBeforeSend, PendingCall
+from .errors import BrowserError, BrowserRefused, BrowserUnavailable, OutcomeUnknown
+from .tabids import ForeignTabError, compose, rewrite_text, slot_for, split, to_composite, to_native
+
+log = logging.getLogger(__name__)
+
+__all__ = ["BrowserShore", "compose", "slot_for", "split"]
+
+FIRST_CALL_WAIT = 5.0
+"""How long a call waits for a browser to attach before reporting it unavailable."""
+GROUP_TITLE_PREFIX = "Ghostlight · "
+_KNOWN_WORKSPACES = 256
+_ERROR_HOPS = frozenset({"extension", "cdp", "page"})
+
+RESTARTED = "Browser restarted before responding"
+DISCONNECTED = "Browser extension disconnected before responding"
+NOT_SENT = "Browser extension disconnected; nothing was sent. Retry: it reconnects automatically"
+RECONNECTED = "Browser extension reconnected before responding"
+UNAVAILABLE = (
+    "No browser is connected to Ghostlight (waited {waited:.1f}s for the extension)."
+    " Start one with `ghostlight browser launch`, or load the Ghostlight extension in"
+    " Chromium and check that its native host is installed"
+)
+
+
+class WorkspaceDirectory(Protocol):
+    """The parts of the workspace registry the browser shore uses."""
+
+    def owned_tabs(self, ws: Any) -> frozenset[int]: ...
+    def adopt_tabs(self, ws: Any, ids: Iterable[int]) -> bool: ...
+    def tab_closed(self, composite_id: int) -> None: ...
+    def purge_slot(self, slot: int) -> None: ...
+    def label(self, ws: Any) -> str: ...
+
+
+class SurfaceScheduler(Protocol):
+    """The scheduler hooks that let browser facts clear moot quarantines."""
+
+    def surface_destroyed(self, key: TabSurface) -> None: ...
+    def browser_restarted(self, slot: int) -> None: ...
+
+
+class BrowserShore:
+    """Owns the browser socket, the slot table and every in-flight browser request."""
+
+    def __init__(
+        self,
+        endpoints: Endpoints,
+        workspaces: WorkspaceDirectory,
+        *,
+        first_call_wait: float = FIRST_CALL_WAIT,
+        hello_timeout: float = HELLO_TIMEOUT,
+        service_version: str = "",
+        scheduler: SurfaceScheduler | None = None,
+    ) -> None:
+        self._endpoints = endpoints
+        self._scheduler = scheduler
+        self._workspaces = workspaces
+        self._first_call_wait = first_call_wait
+        self._hello_timeout = hello_timeout
+        self._service_version = service_version
+        self._slots: dict[str, int] = {}
+        self._generations: dict[int, str] = {}
+        self._live: dict[int, BrowserConnection] = {}
+        self._focus: list[int] = []
+        self._pending: dict[str, PendingCall] = {}
+        self._request_ids = itertools.count(1)
+        self._changed = trio.Event()
+        self._known_workspaces: OrderedDict[Any, None] = OrderedDict()
+
+    # --- public surface --------------------------------------------------------------------
+
+    @property
+    def connected_count(self) -> int:
+        """How many browsers are attached right now."""
+        return len(self._live)
+
+    def relay_pid(self, slot: int) -> int | None:
+        """The process id the relay of a live slot reported (diagnostics and tests)."""
+        connection = self._live.get(slot)
+        return connection.hello.relay_pid if connection is not None else None
+
+    def slot_of_browser(self, browser_id: str) -> int | None:
+        """The slot a browser profile holds for this service's lifetime, if it ever attached."""
+        return self._slots.get(browser_id)
+
+    async def wait_connected(self, count: int = 1) -> None:
+        """Return once at least ``count`` browsers are attached (callers bound the wait)."""
+        while self.connected_count < count:
+            await self._changed.wait()
+
+    async def serve(
+        self,
+        *,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,  # type: ignore[name-defined]
+    ) -> None:
+        """Listen on the instance's browser socket (0600, same-uid peers only) until cancelled."""
+        self._endpoints.ensure_private_dirs()
+        path = self._endpoints.browser_socket
+        sock = trio.socket.socket(trio.socket.AF_UNIX, trio.socket.SOCK_STREAM)
+        try:
+            path.unlink(missing_ok=True)
+            await sock.bind(str(path))
+            os.chmod(path, 0o600)
+            sock.listen(16)
+        except BaseException:
+            sock.close()
+            raise
+        listener = trio.SocketListener(sock)
+        try:
+            async with trio.open_nursery() as nursery:
+                task_status.started()
+                while True:
+                    stream = await listener.accept()
+                    nursery.start_soon(self._serve_connection, stream)
+        finally:
+            with trio.CancelScope(shield=True):
+                await listener.aclose()
+            path.unlink(missing_ok=True)
+
+    async def request(
+        self,
+        workspace_id: Any,
+        op: str,
+        args: dict[str, Any],
+        *,
+        timeout: float,  # noqa: ASYNC109 - the bound is part of the shore's contract
+        slot: int | None = None,
+    ) -> dict[str, Any]:
+        """Send one wire request and return its result with composite tab ids.
+
+        Raises ``BrowserUnavailable`` or ``BrowserRefused`` when nothing was sent,
+        ``BrowserError`` for an error reply and ``OutcomeUnknown`` when the frame went out but
+        no reply can arrive.
+        """
+        connection = await self._connection_for(workspace_id, args, slot)
+        try:
+            native_args = to_native(args, connection.slot)
+        except ForeignTabError as exc:
+            raise BrowserRefused(str(exc)) from None
+        request_id = f"r{next(self._request_ids)}"
+        frame: dict[str, Any] = {
+            "type": "request",
+            "id": request_id,
+            "guid": workspace_id,
+            "op": op,
+            "args": native_args,
+        }
+        if workspace_id is not None:
+            self._remember_workspace(workspace_id)
+            frame["workspace"] = {"groupTitle": self.group_title(workspace_id)}
+        bodies = self._frames_for(connection, wire.encode(frame), request_id)
+        pending = PendingCall(connection, proof=f"browser:{connection.slot}:{request_id}")
+        self._pending[request_id] = pending
+        try:
+            with trio.move_on_after(timeout):
+                pending.sent = True
+                try:
+                    await connection.send_frames(bodies)
+                except LinkClosedBeforeSend:
+                    raise BrowserUnavailable(NOT_SENT) from None
+                except BridgeClosed:
+                    pending.fail(OutcomeUnknown(DISCONNECTED))
+                await pending.done.wait()
+        finally:
+            self._pending.pop(request_id, None)
+        if not pending.done.is_set():
+            raise OutcomeUnknown(
+                f"The browser did not answer within {timeout:g}s", proof=pending.proof
+            )
+        if isinstance(pending.failure, OutcomeUnknown):
+            raise OutcomeUnknown(pending.failure.message, proof=pending.proof)
+        if pending.failure is not None:
+            raise pending.failure
+        assert pending.result is not None
+        result: dict[str, Any] = to_composite(pending.result, connection.slot)
+        return result
+
+    def group_title(self, workspace_id: Any) -> str:
+        """The visible tab-group title of a workspace (presentation only, never routing)."""
+        try:
+            label = self._workspaces.label(workspace_id)
+        except Exception:  # a missing label must never fail a browser call
+            label = ""
+        return GROUP_TITLE_PREFIX + label if label else "Ghostlight"
+
+    # --- routing ---------------------------------------------------------------------------
+
+    async def _connection_for(
+        self, workspace_id: Any, args: dict[str, Any], slot: int | None
+    ) -> BrowserConnection:
+        if slot is None and isinstance(args.get("tabId"), int):
+            slot = slot_for(args["tabId"])
+        waited_from = trio.current_time()
+        with trio.move_on_after(self._first_call_wait):
+            while True:
+                connection = self._pick(workspace_id, slot)
+                if connection is not None:
+                    return connection
+                await self._changed.wait()
+        waited = trio.current_time() - waited_from
+        if slot is not None and slot in self._generations:
+            raise BrowserUnavailable(
+                f"The browser holding this tab (browser {slot}) is not connected"
+                f" (waited {waited:.1f}s). Reopen it or reload the Ghostlight extension"
+            )
+        raise BrowserUnavailable(UNAVAILABLE.format(waited=waited))
+
+    def _pick(self, workspace_id: Any, slot: int | None) -> BrowserConnection | None:
+        if slot is not None and slot > 0:
+            return self._live.get(slot)
+        if workspace_id is not None:
+            try:
+                owned = self._workspaces.owned_tabs(workspace_id)
+            except Exception:
+                owned = frozenset()
+            for owned_slot in sorted({slot_for(tab) for tab in owned}):
+                if owned_slot in self._live:
+                    return self._live[owned_slot]
+        for candidate in reversed(self._focus):
+            if candidate in self._live:
+                return self._live[candidate]
+        return None
+
+    def _frames_for(
+        self, connection: BrowserConnection, body: bytes, request_id: str
+    ) -> list[bytes]:
+        if len(body) <= wire.MAX_FRAME_TO_CHROME:
+            return [body]
+        if wire.FEATURE_CHUNKING not in connection.features:
+            raise BrowserRefused(wire.TOO_OLD_FOR_LARGE)
+        try:
+            return wire.chunk_frames(body, request_id)
+        except ValueError as exc:
+            raise BrowserRefused(f"Request too large for the browser: {exc}") from None
+
+    def _remember_workspace(self, workspace_id: Any) -> None:
+        self._known_workspaces[workspace_id] = None
+        self._known_workspaces.move_to_end(workspace_id)
+        while len(self._known_workspaces) > _KNOWN_WORKSPACES:
+            self._known_workspaces.popitem(last=False)
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    # --- connections -----------------------------------------------------------------------
+
+    async def _serve_connection(self, stream: trio.SocketStream) -> None:
+        if not is_same_user(stream.socket):  # type: ignore[arg-type]
+            log.warning("browser socket: refused a peer running as another user")
+            await trio.aclose_forcefully(stream)
+            return
+        messages = MessageStream(stream, ceiling=wire.SERVICE_FRAME_CEILING)
+        try:
+            hello = await admit(messages, within=self._hello_timeout)
+        except AdmissionRefused as exc:
+            log.info("browser socket: dropped a connection: %s", exc)
+            await trio.aclose_forcefully(stream)
+            return
+        connection = await self._attach(messages, hello)
+        if connection is None:
+            await trio.aclose_forcefully(stream)
+            return
+        try:
+            await self._read_replies(connection)
+        finally:
+            self._detach(connection)
+            with trio.CancelScope(shield=True):
+                await trio.aclose_forcefully(stream)
+
+    async def _attach(
+        self, messages: MessageStream, hello: ExtensionHello
+    ) -> BrowserConnection | None:
+        slot = self._slots.setdefault(hello.browser_id, len(self._slots) + 1)
+        previous_generation = self._generations.get(slot)
+        if previous_generation is not None and previous_generation != hello.generation:
+            log.info("browser %d restarted: purging its tab membership", slot)
+            self._fail_slot(slot, OutcomeUnknown(RESTARTED))
+            self._workspaces.purge_slot(slot)
+            if self._scheduler is not None:
+                self._scheduler.browser_restarted(slot)
+        self._generations[slot] = hello.generation
+        previous = self._live.pop(slot, None)
+        if previous is not None:
+            self._fail_connection(previous, OutcomeUnknown(RECONNECTED))
+            await previous.abort()
+        features = hello.features & frozenset(wire.SERVICE_FEATURES)
+        connection = BrowserConnection(slot=slot, hello=hello, stream=messages, features=features)
+        welcome = {
+            "type": "welcome",
+            "wire": wire.WIRE_MAJOR,
+            "slot": slot,
+            "features": sorted(features),
+            "serviceVersion": self._service_version,
+        }
+        # Published first: send_frames takes the (uncontended) link lock before yielding, so
+        # the welcome still precedes any request frame on this link.
+        self._live[slot] = connection
+        self._touch_focus(slot)
+        self._notify()
+        try:
+            await connection.send_frames([wire.encode(welcome)])
+        except BridgeClosed:
+            self._detach(connection)
+            return None
+        log.info("browser %d attached (extension %s)", slot, hello.extension_version)
+        return connection
+
+    def _detach(self, connection: BrowserConnection) -> None:
+        connection.closed = True
+        if self._live.get(connection.slot) is connection:
+            del self._live[connection.slot]
+            log.info("browser %d detached", connection.slot)
+            self._notify()
+        self._fail_connection(connection, OutcomeUnknown(DISCONNECTED))
+
+    def _fail_connection(self, connection: BrowserConnection, failure: OutcomeUnknown) -> None:
+        for pending in list(self._pending.values()):
+            if pending.connection is connection:
+                pending.fail(failure)
+
+    def _fail_slot(self, slot: int, failure: OutcomeUnknown) -> None:
+        for pending in list(self._pending.values()):
+            if pending.connection.slot == slot:
+                pending.fail(failure)
+
+    def _touch_focus(self, slot: int) -> None:
+        if slot in self._focus:
+            self._focus.remove(slot)
+        self._focus.append(slot)
+
+    # --- inbound frames --------------------------------------------------------------------
+
+    async def _read_replies(self, connection: BrowserConnection) -> None:
+        while True:
+            try:
+                body = await connection.stream.receive_body()
+            except BridgeClosed:
+                return
+            except FrameError as exc:
+                log.warning("browser %d: bad framing, dropping link: %s", connection.slot, exc)
+                return
+            try:
+                frame = wire.decode(body)
+            except wire.WireError as exc:
+                log.warning("browser %d: ignored a malformed frame: %s", connection.slot, exc)
+                continue
+            self._on_frame(connection, frame)
+
+    def _on_frame(self, connection: BrowserConnection, frame: dict[str, Any]) -> None:
+        kind = frame.get("type")
+        if kind in ("response", "error"):
+            self._on_reply(connection, frame)
+        elif kind == "tab_removed":
+            native = frame.get("tabId")
+            if _is_native(native):
+                self._workspaces.tab_closed(compose(connection.slot, native))
+                if self._scheduler is not None:
+                    self._scheduler.surface_destroyed(TabSurface(connection.slot, native))
+        elif kind == "tab_created":
+            self._on_tab_created(connection, frame)
+        elif kind == "focus":
+            self._touch_focus(connection.slot)
+        # every other frame type is ignored (additive wire)
+
+    def _on_reply(self, connection: BrowserConnection, frame: dict[str, Any]) -> None:
+        pending = self._pending.get(frame.get("id"))  # type: ignore[arg-type]
+        if pending is None or pending.connection is not connection:
+            return
+        if frame["type"] == "response":
+            result = frame.get("result")
+            pending.settle(result if isinstance(result, dict) else {"value": result})
+            return
+        raw_error = frame.get("error")
+        error: dict[str, Any] = raw_error if isinstance(raw_error, dict) else {}
+        hop = str(error.get("hop")) if error.get("hop") in _ERROR_HOPS else "extension"
+        message = str(error.get("message") or "The browser reported an unspecified error")
+        code = error.get("code") if isinstance(error.get("code"), str) else None
+        pending.fail(BrowserError(rewrite_text(message, connection.slot), hop, code))
+
+    def _on_tab_created(self, connection: BrowserConnection, frame: dict[str, Any]) -> None:
+        child, opener = frame.get("tabId"), frame.get("openerTabId")
+        if not (_is_native(child) and _is_native(opener)):
+            return
+        opener_id = compose(connection.slot, opener)
+        for workspace_id in reversed(self._known_workspaces):
+            if opener_id in self._workspaces.owned_tabs(workspace_id):
+                self._workspaces.adopt_tabs(workspace_id, [compose(connection.slot, child)])
+                return
+
+
+def _is_native(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**32

@@ -1,0 +1,221 @@
+"""The context tools: list and create workspace tabs, and navigate one.
+
+These are the only tools whose exact results grow a workspace's tab ownership: the root
+``tabId`` and every ``tabs[].tabId`` (already composite, mapped through the replying browser's
+slot) are adopted atomically, and nothing else is.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any, Protocol, TypeGuard
+from urllib.parse import urlsplit
+
+from ..browser.errors import BrowserFailure, OutcomeUnknown
+from ..browser.failures import failure_result
+from ..engine.contracts import (
+    ToolCall,
+    ToolHandler,
+    ToolResult,
+    UncertainEffect,
+    WorkspaceId,
+)
+
+TOPOLOGY_TIMEOUT = 30.0
+"""Bound on one tab-listing or tab-creating browser request."""
+LOAD_WAIT_MS = 10_000
+"""How long the extension waits for a navigated tab to finish loading."""
+NAVIGATE_TIMEOUT = 25.0
+NO_GROUP = -1
+"""Chrome's own "no tab group" id, used when the workspace has no group yet."""
+
+NO_TABS_TEXT = (
+    "This workspace has no Ghostlight tabs yet. Call tabs_context_mcp with createIfEmpty: true,"
+    " or tabs_create_mcp, to open one."
+)
+OUTSIDE_WORKSPACE = (
+    "The browser returned tabs outside the requested workspace; nothing was adopted."
+)
+_PASS_THROUGH = re.compile(r"^(?:about|chrome|edge|brave|data|file|view-source):", re.IGNORECASE)
+_HTTP = re.compile(r"^https?://", re.IGNORECASE)
+_SHORT_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]{0,15}:/+", re.IGNORECASE)
+
+
+class TabOwnership(Protocol):
+    """The workspace registry operations these tools need."""
+
+    def owned_tabs(self, ws: Any) -> frozenset[int]: ...
+    def adopt_tabs(self, ws: Any, ids: Iterable[int]) -> bool: ...
+
+
+class BrowserRequests(Protocol):
+    async def request(
+        self,
+        workspace_id: Any,
+        op: str,
+        args: dict[str, Any],
+        *,
+        timeout: float,  # noqa: ASYNC109 - the shore's own bound
+    ) -> dict[str, Any]: ...
+
+
+def context_handlers(workspaces: TabOwnership, browser: BrowserRequests) -> dict[str, ToolHandler]:
+    """Handlers for ``tabs_context_mcp``, ``tabs_create_mcp`` and ``navigate``."""
+    tools = _ContextTools(workspaces, browser)
+    return {
+        "tabs_context_mcp": tools.tabs_context,
+        "tabs_create_mcp": tools.tabs_create,
+        "navigate": tools.navigate,
+    }
+
+
+def normalize_url(raw: str) -> str | None:
+    """Complete a scheme-less URL with ``https://``; ``None`` when it cannot be a URL."""
+    text = raw.strip()
+    if text in ("back", "forward"):
+        return text
+    if not text or any(ch.isspace() for ch in text):
+        return None
+    if _PASS_THROUGH.match(text):
+        return text
+    if not _HTTP.match(text):
+        text = "https://" + _SHORT_SCHEME.sub("", text)
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError:
+        return None
+    return text if parts.hostname else None
+
+
+class _ContextTools:
+    def __init__(self, workspaces: TabOwnership, browser: BrowserRequests) -> None:
+        self._workspaces = workspaces
+        self._browser = browser
+
+    async def _call(
+        self, call: ToolCall, ws: WorkspaceId, op: str, args: dict[str, Any], bound: float
+    ) -> dict[str, Any]:
+        async def effect() -> dict[str, Any]:
+            try:
+                return await self._browser.request(ws, op, args, timeout=bound)
+            except OutcomeUnknown as unknown:
+                # Tells the engine to quarantine the resource; the handler still words the result.
+                raise UncertainEffect(
+                    unknown.proof or f"browser:{op}", unknown.message
+                ) from unknown
+
+        try:
+            return await call.effects.atomic(effect)
+        except UncertainEffect as uncertain:
+            raise OutcomeUnknown(str(uncertain), proof=uncertain.proof) from None
+
+    async def _inventory(self, call: ToolCall, ws: WorkspaceId, create: bool) -> dict[str, Any]:
+        args = {"createIfEmpty": create, "ownedTabIds": sorted(self._workspaces.owned_tabs(ws))}
+        return await self._call(call, ws, "tabs_context", args, TOPOLOGY_TIMEOUT)
+
+    async def tabs_context(self, call: ToolCall) -> ToolResult:
+        ws = call.context.workspace_id
+        if ws is None:
+            return ToolResult.error("tabs_context_mcp needs a workspace; none was given.")
+        create = call.arguments.get("createIfEmpty") is True
+        try:
+            result = await self._inventory(call, ws, create)
+        except BrowserFailure as failure:
+            return failure_result(failure)
+        tabs = _tab_list(result)
+        group = _group_id(result)
+        if not self._workspaces.adopt_tabs(ws, [tab["tabId"] for tab in tabs]):
+            return ToolResult.error(OUTSIDE_WORKSPACE)
+        structured = {"mcpGroupId": group, "tabs": tabs}
+        if not tabs:
+            return ToolResult.text(NO_TABS_TEXT, structured=structured, workspace_id=ws)
+        return ToolResult.text(_compact(structured), structured=structured, workspace_id=ws)
+
+    async def tabs_create(self, call: ToolCall) -> ToolResult:
+        ws = call.context.workspace_id
+        if ws is None:
+            return ToolResult.error("tabs_create_mcp needs a workspace; none was given.")
+        try:
+            created = await self._call(call, ws, "tabs_create", {}, TOPOLOGY_TIMEOUT)
+        except BrowserFailure as failure:
+            return failure_result(failure)
+        tab_id = created.get("tabId")
+        if not _is_tab_id(tab_id) or not self._workspaces.adopt_tabs(ws, [tab_id]):
+            return ToolResult.error(OUTSIDE_WORKSPACE)
+        group = _group_id(created)
+        tabs = _tab_list(created) if "tabs" in created else None
+        if tabs is None:
+            try:
+                await call.effects.checkpoint()
+                inventory = await self._inventory(call, ws, False)
+            except BrowserFailure:
+                inventory = {"tabs": [_tab_entry(created)]}
+            tabs = _tab_list(inventory)
+            group = _group_id(inventory) if group == NO_GROUP else group
+        if tab_id not in {tab["tabId"] for tab in tabs}:
+            tabs.append(_tab_entry(created))
+        if not self._workspaces.adopt_tabs(ws, [tab["tabId"] for tab in tabs]):
+            return ToolResult.error(OUTSIDE_WORKSPACE)
+        listing = json.dumps({"mcpGroupId": group, "tabs": tabs}, ensure_ascii=False, indent=2)
+        return ToolResult.text(
+            f"Created tab {tab_id}.\n{listing}",
+            structured={"tabId": tab_id, "tabs": tabs},
+            workspace_id=ws,
+        )
+
+    async def navigate(self, call: ToolCall) -> ToolResult:
+        ws = call.context.workspace_id
+        if ws is None:
+            return ToolResult.error("navigate needs a workspace; none was given.")
+        raw = str(call.arguments.get("url", ""))
+        tab_id = call.arguments.get("tabId")
+        url = normalize_url(raw)
+        if url is None:
+            return ToolResult.error(f"Invalid URL: {json.dumps(raw, ensure_ascii=False)}.")
+        if not _is_tab_id(tab_id):
+            return ToolResult.error("tabId must be a tab id from tabs_context_mcp.")
+        args = {"tabId": int(tab_id), "url": url, "timeoutMs": LOAD_WAIT_MS}
+        try:
+            result = await self._call(call, ws, "navigate", args, NAVIGATE_TIMEOUT)
+        except BrowserFailure as failure:
+            return failure_result(failure)
+        final_url = str(result.get("url", ""))
+        title = str(result.get("title", ""))
+        suffix = "" if result.get("loaded", True) else " (still loading)"
+        return ToolResult.text(
+            f"Navigated to {final_url}{suffix}.",
+            structured={"tabId": int(tab_id), "url": final_url, "title": title},
+        )
+
+
+def _tab_entry(tab: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "tabId": tab["tabId"],
+        "title": str(tab.get("title") or ""),
+        "url": str(tab.get("url") or ""),
+    }
+
+
+def _tab_list(result: dict[str, Any]) -> list[dict[str, Any]]:
+    tabs = result.get("tabs")
+    if not isinstance(tabs, list):
+        return []
+    return [
+        _tab_entry(tab) for tab in tabs if isinstance(tab, dict) and _is_tab_id(tab.get("tabId"))
+    ]
+
+
+def _group_id(result: dict[str, Any]) -> int:
+    group = result.get("groupId")
+    return group if isinstance(group, int) and not isinstance(group, bool) else NO_GROUP
+
+
+def _is_tab_id(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _compact(value: dict[str, Any]) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,188 @@
+"""The context tools over the real shore and a scripted extension: shapes, adoption, URLs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import jsonschema
+import pytest
+import trio
+
+from ghostlight_trio.browser.shore import BrowserShore, compose
+from ghostlight_trio.engine.contracts import ToolCall, WorkContext
+from ghostlight_trio.tools.browser_context import NO_TABS_TEXT, context_handlers, normalize_url
+from ghostlight_trio.transport.endpoints import Endpoints
+from ghostlight_trio.workspace.registry import WorkspaceRegistry
+
+from .fake_extension import FakeExtension
+
+T = TypeVar("T")
+CATALOG = Path(__file__).resolve().parents[2] / "ghostlight_trio" / "catalog" / "tool-catalog.json"
+SCHEMAS = {t["name"]: t["outputSchema"] for t in json.loads(CATALOG.read_text())["tools"]}
+
+
+class ShieldedEffects:
+    async def atomic(self, effect: Callable[[], Awaitable[T]]) -> T:
+        with trio.CancelScope(shield=True):
+            return await effect()
+
+    async def checkpoint(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+    def progress(self, progress: float, total: float | None = None, message: str = "") -> None:
+        pass
+
+
+def call(operation: str, ws: Any, **arguments: Any) -> ToolCall:
+    context = WorkContext(work_id="w1", operation=operation, workspace_id=ws)
+    return ToolCall(context=context, arguments=arguments, effects=ShieldedEffects())
+
+
+def text_of(result: Any) -> str:
+    return "".join(block.text for block in result.content)
+
+
+async def serve_script(peer: FakeExtension, answers: dict[str, Callable[[dict], dict]]) -> None:
+    """Answer each request by op with the scripted function."""
+    while True:
+        request = await peer.receive()
+        await peer.reply(request, answers[request["op"]](request))
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("example.com", "https://example.com"),
+        ("http://127.0.0.1:8000/a", "http://127.0.0.1:8000/a"),
+        ("HTTPS://x.test", "HTTPS://x.test"),
+        ("htp://x.test/p", "https://x.test/p"),
+        ("localhost:8080/x", "https://localhost:8080/x"),
+        ("about:blank", "about:blank"),
+        ("chrome://version", "chrome://version"),
+        ("back", "back"),
+        ("forward", "forward"),
+        ("not a url", None),
+        ("", None),
+        ("https://", None),
+    ],
+)
+def test_normalize_url(raw: str, expected: str | None) -> None:
+    assert normalize_url(raw) == expected
+
+
+async def test_create_adopts_exact_results_and_matches_schema(
+    shore: BrowserShore, endpoints: Endpoints, registry: WorkspaceRegistry, nursery: trio.Nursery
+) -> None:
+    ws, _ = registry.open(None, "agent")
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+    tab = {"tabId": 5, "title": "", "url": "about:blank"}
+    nursery.start_soon(
+        serve_script,
+        peer,
+        {
+            "tabs_create": lambda r: {**tab, "groupId": 9},
+            "tabs_context": lambda r: {"groupId": 9, "tabs": [tab]},
+        },
+    )
+    handlers = context_handlers(registry, shore)
+    result = await handlers["tabs_create_mcp"](call("tabs_create_mcp", ws))
+    composite = compose(1, 5)
+    assert result.kind == "ok"
+    assert result.structured == {
+        "tabId": composite,
+        "tabs": [{"tabId": composite, "title": "", "url": "about:blank"}],
+    }
+    jsonschema.validate(result.structured, SCHEMAS["tabs_create_mcp"])
+    assert text_of(result).startswith(f"Created tab {composite}.\n")
+    assert registry.owned_tabs(ws) == {composite}
+
+    listed = await handlers["tabs_context_mcp"](call("tabs_context_mcp", ws))
+    assert listed.structured == {"mcpGroupId": 9, "tabs": result.structured["tabs"]}
+    jsonschema.validate(listed.structured, SCHEMAS["tabs_context_mcp"])
+
+
+async def test_context_without_tabs_says_how_to_create_one(
+    shore: BrowserShore, endpoints: Endpoints, registry: WorkspaceRegistry, nursery: trio.Nursery
+) -> None:
+    ws, _ = registry.open(None, "agent")
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+    seen: list[dict] = []
+
+    def context(request: dict) -> dict:
+        seen.append(request["args"])
+        return {"groupId": None, "tabs": []}
+
+    nursery.start_soon(serve_script, peer, {"tabs_context": context})
+    result = await context_handlers(registry, shore)["tabs_context_mcp"](
+        call("tabs_context_mcp", ws)
+    )
+    assert text_of(result) == NO_TABS_TEXT
+    assert result.structured == {"mcpGroupId": -1, "tabs": []}
+    jsonschema.validate(result.structured, SCHEMAS["tabs_context_mcp"])
+    assert seen == [{"createIfEmpty": False, "ownedTabIds": []}]
+
+
+async def test_tabs_of_another_workspace_are_never_adopted(
+    shore: BrowserShore, endpoints: Endpoints, registry: WorkspaceRegistry, nursery: trio.Nursery
+) -> None:
+    mine, _ = registry.open(None, "a")
+    theirs, _ = registry.open(None, "b")
+    registry.adopt_tabs(theirs, [compose(1, 7)])
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+    answer = {"groupId": 1, "tabs": [{"tabId": 6, "title": "", "url": ""}, {"tabId": 7}]}
+    nursery.start_soon(serve_script, peer, {"tabs_context": lambda r: answer})
+    result = await context_handlers(registry, shore)["tabs_context_mcp"](
+        call("tabs_context_mcp", mine)
+    )
+    assert result.kind == "tool_error"
+    assert registry.owned_tabs(mine) == frozenset()
+    assert registry.owned_tabs(theirs) == {compose(1, 7)}
+
+
+async def test_navigate_completes_the_scheme_and_reports_the_landing(
+    shore: BrowserShore, endpoints: Endpoints, registry: WorkspaceRegistry, nursery: trio.Nursery
+) -> None:
+    ws, _ = registry.open(None, "agent")
+    registry.adopt_tabs(ws, [compose(1, 5)])
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+    seen: list[dict] = []
+
+    def navigate(request: dict) -> dict:
+        seen.append(request["args"])
+        return {"url": "https://example.com/", "title": "Example", "loaded": False}
+
+    nursery.start_soon(serve_script, peer, {"navigate": navigate})
+    result = await context_handlers(registry, shore)["navigate"](
+        call("navigate", ws, url="example.com", tabId=compose(1, 5))
+    )
+    assert seen == [{"tabId": 5, "url": "https://example.com", "timeoutMs": 10000}]
+    assert text_of(result) == "Navigated to https://example.com/ (still loading)."
+    assert result.structured == {
+        "tabId": compose(1, 5),
+        "url": "https://example.com/",
+        "title": "Example",
+    }
+    jsonschema.validate(result.structured, SCHEMAS["navigate"])
+
+
+async def test_navigate_rejects_an_invalid_url_without_browser_traffic(
+    shore: BrowserShore, registry: WorkspaceRegistry
+) -> None:
+    ws, _ = registry.open(None, "agent")
+    result = await context_handlers(registry, shore)["navigate"](
+        call("navigate", ws, url="not a url", tabId=compose(1, 5))
+    )
+    assert result.kind == "tool_error"
+    assert text_of(result) == 'Invalid URL: "not a url".'
+
+
+async def test_no_browser_is_a_clear_tool_error(
+    shore: BrowserShore, registry: WorkspaceRegistry
+) -> None:
+    ws, _ = registry.open(None, "agent")
+    result = await context_handlers(registry, shore)["tabs_create_mcp"](call("tabs_create_mcp", ws))
+    assert result.kind == "tool_error"
+    assert "ghostlight browser launch" in text_of(result)

@@ -1,0 +1,48 @@
+"""Managed-browser preparation: browser discovery, the per-instance host manifest and wrapper."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from ghostlight_trio.browser import managed
+from ghostlight_trio.transport.endpoints import Endpoints
+
+
+def test_find_browser_explains_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(managed.ManagedBrowserError, match="Install Chromium"):
+        managed.find_browser()
+    with pytest.raises(managed.ManagedBrowserError, match="not found"):
+        managed.find_browser("/nonexistent/chrome")
+
+
+def test_prepare_profile_registers_the_host_for_this_instance(
+    endpoints: Endpoints, tmp_path: Path
+) -> None:
+    extension = tmp_path / "ext"
+    extension.mkdir()
+    (extension / "extension-id.txt").write_text("a" * 32 + "\n")
+    profile = managed.prepare_profile(endpoints, extension)
+    assert profile == endpoints.data_dir / "browser-profile"
+    manifest = json.loads(
+        (profile / "NativeMessagingHosts" / "io.ghostlight.trio.json").read_text()
+    )
+    assert manifest["name"] == "io.ghostlight.trio"
+    assert manifest["allowed_origins"] == [f"chrome-extension://{'a' * 32}/"]
+    wrapper = Path(manifest["path"])
+    assert wrapper.is_relative_to(endpoints.data_dir)
+    assert stat.S_IMODE(wrapper.stat().st_mode) == 0o700
+    script = wrapper.read_text()
+    assert f"export GHOSTLIGHT_INSTANCE={endpoints.instance}" in script
+    assert f"export GHOSTLIGHT_HOME={os.environ['GHOSTLIGHT_HOME']}" in script
+    assert "-m ghostlight_browser_connector" in script
+
+
+def test_prepare_profile_needs_the_extension_id(endpoints: Endpoints, tmp_path: Path) -> None:
+    with pytest.raises(managed.ManagedBrowserError, match="extension-id.txt"):
+        managed.prepare_profile(endpoints, tmp_path)

@@ -1,0 +1,316 @@
+"""The browser shore against a scripted extension peer over the real browser socket."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import stat
+
+import pytest
+import trio
+
+from ghostlight_trio.browser import wire
+from ghostlight_trio.browser.errors import (
+    BrowserError,
+    BrowserRefused,
+    BrowserUnavailable,
+    OutcomeUnknown,
+)
+from ghostlight_trio.browser.shore import BrowserShore, compose
+from ghostlight_trio.transport.endpoints import Endpoints
+from ghostlight_trio.workspace.registry import WorkspaceRegistry
+
+from .fake_extension import FakeExtension, until
+
+SLOT1 = 2**32
+
+
+async def test_socket_is_owner_only(shore: BrowserShore, endpoints: Endpoints) -> None:
+    mode = stat.S_IMODE(os.stat(endpoints.browser_socket).st_mode)
+    assert mode == 0o600
+
+
+async def test_admission_assigns_stable_slots(shore: BrowserShore, endpoints: Endpoints) -> None:
+    a, welcome_a = await FakeExtension.attach(endpoints.browser_socket, "browser-a")
+    assert welcome_a == {
+        "type": "welcome",
+        "wire": 1,
+        "slot": 1,
+        "features": ["chunkingV1", "tabGroupsV1"],
+        "serviceVersion": "",
+    }
+    b, welcome_b = await FakeExtension.attach(
+        endpoints.browser_socket, "browser-b", features=("tabGroupsV1", "somethingNew")
+    )
+    assert (welcome_b["slot"], welcome_b["features"]) == (2, ["tabGroupsV1"])
+    assert shore.connected_count == 2
+    await a.aclose()
+    await until(lambda: shore.connected_count == 1)
+    again, welcome = await FakeExtension.attach(endpoints.browser_socket, "browser-a")
+    assert welcome["slot"] == 1
+    assert shore.connected_count == 2
+    await again.aclose()
+    await b.aclose()
+
+
+@pytest.mark.parametrize(
+    "frames",
+    [
+        [{"type": "hello", "wire": 1, "browserId": "x", "generation": "g"}],
+        [{"type": "relay_hello", "wire": 1}, {"type": "hello", "wire": 1, "generation": "g"}],
+        [{"type": "relay_hello", "wire": 1}, {"type": "hello", "wire": 1, "browserId": "  "}],
+        [{"type": "relay_hello", "wire": 1}],
+    ],
+    ids=["no-relay-hello", "no-browser-id", "blank-browser-id", "no-extension-hello"],
+)
+async def test_inadmissible_connections_are_dropped(
+    shore: BrowserShore, endpoints: Endpoints, frames: list[dict]
+) -> None:
+    peer = await FakeExtension.connect(endpoints.browser_socket)
+    for frame in frames:
+        await peer.send(frame)
+    with trio.fail_after(2):
+        assert await peer.closed()
+    assert shore.connected_count == 0
+
+
+async def test_wrong_wire_major_is_told_incompatible(
+    shore: BrowserShore, endpoints: Endpoints
+) -> None:
+    peer = await FakeExtension.connect(endpoints.browser_socket)
+    await peer.send({"type": "relay_hello", "wire": 1})
+    await peer.send({"type": "hello", "wire": 2, "browserId": "b", "generation": "g"})
+    with trio.fail_after(2):
+        answer = await peer.receive()
+        assert answer["type"] == "incompatible"
+        assert await peer.closed()
+    assert shore.connected_count == 0
+
+
+async def test_no_browser_is_reported_with_a_fix(shore: BrowserShore) -> None:
+    with pytest.raises(BrowserUnavailable, match="ghostlight browser launch"):
+        await shore.request(None, "ping", {}, timeout=1)
+
+
+async def test_first_call_waits_for_a_late_browser(
+    shore: BrowserShore, endpoints: Endpoints, nursery: trio.Nursery
+) -> None:
+    async def late_browser() -> None:
+        await trio.sleep(0.1)
+        peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+        request = await peer.receive()
+        await peer.reply(request, {"pong": True})
+
+    nursery.start_soon(late_browser)
+    assert await shore.request(None, "ping", {}, timeout=2) == {"pong": True}
+
+
+async def test_requests_and_results_rewrite_tab_ids(
+    shore: BrowserShore, endpoints: Endpoints, registry: WorkspaceRegistry, nursery: trio.Nursery
+) -> None:
+    ws, _ = registry.open(None, "Claude Code")
+    assert registry.adopt_tabs(ws, [compose(1, 7)])
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+    seen: list[dict] = []
+
+    async def extension() -> None:
+        request = await peer.receive()
+        seen.append(request)
+        await peer.reply(
+            request,
+            {
+                "tabId": 7,
+                "tabs": [{"tabId": 7, "title": "t", "url": "u"}, {"tabId": 8}],
+                "groupId": 3,
+                "note": "Tab 9 is not a tab Ghostlight manages. Valid tab IDs: 7, 8",
+            },
+        )
+
+    nursery.start_soon(extension)
+    result = await shore.request(
+        ws, "tabs_context", {"ownedTabIds": [compose(1, 7), compose(2, 5)]}, timeout=2
+    )
+    request = seen[0]
+    assert request["guid"] == ws
+    assert request["op"] == "tabs_context"
+    assert request["args"] == {"ownedTabIds": [7]}
+    assert request["workspace"] == {"groupTitle": "Ghostlight · Claude Code"}
+    assert result["tabId"] == SLOT1 + 7
+    assert [t["tabId"] for t in result["tabs"]] == [SLOT1 + 7, SLOT1 + 8]
+    assert result["groupId"] == 3
+    assert result["note"] == (
+        f"Tab {SLOT1 + 9} is not a tab Ghostlight manages. Valid tab IDs: {SLOT1 + 7}, {SLOT1 + 8}"
+    )
+
+
+async def test_tab_requests_route_by_slot_and_native_id(
+    shore: BrowserShore, endpoints: Endpoints, nursery: trio.Nursery
+) -> None:
+    a, _ = await FakeExtension.attach(endpoints.browser_socket, "browser-a")
+    b, _ = await FakeExtension.attach(endpoints.browser_socket, "browser-b")
+
+    async def browser_b() -> None:
+        request = await b.receive()
+        assert request["args"] == {"tabId": 5, "url": "https://example.test/"}
+        await b.reply(request, {"url": "https://example.test/", "title": "", "loaded": True})
+
+    nursery.start_soon(browser_b)
+    result = await shore.request(
+        None, "navigate", {"tabId": compose(2, 5), "url": "https://example.test/"}, timeout=2
+    )
+    assert result["loaded"] is True
+    await a.aclose()
+
+
+async def test_error_replies_keep_their_hop_and_rewrite_ids(
+    shore: BrowserShore, endpoints: Endpoints, nursery: trio.Nursery
+) -> None:
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+
+    async def extension() -> None:
+        request = await peer.receive()
+        await peer.send(
+            {"type": "error", "id": request["id"], "error": {"message": "No tab 4", "hop": "cdp"}}
+        )
+
+    nursery.start_soon(extension)
+    with pytest.raises(BrowserError) as caught:
+        await shore.request(None, "tab_info", {"tabId": compose(1, 4)}, timeout=2)
+    assert caught.value.hop == "cdp"
+    assert caught.value.message == f"No tab {SLOT1 + 4}"
+
+
+async def test_replies_only_count_from_the_connection_that_got_the_request(
+    shore: BrowserShore, endpoints: Endpoints, nursery: trio.Nursery
+) -> None:
+    a, _ = await FakeExtension.attach(endpoints.browser_socket, "browser-a")
+    b, _ = await FakeExtension.attach(endpoints.browser_socket, "browser-b")
+
+    async def extensions() -> None:
+        request = await a.receive()
+        await b.reply(request, {"forged": True})
+        await b.send({"type": "response", "id": "r999", "result": {}})
+        await trio.sleep(0.05)
+        await a.reply(request, {"genuine": True})
+
+    nursery.start_soon(extensions)
+    result = await shore.request(None, "ping", {}, timeout=2, slot=1)
+    assert result == {"genuine": True}
+
+
+async def test_disconnect_fails_pending_calls_as_outcome_unknown(
+    shore: BrowserShore, endpoints: Endpoints, nursery: trio.Nursery
+) -> None:
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+
+    async def vanish() -> None:
+        await peer.receive()
+        await peer.aclose()
+
+    nursery.start_soon(vanish)
+    with pytest.raises(OutcomeUnknown, match="disconnected before responding"):
+        await shore.request(None, "navigate", {"tabId": compose(1, 1), "url": "x"}, timeout=2)
+
+
+async def test_no_reply_within_the_bound_is_outcome_unknown(
+    shore: BrowserShore, endpoints: Endpoints
+) -> None:
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+    with pytest.raises(OutcomeUnknown, match="did not answer"):
+        await shore.request(None, "ping", {}, timeout=0.2)
+    await peer.aclose()
+
+
+async def test_new_generation_purges_tabs_and_fails_pending_before_publishing(
+    shore: BrowserShore, endpoints: Endpoints, registry: WorkspaceRegistry, nursery: trio.Nursery
+) -> None:
+    ws, _ = registry.open(None, "agent")
+    old, _ = await FakeExtension.attach(endpoints.browser_socket, "browser-a", "gen-1")
+    assert registry.adopt_tabs(ws, [compose(1, 3)])
+    failures: list[Exception] = []
+
+    async def pending_call() -> None:
+        try:
+            await shore.request(ws, "navigate", {"tabId": compose(1, 3), "url": "x"}, timeout=5)
+        except OutcomeUnknown as exc:
+            failures.append(exc)
+
+    nursery.start_soon(pending_call)
+    await old.receive()
+    restarted, welcome = await FakeExtension.attach(endpoints.browser_socket, "browser-a", "gen-2")
+    assert welcome["slot"] == 1
+    await until(lambda: failures)
+    assert "Browser restarted before responding" in str(failures[0])
+    assert registry.owned_tabs(ws) == frozenset()
+    with trio.fail_after(2):
+        assert await old.closed()  # the replaced link is gone; its late reply could not count
+    assert shore.connected_count == 1
+
+
+async def test_reconnect_with_same_generation_keeps_tabs(
+    shore: BrowserShore, endpoints: Endpoints, registry: WorkspaceRegistry
+) -> None:
+    ws, _ = registry.open(None, "agent")
+    first, _ = await FakeExtension.attach(endpoints.browser_socket, "browser-a", "gen-1")
+    registry.adopt_tabs(ws, [compose(1, 3)])
+    await first.aclose()
+    second, _ = await FakeExtension.attach(endpoints.browser_socket, "browser-a", "gen-1")
+    assert registry.owned_tabs(ws) == {compose(1, 3)}
+    await second.aclose()
+
+
+async def test_tab_events_update_membership(
+    shore: BrowserShore, endpoints: Endpoints, registry: WorkspaceRegistry, nursery: trio.Nursery
+) -> None:
+    ws, _ = registry.open(None, "agent")
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+
+    async def extension() -> None:
+        request = await peer.receive()
+        await peer.reply(request, {"tabs": [{"tabId": 3}]})
+
+    nursery.start_soon(extension)
+    await shore.request(ws, "tabs_context", {}, timeout=2)  # the shore now knows the workspace
+    registry.adopt_tabs(ws, [compose(1, 3), compose(1, 4)])
+    await peer.send({"type": "tab_created", "tabId": 10, "openerTabId": 3})
+    await peer.send({"type": "tab_created", "tabId": 11, "openerTabId": 99})
+    await peer.send({"type": "tab_removed", "tabId": 4})
+    await peer.send({"type": "some_future_event"})
+    await until(lambda: registry.owned_tabs(ws) == {compose(1, 3), compose(1, 10)})
+
+
+async def test_large_request_without_chunking_fails_before_sending(
+    shore: BrowserShore, endpoints: Endpoints
+) -> None:
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket, features=("tabGroupsV1",))
+    with pytest.raises(BrowserRefused) as caught:
+        await shore.request(None, "content", {"value": "x" * 1_000_000}, timeout=2)
+    assert caught.value.message == wire.TOO_OLD_FOR_LARGE
+    with trio.move_on_after(0.1) as nothing:
+        await peer.receive()
+    assert nothing.cancelled_caught
+
+
+async def test_large_request_is_chunked_when_negotiated(
+    shore: BrowserShore, endpoints: Endpoints, nursery: trio.Nursery
+) -> None:
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+    payload = "y" * 2_000_000
+
+    async def extension() -> None:
+        chunks = [await peer.receive()]
+        while len(chunks) < chunks[0]["count"]:
+            chunks.append(await peer.receive())
+        assert all(c["type"] == "chunk" for c in chunks)
+        body = b"".join(base64.b64decode(c["data"]) for c in chunks)
+        assert len(body) == chunks[0]["totalBytes"]
+        assert hashlib.sha256(body).hexdigest() == chunks[0]["sha256"]
+        assert all(len(wire.encode(c)) <= wire.MAX_FRAME_TO_CHROME for c in chunks)
+        request = wire.decode(body)
+        assert request["id"] == chunks[0]["requestId"]
+        assert request["args"]["value"] == payload
+        await peer.reply(request, {"ok": True})
+
+    nursery.start_soon(extension)
+    assert await shore.request(None, "content", {"value": payload}, timeout=5) == {"ok": True}

@@ -1,0 +1,182 @@
+"""Real-browser fixtures: a loopback web server, the service's engine + browser shore, and a
+managed headless Chromium running the real extension and the real native host."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import attrs
+import pytest
+import trio
+
+import ghostlight_trio.engine  # noqa: F401  (loads before workspace: they import each other)
+from ghostlight_trio.browser import managed
+from ghostlight_trio.browser.shore import BrowserShore
+from ghostlight_trio.catalog.registry import Catalog, load_specs
+from ghostlight_trio.engine.engine import WorkEngine
+from ghostlight_trio.scheduler import Scheduler
+from ghostlight_trio.tools.browser_context import context_handlers
+from ghostlight_trio.transport.bridge import Message, Outcome, Progress, RequestContext, Start
+from ghostlight_trio.transport.endpoints import Endpoints
+from ghostlight_trio.workspace.registry import WorkspaceRegistry
+
+EXTENSION = managed.default_extension_dir()
+SLOW_SECONDS = 6.0
+
+
+def _skip_reason() -> str | None:
+    if not (EXTENSION / "manifest.json").is_file():
+        return "the extension is not built yet"
+    if not any(shutil.which(name) for name in managed.BROWSER_NAMES):
+        return "no Chromium-family browser installed"
+    return None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    reason = _skip_reason()
+    for item in items:
+        if "tests/e2e/" in str(item.fspath):
+            item.add_marker(pytest.mark.e2e)
+            if reason:
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+PAGES = {
+    "/": "<title>Ghostlight test page</title><h1>first</h1><a href='/second'>next</a>",
+    "/second": "<title>Second page</title><p>second</p>",
+}
+
+
+class _Pages(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        if self.path == "/slow":
+            time.sleep(SLOW_SECONDS)
+            body = "<title>Slow page</title>"
+        else:
+            body = PAGES.get(self.path, "<title>Not found</title>")
+        data = body.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        try:
+            self.wfile.write(data)
+        except OSError:
+            pass
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def web() -> Iterator[str]:
+    """A loopback HTTP server (content scripts cannot run on data: URLs)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
+    server.daemon_threads = True
+    server.block_on_close = False
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@attrs.define
+class _Sink:
+    outcomes: dict[str, Outcome] = attrs.Factory(dict)
+    replies: list[Message] = attrs.Factory(list)
+    changed: trio.Event = attrs.Factory(trio.Event)
+
+    def post(self, message: Message) -> None:
+        if isinstance(message, Outcome):
+            self.outcomes[message.work_id] = message
+        else:
+            self.replies.append(message)
+        self.changed.set()
+        self.changed = trio.Event()
+
+    def post_progress(self, message: Progress) -> None:
+        pass
+
+
+@attrs.define
+class Service:
+    """The service's browser-facing half, driven the way a bridge stream drives it."""
+
+    endpoints: Endpoints
+    registry: WorkspaceRegistry
+    shore: BrowserShore
+    engine: WorkEngine
+    nursery: trio.Nursery
+    sink: _Sink = attrs.Factory(_Sink)
+    session: Any = None
+    _sequence: int = 0
+
+    def __attrs_post_init__(self) -> None:
+        self.session = self.engine.open_session(self.nursery, self.sink)
+
+    async def call(
+        self, tool: str, workspace: str | None = None, *, within: float = 60, **arguments: Any
+    ) -> Outcome:
+        """Start one call and wait for its one terminal outcome."""
+        self._sequence += 1
+        start = Start(
+            sequence=self._sequence,
+            operation=tool,
+            arguments=arguments,
+            workspace_id=workspace,
+            context=RequestContext(client_label="e2e"),
+        )
+        started = self.session.start(start)
+        work_id = getattr(started, "work_id", None)
+        if work_id is None:
+            raise AssertionError(f"call refused: {started}")
+        with trio.fail_after(within):
+            while work_id not in self.sink.outcomes:
+                await self.sink.changed.wait()
+        return self.sink.outcomes[work_id]
+
+
+@pytest.fixture
+async def service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIterator[Service]:
+    registry = WorkspaceRegistry()
+    scheduler = Scheduler()
+    shore = BrowserShore(endpoints, registry, scheduler=scheduler)
+    handlers = context_handlers(registry, shore)
+    engine = WorkEngine(
+        catalog=Catalog(load_specs(), handlers),
+        handlers=handlers,
+        workspaces=registry,
+        scheduler=scheduler,
+    )
+    await nursery.start(shore.serve)
+    yield Service(endpoints, registry, shore, engine, nursery)
+
+
+@pytest.fixture
+async def browser(service: Service) -> AsyncIterator[managed.ManagedBrowser]:
+    """A managed headless Chromium whose extension has connected to the service."""
+    launched = await managed.launch(service.endpoints, headless=True, no_sandbox=True)
+    try:
+        await launched.wait_connected(lambda: service.shore.connected_count > 0, within=30)
+        yield launched
+    finally:
+        await launched.aclose()
+
+
+async def until(predicate: Any, *, within: float) -> None:
+    """Poll state another task (or the browser) changes until it holds."""
+    with trio.fail_after(within):
+        while True:
+            if predicate():
+                return
+            await trio.sleep(0.1)
+
+
+def text(outcome: Outcome) -> str:
+    return "\n".join(getattr(block, "text", "") for block in outcome.content)

@@ -1,0 +1,93 @@
+"""Real headless Chromium + the real extension + the real native host, driven through the engine."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+import trio
+
+from ghostlight_trio.browser.managed import ManagedBrowser
+
+from .conftest import Service, text, until
+
+pytestmark = pytest.mark.e2e
+
+
+async def test_workspaces_create_navigate_list_and_never_see_each_other(
+    service: Service, browser: ManagedBrowser, web: str
+) -> None:
+    created = await service.call("tabs_create_mcp")
+    assert created.kind == "ok", text(created)
+    ws_a = created.workspace_id
+    assert ws_a is not None
+    tab_a = created.structured["tabId"]
+    assert tab_a >= 2**32  # composite: slot 1 and the native id
+    assert text(created).startswith(f"Created tab {tab_a}.")
+
+    landed = await service.call("navigate", ws_a, url=f"{web}/", tabId=tab_a)
+    assert landed.kind == "ok", text(landed)
+    assert landed.structured == {"tabId": tab_a, "url": f"{web}/", "title": "Ghostlight test page"}
+    assert text(landed) == f"Navigated to {web}/."
+
+    second = await service.call("navigate", ws_a, url=f"{web}/second", tabId=tab_a)
+    assert second.structured["title"] == "Second page"
+    back = await service.call("navigate", ws_a, url="back", tabId=tab_a)
+    assert back.kind == "ok", text(back)
+    assert back.structured["url"] == f"{web}/"
+
+    listed = await service.call("tabs_context_mcp", ws_a)
+    assert listed.kind == "ok", text(listed)
+    assert listed.structured["tabs"] == [
+        {"tabId": tab_a, "title": "Ghostlight test page", "url": f"{web}/"}
+    ]
+    assert isinstance(listed.structured["mcpGroupId"], int)
+
+    other = await service.call("tabs_context_mcp", createIfEmpty=True)
+    assert other.kind == "ok", text(other)
+    ws_b = other.workspace_id
+    assert ws_b not in (None, ws_a)
+    tabs_b = [tab["tabId"] for tab in other.structured["tabs"]]
+    assert len(tabs_b) == 1 and tab_a not in tabs_b
+    assert service.registry.owned_tabs(ws_a) == {tab_a}
+    assert service.registry.owned_tabs(ws_b) == set(tabs_b)
+
+    foreign = await service.call("navigate", ws_b, url=f"{web}/second", tabId=tab_a)
+    assert foreign.kind == "denied"
+    relisted = await service.call("tabs_context_mcp", ws_a)
+    assert [tab["url"] for tab in relisted.structured["tabs"]] == [f"{web}/"]
+
+
+async def test_killed_connector_fails_the_pending_call_truthfully_then_recovers(
+    service: Service, browser: ManagedBrowser, web: str
+) -> None:
+    created = await service.call("tabs_create_mcp")
+    ws, tab = created.workspace_id, created.structured["tabId"]
+    outcomes = []
+
+    async def slow_navigation() -> None:
+        outcomes.append(await service.call("navigate", ws, url=f"{web}/slow", tabId=tab))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(slow_navigation)
+        await trio.sleep(1.0)
+        relay_pid = service.shore.relay_pid(1)
+        assert relay_pid is not None
+        os.kill(relay_pid, signal.SIGKILL)
+    [pending] = outcomes
+    assert pending.kind == "outcome_unknown"
+    assert "disconnected before responding" in text(pending)
+
+    # The extension reconnects through a fresh native host; later calls work again.
+    await until(
+        lambda: service.shore.connected_count and service.shore.relay_pid(1) != relay_pid,
+        within=30,
+    )
+    fresh = await service.call("tabs_create_mcp", ws)
+    assert fresh.kind == "ok", text(fresh)
+    new_tab = fresh.structured["tabId"]
+    assert {tab, new_tab} <= {t["tabId"] for t in fresh.structured["tabs"]}
+    landed = await service.call("navigate", ws, url=f"{web}/second", tabId=new_tab)
+    assert landed.kind == "ok", text(landed)
+    assert landed.structured["title"] == "Second page"
