@@ -61,8 +61,10 @@ def e2e(session: nox.Session) -> None:
 def fuzz(session: nox.Session) -> None:
     """Long Hypothesis runs over the parsers and the engine."""
     _install(session)
-    session.run("pytest", "-q", "tests", "-k", "fuzz or hypothesis or codec",
-                env={"GHOSTLIGHT_FUZZ_PROFILE": "long"}, *session.posargs)
+    session.run(
+        "pytest", "-q", "tests", "-k", "fuzz or hypothesis or codec", *session.posargs,
+        env={"GHOSTLIGHT_FUZZ_PROFILE": "long"},
+    )
 
 
 @nox.session

@@ -17,6 +17,7 @@ from typing import Any, Protocol, TypeGuard
 import trio
 
 from ..scheduler import TabSurface
+from ..transport.bridge import BrowserSummary
 from ..transport.endpoints import Endpoints
 from ..transport.framing import FrameError
 from ..transport.peercred import is_same_user
@@ -99,6 +100,19 @@ class BrowserShore:
     def connected_count(self) -> int:
         """How many browsers are attached right now."""
         return len(self._live)
+
+    def summaries(self) -> list[BrowserSummary]:
+        """The attached browsers, for status reports and doctor."""
+        return [
+            BrowserSummary(
+                slot=connection.slot,
+                browser_id=connection.hello.browser_id,
+                generation=connection.generation,
+                extension_version=connection.hello.extension_version,
+                features=sorted(connection.features),
+            )
+            for connection in self._live.values()
+        ]
 
     def relay_pid(self, slot: int) -> int | None:
         """The process id the relay of a live slot reported (diagnostics and tests)."""

@@ -74,3 +74,15 @@ class ToolCall:
 
 
 ToolHandler = Callable[[ToolCall], Awaitable[ToolResult]]
+
+
+class UncertainEffect(Exception):
+    """Raised from inside ``Effects.atomic`` when a dispatched effect's outcome cannot be known.
+
+    ``proof`` is the exact token (for example the browser request id) whose later terminal
+    acknowledgement will clear the quarantine this puts on the resource.
+    """
+
+    def __init__(self, proof: str, message: str = "") -> None:
+        super().__init__(message or "the effect's outcome is unknown")
+        self.proof = proof

@@ -24,8 +24,8 @@ from .bridge import (
     encode_message,
 )
 from .endpoints import Endpoints
-from .proof import ProofError, load_secret, sign, verify
 from .framing import FrameError
+from .proof import ProofError, load_secret, sign, verify
 from .stream import MessageStream
 
 HANDSHAKE_TIMEOUT = 5.0

@@ -1,0 +1,1 @@
+"""The ``ghostlight`` command line."""

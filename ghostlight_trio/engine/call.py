@@ -1,0 +1,61 @@
+"""The private state of one call, owned by the one task that runs it."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from typing import Any, Literal, Protocol
+
+import attrs
+import trio
+
+from ..catalog.registry import ToolSpec
+from ..scheduler import LeaseRequest
+from ..transport.bridge import Message, Progress
+from .contracts import WorkContext
+
+CancelReason = Literal["cancelled", "not_started"]
+
+
+class ResponseSink(Protocol):
+    """Where a stream's answers go; posting never blocks, so a stalled edge cannot stall work."""
+
+    def post(self, message: Message) -> None: ...
+
+    def post_progress(self, message: Progress) -> None:
+        """Like ``post`` but may drop the message when the stream is backed up."""
+
+
+@attrs.define(eq=False)
+class CallState:
+    """Mutable bookkeeping for one call; the immutable facts live in ``context``."""
+
+    context: WorkContext
+    spec: ToolSpec
+    arguments: Mapping[str, Any]
+    producer: Hashable
+    sink: ResponseSink
+    started_at: float
+    settle_by: float
+    wants_progress: bool = False
+    minted_workspace: bool = False
+    scope: trio.CancelScope = attrs.Factory(trio.CancelScope)
+    cancel_reason: CancelReason | None = None
+    lease_request: LeaseRequest | None = None
+    handler_started: bool = False
+    effects_dispatched: int = 0
+    uncertain_proof: str | None = None
+    reported: str | None = None
+    """The outcome kind the caller was sent, once sent."""
+    settled: bool = False
+
+    def __attrs_post_init__(self) -> None:
+        self.scope.deadline = self.settle_by
+
+    def cancel(self, reason: CancelReason) -> None:
+        if self.cancel_reason is None:
+            self.cancel_reason = reason
+        self.scope.cancel()
+
+    @property
+    def may_have_started(self) -> bool:
+        return self.handler_started or self.effects_dispatched > 0

@@ -1,0 +1,56 @@
+"""The effect gate a running handler gets: shielded atomic effects, step checkpoints, progress."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import trio
+
+from ..scheduler import LeaseRequest, ResourceKey, Scheduler
+from ..transport.bridge import Progress
+from . import texts
+from .call import CallState
+from .contracts import UncertainEffect
+
+T = TypeVar("T")
+
+
+class CallEffects:
+    """Implements ``contracts.Effects`` for one call."""
+
+    def __init__(self, call: CallState, scheduler: Scheduler) -> None:
+        self._call = call
+        self._scheduler = scheduler
+
+    async def atomic(self, effect: Callable[[], Awaitable[T]]) -> T:
+        """Once dispatched, an effect drains even if the call is cancelled; only the call's
+        settlement bound can cut it, and then its resource is quarantined."""
+        await trio.lowlevel.checkpoint_if_cancelled()
+        call = self._call
+        call.effects_dispatched += 1
+        with trio.CancelScope(shield=True, deadline=call.settle_by):
+            try:
+                return await effect()
+            except UncertainEffect as uncertain:
+                call.uncertain_proof = uncertain.proof
+                raise
+        call.uncertain_proof = f"unsettled:{call.context.work_id}"
+        raise UncertainEffect(call.uncertain_proof, texts.UNSETTLED)
+
+    async def checkpoint(self) -> None:
+        """A composition's step boundary: stop here if the call was cancelled."""
+        await trio.lowlevel.checkpoint()
+
+    def progress(self, progress: float, total: float | None = None, message: str = "") -> None:
+        call = self._call
+        if call.wants_progress and call.reported is None:
+            call.sink.post_progress(
+                Progress(
+                    work_id=call.context.work_id, progress=progress, total=total, message=message
+                )
+            )
+
+    def step_lease(self, key: ResourceKey) -> LeaseRequest:
+        """A lease for one composed step (reentrant for resources the call already holds)."""
+        return self._scheduler.lease(key, producer=self._call.producer, holder=self._call)

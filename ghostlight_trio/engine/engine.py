@@ -1,0 +1,75 @@
+"""The work engine: shared parts every stream's calls run against, and the active-work count.
+
+Active work is counted here, independently of streams, so the service's idle shutdown never
+ends a call that is still settling after its caller left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import trio
+
+from ..catalog.registry import Catalog
+from ..scheduler import Scheduler
+from ..workspace import WorkspaceRegistry
+from .audit import AuditHook
+from .call import ResponseSink
+from .contracts import ToolHandler
+from .limits import DEFAULT_LIMITS, EngineLimits
+from .resources import ResourceResolver, resource_for
+from .runner import CallRunner
+from .session import WorkSession
+
+
+def _no_audit(record: object) -> None:
+    """Audit nowhere (tests and tools that need no trail)."""
+
+
+class WorkEngine:
+    """Owns nothing but shared parts; each call's task lives in its stream's nursery."""
+
+    def __init__(
+        self,
+        *,
+        catalog: Catalog,
+        handlers: Mapping[str, ToolHandler],
+        workspaces: WorkspaceRegistry,
+        scheduler: Scheduler,
+        audit: AuditHook = _no_audit,
+        limits: EngineLimits = DEFAULT_LIMITS,
+        resolve_resource: ResourceResolver = resource_for,
+        clock: Callable[[], float] = trio.current_time,
+    ) -> None:
+        self.catalog = catalog
+        self.handlers = dict(handlers)
+        self.workspaces = workspaces
+        self.scheduler = scheduler
+        self.limits = limits
+        self.clock = clock
+        self.runner = CallRunner(
+            catalog=catalog,
+            handlers=self.handlers,
+            workspaces=workspaces,
+            scheduler=scheduler,
+            audit=audit,
+            limits=limits,
+            resolve_resource=resolve_resource,
+            clock=clock,
+        )
+        self._active_work = 0
+
+    @property
+    def active_work(self) -> int:
+        """Calls not yet settled, across all streams, live or lost."""
+        return self._active_work
+
+    def open_session(self, nursery: trio.Nursery, sink: ResponseSink) -> WorkSession:
+        """A session whose call tasks run in ``nursery`` and whose answers go to ``sink``."""
+        return WorkSession(self, nursery, sink)
+
+    def work_began(self) -> None:
+        self._active_work += 1
+
+    def work_ended(self) -> None:
+        self._active_work -= 1

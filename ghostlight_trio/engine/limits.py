@@ -1,0 +1,17 @@
+"""The engine's time and size bounds, in one place."""
+
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen
+class EngineLimits:
+    reply_deadline: float = 60.0
+    """The caller gets exactly one terminal answer by then."""
+    settlement_deadline: float = 180.0
+    """The call's own task settles (lease, audit, workspace pin) within this, counted from start."""
+    max_active_per_stream: int = 256
+
+
+DEFAULT_LIMITS = EngineLimits()

@@ -1,0 +1,55 @@
+"""Which scheduler key a call must hold, from its catalog scheduling class and arguments."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..catalog.registry import ToolSpec
+from ..scheduler import (
+    SERVICE_LOCAL,
+    BrowserWide,
+    ResourceKey,
+    TabSurface,
+    WorkspaceTopology,
+)
+from ..workspace import split_tab_id
+from .contracts import WorkspaceId
+
+ResourceResolver = Callable[
+    [ToolSpec, Mapping[str, Any], "WorkspaceId | None"], "ResourceKey | None"
+]
+"""Returns the key to lease for the whole call, or None when the handler leases per step."""
+
+BYPASS_CLASSES = frozenset({"service_local", "presentation"})
+
+
+def resource_for(
+    spec: ToolSpec, arguments: Mapping[str, Any], workspace: WorkspaceId | None
+) -> ResourceKey | None:
+    """The default mapping. A call without a concrete tab waits in its workspace's topology lane;
+    the browser layer binds a tab there."""
+    klass = spec.scheduling_class
+    if klass in BYPASS_CLASSES:
+        return SERVICE_LOCAL
+    if klass == "composition":
+        return None
+    tab = tab_id_argument(arguments)
+    slot_and_tab = split_tab_id(tab) if tab is not None and tab >= 0 else None
+    if klass == "browser_wide":
+        return BrowserWide(slot_and_tab[0] if slot_and_tab else None)
+    if klass in ("tab_surface", "retained_surface") and slot_and_tab is not None:
+        return TabSurface(*slot_and_tab)
+    if workspace is None:
+        return SERVICE_LOCAL
+    return WorkspaceTopology(slot_and_tab[0] if slot_and_tab else None, workspace)
+
+
+def tab_id_argument(arguments: Mapping[str, Any]) -> int | None:
+    """The ``tabId`` argument as an integer id (JSON numbers may arrive as whole floats)."""
+    value = arguments.get("tabId")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None
+    return value

@@ -1,0 +1,203 @@
+"""The life of one call, from validation to its terminal record.
+
+Order matters and is fixed here: validate, verify tab ownership (before anything reaches the
+browser), lease the resource, run the handler, settle. Settling inside the lease means the lease
+is held through the terminal record. The caller gets exactly one Outcome: the real one, or at
+the reply deadline ``outcome_unknown`` while this same task keeps settling privately.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+
+import trio
+
+from ..catalog.registry import Catalog
+from ..scheduler import SERVICE_LOCAL, Lease, Scheduler, SchedulerRefusal
+from ..transport.bridge import ContentBlock, Outcome, TextBlock
+from ..workspace import WorkspaceRegistry
+from . import texts
+from .audit import AuditHook, AuditRecord, safe_audit
+from .call import CallState
+from .contracts import ToolCall, ToolHandler, ToolResult, UncertainEffect
+from .effects import CallEffects
+from .limits import EngineLimits
+from .resources import ResourceResolver, tab_id_argument
+
+log = logging.getLogger("ghostlight.engine")
+
+
+class CallRunner:
+    """Runs calls; shared by every stream of one engine."""
+
+    def __init__(
+        self,
+        *,
+        catalog: Catalog,
+        handlers: Mapping[str, ToolHandler],
+        workspaces: WorkspaceRegistry,
+        scheduler: Scheduler,
+        audit: AuditHook,
+        limits: EngineLimits,
+        resolve_resource: ResourceResolver,
+        clock: Callable[[], float] = trio.current_time,
+    ) -> None:
+        self._catalog = catalog
+        self._handlers = handlers
+        self._workspaces = workspaces
+        self._scheduler = scheduler
+        self._audit = audit
+        self._limits = limits
+        self._resolve = resolve_resource
+        self._clock = clock
+
+    async def run(self, call: CallState) -> None:
+        """The call's task body. Whatever happens, it settles exactly once."""
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._reply_deadline, call)
+                with call.scope:
+                    await self._execute(call)
+                nursery.cancel_scope.cancel()
+        finally:
+            if not call.settled:
+                self._settle_cancelled(call)
+
+    # --- pipeline ---------------------------------------------------------------------------
+
+    async def _execute(self, call: CallState) -> None:
+        spec, arguments, context = call.spec, call.arguments, call.context
+        problem = self._catalog.validate(spec.name, arguments)
+        if problem is not None:
+            self._settle(call, "tool_error", problem)
+            return
+        if "tabId" in arguments:
+            tab = tab_id_argument(arguments)
+            if tab is None or not self._workspaces.verify_tab(context.workspace_id, tab):
+                self._settle(call, "denied", texts.tab_not_in_workspace(arguments["tabId"]))
+                return
+        key = self._resolve(spec, arguments, context.workspace_id) or SERVICE_LOCAL
+        request = self._scheduler.lease(key, producer=call.producer, holder=call)
+        call.lease_request = request
+        try:
+            async with request as lease:
+                await self._invoke(call, lease)
+        except SchedulerRefusal as refusal:
+            self._settle(call, "tool_error", refusal.message)
+        except trio.Cancelled:
+            self._settle_cancelled(call)
+            raise
+
+    async def _invoke(self, call: CallState, lease: Lease) -> None:
+        handler = self._handlers[call.spec.name]
+        effects = CallEffects(call, self._scheduler)
+        call.handler_started = True
+        try:
+            result = await handler(ToolCall(call.context, call.arguments, effects))
+        except trio.Cancelled:
+            self._quarantine_if_uncertain(call, lease)
+            self._settle_cancelled(call)
+            raise
+        except UncertainEffect as uncertain:
+            call.uncertain_proof = call.uncertain_proof or uncertain.proof
+            self._quarantine_if_uncertain(call, lease)
+            self._settle(call, "outcome_unknown", texts.UNSETTLED)
+            return
+        except Exception:
+            log.exception("tool %s failed (work %s)", call.spec.name, call.context.work_id)
+            if call.effects_dispatched:
+                self._settle(call, "outcome_unknown", texts.UNSETTLED)
+            else:
+                self._settle(call, "tool_error", texts.internal_failure(call.spec.name))
+            return
+        self._quarantine_if_uncertain(call, lease)
+        if call.scope.cancel_called:
+            self._settle_cancelled(call)
+            return
+        self._settle_result(call, result)
+
+    async def _reply_deadline(self, call: CallState) -> None:
+        """At the reply deadline: retire unstarted work, or tell the caller the truth once."""
+        await trio.sleep_until(call.started_at + self._limits.reply_deadline)
+        if call.reported is not None:
+            return
+        request = call.lease_request
+        if request is None or not request.granted:
+            call.cancel("not_started")
+            return
+        self._report(call, _outcome(call, "outcome_unknown", texts.STILL_SETTLING))
+
+    # --- settling ---------------------------------------------------------------------------
+
+    def _quarantine_if_uncertain(self, call: CallState, lease: Lease) -> None:
+        if call.uncertain_proof is not None:
+            lease.mark_uncertain(call.uncertain_proof)
+            log.warning(
+                "work %s left %s uncertain; it stays quarantined until proven",
+                call.context.work_id,
+                lease.key.describe(),
+            )
+
+    def _settle_cancelled(self, call: CallState) -> None:
+        if call.settled:
+            return
+        if call.uncertain_proof is not None or self._clock() >= call.settle_by:
+            self._settle(call, "outcome_unknown", texts.UNSETTLED)
+        elif call.cancel_reason == "not_started" and not call.may_have_started:
+            text = texts.not_started_in_time(call.spec.name, self._limits.reply_deadline)
+            self._settle(call, "tool_error", text)
+        elif call.cancel_reason == "not_started":
+            self._settle(call, "outcome_unknown", texts.STILL_SETTLING)
+        elif call.may_have_started:
+            self._settle(call, "cancelled", texts.CANCELLED_AFTER_DISPATCH)
+        else:
+            self._settle(call, "cancelled", texts.CANCELLED_BEFORE_START)
+
+    def _settle_result(self, call: CallState, result: ToolResult) -> None:
+        workspace = result.workspace_id
+        if result.kind == "ok" and call.spec.workspace_use == "creates":
+            workspace = workspace or call.context.workspace_id
+        outcome = Outcome(
+            work_id=call.context.work_id,
+            kind=result.kind,
+            content=list(result.content),
+            structured=result.structured,
+            workspace_id=workspace,
+        )
+        self._finish(call, outcome)
+
+    def _settle(self, call: CallState, kind: str, text: str) -> None:
+        self._finish(call, _outcome(call, kind, text))
+
+    def _finish(self, call: CallState, outcome: Outcome) -> None:
+        """The single terminal step: answer (unless already answered) and audit."""
+        if call.settled:
+            return
+        call.settled = True
+        self._report(call, outcome)
+        safe_audit(
+            self._audit,
+            AuditRecord(
+                time=time.time(),
+                work_id=call.context.work_id,
+                operation=call.context.operation,
+                workspace=self._workspaces.fingerprint(call.context.workspace_id),
+                outcome=outcome.kind,
+                reported=call.reported or outcome.kind,
+                duration=round(self._clock() - call.started_at, 6),
+                effects_dispatched=call.effects_dispatched,
+            ),
+        )
+
+    def _report(self, call: CallState, outcome: Outcome) -> None:
+        if call.reported is not None:
+            return
+        call.reported = outcome.kind
+        call.sink.post(outcome)
+
+
+def _outcome(call: CallState, kind: str, text: str) -> Outcome:
+    content: list[ContentBlock] = [TextBlock(text=text)]
+    return Outcome(work_id=call.context.work_id, kind=kind, content=content)  # type: ignore[arg-type]

@@ -1,0 +1,150 @@
+"""One admitted stream's side of the engine: admission of calls and its bounded active-work map.
+
+The map (``WorkId -> call``, whose cancel scope is the cancellation token) exists only while a
+call is active; the entry disappears when it settles. There is no global work table.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import secrets
+from typing import TYPE_CHECKING
+
+import trio
+
+from ..catalog.registry import ToolSpec
+from ..transport.bridge import Rejected, RejectionCode, Start, Started
+from ..workspace import WorkspaceLimitReached
+from . import texts
+from .call import CallState, ResponseSink
+from .contracts import WorkContext, WorkspaceId
+
+if TYPE_CHECKING:
+    from .engine import WorkEngine
+
+log = logging.getLogger("ghostlight.engine")
+
+
+class _Refusal(Exception):
+    def __init__(self, code: RejectionCode, message: str, next_step: str = "") -> None:
+        super().__init__(message)
+        self.code: RejectionCode = code
+        self.message = message
+        self.next_step = next_step
+
+
+class WorkSession:
+    """Calls started on one stream. Create with ``WorkEngine.open_session``."""
+
+    def __init__(self, engine: WorkEngine, nursery: trio.Nursery, sink: ResponseSink) -> None:
+        self._engine = engine
+        self._nursery = nursery
+        self._sink = sink
+        self._active: dict[str, CallState] = {}
+        self._numbers = itertools.count(1)
+        self._closed = False
+
+    @property
+    def active(self) -> int:
+        return len(self._active)
+
+    def start(self, message: Start) -> Started | Rejected:
+        """Admit one call and post ``Started`` (or ``Rejected``: then nothing ran)."""
+        try:
+            reply: Started | Rejected = self._admit(message)
+        except _Refusal as refusal:
+            reply = Rejected(
+                sequence=message.sequence,
+                code=refusal.code,
+                message=refusal.message,
+                next_step=refusal.next_step,
+            )
+        self._sink.post(reply)
+        return reply
+
+    def cancel(self, work_id: str) -> None:
+        """Cooperative cancellation; unknown or already settled ids are ignored."""
+        call = self._active.get(work_id)
+        if call is not None:
+            call.cancel("cancelled")
+
+    def abandon(self) -> None:
+        """The stream is gone: cancel everything it started (dispatched effects still drain)."""
+        self._closed = True
+        for call in list(self._active.values()):
+            call.cancel("cancelled")
+
+    # --- admission --------------------------------------------------------------------------
+
+    def _admit(self, message: Start) -> Started:
+        engine = self._engine
+        spec = engine.catalog.spec(message.operation)
+        if spec is None or message.operation not in engine.handlers:
+            raise _Refusal("unknown_tool", texts.unknown_tool(message.operation))
+        if self._closed:
+            raise _Refusal("shutting_down", "This connection is closing; nothing was started.")
+        limit = engine.limits.max_active_per_stream
+        if len(self._active) >= limit:
+            raise _Refusal("busy", texts.TOO_MUCH_ACTIVE_WORK.format(limit=limit))
+        workspace, minted = self._resolve_workspace(spec, message)
+        work_id = f"{next(self._numbers):x}.{secrets.token_urlsafe(6)}"
+        now = engine.clock()
+        call = CallState(
+            context=WorkContext(
+                work_id=work_id,
+                operation=spec.name,
+                workspace_id=workspace,
+                client_label=message.context.client_label,
+                restriction=message.context.restriction,
+            ),
+            spec=spec,
+            arguments=message.arguments,
+            producer=workspace if workspace is not None else self,
+            sink=self._sink,
+            started_at=now,
+            settle_by=now + engine.limits.settlement_deadline,
+            wants_progress=message.context.wants_progress,
+            minted_workspace=minted,
+        )
+        if workspace is not None:
+            engine.workspaces.acquire_pin(workspace)
+        self._active[work_id] = call
+        engine.work_began()
+        self._nursery.start_soon(self._run, call, name=f"work {work_id} {spec.name}")
+        return Started(sequence=message.sequence, work_id=work_id)
+
+    def _resolve_workspace(self, spec: ToolSpec, message: Start) -> tuple[WorkspaceId | None, bool]:
+        registry = self._engine.workspaces
+        handle = message.workspace_id
+        if spec.workspace_use == "independent":
+            if handle is not None and registry.exists(handle):
+                return WorkspaceId(handle), False
+            return None, False
+        if handle is None and spec.workspace_use == "uses":
+            raise _Refusal(
+                "workspace_required", texts.WORKSPACE_REQUIRED, texts.WORKSPACE_NEXT_STEP
+            )
+        if handle is None:
+            try:
+                minted, _ = registry.open(None, message.context.client_label, attached=False)
+            except WorkspaceLimitReached as exc:
+                raise _Refusal("busy", str(exc)) from None
+            return minted, True
+        if not registry.exists(handle):
+            raise _Refusal("unknown_workspace", texts.UNKNOWN_WORKSPACE, texts.WORKSPACE_NEXT_STEP)
+        return WorkspaceId(handle), False
+
+    async def _run(self, call: CallState) -> None:
+        engine = self._engine
+        try:
+            await engine.runner.run(call)
+        finally:
+            self._active.pop(call.context.work_id, None)
+            workspace = call.context.workspace_id
+            if workspace is not None:
+                engine.workspaces.release_pin(workspace)
+                if call.minted_workspace and call.reported != "ok":
+                    # The caller never learned this handle, so nothing could ever reattach it.
+                    engine.workspaces.release(workspace)
+            engine.work_ended()

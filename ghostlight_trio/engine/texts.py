@@ -1,0 +1,46 @@
+"""What the engine tells the agent, worded once. Never a claim that an effect did not happen
+unless nothing was dispatched."""
+
+from __future__ import annotations
+
+STILL_SETTLING = (
+    "The operation is still settling inside Ghostlight. Its effect may have completed; do not"
+    " retry automatically. Inspect the browser before deciding what to do next."
+)
+UNSETTLED = (
+    "The operation did not settle within its time bound. Its effect may have completed; do not"
+    " retry automatically. Inspect the browser before deciding what to do next."
+)
+CANCELLED_BEFORE_START = "Cancelled before it started; nothing ran."
+CANCELLED_AFTER_DISPATCH = (
+    "Cancelled. An effect that had already been dispatched was allowed to finish; inspect the"
+    " browser to see what took effect."
+)
+WORKSPACE_NEXT_STEP = "Call tabs_context_mcp (or tabs_create_mcp) first and pass its workspaceId"
+WORKSPACE_REQUIRED = "This tool needs a workspaceId."
+UNKNOWN_WORKSPACE = "Unknown or expired workspaceId."
+TOO_MUCH_ACTIVE_WORK = (
+    "Ghostlight is busy: this connection already has {limit} calls in flight; nothing was"
+    " started. Retry after some of them finish."
+)
+
+
+def unknown_tool(name: str) -> str:
+    return f"Unknown tool {name!r}; list the tools to see what is available."
+
+
+def not_started_in_time(operation: str, seconds: float) -> str:
+    return (
+        f"{operation} did not start within {seconds:g} s (it was still waiting for the browser"
+        " resource); nothing ran. It is safe to retry."
+    )
+
+
+def tab_not_in_workspace(tab_id: object) -> str:
+    return f"Tab {tab_id} is not in this workspace. Use tabs_context_mcp to list your tabs."
+
+
+def internal_failure(operation: str) -> str:
+    return (
+        f"{operation} failed inside Ghostlight before anything was dispatched; see the service log."
+    )

@@ -1,0 +1,200 @@
+"""The service side of the bridge: admit a connection, then serve its messages.
+
+One nursery per admitted stream owns its call tasks, so a call outlives the connection only as
+long as it takes to settle. When the stream is lost, its calls are cancelled (dispatched effects
+drain), the workspaces it opened start their idle grace, and its unsent answers are discarded.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import attrs
+import trio
+
+from .. import __version__
+from ..catalog.registry import Catalog
+from ..engine.engine import WorkEngine
+from ..engine.session import WorkSession
+from ..transport.bridge import (
+    BridgeProtocolError,
+    Cancel,
+    CatalogProjection,
+    CatalogRequest,
+    Fatal,
+    Message,
+    OpenWorkspace,
+    Rejected,
+    ReleaseWorkspace,
+    Start,
+    StatusRequest,
+    WorkspaceOpened,
+)
+from ..transport.endpoints import Endpoints
+from ..transport.framing import FrameError
+from ..transport.handshake import BridgeVersionError, accept_bridge
+from ..transport.peercred import is_same_user
+from ..transport.stream import BridgeClosed, MessageStream
+from ..workspace import WorkspaceLimitReached, WorkspaceRegistry
+from .app import BrowserEndpoint
+from .outbox import Outbox
+from .status import status_report
+from .streams import LiveStreams
+
+log = logging.getLogger("ghostlight.service")
+
+SERVICE_VERSION = __version__
+_FATAL_SEND_TIMEOUT = 1.0
+
+
+@attrs.frozen
+class BridgeServer:
+    """Everything a connection needs from the service."""
+
+    endpoints: Endpoints
+    secret: bytes
+    catalog: Catalog
+    workspaces: WorkspaceRegistry
+    engine: WorkEngine
+    streams: LiveStreams
+    browser: BrowserEndpoint | None = None
+
+    async def serve(self, listener: trio.SocketListener) -> None:
+        """Accept connections forever; each gets its own task in this nursery."""
+        async with trio.open_nursery() as nursery:
+            while True:
+                connection = await listener.accept()
+                nursery.start_soon(self.handle_connection, connection)
+
+    async def handle_connection(self, connection: trio.SocketStream) -> None:
+        if not is_same_user(connection.socket):  # type: ignore[arg-type]
+            log.warning("refused a bridge connection from another user")
+            await connection.aclose()
+            return
+        stream = MessageStream(connection)
+        try:
+            hello = await accept_bridge(
+                stream,
+                secret=self.secret,
+                instance=self.endpoints.instance,
+                service_version=SERVICE_VERSION,
+            )
+        except (BridgeClosed, BridgeProtocolError, BridgeVersionError, FrameError) as exc:
+            log.info("bridge opening failed: %s", exc)
+            await stream.aclose()
+            return
+        except trio.TooSlowError:
+            log.info("bridge opening timed out")
+            await stream.aclose()
+            return
+        await self._serve_admitted(stream, hello.role)
+
+    async def _serve_admitted(self, stream: MessageStream, role: str) -> None:
+        outbox = Outbox()
+        opened: set[str] = set()
+        async with trio.open_nursery() as calls:
+            session = self.engine.open_session(calls, outbox)
+            self.streams.add(outbox, role)
+            try:
+                async with trio.open_nursery() as io:
+                    io.start_soon(_write_until_lost, outbox, stream, io.cancel_scope)
+                    await self._read_until_lost(stream, outbox, session, opened)
+                    io.cancel_scope.cancel()
+            finally:
+                self.streams.discard(outbox)
+                session.abandon()
+                for workspace in opened:
+                    self.workspaces.detach(workspace)
+                outbox.close()
+                with trio.CancelScope(shield=True):
+                    await stream.aclose()
+            if session.active:
+                log.info("stream lost; %d calls still settling", session.active)
+
+    async def _read_until_lost(
+        self, stream: MessageStream, outbox: Outbox, session: WorkSession, opened: set[str]
+    ) -> None:
+        while True:
+            await outbox.wait_for_room()
+            try:
+                message = await stream.receive()
+            except BridgeClosed:
+                return
+            except (BridgeProtocolError, FrameError) as exc:
+                await _send_fatal(stream, f"protocol violation: {exc}")
+                return
+            if not self._dispatch(message, outbox, session, opened):
+                await _send_fatal(stream, f"unexpected {type(message).__name__} from the connector")
+                return
+
+    def _dispatch(
+        self, message: Message, outbox: Outbox, session: WorkSession, opened: set[str]
+    ) -> bool:
+        """Handle one message; False when it has no business arriving at the service."""
+        if isinstance(message, Start):
+            session.start(message)
+        elif isinstance(message, Cancel):
+            session.cancel(message.work_id)
+        elif isinstance(message, CatalogRequest):
+            outbox.post(
+                CatalogProjection(
+                    sequence=message.sequence,
+                    generation=self.catalog.generation,
+                    tools=self.catalog.descriptors(),
+                )
+            )
+        elif isinstance(message, OpenWorkspace):
+            outbox.post(self._open_workspace(message, opened))
+        elif isinstance(message, ReleaseWorkspace):
+            opened.discard(message.workspace_id)
+            self.workspaces.release(message.workspace_id)
+        elif isinstance(message, StatusRequest):
+            outbox.post(
+                status_report(
+                    message.sequence,
+                    service_version=SERVICE_VERSION,
+                    streams=self.streams,
+                    workspaces=self.workspaces,
+                    engine=self.engine,
+                    browser=self.browser,
+                )
+            )
+        else:
+            return False
+        return True
+
+    def _open_workspace(
+        self, message: OpenWorkspace, opened: set[str]
+    ) -> WorkspaceOpened | Rejected:
+        try:
+            workspace, reattached = self.workspaces.open(message.reattach, message.client_label)
+        except WorkspaceLimitReached as exc:
+            return Rejected(sequence=message.sequence, code="busy", message=str(exc))
+        opened.add(workspace)
+        log.info(
+            "workspace %s %s",
+            self.workspaces.fingerprint(workspace),
+            "reattached" if reattached else "opened",
+        )
+        return WorkspaceOpened(
+            sequence=message.sequence, workspace_id=workspace, reattached=reattached
+        )
+
+
+async def _write_until_lost(
+    outbox: Outbox, stream: MessageStream, io_scope: trio.CancelScope
+) -> None:
+    try:
+        await outbox.drain_to(stream)
+    except BridgeClosed:
+        pass
+    io_scope.cancel()
+
+
+async def _send_fatal(stream: MessageStream, text: str) -> None:
+    log.warning("closing a bridge stream: %s", text)
+    with trio.move_on_after(_FATAL_SEND_TIMEOUT):
+        try:
+            await stream.send(Fatal(message=text))
+        except BridgeClosed:
+            pass

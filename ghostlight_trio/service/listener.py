@@ -1,0 +1,50 @@
+"""The owner-only edge socket: created 0600 inside the 0700 runtime dir, while holding the lock."""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+from pathlib import Path
+
+import trio
+
+
+def bind_owner_only_socket(path: Path, *, backlog: int = 128) -> trio.SocketListener:
+    """Bind a fresh Unix socket at ``path``. Call only while holding the instance lock, because
+    whatever is at ``path`` is a stale leftover and is removed.
+
+    Binding a local path is immediate, so it is done inline rather than in a worker thread.
+    """
+    _remove_stale(path)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    previous = os.umask(0o177)
+    try:
+        sock.bind(str(path))
+        os.chmod(path, 0o600)
+        sock.listen(backlog)
+    except BaseException:
+        sock.close()
+        raise
+    finally:
+        os.umask(previous)
+    return trio.SocketListener(trio.socket.from_stdlib_socket(sock))
+
+
+def remove_socket_file(path: Path) -> None:
+    """Best-effort cleanup at shutdown (still under the lock)."""
+    try:
+        if stat.S_ISSOCK(path.lstat().st_mode):
+            path.unlink()
+    except OSError:
+        pass
+
+
+def _remove_stale(path: Path) -> None:
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(mode):
+        raise RuntimeError(f"{path} is a directory; remove it before starting the service")
+    path.unlink()

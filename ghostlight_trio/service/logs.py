@@ -1,0 +1,25 @@
+"""Service logging: stderr plus the instance log file. Never raw workspace handles."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from ..transport.endpoints import Endpoints
+
+_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def configure_logging(endpoints: Endpoints, *, level: int = logging.INFO) -> None:
+    root = logging.getLogger("ghostlight")
+    root.setLevel(level)
+    formatter = logging.Formatter(_FORMAT)
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    try:
+        endpoints.ensure_private_dirs()
+        handlers.append(logging.FileHandler(endpoints.log_file, encoding="utf-8"))
+    except OSError as exc:
+        print(f"ghostlight: not logging to {endpoints.log_file}: {exc}", file=sys.stderr)
+    for handler in handlers:
+        handler.setFormatter(formatter)
+        root.addHandler(handler)

@@ -1,0 +1,111 @@
+"""``run_service``: the service's whole life, from taking the instance lock to a clean exit.
+
+It exits when asked (SIGTERM/SIGINT) or, unless kept warm, after a quiet window with no
+stream, no browser and no active work. Active work is counted by the engine, independently of
+streams, so a call still settling after its caller left keeps the service alive.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+from collections.abc import Callable
+
+import attrs
+import trio
+
+from ..transport.endpoints import Endpoints
+from ..transport.proof import load_or_create_secret
+from .app import ServiceParts, build_service_parts
+from .bridge_server import BridgeServer
+from .catalog_watch import broadcast_catalog_changes
+from .idle import wait_until_idle
+from .listener import bind_owner_only_socket, remove_socket_file
+from .lock import instance_lock
+from .streams import LiveStreams
+
+log = logging.getLogger("ghostlight.service")
+
+DEFAULT_IDLE_TIMEOUT = 300.0
+
+
+@attrs.frozen
+class RunningService:
+    """Handed to ``task_status.started`` so embedders and tests can observe the service."""
+
+    parts: ServiceParts
+    streams: LiveStreams
+
+    def is_idle(self) -> bool:
+        browser = self.parts.browser
+        return (
+            len(self.streams) == 0
+            and self.parts.engine.active_work == 0
+            and (browser is None or browser.connected_count == 0)
+        )
+
+
+async def run_service(
+    endpoints: Endpoints,
+    *,
+    keep_warm: bool,
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+    build: Callable[[Endpoints], ServiceParts] = build_service_parts,
+    handle_signals: bool = True,
+    task_status: trio.TaskStatus[RunningService] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve ``endpoints`` until shut down. Raises ``ServiceAlreadyRunning`` when another
+    service holds the instance."""
+    endpoints.ensure_private_dirs()
+    with instance_lock(endpoints):
+        secret = load_or_create_secret(endpoints.secret_file)
+        parts = build(endpoints)
+        listener = bind_owner_only_socket(endpoints.edge_socket)
+        running = RunningService(parts=parts, streams=LiveStreams())
+        server = BridgeServer(
+            endpoints=endpoints,
+            secret=secret,
+            catalog=parts.catalog,
+            workspaces=parts.workspaces,
+            engine=parts.engine,
+            streams=running.streams,
+            browser=parts.browser,
+        )
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(server.serve, listener)
+                if parts.browser is not None:
+                    await nursery.start(parts.browser.serve)
+                nursery.start_soon(broadcast_catalog_changes, parts.catalog, running.streams)
+                if handle_signals:
+                    await nursery.start(_stop_on_signal, nursery.cancel_scope)
+                if not keep_warm:
+                    nursery.start_soon(
+                        _stop_when_idle, running.is_idle, idle_timeout, nursery.cancel_scope
+                    )
+                log.info("service for instance %r listening", endpoints.instance)
+                task_status.started(running)
+        finally:
+            with trio.CancelScope(shield=True):
+                await listener.aclose()
+            remove_socket_file(endpoints.edge_socket)
+            log.info("service for instance %r stopped", endpoints.instance)
+
+
+async def _stop_on_signal(
+    scope: trio.CancelScope, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+) -> None:
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        task_status.started()
+        async for received in signals:
+            log.info("received %s; shutting down", signal.Signals(received).name)
+            scope.cancel()
+            return
+
+
+async def _stop_when_idle(
+    is_idle: Callable[[], bool], idle_timeout: float, scope: trio.CancelScope
+) -> None:
+    await wait_until_idle(is_idle, idle_timeout=idle_timeout)
+    log.info("idle for %g s; shutting down", idle_timeout)
+    scope.cancel()

@@ -1,0 +1,238 @@
+"""The workspace registry: which handles exist, which tabs each owns, and when each expires.
+
+A ``WorkspaceId`` is an unguessable bearer capability inside the admitted same-user boundary.
+It is compared exactly and never logged raw: logs and audit use ``fingerprint``. Expiry is
+evaluated against the Trio clock whenever the registry is consulted, so no timer task is needed
+and tests drive it with a mock clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+
+import attrs
+import trio
+
+from ..engine.contracts import WorkspaceId
+from .tab_ids import split_tab_id
+
+UNKNOWN_WORKSPACE_MESSAGE = "Unknown or expired workspaceId."
+
+
+class UnknownWorkspace(LookupError):
+    """The handle names no live workspace. Deliberately says nothing more."""
+
+    def __init__(self) -> None:
+        super().__init__(UNKNOWN_WORKSPACE_MESSAGE)
+
+
+class WorkspaceLimitReached(RuntimeError):
+    """Minting one more workspace would exceed the bound."""
+
+
+@attrs.frozen
+class WorkspaceLimits:
+    max_workspaces: int = 64
+    idle_grace: float = 120.0
+    """How long a workspace with no attached stream and no active work survives."""
+
+
+@attrs.define
+class _Workspace:
+    label: str
+    attachments: int
+    pins: int = 0
+    released: bool = False
+    idle_deadline: float | None = None
+    tabs: set[int] = attrs.Factory(set)
+
+
+class WorkspaceRegistry:
+    """All live workspaces of this service and their tab membership."""
+
+    def __init__(
+        self,
+        limits: WorkspaceLimits = WorkspaceLimits(),
+        *,
+        clock: Callable[[], float] = trio.current_time,
+        fingerprint_key: bytes | None = None,
+    ) -> None:
+        self._limits = limits
+        self._clock = clock
+        self._key = fingerprint_key or secrets.token_bytes(32)
+        self._live: dict[WorkspaceId, _Workspace] = {}
+        self._tab_owner: dict[int, WorkspaceId] = {}
+
+    # --- lifecycle --------------------------------------------------------------------------
+
+    def open(
+        self, reattach: str | None, client_label: str = "", *, attached: bool = True
+    ) -> tuple[WorkspaceId, bool]:
+        """Reattach to ``reattach`` if it is still live, else mint a fresh workspace.
+
+        ``attached=False`` mints a workspace no stream holds (a context-creating call): its idle
+        grace starts at once and only active work or a later reattach keeps it alive.
+        """
+        self.reap()
+        if reattach is not None:
+            existing = self._live.get(WorkspaceId(reattach))
+            if existing is not None:
+                existing.released = False
+                if attached:
+                    existing.attachments += 1
+                    existing.idle_deadline = None
+                return WorkspaceId(reattach), True
+        if len(self._live) >= self._limits.max_workspaces:
+            raise WorkspaceLimitReached(
+                f"workspace limit reached ({self._limits.max_workspaces} open workspaces);"
+                " close idle clients or wait for their workspaces to expire"
+            )
+        workspace = WorkspaceId(secrets.token_urlsafe(24))
+        entry = _Workspace(label=client_label, attachments=1 if attached else 0)
+        if not attached:
+            entry.idle_deadline = self._clock() + self._limits.idle_grace
+        self._live[workspace] = entry
+        return workspace, False
+
+    def release(self, workspace: str) -> None:
+        """Clean release: gone now, or as soon as its active work settles."""
+        entry = self._live.get(WorkspaceId(workspace))
+        if entry is None:
+            return
+        entry.released = True
+        if entry.pins == 0:
+            self._retire(WorkspaceId(workspace))
+
+    def detach(self, workspace: str) -> None:
+        """The stream holding it was lost uncleanly: start the idle grace once nothing holds it."""
+        entry = self._live.get(WorkspaceId(workspace))
+        if entry is None:
+            return
+        entry.attachments = max(0, entry.attachments - 1)
+        self._start_grace_if_idle(entry)
+
+    def acquire_pin(self, workspace: str) -> WorkspaceId:
+        """Active work holds the workspace: it cannot expire until ``release_pin``."""
+        ws = self.resolve(workspace)
+        entry = self._live[ws]
+        entry.pins += 1
+        entry.idle_deadline = None
+        return ws
+
+    def release_pin(self, workspace: WorkspaceId) -> None:
+        entry = self._live.get(workspace)
+        if entry is None:
+            return
+        entry.pins = max(0, entry.pins - 1)
+        if entry.pins == 0 and entry.released:
+            self._retire(workspace)
+        else:
+            self._start_grace_if_idle(entry)
+
+    @contextmanager
+    def pin(self, workspace: str) -> Iterator[WorkspaceId]:
+        """Hold the workspace for the duration of one call."""
+        ws = self.acquire_pin(workspace)
+        try:
+            yield ws
+        finally:
+            self.release_pin(ws)
+
+    def reap(self) -> int:
+        """Retire every expired workspace now; returns how many went."""
+        now = self._clock()
+        expired = [ws for ws, entry in self._live.items() if self._expired(entry, now)]
+        for ws in expired:
+            self._retire(ws)
+        return len(expired)
+
+    # --- lookups ----------------------------------------------------------------------------
+
+    def resolve(self, workspace: str | None) -> WorkspaceId:
+        """The live workspace named by ``workspace``; one identical error for anything else."""
+        if workspace is None or not self.exists(workspace):
+            raise UnknownWorkspace()
+        return WorkspaceId(workspace)
+
+    def exists(self, workspace: str) -> bool:
+        ws = WorkspaceId(workspace)
+        entry = self._live.get(ws)
+        if entry is None:
+            return False
+        if self._expired(entry, self._clock()):
+            self._retire(ws)
+            return False
+        return True
+
+    def label(self, workspace: str) -> str:
+        return self._live[self.resolve(workspace)].label
+
+    def __len__(self) -> int:
+        self.reap()
+        return len(self._live)
+
+    def fingerprint(self, workspace: str | None) -> str | None:
+        """A keyed hash for logs and audit: stable for one service life, useless to an attacker."""
+        if workspace is None:
+            return None
+        digest = hmac.new(self._key, workspace.encode(), hashlib.sha256).hexdigest()
+        return f"ws-{digest[:16]}"
+
+    # --- tab ownership ----------------------------------------------------------------------
+
+    def verify_tab(self, workspace: str | None, composite_tab_id: int) -> bool:
+        """True only when the live ``workspace`` owns the tab; unknown and foreign look alike."""
+        if workspace is None or not self.exists(workspace):
+            return False
+        return self._tab_owner.get(composite_tab_id) == workspace
+
+    def adopt_tabs(self, workspace: str, composite_tab_ids: Iterable[int]) -> bool:
+        """Add tabs to ``workspace`` all at once, or none if any belongs to another workspace."""
+        ids = list(composite_tab_ids)
+        if not self.exists(workspace):
+            return False
+        self.reap()
+        ws = WorkspaceId(workspace)
+        if any(self._tab_owner.get(tab, ws) != ws for tab in ids):
+            return False
+        for tab in ids:
+            self._tab_owner[tab] = ws
+            self._live[ws].tabs.add(tab)
+        return True
+
+    def owned_tabs(self, workspace: str) -> frozenset[int]:
+        if not self.exists(workspace):
+            return frozenset()
+        return frozenset(self._live[WorkspaceId(workspace)].tabs)
+
+    def tab_closed(self, composite_tab_id: int) -> None:
+        """The browser reported the tab gone: nobody owns it any more."""
+        owner = self._tab_owner.pop(composite_tab_id, None)
+        if owner is not None and owner in self._live:
+            self._live[owner].tabs.discard(composite_tab_id)
+
+    def purge_slot(self, slot: int) -> None:
+        """A browser process restarted: its native ids may be reused, so drop all membership."""
+        for tab in [tab for tab in self._tab_owner if split_tab_id(tab)[0] == slot]:
+            self.tab_closed(tab)
+
+    # --- internals --------------------------------------------------------------------------
+
+    def _expired(self, entry: _Workspace, now: float) -> bool:
+        return entry.pins == 0 and entry.idle_deadline is not None and now >= entry.idle_deadline
+
+    def _start_grace_if_idle(self, entry: _Workspace) -> None:
+        if entry.attachments == 0 and entry.pins == 0 and entry.idle_deadline is None:
+            entry.idle_deadline = self._clock() + self._limits.idle_grace
+
+    def _retire(self, workspace: WorkspaceId) -> None:
+        entry = self._live.pop(workspace, None)
+        if entry is None:
+            return
+        for tab in entry.tabs:
+            if self._tab_owner.get(tab) == workspace:
+                del self._tab_owner[tab]

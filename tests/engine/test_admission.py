@@ -1,0 +1,190 @@
+"""Admission (Started/Rejected), validation, tab ownership, workspaces minted by calls, audit."""
+
+from __future__ import annotations
+
+import json
+
+import trio
+
+from ghostlight_trio.engine.audit import AuditRecord, JsonlAuditLog, safe_audit
+from ghostlight_trio.engine.contracts import ToolCall, ToolResult
+from ghostlight_trio.engine.limits import EngineLimits
+from ghostlight_trio.tools.plan import PlanBook
+from ghostlight_trio.transport.bridge import Progress, Rejected, Started
+from ghostlight_trio.workspace import WorkspaceLimits
+
+from .harness import OTHER_TAB, TAB, Harness, text_of
+
+NEXT_STEP = "Call tabs_context_mcp (or tabs_create_mcp) first and pass its workspaceId"
+
+
+class Counting:
+    def __init__(self) -> None:
+        self.calls: list[ToolCall] = []
+
+    async def __call__(self, call: ToolCall) -> ToolResult:
+        self.calls.append(call)
+        call.effects.progress(1, 2, "half")
+        return ToolResult.text("fine")
+
+
+async def test_unknown_tool_is_rejected(nursery):
+    h = Harness(nursery, {"navigate": Counting()})
+    reply = h.start("teleport", {})
+    assert isinstance(reply, Rejected) and reply.code == "unknown_tool"
+    reply = h.start("get_page_text", {"tabId": TAB})  # in the catalog, but not in this build
+    assert isinstance(reply, Rejected) and reply.code == "unknown_tool"
+    assert h.sink.messages[-1][1] == reply
+
+
+async def test_workspace_required_and_unknown_share_the_next_step(nursery):
+    tool = Counting()
+    h = Harness(nursery, {"navigate": tool})
+    missing = h.start("navigate", {"url": "x", "tabId": TAB})
+    unknown = h.start("navigate", {"url": "x", "tabId": TAB}, "not-a-workspace")
+    assert isinstance(missing, Rejected) and missing.code == "workspace_required"
+    assert isinstance(unknown, Rejected) and unknown.code == "unknown_workspace"
+    assert missing.next_step == unknown.next_step == NEXT_STEP
+    await trio.sleep(0.1)
+    assert tool.calls == []
+
+
+async def test_invalid_arguments_get_the_corrective_text_and_nothing_runs(nursery):
+    tool = Counting()
+    h = Harness(nursery, {"navigate": tool})
+    ws = h.workspace(TAB)
+    work = h.work_id(h.start("navigate", {"tabId": TAB, "bogus": 1}, ws))
+    await trio.sleep(0.1)
+    outcome = h.only_outcome(work)
+    assert outcome.kind == "tool_error"
+    assert text_of(outcome) == h.catalog.validate("navigate", {"tabId": TAB, "bogus": 1})
+    assert tool.calls == []
+
+
+async def test_unknown_and_foreign_tabs_get_the_identical_denial(nursery):
+    tool = Counting()
+    h = Harness(nursery, {"navigate": tool})
+    mine = h.workspace(TAB)
+    h.workspace(OTHER_TAB)  # another workspace owns OTHER_TAB
+    foreign = h.work_id(h.start("navigate", {"url": "x", "tabId": OTHER_TAB}, mine))
+    unknown_tab = 3 * 2**32 + 99
+    unknown = h.work_id(h.start("navigate", {"url": "x", "tabId": unknown_tab}, mine))
+    await trio.sleep(0.1)
+    a, b = h.only_outcome(foreign), h.only_outcome(unknown)
+    assert a.kind == b.kind == "denied"
+    assert text_of(a) == (
+        f"Tab {OTHER_TAB} is not in this workspace. Use tabs_context_mcp to list your tabs."
+    )
+    assert text_of(a).replace(str(OTHER_TAB), "N") == text_of(b).replace(str(unknown_tab), "N")
+    assert tool.calls == []
+    assert h.scheduler.active == 0 and h.scheduler.queued == 0
+
+    owned = h.work_id(h.start("navigate", {"url": "x", "tabId": float(TAB)}, mine))
+    await trio.sleep(0.1)
+    assert h.only_outcome(owned).kind == "ok"
+    assert len(tool.calls) == 1
+
+
+async def test_creating_tool_mints_a_workspace_and_returns_it(nursery):
+    async def context(call: ToolCall) -> ToolResult:
+        return ToolResult.text("tabs: none")
+
+    h = Harness(nursery, {"tabs_context_mcp": context})
+    work = h.work_id(h.start("tabs_context_mcp", {}))
+    await trio.sleep(0.1)
+    outcome = h.only_outcome(work)
+    assert outcome.kind == "ok" and outcome.workspace_id is not None
+    assert h.workspaces.exists(outcome.workspace_id)
+    assert h.audit[0].workspace == h.workspaces.fingerprint(outcome.workspace_id)
+    assert outcome.workspace_id not in json.dumps([str(r) for r in h.audit])
+
+
+async def test_failed_creating_call_releases_its_unreturned_workspace(nursery):
+    seen: list[str] = []
+
+    async def context(call: ToolCall) -> ToolResult:
+        seen.append(call.context.workspace_id)
+        return ToolResult.error("no browser")
+
+    h = Harness(nursery, {"tabs_context_mcp": context})
+    h.start("tabs_context_mcp", {})
+    await trio.sleep(0.1)
+    assert not h.workspaces.exists(seen[0])
+
+
+async def test_workspace_bound_rejects_minting_as_busy(nursery):
+    async def context(call: ToolCall) -> ToolResult:
+        return ToolResult.text("ok")
+
+    h = Harness(
+        nursery, {"tabs_context_mcp": context}, workspace_limits=WorkspaceLimits(max_workspaces=1)
+    )
+    h.workspace()
+    reply = h.start("tabs_context_mcp", {})
+    assert isinstance(reply, Rejected) and reply.code == "busy"
+    assert "workspace limit" in reply.message
+
+
+async def test_active_work_map_is_bounded_per_stream(autojump_clock, nursery):
+    async def slow(call: ToolCall) -> ToolResult:
+        async def effect() -> None:
+            await trio.sleep(5)
+
+        await call.effects.atomic(effect)
+        return ToolResult.text("ok")
+
+    h = Harness(nursery, {"update_plan": slow}, engine_limits=EngineLimits(max_active_per_stream=2))
+    args = {"domains": [], "approach": []}
+    assert isinstance(h.start("update_plan", args), Started)
+    assert isinstance(h.start("update_plan", args), Started)
+    third = h.start("update_plan", args)
+    assert isinstance(third, Rejected) and third.code == "busy"
+    await trio.sleep(6)
+    assert isinstance(h.start("update_plan", args), Started)
+
+
+async def test_update_plan_runs_service_local_and_progress_only_when_asked(nursery):
+    book = PlanBook()
+    h = Harness(nursery, {"update_plan": book.update_plan, "navigate": Counting()})
+    args = {"domains": ["example.test"], "approach": ["look", "act"]}
+    work = h.work_id(h.start("update_plan", args))
+    await trio.sleep(0.1)
+    outcome = h.only_outcome(work)
+    assert outcome.kind == "ok" and "Plan recorded" in text_of(outcome)
+
+    ws = h.workspace(TAB)
+    quiet = h.work_id(h.start("navigate", {"url": "x", "tabId": TAB}, ws))
+    loud = h.work_id(h.start("navigate", {"url": "x", "tabId": TAB}, ws, wants_progress=True))
+    await trio.sleep(0.1)
+    progress = [m.work_id for _, m in h.sink.messages if isinstance(m, Progress)]
+    assert progress == [loud] and quiet not in progress
+    # Started precedes progress and the outcome for every call.
+    order = [type(m).__name__ for _, m in h.sink.messages if getattr(m, "work_id", loud) == loud]
+    assert order == ["Started", "Progress", "Outcome"]
+
+
+async def test_jsonl_audit_appends_and_failures_never_escape(tmp_path, caplog):
+    path = tmp_path / "audit.jsonl"
+    log = JsonlAuditLog(path)
+    record = AuditRecord(
+        time=1.0,
+        work_id="w",
+        operation="navigate",
+        workspace="ws-x",
+        outcome="ok",
+        reported="ok",
+        duration=0.5,
+    )
+    log(record)
+    log(record)
+    lines = path.read_text().splitlines()
+    assert len(lines) == 2 and json.loads(lines[0])["operation"] == "navigate"
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+
+    JsonlAuditLog(tmp_path / "missing" / "audit.jsonl")(record)  # logged, not raised
+
+    def broken(_: AuditRecord) -> None:
+        raise RuntimeError("disk on fire")
+
+    safe_audit(broken, record)
+    assert "audit" in caplog.text

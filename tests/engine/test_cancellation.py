@@ -1,0 +1,141 @@
+"""Cooperative cancellation: before queueing, while queued, during an atomic effect, between
+composed steps, and on stream loss. A cancel never claims a dispatched effect did not happen."""
+
+from __future__ import annotations
+
+import trio
+
+from ghostlight_trio.engine.contracts import ToolCall, ToolResult
+
+from .harness import TAB, Harness, text_of
+
+NAVIGATE = {"url": "https://example.test", "tabId": TAB}
+
+
+class Recorder:
+    """A navigate handler whose single atomic effect takes ``seconds``."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.invoked: list[float] = []
+        self.effects_done: list[float] = []
+
+    async def __call__(self, call: ToolCall) -> ToolResult:
+        self.invoked.append(trio.current_time())
+
+        async def effect() -> None:
+            await trio.sleep(self.seconds)
+            self.effects_done.append(trio.current_time())
+
+        await call.effects.atomic(effect)
+        return ToolResult.text("navigated")
+
+
+async def test_cancel_before_queueing_runs_nothing(autojump_clock, nursery):
+    tool = Recorder(5)
+    h = Harness(nursery, {"navigate": tool})
+    ws = h.workspace(TAB)
+    work = h.work_id(h.start("navigate", NAVIGATE, ws))
+    h.session.cancel(work)  # the call's task has not even reached the scheduler
+    await trio.sleep(10)
+    outcome = h.only_outcome(work)
+    assert outcome.kind == "cancelled"
+    assert "nothing ran" in text_of(outcome)
+    assert tool.invoked == []
+    [record] = h.audit
+    assert record.outcome == "cancelled" and record.effects_dispatched == 0
+
+
+async def test_cancel_while_queued_retires_undispatched(autojump_clock, nursery):
+    tool = Recorder(10)
+    h = Harness(nursery, {"navigate": tool})
+    ws = h.workspace(TAB)
+    first = h.work_id(h.start("navigate", NAVIGATE, ws))
+    await trio.sleep(1)
+    second = h.work_id(h.start("navigate", NAVIGATE, ws))
+    await trio.sleep(1)
+    assert h.scheduler.queued == 1
+    h.session.cancel(second)
+    await trio.sleep(0.5)
+    assert h.scheduler.queued == 0
+    [(t, outcome)] = h.outcomes(second)
+    assert t == 2 and outcome.kind == "cancelled" and "nothing ran" in text_of(outcome)
+    await trio.sleep(20)
+    assert h.only_outcome(first).kind == "ok"
+    assert tool.invoked == [0]  # only the first ever ran
+
+
+async def test_cancel_during_atomic_effect_drains_and_audits(autojump_clock, nursery):
+    tool = Recorder(10)
+    h = Harness(nursery, {"navigate": tool})
+    ws = h.workspace(TAB)
+    work = h.work_id(h.start("navigate", NAVIGATE, ws))
+    await trio.sleep(2)
+    h.session.cancel(work)
+    await trio.sleep(1)
+    assert h.outcomes(work) == []  # still draining: nothing is claimed yet
+    await trio.sleep(20)
+    assert tool.effects_done == [10]  # the dispatched effect finished
+    [(t, outcome)] = h.outcomes(work)
+    assert t == 10 and outcome.kind == "cancelled"
+    assert "allowed to finish" in text_of(outcome)
+    [record] = h.audit
+    assert (record.outcome, record.effects_dispatched) == ("cancelled", 1)
+    assert h.scheduler.active == 0 and h.engine.active_work == 0
+
+
+async def test_composition_stops_between_steps(autojump_clock, nursery):
+    steps_done: list[int] = []
+
+    async def script(call: ToolCall) -> ToolResult:
+        for number in range(1, 4):
+            await call.effects.checkpoint()
+
+            async def step(number: int = number) -> None:
+                await trio.sleep(5)
+                steps_done.append(number)
+
+            await call.effects.atomic(step)
+        return ToolResult.text("all steps ran")
+
+    h = Harness(nursery, {"script": script})
+    ws = h.workspace(TAB)
+    work = h.work_id(h.start("script", {"tabId": TAB, "steps": [{"tool": "navigate"}]}, ws))
+    await trio.sleep(7)  # inside step 2
+    h.session.cancel(work)
+    await trio.sleep(20)
+    assert steps_done == [1, 2]  # step 2 drained, step 3 never started
+    outcome = h.only_outcome(work)
+    assert outcome.kind == "cancelled"
+    assert h.audit[0].effects_dispatched == 2
+
+
+async def test_stream_loss_cancels_queued_and_drains_dispatched(autojump_clock, nursery):
+    tool = Recorder(10)
+    h = Harness(nursery, {"navigate": tool})
+    ws = h.workspace(TAB)
+    first = h.work_id(h.start("navigate", NAVIGATE, ws))
+    await trio.sleep(1)
+    second = h.work_id(h.start("navigate", NAVIGATE, ws))
+    await trio.sleep(1)
+    h.session.abandon()
+    await trio.sleep(30)
+    assert tool.invoked == [0] and tool.effects_done == [10]
+    kinds = {r.work_id: (r.outcome, r.effects_dispatched) for r in h.audit}
+    assert kinds == {first: ("cancelled", 1), second: ("cancelled", 0)}
+    assert h.engine.active_work == 0
+    # A lost stream takes no new work.
+    reply = h.start("navigate", NAVIGATE, ws)
+    assert reply.code == "shutting_down"  # type: ignore[union-attr]
+
+
+async def test_late_cancel_after_settling_is_ignored(autojump_clock, nursery):
+    tool = Recorder(1)
+    h = Harness(nursery, {"navigate": tool})
+    ws = h.workspace(TAB)
+    work = h.work_id(h.start("navigate", NAVIGATE, ws))
+    await trio.sleep(5)
+    h.session.cancel(work)
+    h.session.cancel("no-such-work")
+    await trio.sleep(5)
+    assert h.only_outcome(work).kind == "ok"

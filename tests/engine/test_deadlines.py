@@ -1,0 +1,118 @@
+"""The 60 s reply deadline and the 180 s settlement bound."""
+
+from __future__ import annotations
+
+import trio
+
+from ghostlight_trio.engine.contracts import ToolCall, ToolResult
+from ghostlight_trio.scheduler import SchedulerLimits, TabSurface
+
+from .harness import TAB, Harness, text_of
+
+NAVIGATE = {"url": "https://example.test", "tabId": TAB}
+
+
+def slow_navigate(seconds: float, finished: list[float]):
+    async def handler(call: ToolCall) -> ToolResult:
+        async def effect() -> None:
+            await trio.sleep(seconds)
+            finished.append(trio.current_time())
+
+        await call.effects.atomic(effect)
+        return ToolResult.text("navigated")
+
+    return handler
+
+
+async def test_effect_settling_at_90s_gets_one_outcome_unknown_at_60s(autojump_clock, nursery):
+    finished: list[float] = []
+    h = Harness(nursery, {"navigate": slow_navigate(90, finished)})
+    ws = h.workspace(TAB, attached=False)  # idle grace 120 s unless pinned
+    work = h.work_id(h.start("navigate", NAVIGATE, ws))
+
+    await trio.sleep(70)
+    assert [(t, o.kind) for t, o in h.outcomes(work)] == [(60, "outcome_unknown")]
+    assert "do not retry automatically" in text_of(h.outcomes(work)[0][1])
+    assert h.scheduler.holds(TabSurface(1, 7), h.session._active[work])  # lease still held
+    assert h.engine.active_work == 1
+
+    await trio.sleep(30)  # t = 100: the effect finished at 90 and the call settled
+    assert finished == [90]
+    assert len(h.outcomes(work)) == 1  # no second response, ever
+    assert h.scheduler.active == 0
+    assert h.engine.active_work == 0
+    assert h.session.active == 0
+    [record] = h.audit
+    assert (record.outcome, record.reported) == ("ok", "outcome_unknown")
+    assert record.duration == 90
+
+    # The pin kept the workspace alive past its 120 s grace; the grace restarted at 90 s.
+    await trio.sleep_until(209)
+    assert h.workspaces.exists(ws)
+    await trio.sleep_until(211)
+    assert not h.workspaces.exists(ws)
+    assert len(h.outcomes(work)) == 1
+
+
+async def test_effect_past_180s_is_cut_and_quarantines_the_surface(autojump_clock, nursery):
+    finished: list[float] = []
+    h = Harness(nursery, {"navigate": slow_navigate(500, finished)})
+    ws = h.workspace(TAB)
+    work = h.work_id(h.start("navigate", NAVIGATE, ws))
+    await trio.sleep(200)
+    assert finished == []
+    assert [(t, o.kind) for t, o in h.outcomes(work)] == [(60, "outcome_unknown")]
+    [record] = h.audit
+    assert record.outcome == "outcome_unknown" and record.duration == 180
+    assert h.scheduler.active == 0 and h.engine.active_work == 0
+    assert h.scheduler.is_quarantined(TabSurface(1, 7))
+
+    # Later work on that tab is refused undispatched.
+    called: list[str] = []
+
+    async def quick(call: ToolCall) -> ToolResult:
+        called.append("ran")
+        return ToolResult.text("ok")
+
+    h.engine.handlers["navigate"] = quick
+    later = h.work_id(h.start("navigate", NAVIGATE, ws))
+    await trio.sleep(1)
+    outcome = h.only_outcome(later)
+    assert outcome.kind == "tool_error" and "quarantined" in text_of(outcome)
+    assert called == []
+
+
+async def test_work_still_queued_at_60s_is_retired_as_not_started(autojump_clock, nursery):
+    finished: list[float] = []
+    h = Harness(
+        nursery,
+        {"navigate": slow_navigate(100, finished)},
+        scheduler_limits=SchedulerLimits(queue_deadline=1000),
+    )
+    ws = h.workspace(TAB)
+    first = h.work_id(h.start("navigate", NAVIGATE, ws))
+    await trio.sleep(1)
+    second = h.work_id(h.start("navigate", NAVIGATE, ws))
+    await trio.sleep(200)
+    assert [o.kind for _, o in h.outcomes(first)] == ["outcome_unknown"]
+    [(t, outcome)] = h.outcomes(second)
+    assert t == 61
+    assert outcome.kind == "tool_error"
+    assert "did not start" in text_of(outcome) and "nothing ran" in text_of(outcome)
+    assert finished == [100]  # the second never dispatched
+    assert sorted(r.effects_dispatched for r in h.audit) == [0, 1]
+
+
+async def test_queue_deadline_retires_undispatched(autojump_clock, nursery):
+    finished: list[float] = []
+    h = Harness(nursery, {"navigate": slow_navigate(45, finished)})
+    ws = h.workspace(TAB)
+    h.start("navigate", NAVIGATE, ws)
+    await trio.sleep(1)
+    second = h.work_id(h.start("navigate", NAVIGATE, ws))
+    await trio.sleep(60)
+    [(t, outcome)] = h.outcomes(second)
+    assert t == 31
+    assert outcome.kind == "tool_error"
+    assert "waited 30 s in the queue" in text_of(outcome)
+    assert finished == [45]

@@ -1,0 +1,217 @@
+"""The bridge server over a real owner-only Unix socket."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import trio
+
+from ghostlight_trio.engine.contracts import ToolCall, ToolResult
+from ghostlight_trio.service import bridge_server, run_service
+from ghostlight_trio.service.app import assemble
+from ghostlight_trio.tools.plan import PlanBook
+from ghostlight_trio.transport.bridge import (
+    CatalogChanged,
+    CatalogProjection,
+    CatalogRequest,
+    OpenWorkspace,
+    Outcome,
+    Rejected,
+    ReleaseWorkspace,
+    Start,
+    Started,
+    StatusReport,
+    StatusRequest,
+    TextBlock,
+    WorkspaceOpened,
+)
+from ghostlight_trio.transport.handshake import open_bridge
+from ghostlight_trio.workspace import WorkspaceRegistry
+
+PLAN = {"domains": ["example.test"], "approach": ["read the page"]}
+
+
+def plan_only(endpoints):
+    return assemble(endpoints, WorkspaceRegistry(), {"update_plan": PlanBook().update_plan}, None)
+
+
+async def test_hello_catalog_start_outcome(endpoints, nursery):
+    running = await nursery.start(
+        lambda task_status: run_service(
+            endpoints, keep_warm=True, handle_signals=False, task_status=task_status
+        )
+    )
+    mode = os.stat(endpoints.edge_socket).st_mode
+    assert stat.S_ISSOCK(mode) and stat.S_IMODE(mode) == 0o600
+    assert stat.S_IMODE(os.stat(endpoints.runtime_dir).st_mode) == 0o700
+
+    stream, hello = await open_bridge(endpoints)
+    assert hello.instance == endpoints.instance
+    await stream.send(CatalogRequest(sequence=1))
+    projection = await stream.receive()
+    assert isinstance(projection, CatalogProjection) and projection.sequence == 1
+    names = [tool.name for tool in projection.tools]
+    assert "update_plan" in names
+    assert projection.generation == running.parts.catalog.generation
+
+    await stream.send(Start(sequence=2, operation="update_plan", arguments=PLAN))
+    started = await stream.receive()
+    assert isinstance(started, Started) and started.sequence == 2
+    outcome = await stream.receive()
+    assert isinstance(outcome, Outcome) and outcome.work_id == started.work_id
+    assert outcome.kind == "ok"
+    assert isinstance(outcome.content[0], TextBlock)
+    assert "Plan recorded" in outcome.content[0].text
+
+    await stream.send(Start(sequence=3, operation="navigate", arguments={"url": "x", "tabId": 1}))
+    rejected = await stream.receive()
+    assert isinstance(rejected, Rejected) and rejected.code == "workspace_required"
+    await stream.aclose()
+
+    records = [json.loads(line) for line in endpoints.audit_file.read_text().splitlines()]
+    assert [(r["operation"], r["outcome"]) for r in records] == [("update_plan", "ok")]
+    nursery.cancel_scope.cancel()
+
+
+async def test_workspace_open_release_and_reattach_after_loss(endpoints, nursery, autojump_clock):
+    running = await nursery.start(
+        lambda task_status: run_service(
+            endpoints,
+            keep_warm=True,
+            build=plan_only,
+            handle_signals=False,
+            task_status=task_status,
+        )
+    )
+    registry = running.parts.workspaces
+    stream, _ = await open_bridge(endpoints)
+    await stream.send(OpenWorkspace(sequence=1, client_label="client"))
+    opened = await stream.receive()
+    assert isinstance(opened, WorkspaceOpened) and not opened.reattached
+    workspace = opened.workspace_id
+    await stream.aclose()  # unclean loss: the idle grace starts
+
+    await trio.sleep(60)
+    stream, _ = await open_bridge(endpoints)
+    await stream.send(OpenWorkspace(sequence=1, reattach=workspace, client_label="client"))
+    again = await stream.receive()
+    assert isinstance(again, WorkspaceOpened)
+    assert (again.workspace_id, again.reattached) == (workspace, True)
+    await stream.send(ReleaseWorkspace(workspace_id=workspace))
+    await stream.send(CatalogRequest(sequence=2))
+    await stream.receive()  # the release was handled before this answer
+    assert not registry.exists(workspace)
+
+    await stream.send(OpenWorkspace(sequence=3, reattach=workspace))
+    fresh = await stream.receive()
+    assert isinstance(fresh, WorkspaceOpened) and not fresh.reattached
+    await stream.aclose()
+    await trio.sleep(121)
+    assert not registry.exists(fresh.workspace_id)  # expired after the grace
+    nursery.cancel_scope.cancel()
+
+
+async def test_catalog_changes_are_broadcast(endpoints, nursery, autojump_clock):
+    running = await nursery.start(
+        lambda task_status: run_service(
+            endpoints,
+            keep_warm=True,
+            build=plan_only,
+            handle_signals=False,
+            task_status=task_status,
+        )
+    )
+    streams = [(await open_bridge(endpoints))[0] for _ in range(2)]
+    await trio.sleep(0.5)
+    running.parts.catalog.set_available([])
+    for stream in streams:
+        changed = await stream.receive()
+        assert changed == CatalogChanged(generation=running.parts.catalog.generation)
+        await stream.aclose()
+    nursery.cancel_scope.cancel()
+
+
+async def test_other_users_are_closed_before_any_frame(endpoints, nursery, monkeypatch):
+    monkeypatch.setattr(bridge_server, "is_same_user", lambda sock: False)
+    await nursery.start(
+        lambda task_status: run_service(
+            endpoints,
+            keep_warm=True,
+            build=plan_only,
+            handle_signals=False,
+            task_status=task_status,
+        )
+    )
+    raw = await trio.open_unix_socket(str(endpoints.edge_socket))
+    with trio.fail_after(5):
+        assert await raw.receive_some(100) == b""
+    await raw.aclose()
+    nursery.cancel_scope.cancel()
+
+
+async def test_protocol_violation_closes_only_that_stream(endpoints, nursery):
+    await nursery.start(
+        lambda task_status: run_service(
+            endpoints,
+            keep_warm=True,
+            build=plan_only,
+            handle_signals=False,
+            task_status=task_status,
+        )
+    )
+    bad, _ = await open_bridge(endpoints)
+    await bad.send_body(b"\xff\xff")
+    fatal = await bad.receive()
+    assert type(fatal).__name__ == "Fatal"
+    await bad.aclose()
+    good, _ = await open_bridge(endpoints)
+    await good.send(CatalogRequest(sequence=9))
+    assert isinstance(await good.receive(), CatalogProjection)
+    await good.aclose()
+    nursery.cancel_scope.cancel()
+
+
+async def test_slow_edge_does_not_stall_other_streams(endpoints, nursery, autojump_clock):
+    async def quick(call: ToolCall) -> ToolResult:
+        return ToolResult.text("x" * 1000)
+
+    def build(e):
+        return assemble(e, WorkspaceRegistry(), {"update_plan": quick}, None)
+
+    await nursery.start(
+        lambda task_status: run_service(
+            endpoints, keep_warm=True, build=build, handle_signals=False, task_status=task_status
+        )
+    )
+    silent, _ = await open_bridge(endpoints)  # never reads its answers
+    for n in range(200):
+        await silent.send(Start(sequence=n, operation="update_plan", arguments=PLAN))
+    other, _ = await open_bridge(endpoints)
+    await other.send(Start(sequence=1, operation="update_plan", arguments=PLAN))
+    assert isinstance(await other.receive(), Started)
+    assert isinstance(await other.receive(), Outcome)
+    await silent.aclose()
+    await other.aclose()
+    nursery.cancel_scope.cancel()
+
+
+async def test_status_report(endpoints, nursery):
+    await nursery.start(
+        lambda task_status: run_service(
+            endpoints, keep_warm=True, handle_signals=False, task_status=task_status
+        )
+    )
+    edge, _ = await open_bridge(endpoints)
+    await edge.send(OpenWorkspace(sequence=1))
+    await edge.receive()
+    control, _ = await open_bridge(endpoints, role="control")
+    await control.send(StatusRequest(sequence=5))
+    report = await control.receive()
+    assert isinstance(report, StatusReport) and report.sequence == 5
+    assert (report.edges, report.workspaces, report.active_work) == (1, 1, 0)
+    assert report.pid == os.getpid() and report.browsers == []
+    await edge.aclose()
+    await control.aclose()
+    nursery.cancel_scope.cancel()

@@ -1,0 +1,158 @@
+"""One engine per instance, idle shutdown that never kills settling work, clean signals."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+import trio
+
+from ghostlight_trio.engine.contracts import ToolCall, ToolResult
+from ghostlight_trio.service import ServiceAlreadyRunning, run_service
+from ghostlight_trio.service.app import assemble
+from ghostlight_trio.tools.plan import PlanBook
+from ghostlight_trio.transport.bridge import Start, Started
+from ghostlight_trio.transport.handshake import open_bridge
+from ghostlight_trio.workspace import WorkspaceRegistry
+
+PLAN = {"domains": [], "approach": []}
+
+
+def plan_only(endpoints):
+    return assemble(endpoints, WorkspaceRegistry(), {"update_plan": PlanBook().update_plan}, None)
+
+
+async def start_service(nursery, endpoints, **options):
+    options.setdefault("keep_warm", True)
+    options.setdefault("build", plan_only)
+    options.setdefault("handle_signals", False)
+    return await nursery.start(
+        lambda task_status: run_service(endpoints, task_status=task_status, **options)
+    )
+
+
+async def test_second_service_for_the_instance_fails_fast(endpoints, nursery):
+    await start_service(nursery, endpoints)
+    with pytest.raises(ServiceAlreadyRunning) as caught:
+        await run_service(endpoints, keep_warm=True, build=plan_only, handle_signals=False)
+    assert str(caught.value) == (
+        f"ghostlight service for instance {endpoints.instance!r} is already running"
+        f" (pid {os.getpid()})"
+    )
+    assert endpoints.edge_socket.exists()  # the loser touched nothing
+
+    process = await trio.run_process(
+        [sys.executable, "-m", "ghostlight_trio", "service", "--instance", endpoints.instance],
+        capture_stdout=True,
+        capture_stderr=True,
+        check=False,
+        env=dict(os.environ),
+    )
+    assert process.returncode == 1
+    assert b"is already running (pid" in process.stderr
+    nursery.cancel_scope.cancel()
+
+
+async def test_stale_socket_is_replaced_and_removed_on_exit(endpoints):
+    endpoints.ensure_private_dirs()
+    endpoints.edge_socket.write_text("stale")
+    async with trio.open_nursery() as nursery:
+        await start_service(nursery, endpoints)
+        stream, _ = await open_bridge(endpoints)
+        await stream.aclose()
+        nursery.cancel_scope.cancel()
+    assert not endpoints.edge_socket.exists()
+
+
+async def test_idle_shutdown(endpoints, autojump_clock):
+    with trio.fail_after(100):
+        await run_service(
+            endpoints, keep_warm=False, idle_timeout=10, build=plan_only, handle_signals=False
+        )
+    assert 10 <= trio.current_time() <= 12
+    assert not endpoints.edge_socket.exists()
+
+
+async def test_idle_shutdown_waits_for_a_late_settling_call(endpoints, nursery, autojump_clock):
+    effect_done: list[float] = []
+
+    async def slow(call: ToolCall) -> ToolResult:
+        async def effect() -> None:
+            await trio.sleep(100)
+            effect_done.append(trio.current_time())
+
+        await call.effects.atomic(effect)
+        return ToolResult.text("done")
+
+    def build(e):
+        return assemble(e, WorkspaceRegistry(), {"update_plan": slow}, None)
+
+    stopped = trio.Event()
+    running = None
+
+    async def service(task_status=trio.TASK_STATUS_IGNORED):
+        await run_service(
+            endpoints,
+            keep_warm=False,
+            idle_timeout=5,
+            build=build,
+            handle_signals=False,
+            task_status=task_status,
+        )
+        stopped.set()
+
+    running = await nursery.start(service)
+    stream, _ = await open_bridge(endpoints)
+    await stream.send(Start(sequence=1, operation="update_plan", arguments=PLAN))
+    assert isinstance(await stream.receive(), Started)
+    await stream.aclose()  # the caller leaves while the effect is in flight
+
+    await trio.sleep(50)
+    assert not stopped.is_set()
+    assert running.parts.engine.active_work == 1
+    assert len(running.streams) == 0
+
+    with trio.fail_after(80):
+        await stopped.wait()
+    assert effect_done == [100]
+    assert 105 <= trio.current_time() <= 107
+    [record] = [json.loads(line) for line in endpoints.audit_file.read_text().splitlines()]
+    assert record["outcome"] == "cancelled" and record["effects_dispatched"] == 1
+
+
+async def test_sigterm_stops_the_service_cleanly(endpoints, nursery):
+    stopped = trio.Event()
+
+    async def service(task_status=trio.TASK_STATUS_IGNORED):
+        await run_service(endpoints, keep_warm=True, build=plan_only, task_status=task_status)
+        stopped.set()
+
+    await nursery.start(service)
+    os.kill(os.getpid(), signal.SIGTERM)
+    with trio.fail_after(5):
+        await stopped.wait()
+    assert not endpoints.edge_socket.exists()
+
+
+def test_module_entry_point_runs_and_exits_when_idle(endpoints):
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ghostlight_trio",
+            "service",
+            "--instance",
+            endpoints.instance,
+            "--idle-timeout",
+            "0.5",
+        ],
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert b"listening" in result.stderr and b"shutting down" in result.stderr
