@@ -1,0 +1,120 @@
+"""Process level: a peer running as another uid is closed before any frame; the owner is served.
+
+The service runs as a real subprocess. To let another uid even reach the socket, the test opens
+up the directory and socket modes (the service itself creates them 0700/0600); admission must
+then rest on SO_PEERCRED alone.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from ghostlight_trio.transport.bridge import BRIDGE_MAJOR, BRIDGE_MINOR, ClientHello, encode_message
+from ghostlight_trio.transport.endpoints import Endpoints
+from ghostlight_trio.transport.framing import encode_frame
+
+NOBODY = 65534
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+# Runs under the other uid with only the standard library: send one hello frame, then count the
+# bytes the service sends back before it closes the connection.
+PROBE = r"""
+import socket, sys
+sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+sock.settimeout(5)
+sock.connect(sys.argv[1])
+received = 0
+try:
+    sock.sendall(bytes.fromhex(sys.argv[2]))
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        received += len(chunk)
+        if received and sys.argv[3] == "first":
+            break
+except socket.timeout:
+    print("timeout")
+except (ConnectionResetError, BrokenPipeError):
+    pass  # closed by the service (a reset because our hello was never read)
+print(received)
+"""
+
+pytestmark = [
+    pytest.mark.process,
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run a peer as another uid"),
+    pytest.mark.skipif(shutil.which("setpriv") is None, reason="setpriv (util-linux) is missing"),
+]
+
+
+@pytest.fixture
+def open_service():
+    """A real service whose socket path other uids can reach (modes opened by the test)."""
+    base = Path(tempfile.mkdtemp(prefix="glt-uid-", dir="/tmp"))
+    base.chmod(0o711)
+    env = {
+        **os.environ,
+        "GHOSTLIGHT_INSTANCE": "u" + uuid.uuid4().hex[:8],
+        "GHOSTLIGHT_HOME": str(base / "home"),
+        "XDG_RUNTIME_DIR": str(base),
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ghostlight_trio", "service", "--keep-warm"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    saved = {key: os.environ.get(key) for key in ("GHOSTLIGHT_INSTANCE", "GHOSTLIGHT_HOME", "XDG_RUNTIME_DIR")}
+    os.environ.update({key: env[key] for key in saved})
+    endpoints = Endpoints.for_instance()
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+    try:
+        deadline = time.monotonic() + 15
+        while not endpoints.edge_socket.exists():
+            assert time.monotonic() < deadline and process.poll() is None, "service did not start"
+            time.sleep(0.05)
+        for directory in (endpoints.runtime_dir.parent, endpoints.runtime_dir):
+            directory.chmod(0o711)
+        endpoints.edge_socket.chmod(0o666)
+        yield endpoints
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _probe(endpoints: Endpoints, *as_user: str) -> str:
+    hello = encode_frame(
+        encode_message(ClientHello(bridge_major=BRIDGE_MAJOR, bridge_minor=BRIDGE_MINOR, nonce=b"n" * 16))
+    )
+    result = subprocess.run(
+        [*as_user, SYSTEM_PYTHON, "-c", PROBE, str(endpoints.edge_socket), hello.hex(), "first"],
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_the_owner_gets_the_service_hello(open_service: Endpoints) -> None:
+    assert int(_probe(open_service).splitlines()[-1]) > 0
+
+
+def test_another_uid_is_closed_before_any_frame(open_service: Endpoints) -> None:
+    other = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    output = _probe(open_service, *other)
+    assert output.splitlines() == ["0"], output
