@@ -244,7 +244,8 @@ class Connector:
         assert self.process.stdin is not None
         self.process.stdin.close()
 
-    def wait_exit(self, timeout: float = 2.0) -> int:
+    def wait_exit(self, timeout: float = 10.0) -> int:
+        """A bound that catches a hang, generous enough for a loaded 2-core machine."""
         return self.process.wait(timeout)
 
     def terminate(self) -> None:
