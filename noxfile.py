@@ -21,8 +21,8 @@ def _install(session: nox.Session) -> None:
 def _node_clients(session: nox.Session) -> None:
     """Install the TypeScript MCP SDK used by the client tests (dev only, never shipped)."""
     if (NODE_CLIENT_DIR / "package.json").exists() and shutil.which("npm"):
-        session.run("npm", "ci", "--no-audit", "--no-fund", "--silent",
-                    external=True, cwd=str(NODE_CLIENT_DIR))
+        with session.chdir(NODE_CLIENT_DIR):
+            session.run("npm", "ci", "--no-audit", "--no-fund", "--silent", external=True)
 
 
 @nox.session

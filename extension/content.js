@@ -21,8 +21,13 @@
   const refs = ns.refs.createRefRegistry();
   const ctx = { env, refs };
 
-  // Mutations feed the render serial that dates refs.
-  new MutationObserver((records) => refs.noteMutations(records.length)).observe(document, {
+  // Mutations feed the render serial that dates refs, and the running total that lets an
+  // observation before and after an action count what changed.
+  let mutationTotal = 0;
+  new MutationObserver((records) => {
+    mutationTotal += records.length;
+    refs.noteMutations(records.length);
+  }).observe(document, {
     subtree: true,
     childList: true,
     attributes: true,
@@ -33,8 +38,49 @@
     return refs.resolve(args && args.ref);
   }
 
+  // The focused element, looking through open shadow roots; null when nothing is focused.
+  function focusedElement() {
+    let el = document.activeElement;
+    for (let hops = 0; el && el.shadowRoot && el.shadowRoot.activeElement && hops < 32; hops++) el = el.shadowRoot.activeElement;
+    return el && el !== document.body && el !== document.documentElement ? el : null;
+  }
+
+  const STATUS_SELECTOR = '[role="alert"], [role="status"], [aria-live="assertive"]';
+
+  // Visible alert/status texts (at most 3), which often carry a form's verdict.
+  function statusTexts() {
+    const out = [];
+    for (const el of document.querySelectorAll(STATUS_SELECTOR)) {
+      if (out.length >= 3) break;
+      const text = ns.dom.clip(ns.dom.collapse(el.textContent || ""), 200);
+      if (text && ns.dom.isVisible(el, env)) out.push(text);
+    }
+    return out;
+  }
+
+  // One observation of the page for interaction receipts: where it is, how much it changed,
+  // what has focus and, optionally, the element at a point or behind a ref.
+  function observe(args) {
+    const out = { url: location.href, title: document.title, renderSerial: refs.serial(), mutations: mutationTotal };
+    if (typeof args.ref === "string") {
+      try {
+        out.target = ns.find.describeElement(refs.resolve(args.ref), ctx);
+      } catch (err) {
+        out.targetError = { message: err.message, code: err.code || "page_error" };
+      }
+    } else if (Number.isFinite(args.x) && Number.isFinite(args.y)) {
+      const el = ns.find.elementAtPoint(document, args.x, args.y);
+      out.target = el ? ns.find.describeElement(el, ctx) : null;
+    }
+    const focused = focusedElement();
+    if (focused) out.focused = ns.find.describeElement(focused, ctx);
+    out.statusTexts = statusTexts();
+    return out;
+  }
+
   const MECHANISMS = {
-    ping: () => ({ url: location.href, renderSerial: refs.serial() }),
+    observe,
+    ping: () => ({ url: location.href, title: document.title, renderSerial: refs.serial() }),
     page_text: (args) => ns.text.pageText(document, args),
     read_page: (args) => ns.tree.readPage(document, args, ctx),
     find_text: (args) => ns.find.findText(document, args, ctx),
@@ -49,6 +95,10 @@
       return ns.find.describeElement(el, ctx);
     },
     element_rect: (args) => ns.find.describeElement(elementArg(args), ctx),
+    element_at: (args) => {
+      const el = ns.find.elementAtPoint(document, Number(args.x), Number(args.y));
+      return el ? ns.find.describeElement(el, ctx) : null;
+    },
   };
 
   function run(fn, args) {

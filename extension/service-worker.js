@@ -6,6 +6,7 @@
 // level (so Chrome can wake us for them) and every handler first awaits `ready`, which
 // rehydrates state from chrome.storage.session.
 
+import { createCapture } from "./lib/capture.js";
 import { ChunkAssembler } from "./lib/chunks.js";
 import {
   CONTENT_TIMEOUT_MS,
@@ -17,6 +18,7 @@ import {
 import { contentScriptFiles, runContent } from "./lib/content-bridge.js";
 import { DebuggerSessions } from "./lib/debugger.js";
 import { createDispatcher } from "./lib/dispatcher.js";
+import { EventBuffers, hostOf } from "./lib/event-buffers.js";
 import {
   classifyIncoming,
   errorFrame,
@@ -31,6 +33,7 @@ import { NativeLink } from "./lib/native-link.js";
 import { navigate } from "./lib/navigation.js";
 import { createTabOps } from "./lib/tab-ops.js";
 import { createTopologyStore } from "./lib/topology-store.js";
+import { resizeWindow } from "./lib/window-ops.js";
 import { WorkspaceBook } from "./lib/workspaces.js";
 
 const log = (...parts) => console.debug("[ghostlight]", ...parts);
@@ -39,6 +42,13 @@ let book = new WorkspaceBook();
 const store = createTopologyStore(chrome.storage.session, () => book);
 const debuggers = new DebuggerSessions(chrome);
 const chunks = new ChunkAssembler();
+const buffers = new EventBuffers();
+const capture = createCapture({
+  chromeApi: chrome,
+  buffers,
+  cdp: (tabId, method, params) => debuggers.send(tabId, method, params),
+  sessionArea: chrome.storage.session,
+});
 let chunkSweepTimer = null;
 let identity = null;
 // What the service told us in its welcome (slot, negotiated features); informational.
@@ -68,6 +78,8 @@ const dispatcher = createDispatcher({
     const tabId = requireTabId(args);
     return { result: await debuggers.send(tabId, args.method, args.params) };
   },
+  capture_read: (args) => capture.captureRead(args),
+  window_resize: (args) => resizeWindow(chrome, args),
   content: (args) =>
     runContent(chrome, args, {
       files: contentScriptFiles(chrome.runtime.getManifest()),
@@ -178,6 +190,7 @@ chrome.runtime.onStartup.addListener(() => {
 chrome.tabs.onRemoved.addListener((tabId) => {
   ready.then(() => {
     debuggers.forget(tabId);
+    buffers.forget(tabId);
     if (book.removeTab(tabId)) {
       store.persist();
       link.send(tabRemovedFrame(tabId));
@@ -213,5 +226,16 @@ chrome.windows.onFocusChanged.addListener((windowId) => {
 });
 
 chrome.debugger.onDetach.addListener((source) => {
-  if (Number.isInteger(source.tabId)) debuggers.forget(source.tabId);
+  if (!Number.isInteger(source.tabId)) return;
+  debuggers.forget(source.tabId);
+  buffers.stop(source.tabId, "the debugger was detached from the tab, which stops capture");
+});
+
+// Console and network capture (capture_read) is fed by the tab's debugger events.
+chrome.debugger.onEvent.addListener((source, method, params) => {
+  if (Number.isInteger(source.tabId)) buffers.onEvent(source.tabId, method, params);
+});
+
+chrome.tabs.onUpdated.addListener((tabId, changeInfo) => {
+  if (changeInfo.url) buffers.noteHost(tabId, hostOf(changeInfo.url));
 });

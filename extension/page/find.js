@@ -70,6 +70,12 @@
     const type = dom.attr(el, "type").toLowerCase();
     if (dom.tagOf(el) === "INPUT" && (type === "checkbox" || type === "radio")) out.checked = !!el.checked;
     if (dom.tagOf(el) === "A" && el.hasAttribute("href")) out.href = dom.attr(el, "href");
+    const tag = dom.tagOf(el);
+    const isToggle = type === "checkbox" || type === "radio";
+    if ((tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") && !isToggle && typeof el.value === "string") {
+      // Secret fields never leave the page through an element description.
+      if (!dom.isSecretField(el)) out.value = dom.clip(el.value, 200);
+    }
     return out;
   }
 
@@ -120,5 +126,18 @@
     };
   }
 
-  ns.find = { normalize, rankMatch, sortMatches, describeElement, findText };
+  // The element a click at viewport CSS point (x, y) would hit, looking inside open shadow
+  // roots; null outside the viewport or on a non-finite point.
+  function elementAtPoint(doc, x, y) {
+    if (!Number.isFinite(x) || !Number.isFinite(y) || typeof doc.elementFromPoint !== "function") return null;
+    let el = doc.elementFromPoint(x, y);
+    for (let hops = 0; el && el.shadowRoot && hops < 32; hops++) {
+      const inner = el.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === el) break;
+      el = inner;
+    }
+    return el || null;
+  }
+
+  ns.find = { normalize, rankMatch, sortMatches, describeElement, findText, elementAtPoint };
 })(globalThis);

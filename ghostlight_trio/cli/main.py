@@ -48,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--browser", help="path to a Chromium-family browser")
     demo.add_argument("--headed", action="store_true", help="show the browser window")
-    demo.add_argument("--out", default="ghostlight-demo.png", help="where to write the screenshot")
+    demo.add_argument("--out", default="ghostlight-demo.jpg", help="where to write the screenshot")
     return parser
 
 

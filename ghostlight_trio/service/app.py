@@ -58,9 +58,11 @@ def browser_parts(
     """The browser shore and the tools that need it."""
     from ..browser.shore import BrowserShore
     from ..tools.browser_context import context_handlers
+    from ..tools.page_tools import page_tool_handlers
 
     shore = BrowserShore(endpoints, workspaces, service_version=__version__, scheduler=scheduler)
-    return BrowserParts(shore=shore, handlers=context_handlers(workspaces, shore))
+    handlers = {**context_handlers(workspaces, shore), **page_tool_handlers(workspaces, shore)}
+    return BrowserParts(shore=shore, handlers=handlers)
 
 
 def build_service_parts(endpoints: Endpoints) -> ServiceParts:

@@ -180,3 +180,114 @@ async def until(predicate: Any, *, within: float) -> None:
 
 def text(outcome: Outcome) -> str:
     return "\n".join(getattr(block, "text", "") for block in outcome.content)
+
+
+# --- page tools (computer, read_page, find, form_input, ...) ----------------------------------
+
+PAGE_TOOL_PAGES = {
+    "/form": """<!doctype html><title>Form page</title>
+<style>body{margin:0;font:16px sans-serif} label{display:block;margin:6px}</style>
+<main><h1>Sign up</h1>
+<form id="f" onsubmit="return false">
+<label>Email <input id="email" name="email" type="text"></label>
+<label>Password <input id="pw" type="password" value="hunter2"></label>
+<label><input id="news" type="checkbox"> Newsletter</label>
+<label><input id="r1" type="radio" name="plan" value="basic" checked> Basic</label>
+<label><input id="r2" type="radio" name="plan" value="pro"> Pro</label>
+<label>Country <select id="country"><option value="fr">France</option>
+<option value="jp">Japan</option></select></label>
+<div id="bio" contenteditable="true" aria-label="Bio">old bio</div>
+<button id="gone" type="button">Remove me</button>
+</form>
+<div id="host"></div>
+<iframe id="frame" srcdoc="<p>inside frame</p>" style="height:40px"></iframe>
+</main>
+<script>
+const root = document.getElementById('host').attachShadow({mode: 'open'});
+root.innerHTML = '<button id="shadowbtn" onclick="window.shadowClicks=(window.shadowClicks||0)+1">Shadow action</button>';
+</script>""",
+    "/targets": """<!doctype html><title>Targets</title>
+<style>body{margin:0} button{position:absolute;width:120px;height:60px}
+#a{left:40px;top:40px} #b{left:400px;top:200px} #c{left:200px;top:330px}
+#field{position:absolute;left:40px;top:140px;width:240px}</style>
+<button id="a">Alpha</button><button id="b">Bravo</button><button id="c">Charlie</button>
+<input id="field" aria-label="Field">
+<script>
+window.hits = [];
+for (const id of ['a','b','c']) {
+  const el = document.getElementById(id);
+  el.addEventListener('click', (e) => hits.push(id + ':click:' + e.detail));
+  el.addEventListener('dblclick', () => hits.push(id + ':dblclick'));
+  el.addEventListener('contextmenu', (e) => { e.preventDefault(); hits.push(id + ':contextmenu'); });
+  el.addEventListener('mouseover', () => hits.push(id + ':over'));
+}
+</script>""",
+    "/long": """<!doctype html><title>Long page</title>
+<style>body{margin:0} .row{height:200px;border-bottom:1px solid #ccc}</style>
+<div id="top">Top</div>
+""" + "".join(f'<div class="row" id="row{i}">Row {i}</div>' for i in range(40)) + """
+<button id="bottom" onclick="window.bottomClicked=true">Bottom button</button>""",
+    "/noisy": """<!doctype html><title>Noisy page</title>
+<button id="go" onclick="go()">Go</button>
+<script>
+function go() {
+  console.log('hello from the page', 42);
+  console.warn('careful now');
+  console.error('something failed');
+  fetch('/api/data?x=1').then(r => r.text()).then(t => console.log('fetched', t.length));
+  fetch('/missing-thing');
+}
+</script>""",
+    "/throws": """<!doctype html><title>Throwing page</title>
+<article><h1>Story</h1><p>""" + ("Lorem ipsum dolor sit amet. " * 80) + """</p></article>
+<script>console.log('before the throw'); throw new Error('load-time kaboom');</script>""",
+    "/api/data": '{"ok": true}',
+}
+PAGES.update(PAGE_TOOL_PAGES)
+
+
+def page_tool_engine(endpoints: Endpoints) -> tuple[WorkspaceRegistry, BrowserShore, WorkEngine]:
+    """The engine with the context tools and the page tools registered."""
+    from ghostlight_trio.tools.page_tools import page_tool_handlers
+
+    registry = WorkspaceRegistry()
+    scheduler = Scheduler()
+    shore = BrowserShore(endpoints, registry, scheduler=scheduler)
+    handlers = {**context_handlers(registry, shore), **page_tool_handlers(registry, shore)}
+    engine = WorkEngine(
+        catalog=Catalog(load_specs(), handlers),
+        handlers=handlers,
+        workspaces=registry,
+        scheduler=scheduler,
+    )
+    return registry, shore, engine
+
+
+@pytest.fixture
+async def tools_service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIterator[Service]:
+    registry, shore, engine = page_tool_engine(endpoints)
+    await nursery.start(shore.serve)
+    yield Service(endpoints, registry, shore, engine, nursery)
+
+
+async def launch_for(service: Service, *extra: str) -> managed.ManagedBrowser:
+    """A managed headless Chromium (with extra flags) connected to ``service``."""
+    launched = await managed.launch(
+        service.endpoints, headless=True, no_sandbox=True, extra_args=list(extra)
+    )
+    try:
+        await launched.wait_connected(lambda: service.shore.connected_count > 0, within=30)
+    except BaseException:
+        await launched.aclose()
+        raise
+    return launched
+
+
+@pytest.fixture
+async def tools_browser(tools_service: Service) -> AsyncIterator[managed.ManagedBrowser]:
+    """A managed headless Chromium connected to ``tools_service``."""
+    launched = await launch_for(tools_service)
+    try:
+        yield launched
+    finally:
+        await launched.aclose()

@@ -1,0 +1,195 @@
+// Per-tab console and network buffers fed by CDP events (Runtime.* and Network.*).
+// Capture starts on first use for a tab and kind; each buffer keeps the newest entries up to a
+// bound and resets when the tab's hostname changes, so a read only ever shows one site's
+// traffic. Pure: the worker feeds it events and hostnames; nothing here touches chrome.*.
+
+export const KINDS = Object.freeze(["console", "network"]);
+const TEXT_LIMIT = 2_000;
+const URL_LIMIT = 1_000;
+
+export function hostOf(url) {
+  try {
+    const parsed = new URL(url);
+    return parsed.hostname || parsed.protocol;
+  } catch {
+    return "";
+  }
+}
+
+function clipText(text, limit) {
+  const s = String(text ?? "");
+  return s.length > limit ? `${s.slice(0, limit)}…` : s;
+}
+
+// One console argument as a readable string.
+function describeArg(arg) {
+  if (!arg || typeof arg !== "object") return String(arg);
+  if (arg.value !== undefined) return typeof arg.value === "string" ? arg.value : JSON.stringify(arg.value);
+  if (arg.unserializableValue !== undefined) return String(arg.unserializableValue);
+  if (arg.description !== undefined) return arg.description;
+  return arg.type || "";
+}
+
+function firstFrame(stackTrace) {
+  const frames = stackTrace && Array.isArray(stackTrace.callFrames) ? stackTrace.callFrames : [];
+  return frames[0] || null;
+}
+
+export function consoleEntry(method, params) {
+  if (method === "Runtime.consoleAPICalled") {
+    const frame = firstFrame(params.stackTrace);
+    return {
+      level: params.type || "log",
+      text: clipText((params.args || []).map(describeArg).join(" "), TEXT_LIMIT),
+      url: frame ? clipText(frame.url, URL_LIMIT) : "",
+      line: frame ? frame.lineNumber + 1 : 0,
+      timestamp: params.timestamp || 0,
+    };
+  }
+  if (method === "Runtime.exceptionThrown") {
+    const details = params.exceptionDetails || {};
+    const description = (details.exception && details.exception.description) || details.text || "Uncaught exception";
+    const frames = details.stackTrace && Array.isArray(details.stackTrace.callFrames) ? details.stackTrace.callFrames : [];
+    const where = frames.slice(0, 3).map((f) => `${f.functionName || "(anonymous)"} ${f.url}:${f.lineNumber + 1}`);
+    return {
+      level: "exception",
+      text: clipText([String(description).split("\n")[0], ...where.map((w) => `    at ${w}`)].join("\n"), TEXT_LIMIT),
+      url: clipText(details.url || "", URL_LIMIT),
+      line: Number.isInteger(details.lineNumber) ? details.lineNumber + 1 : 0,
+      timestamp: params.timestamp || 0,
+    };
+  }
+  return null;
+}
+
+class Buffer {
+  constructor(limit) {
+    this.limit = limit;
+    this.entries = [];
+    this.dropped = 0;
+    this.byRequest = new Map(); // network requestId -> entry
+  }
+
+  push(entry) {
+    this.entries.push(entry);
+    while (this.entries.length > this.limit) {
+      const old = this.entries.shift();
+      if (old.requestId) this.byRequest.delete(old.requestId);
+      this.dropped += 1;
+    }
+  }
+
+  clear() {
+    this.entries = [];
+    this.byRequest.clear();
+    this.dropped = 0;
+  }
+}
+
+export class EventBuffers {
+  constructor({ limit = 1_000 } = {}) {
+    this.limit = limit;
+    this.tabs = new Map(); // tabId -> {host, console?: Buffer, network?: Buffer, reset: {kind: reason}}
+  }
+
+  #tab(tabId) {
+    let rec = this.tabs.get(tabId);
+    if (!rec) {
+      rec = { host: null, reset: {} };
+      this.tabs.set(tabId, rec);
+    }
+    return rec;
+  }
+
+  isCapturing(tabId, kind) {
+    const rec = this.tabs.get(tabId);
+    return !!(rec && rec[kind]);
+  }
+
+  start(tabId, kind, host) {
+    const rec = this.#tab(tabId);
+    if (rec.host === null) rec.host = host;
+    if (!rec[kind]) rec[kind] = new Buffer(this.limit);
+  }
+
+  // The tab now shows `host`; a different site empties its buffers.
+  noteHost(tabId, host) {
+    const rec = this.tabs.get(tabId);
+    if (!rec || !host || rec.host === host) return;
+    const previous = rec.host;
+    rec.host = host;
+    for (const kind of KINDS) {
+      if (rec[kind] && (rec[kind].entries.length || rec[kind].dropped)) {
+        rec[kind].clear();
+        rec.reset[kind] = `the tab moved from ${previous} to ${host}`;
+      }
+    }
+  }
+
+  // Capture stopped under us (debugger detached, worker restarted): the next read restarts it.
+  stop(tabId, reason) {
+    const rec = this.tabs.get(tabId);
+    if (!rec) return;
+    for (const kind of KINDS) {
+      if (rec[kind]) {
+        rec[kind] = undefined;
+        rec.reset[kind] = reason;
+      }
+    }
+  }
+
+  forget(tabId) {
+    this.tabs.delete(tabId);
+  }
+
+  onEvent(tabId, method, params) {
+    const rec = this.tabs.get(tabId);
+    if (!rec || !params) return;
+    if (rec.console && method.startsWith("Runtime.")) {
+      const entry = consoleEntry(method, params);
+      if (entry) rec.console.push(entry);
+      return;
+    }
+    const buf = rec.network;
+    if (!buf || !method.startsWith("Network.")) return;
+    const known = buf.byRequest.get(params.requestId);
+    if (method === "Network.requestWillBeSent") {
+      if (known && params.redirectResponse) {
+        known.status = params.redirectResponse.status;
+        known.redirected = true;
+        buf.byRequest.delete(params.requestId);
+      }
+      const request = params.request || {};
+      const entry = {
+        requestId: params.requestId,
+        method: request.method || "GET",
+        url: clipText(request.url, URL_LIMIT),
+        type: params.type || "",
+        timestamp: params.wallTime || params.timestamp || 0,
+      };
+      buf.push(entry);
+      buf.byRequest.set(params.requestId, entry);
+    } else if (method === "Network.responseReceived" && known) {
+      const response = params.response || {};
+      known.status = response.status;
+      known.mimeType = response.mimeType || "";
+    } else if (method === "Network.loadingFailed" && known) {
+      known.status = known.status || 503;
+      known.errorText = params.errorText || "failed";
+      if (params.canceled) known.canceled = true;
+    }
+  }
+
+  // Entries oldest first, plus bookkeeping for the service's notes.
+  read(tabId, kind, { clear = false } = {}) {
+    const rec = this.tabs.get(tabId);
+    const buf = rec && rec[kind];
+    const reset = rec && rec.reset[kind] ? rec.reset[kind] : null;
+    if (rec) delete rec.reset[kind];
+    if (!buf) return { entries: [], dropped: 0, host: rec ? rec.host : null, reset };
+    const entries = buf.entries.map(({ requestId, ...rest }) => rest);
+    const out = { entries, dropped: buf.dropped, host: rec.host, reset };
+    if (clear) buf.clear();
+    return out;
+  }
+}

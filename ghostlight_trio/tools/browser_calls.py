@@ -1,0 +1,94 @@
+"""One browser request per engine effect, for the page tools.
+
+Every request runs inside ``call.effects.atomic`` (once sent it drains, even on cancel) and an
+unknown outcome is handed to the engine as ``UncertainEffect`` so it can quarantine the tab.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..browser.errors import OutcomeUnknown
+from ..engine.contracts import ToolCall, UncertainEffect
+from .browser_context import BrowserRequests
+
+CDP_TIMEOUT = 20.0
+"""Bound on one CDP command through the extension."""
+CONTENT_TIMEOUT = 20.0
+"""Bound on one content-script mechanism, including injection."""
+CONTENT_WAIT_MS = 15_000
+"""How long the extension waits for the page's answer."""
+
+
+class ToolInputError(Exception):
+    """Arguments the agent can correct; reported as a tool error before any browser traffic."""
+
+
+def tab_of(call: ToolCall) -> int:
+    """The call's ``tabId`` (validated by the catalog schema as a number)."""
+    tab = call.arguments.get("tabId")
+    if isinstance(tab, bool) or not isinstance(tab, int | float) or tab <= 0 or tab != int(tab):
+        raise ToolInputError("tabId must be a tab id from tabs_context_mcp.")
+    return int(tab)
+
+
+class PageChannel:
+    """The browser requests the page tools make, each as one effect of the calling work."""
+
+    def __init__(self, browser: BrowserRequests) -> None:
+        self._browser = browser
+
+    async def request(
+        self, call: ToolCall, op: str, args: dict[str, Any], bound: float
+    ) -> dict[str, Any]:
+        ws = call.context.workspace_id
+        if ws is None:
+            raise ToolInputError(f"{call.context.operation} needs a workspace; none was given.")
+
+        async def effect() -> dict[str, Any]:
+            try:
+                return await self._browser.request(ws, op, args, timeout=bound)
+            except OutcomeUnknown as unknown:
+                raise UncertainEffect(
+                    unknown.proof or f"browser:{op}", unknown.message
+                ) from unknown
+
+        try:
+            return await call.effects.atomic(effect)
+        except UncertainEffect as uncertain:
+            raise OutcomeUnknown(str(uncertain), proof=uncertain.proof) from None
+
+    async def cdp(
+        self,
+        call: ToolCall,
+        tab: int,
+        method: str,
+        params: dict[str, Any] | None = None,
+        bound: float = CDP_TIMEOUT,
+    ) -> dict[str, Any]:
+        """One CDP command on the tab; its result object."""
+        args = {"tabId": tab, "method": method, "params": params or {}}
+        answer = await self.request(call, "cdp", args, bound)
+        result = answer.get("result")
+        return result if isinstance(result, dict) else {}
+
+    async def content(
+        self,
+        call: ToolCall,
+        tab: int,
+        fn: str,
+        args: dict[str, Any] | None = None,
+        bound: float = CONTENT_TIMEOUT,
+    ) -> Any:
+        """One content-script mechanism in the tab's top frame; its value."""
+        wait_ms = int(min(CONTENT_WAIT_MS, max(1.0, bound - 2.0) * 1000))
+        request = {"tabId": tab, "fn": fn, "args": args or {}, "timeoutMs": wait_ms}
+        answer = await self.request(call, "content", request, bound)
+        return answer.get("value")
+
+    async def evaluate(self, call: ToolCall, tab: int, expression: str) -> Any:
+        """The by-value result of a side-effect-free probe expression in the page."""
+        result = await self.cdp(
+            call, tab, "Runtime.evaluate", {"expression": expression, "returnByValue": True}
+        )
+        return (result.get("result") or {}).get("value")

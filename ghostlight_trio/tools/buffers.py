@@ -1,0 +1,93 @@
+"""Filtering and wording of the per-tab console and network buffers the extension keeps.
+
+Capture starts at the first read for a tab, so an empty answer must say so (and how to get
+load-time entries) instead of suggesting the page is quiet.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 1_000
+ERROR_LEVELS = frozenset({"error", "exception", "assert"})
+FIRST_USE_NOTE = (
+    "Capture for this tab started with this call; messages logged earlier are not included."
+    " Reload the page (navigate to the same URL) to capture load-time entries."
+)
+
+
+def bounded_limit(raw: Any) -> int:
+    """The ``limit`` argument as 1..MAX_LIMIT (default when missing or not a number)."""
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        return DEFAULT_LIMIT
+    return max(1, min(MAX_LIMIT, int(raw)))
+
+
+def text_matcher(pattern: str | None) -> Callable[[str], bool]:
+    """Case-insensitive regex match; an invalid regex falls back to a plain substring."""
+    if not pattern:
+        return lambda _text: True
+    try:
+        compiled = re.compile(pattern, re.IGNORECASE)
+    except re.error:
+        needle = pattern.lower()
+        return lambda text: needle in text.lower()
+    return lambda text: compiled.search(text) is not None
+
+
+def console_lines(
+    entries: list[dict[str, Any]], *, pattern: str | None, only_errors: bool, limit: int
+) -> tuple[list[str], int]:
+    """Matching console entries as ``[level] text`` lines (newest ``limit`` kept) and the count."""
+    matches = text_matcher(pattern)
+    kept = [
+        entry
+        for entry in entries
+        if (not only_errors or entry.get("level") in ERROR_LEVELS)
+        and matches(str(entry.get("text", "")))
+    ]
+    lines = []
+    for entry in kept[-limit:]:
+        where = (
+            f" ({entry['url']}:{entry['line']})" if entry.get("url") and entry.get("line") else ""
+        )
+        lines.append(f"[{entry.get('level', 'log')}] {entry.get('text', '')}{where}")
+    return lines, len(kept)
+
+
+def network_lines(
+    entries: list[dict[str, Any]], *, url_pattern: str | None, limit: int
+) -> tuple[list[str], int]:
+    """Matching requests as ``METHOD url -> status`` lines (newest ``limit`` kept) and the count."""
+    needle = (url_pattern or "").lower()
+    kept = [entry for entry in entries if needle in str(entry.get("url", "")).lower()]
+    lines = []
+    for entry in kept[-limit:]:
+        head = f"{entry.get('method', 'GET')} {entry.get('url', '')}"
+        if "status" not in entry:
+            lines.append(f"{head} (pending)")
+            continue
+        error = f" ({entry['errorText']})" if entry.get("errorText") else ""
+        lines.append(f"{head} -> {entry['status']}{error}")
+    return lines, len(kept)
+
+
+def buffer_notes(answer: dict[str, Any], *, total: int, matched: int, noun: str) -> list[str]:
+    """Notes about capture state: first use, a reset, dropped entries, nothing matching."""
+    notes: list[str] = []
+    if answer.get("reset"):
+        notes.append(f"Note: the {noun} buffer was reset ({answer['reset']}).")
+    if answer.get("started"):
+        notes.append(FIRST_USE_NOTE)
+    if answer.get("dropped"):
+        notes.append(f"Note: {answer['dropped']} older {noun} entries were dropped (buffer full).")
+    if matched == 0:
+        notes.append(
+            f"No {noun} entries matched ({total} buffered for this tab)."
+            if total
+            else f"No {noun} entries captured for this tab yet."
+        )
+    return notes

@@ -1,0 +1,405 @@
+"""``computer``: screenshots and mouse, keyboard, scroll and zoom input in one tab via CDP.
+
+Model coordinates are screenshot pixels and go through the tab's latest screenshot context;
+coordinates from refs are CSS pixels already and are used as they are.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import trio
+
+from ..browser.errors import BrowserError, BrowserFailure
+from ..browser.failures import failure_result
+from ..engine.contracts import ToolCall, ToolResult
+from ..transport.bridge import ImageBlock, TextBlock
+from .browser_calls import PageChannel, ToolInputError, tab_of
+from .keys import KeyComboError, combo_events, key_events, modifier_bits, parse_keys, type_steps
+from .provenance import origin_of, provenance
+from .receipts import SETTLE_SECONDS, build_receipt, receipt_result
+from .screen_capture import Capture, capture, probe
+from .screenshots import ContextBook, full_view
+
+CLICKS = {
+    "left_click": ("left", 1),
+    "right_click": ("right", 1),
+    "double_click": ("left", 2),
+    "triple_click": ("left", 3),
+}
+BUTTON_BITS = {"left": 1, "right": 2, "middle": 4}
+CLICK_GAP = 0.03
+"""Pause between the press/release pairs of a multi-click."""
+DRAG_STEPS = 10
+DRAG_STEP_GAP = 0.016
+WHEEL_TICK = 100
+"""CSS pixels per scroll tick."""
+SCROLL_SETTLE = 0.6
+"""How long a wheel scroll may take to show movement before the direct fallback."""
+MOVED_PX = 5
+WAIT_DEFAULT = 1.0
+WAIT_MAX = 10.0
+WAIT_SLICE = 0.25
+OBSERVE_TIMEOUT = 5.0
+
+# Read-only probe: the window's scroll offset and that of the nearest scrollable ancestor of
+# the element at a viewport point (the thing a wheel over that point would move).
+SCROLL_PROBE = """(() => {
+  const pick = (x, y) => {
+    let el = document.elementFromPoint(x, y);
+    while (el && el !== document.body && el !== document.documentElement) {
+      const s = getComputedStyle(el);
+      const can = /(auto|scroll|overlay)/.test(s.overflowY + s.overflowX);
+      if (can && (el.scrollHeight > el.clientHeight || el.scrollWidth > el.clientWidth)) return el;
+      el = el.parentElement;
+    }
+    return null;
+  };
+  const el = pick(%(x)s, %(y)s);
+  const out = {wx: scrollX, wy: scrollY, ex: el ? el.scrollLeft : 0, ey: el ? el.scrollTop : 0};
+  if (%(scroll)s) {
+    (el || window).scrollBy({left: %(dx)s, top: %(dy)s, behavior: "instant"});
+  }
+  return out;
+})()"""
+
+
+class ComputerTool:
+    """The ``computer`` tool; keeps each tab's screenshot context for coordinate mapping."""
+
+    def __init__(self, channel: PageChannel, contexts: ContextBook) -> None:
+        self._channel = channel
+        self._contexts = contexts
+        self._actions: dict[str, Callable[[ToolCall, int], Awaitable[ToolResult]]] = {
+            "left_click": self._click,
+            "right_click": self._click,
+            "double_click": self._click,
+            "triple_click": self._click,
+            "hover": self._hover,
+            "type": self._type,
+            "key": self._key,
+            "screenshot": self._screenshot,
+            "zoom": self._zoom,
+            "scroll": self._scroll,
+            "scroll_to": self._scroll_to,
+            "left_click_drag": self._drag,
+            "wait": self._wait,
+        }
+
+    async def __call__(self, call: ToolCall) -> ToolResult:
+        action = str(call.arguments.get("action", ""))
+        run = self._actions.get(action)
+        try:
+            if run is None:
+                raise ToolInputError(f'Unknown computer action "{action}".')
+            return await run(call, tab_of(call))
+        except (ToolInputError, KeyComboError) as problem:
+            return ToolResult.error(str(problem))
+        except BrowserFailure as failure:
+            return failure_result(failure)
+
+    # --- shared steps -------------------------------------------------------------------------
+
+    async def _observe(self, call: ToolCall, tab: int, **args: Any) -> dict[str, Any] | None:
+        """One best-effort page observation (None where the content script cannot run)."""
+        try:
+            value = await self._channel.content(call, tab, "observe", args, OBSERVE_TIMEOUT)
+        except BrowserFailure:
+            return None
+        return value if isinstance(value, dict) else None
+
+    async def _finish(
+        self,
+        call: ToolCall,
+        tab: int,
+        summary: str,
+        before: dict[str, Any] | None,
+        *,
+        assurance: str,
+        target: dict[str, Any] | None,
+    ) -> ToolResult:
+        await trio.sleep(SETTLE_SECONDS)
+        after = await self._observe(call, tab)
+        receipt = None
+        if after is not None:
+            action = str(call.arguments["action"])
+            receipt = build_receipt(action, tab, before, after, assurance=assurance, target=target)
+        return receipt_result(summary, receipt, call.context.workspace_id)
+
+    async def _target_point(
+        self, call: ToolCall, tab: int
+    ) -> tuple[float, float, dict[str, Any] | None, dict[str, Any] | None, str]:
+        """Where to act: (css x, css y, target element, observation before, assurance)."""
+        ref = call.arguments.get("ref")
+        if isinstance(ref, str) and ref:
+            return await self._ref_point(call, tab, ref)
+        x, y = self._model_point(call, tab, "coordinate")
+        before = await self._observe(call, tab, x=x, y=y)
+        target = before.get("target") if before else None
+        return x, y, target, before, "coordinate"
+
+    async def _ref_point(
+        self, call: ToolCall, tab: int, ref: str
+    ) -> tuple[float, float, dict[str, Any] | None, dict[str, Any] | None, str]:
+        before = await self._channel.content(call, tab, "observe", {"ref": ref}, OBSERVE_TIMEOUT)
+        if not isinstance(before, dict):
+            raise BrowserError("The page gave no answer", hop="page", code="no_answer")
+        problem = before.get("targetError")
+        if isinstance(problem, dict):
+            raise BrowserError(
+                str(problem.get("message", "")), hop="page", code=problem.get("code")
+            )
+        target = before["target"]
+        if not target.get("inViewport"):
+            target = await self._channel.content(call, tab, "scroll_into_view", {"ref": ref})
+        return float(target["x"]), float(target["y"]), target, before, "ref"
+
+    def _model_point(self, call: ToolCall, tab: int, key: str) -> tuple[float, float]:
+        point = call.arguments.get(key)
+        if not isinstance(point, list | tuple) or len(point) != 2:
+            need = (
+                "coordinate or ref is required." if key == "coordinate" else f"{key} is required."
+            )
+            raise ToolInputError(need)
+        return self._contexts.to_css(tab, float(point[0]), float(point[1]))
+
+    async def _mouse(
+        self, call: ToolCall, tab: int, kind: str, x: float, y: float, **extra: Any
+    ) -> None:
+        params = {"type": kind, "x": x, "y": y, **extra}
+        await self._channel.cdp(call, tab, "Input.dispatchMouseEvent", params)
+
+    def _label(self, call: ToolCall, x: float, y: float) -> str:
+        given = call.arguments.get("coordinate")
+        if call.arguments.get("ref"):
+            return f"{call.arguments['ref']} ({_n(x)}, {_n(y)})"
+        if isinstance(given, list | tuple) and len(given) == 2:
+            return f"({_n(given[0])}, {_n(given[1])})"
+        return f"({_n(x)}, {_n(y)})"
+
+    # --- actions ------------------------------------------------------------------------------
+
+    async def _click(self, call: ToolCall, tab: int) -> ToolResult:
+        action = str(call.arguments["action"])
+        button, count = CLICKS[action]
+        bits = modifier_bits(call.arguments.get("modifiers"))
+        x, y, target, before, assurance = await self._target_point(call, tab)
+        await self._mouse(call, tab, "mouseMoved", x, y, modifiers=bits)
+        for click in range(1, count + 1):
+            if click > 1:
+                await trio.sleep(CLICK_GAP)
+            pressed = {"button": button, "clickCount": click, "modifiers": bits}
+            await self._mouse(
+                call, tab, "mousePressed", x, y, buttons=BUTTON_BITS[button], **pressed
+            )
+            await self._mouse(call, tab, "mouseReleased", x, y, buttons=0, **pressed)
+        summary = f"{action} at {self._label(call, x, y)}."
+        return await self._finish(call, tab, summary, before, assurance=assurance, target=target)
+
+    async def _hover(self, call: ToolCall, tab: int) -> ToolResult:
+        x, y, target, before, assurance = await self._target_point(call, tab)
+        await self._mouse(call, tab, "mouseMoved", x, y)
+        summary = f"Hovered at {self._label(call, x, y)}."
+        return await self._finish(call, tab, summary, before, assurance=assurance, target=target)
+
+    async def _type(self, call: ToolCall, tab: int) -> ToolResult:
+        text = call.arguments.get("text")
+        if not isinstance(text, str) or not text:
+            raise ToolInputError("text is required for type.")
+        before = await self._observe(call, tab)
+        for step in type_steps(text):
+            await call.effects.checkpoint()
+            if step.key is None:
+                await self._channel.cdp(call, tab, "Input.insertText", {"text": step.insert})
+                continue
+            for event in key_events(step.key, 0):
+                await self._channel.cdp(call, tab, "Input.dispatchKeyEvent", event)
+        target = before.get("focused") if before else None
+        summary = f"Typed {len(text)} character(s)."
+        assurance = "semantic" if target else "none"
+        return await self._finish(call, tab, summary, before, assurance=assurance, target=target)
+
+    async def _key(self, call: ToolCall, tab: int) -> ToolResult:
+        text = call.arguments.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise ToolInputError("text is required for key, e.g. Enter or ctrl+a.")
+        combos = parse_keys(text)
+        repeat = int(call.arguments.get("repeat") or 1)
+        if not 1 <= repeat <= 100:
+            raise ToolInputError("repeat must be between 1 and 100.")
+        before = await self._observe(call, tab)
+        for _ in range(repeat):
+            for combo in combos:
+                await call.effects.checkpoint()
+                if combo.is_reload:
+                    ignore_cache = any(m.key == "Shift" for m in combo.modifiers)
+                    await self._channel.cdp(call, tab, "Page.reload", {"ignoreCache": ignore_cache})
+                    continue
+                for event in combo_events(combo):
+                    await self._channel.cdp(call, tab, "Input.dispatchKeyEvent", event)
+        summary = f"Pressed: {text} (x{repeat})."
+        return await self._finish(call, tab, summary, before, assurance="none", target=None)
+
+    async def _drag(self, call: ToolCall, tab: int) -> ToolResult:
+        sx, sy = self._model_point(call, tab, "start_coordinate")
+        ex, ey = self._model_point(call, tab, "coordinate")
+        bits = modifier_bits(call.arguments.get("modifiers"))
+        before = await self._observe(call, tab, x=sx, y=sy)
+        await self._mouse(call, tab, "mouseMoved", sx, sy, modifiers=bits)
+        press = {"button": "left", "clickCount": 1, "modifiers": bits}
+        await self._mouse(call, tab, "mousePressed", sx, sy, buttons=1, **press)
+        try:
+            for step in range(1, DRAG_STEPS + 1):
+                await trio.sleep(DRAG_STEP_GAP)
+                px = sx + (ex - sx) * step / DRAG_STEPS
+                py = sy + (ey - sy) * step / DRAG_STEPS
+                await self._mouse(
+                    call, tab, "mouseMoved", px, py, button="left", buttons=1, modifiers=bits
+                )
+        finally:
+            # The button always comes up, so the page is never left mid-drag.
+            with trio.CancelScope(shield=True):
+                await self._mouse(call, tab, "mouseReleased", ex, ey, buttons=0, **press)
+        start = call.arguments["start_coordinate"]
+        end = call.arguments["coordinate"]
+        summary = f"Dragged ({_n(start[0])}, {_n(start[1])}) -> ({_n(end[0])}, {_n(end[1])})."
+        target = before.get("target") if before else None
+        return await self._finish(call, tab, summary, before, assurance="coordinate", target=target)
+
+    async def _scroll_to(self, call: ToolCall, tab: int) -> ToolResult:
+        ref = call.arguments.get("ref")
+        if not isinstance(ref, str) or not ref:
+            point = call.arguments.get("coordinate")
+            if not isinstance(point, list | tuple) or len(point) != 2:
+                raise ToolInputError("ref is required for scroll_to.")
+            # A document position, taken as given (not a screenshot point).
+            expression = f"window.scrollTo({float(point[0])}, {float(point[1])})"
+            await self._channel.cdp(call, tab, "Runtime.evaluate", {"expression": expression})
+            self._contexts.invalidate([tab])
+            return ToolResult.text("Scrolled to target.", structured={})
+        before = await self._observe(call, tab)
+        target = await self._channel.content(call, tab, "scroll_into_view", {"ref": ref})
+        return await self._finish(
+            call, tab, "Scrolled to target.", before, assurance="ref", target=target
+        )
+
+    async def _wait(self, call: ToolCall, tab: int) -> ToolResult:
+        raw = call.arguments.get("duration")
+        seconds = WAIT_DEFAULT if raw is None else float(raw)
+        seconds = min(max(0.0, seconds), WAIT_MAX)
+        deadline = trio.current_time() + seconds
+        while (left := deadline - trio.current_time()) > 0:
+            await trio.sleep(min(WAIT_SLICE, left))
+            await call.effects.checkpoint()
+        return ToolResult.text(f"Waited {_n(seconds)}s.", structured={})
+
+    async def _screenshot(self, call: ToolCall, tab: int) -> ToolResult:
+        shot = await capture(self._channel, call, tab)
+        self._contexts.put(tab, shot.context)
+        return self._image_result(call, "Screenshot captured (jpeg).", shot)
+
+    async def _zoom(self, call: ToolCall, tab: int) -> ToolResult:
+        region = call.arguments.get("region")
+        if not isinstance(region, list | tuple) or len(region) != 4:
+            raise ToolInputError("region [x0, y0, x1, y1] is required for zoom.")
+        context = self._contexts.get(tab)
+        if context is None:
+            view = await probe(self._channel, call, tab)
+            context = full_view(view.width, view.height, (round(view.width), round(view.height)))
+        css = context.region_to_css(*(float(v) for v in region))
+        if css is None:
+            raise ToolInputError(
+                "The zoom region is empty or outside the viewport; take a screenshot and pick"
+                " a region inside it."
+            )
+        shot = await capture(self._channel, call, tab, css)
+        self._contexts.put(tab, shot.context)
+        x, y, w, h = css
+        summary = (
+            f"Zoomed into region ({', '.join(_n(v) for v in region)}) = CSS"
+            f" ({_n(x)}, {_n(y)}) {_n(w)}x{_n(h)}; coordinates in this image map back into it."
+        )
+        return self._image_result(call, summary, shot)
+
+    async def _scroll(self, call: ToolCall, tab: int) -> ToolResult:
+        direction = call.arguments.get("scroll_direction") or "down"
+        if direction not in ("up", "down", "left", "right"):
+            raise ToolInputError("scroll_direction must be up, down, left or right.")
+        ticks = int(call.arguments.get("scroll_amount") or 3)
+        distance = max(1, min(10, ticks)) * WHEEL_TICK
+        dx = {"left": -distance, "right": distance}.get(direction, 0)
+        dy = {"up": -distance, "down": distance}.get(direction, 0)
+        if isinstance(call.arguments.get("coordinate"), list | tuple):
+            x, y = self._model_point(call, tab, "coordinate")
+        else:
+            view = await probe(self._channel, call, tab)
+            x, y = view.width / 2, view.height / 2
+        before = await self._scroll_probe(call, tab, x, y)
+        await self._mouse(call, tab, "mouseWheel", x, y, deltaX=dx, deltaY=dy)
+        moved = await self._scroll_moved(call, tab, x, y, before)
+        note = ""
+        if not moved:
+            await self._scroll_probe(call, tab, x, y, dx=dx, dy=dy)
+            moved = await self._scroll_moved(call, tab, x, y, before, settle=0.1)
+            note = (
+                " The wheel did not move the page; scrolled it directly."
+                if moved
+                else " Nothing scrolled: the page or element may already be at its end."
+            )
+        shot = await capture(self._channel, call, tab)
+        self._contexts.put(tab, shot.context)
+        summary = f"Scrolled {direction} {distance // WHEEL_TICK} tick(s).{note}"
+        return self._image_result(call, summary, shot)
+
+    async def _scroll_probe(
+        self, call: ToolCall, tab: int, x: float, y: float, *, dx: float = 0, dy: float = 0
+    ) -> dict[str, float]:
+        scroll = "true" if dx or dy else "false"
+        expression = SCROLL_PROBE % {"x": x, "y": y, "dx": dx, "dy": dy, "scroll": scroll}
+        value = await self._channel.evaluate(call, tab, expression)
+        return value if isinstance(value, dict) else {}
+
+    async def _scroll_moved(
+        self,
+        call: ToolCall,
+        tab: int,
+        x: float,
+        y: float,
+        before: dict[str, float],
+        settle: float = SCROLL_SETTLE,
+    ) -> bool:
+        deadline = trio.current_time() + settle
+        while True:
+            now = await self._scroll_probe(call, tab, x, y)
+            shift = max(
+                (
+                    abs(float(now.get(k, 0)) - float(before.get(k, 0)))
+                    for k in ("wx", "wy", "ex", "ey")
+                ),
+                default=0.0,
+            )
+            if shift > MOVED_PX or trio.current_time() >= deadline:
+                return shift > MOVED_PX
+            await trio.sleep(0.05)
+
+    def _image_result(self, call: ToolCall, summary: str, shot: Capture) -> ToolResult:
+        origin = origin_of(shot.viewport.url)
+        size = f"{shot.context.shot_width}x{shot.context.shot_height}"
+        return ToolResult(
+            kind="ok",
+            content=[
+                TextBlock(text=f"{summary} Image {size} px."),
+                ImageBlock(data=shot.data, mime_type="image/jpeg"),
+            ],
+            structured={"provenance": provenance(call.context.workspace_id, origin)},
+        )
+
+
+def _n(value: Any) -> str:
+    """A number as short text: integers without a decimal point."""
+    number = float(value)
+    if math.isfinite(number) and number.is_integer():
+        return str(int(number))
+    return f"{number:.1f}"

@@ -1,0 +1,305 @@
+"""The trained page tools beyond the context tools: one factory, one handler per tool.
+
+``computer`` lives in ``computer.py``; the content-script readers, ``javascript_tool``, the
+console/network buffers and ``resize_window`` live here. Page-sourced text is always fenced as
+untrusted page content (see ``provenance.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import trio
+
+from ..browser.errors import BrowserFailure
+from ..browser.failures import failure_result
+from ..engine.contracts import ToolCall, ToolHandler, ToolResult
+from ..transport.bridge import TextBlock
+from .browser_calls import PageChannel, ToolInputError, tab_of
+from .browser_context import BrowserRequests
+from .buffers import bounded_limit, buffer_notes, console_lines, network_lines
+from .computer import ComputerTool
+from .provenance import page_facts, provenance, wrap_page_text
+from .receipts import SETTLE_SECONDS, build_receipt, receipt_result
+from .screenshots import ContextBook
+from .shaping import actionable, clip_text, element_line, redact_secrets, tree_diff
+
+FIND_LIMIT = 20
+PAGE_TEXT_DEFAULT = 50_000
+JS_RESULT_LIMIT = 50 * 1024
+"""Characters of a javascript_tool result shown before it is cut."""
+JS_TIMEOUT_MS = 30_000
+JS_BOUND = 40.0
+CAPTURE_BOUND = 20.0
+RESIZE_BOUND = 15.0
+BASELINE_TABS = 256
+"""Tabs whose last full read_page tree is kept for ``diff``."""
+ILLEGAL_RETURN = "Illegal return statement"
+
+
+def page_tool_handlers(workspaces: Any, browser: BrowserRequests) -> dict[str, ToolHandler]:
+    """Handlers for computer, find, form_input, get_page_text, javascript_tool,
+    read_console_messages, read_network_requests, read_page and resize_window."""
+    del workspaces  # ownership is checked by the engine before a handler runs
+    tools = _PageTools(PageChannel(browser))
+    return {
+        "computer": tools.computer,
+        "find": tools.guarded(tools.find),
+        "form_input": tools.guarded(tools.form_input),
+        "get_page_text": tools.guarded(tools.get_page_text),
+        "javascript_tool": tools.guarded(tools.javascript),
+        "read_console_messages": tools.guarded(tools.read_console),
+        "read_network_requests": tools.guarded(tools.read_network),
+        "read_page": tools.guarded(tools.read_page),
+        "resize_window": tools.guarded(tools.resize_window),
+    }
+
+
+Body = Callable[[ToolCall, int], Awaitable[ToolResult]]
+
+
+class _PageTools:
+    def __init__(self, channel: PageChannel) -> None:
+        self._channel = channel
+        self._contexts = ContextBook()
+        self.computer = ComputerTool(channel, self._contexts)
+        self._baselines: OrderedDict[int, tuple[str, str]] = OrderedDict()
+
+    def guarded(self, body: Body) -> ToolHandler:
+        """Argument problems and browser failures become truthful results."""
+
+        async def handler(call: ToolCall) -> ToolResult:
+            try:
+                return await body(call, tab_of(call))
+            except ToolInputError as problem:
+                return ToolResult.error(str(problem))
+            except BrowserFailure as failure:
+                return failure_result(failure)
+
+        return handler
+
+    def _page_result(
+        self, call: ToolCall, text: str, page: dict[str, Any], **extra: Any
+    ) -> ToolResult:
+        """Page-sourced text fenced as untrusted, with page facts and provenance."""
+        ws = call.context.workspace_id
+        origin = page["origin"]
+        structured = {"page": page, **extra, "provenance": provenance(ws, origin)}
+        return ToolResult.text(wrap_page_text(text, ws, origin), structured=structured)
+
+    async def _tab_page(self, call: ToolCall, tab: int) -> dict[str, Any]:
+        info = await self._channel.request(call, "tab_info", {"tabId": tab}, CAPTURE_BOUND)
+        return page_facts(tab, str(info.get("url", "")), str(info.get("title", "")), None)
+
+    # --- content-script readers --------------------------------------------------------------
+
+    async def find(self, call: ToolCall, tab: int) -> ToolResult:
+        query = str(call.arguments.get("query", "")).strip()
+        if not query:
+            raise ToolInputError("query must describe the element to find.")
+        found = await self._channel.content(
+            call, tab, "find_text", {"query": query, "limit": FIND_LIMIT}
+        )
+        ping = await self._channel.content(call, tab, "ping")
+        results = [actionable(element) for element in found.get("results", [])]
+        more = bool(found.get("more"))
+        page = page_facts(tab, ping.get("url", ""), ping.get("title", ""), ping.get("renderSerial"))
+        if not results:
+            text = f"No elements matching {json.dumps(query, ensure_ascii=False)}."
+        else:
+            lines = [f"Found {len(results)} element(s), strongest matches first:"]
+            lines += [element_line(element) for element in results]
+            if more:
+                total = found.get("total", len(results))
+                lines.append(f"[{total} elements matched; showing the strongest {len(results)}.]")
+            text = "\n".join(lines)
+        return self._page_result(call, text, page, results=results, more=more)
+
+    async def form_input(self, call: ToolCall, tab: int) -> ToolResult:
+        ref = str(call.arguments.get("ref", ""))
+        value = call.arguments.get("value")
+        before = await self._channel.content(call, tab, "observe", {})
+        done = await self._channel.content(call, tab, "form_input", {"ref": ref, "value": value})
+        shown = "[value redacted]" if done.get("secret") else json.dumps(value, ensure_ascii=False)
+        summary = f"Set {ref} = {shown}."
+        await call.effects.checkpoint()
+        await trio.sleep(SETTLE_SECONDS)
+        after = await self._channel.content(call, tab, "observe", {"ref": ref})
+        target = after.get("target") if isinstance(after, dict) else None
+        receipt = build_receipt("form_input", tab, before, after, assurance="ref", target=target)
+        return receipt_result(summary, receipt, call.context.workspace_id)
+
+    async def get_page_text(self, call: ToolCall, tab: int) -> ToolResult:
+        limit = call.arguments.get("max_chars")
+        max_chars = (
+            int(limit) if isinstance(limit, int | float) and limit > 0 else PAGE_TEXT_DEFAULT
+        )
+        got = await self._channel.content(call, tab, "page_text", {"max_chars": max_chars})
+        ping = await self._channel.content(call, tab, "ping")
+        body = str(got.get("text", ""))
+        if got.get("note"):
+            body = f"{body}\n{got['note']}" if body else str(got["note"])
+        text = f"Source element: {got.get('source', 'body')}\n\n{body}"
+        page = page_facts(
+            tab, str(got.get("url", "")), str(got.get("title", "")), ping.get("renderSerial")
+        )
+        return self._page_result(call, text, page)
+
+    async def read_page(self, call: ToolCall, tab: int) -> ToolResult:
+        args: dict[str, Any] = {}
+        for key in ("filter", "depth", "ref_id", "max_chars"):
+            if call.arguments.get(key) is not None:
+                args[key] = call.arguments[key]
+        tree = await self._channel.content(call, tab, "read_page", args)
+        ping = await self._channel.content(call, tab, "ping")
+        url = str(ping.get("url", ""))
+        page = page_facts(tab, url, str(ping.get("title", "")), tree.get("renderSerial"))
+        text = redact_secrets(str(tree.get("text", "")))
+        extra: dict[str, Any] = {}
+        if "ref_id" in args:
+            target = await self._channel.content(call, tab, "element_rect", {"ref": args["ref_id"]})
+            extra["target"] = actionable(target)
+        else:
+            text = self._diffed(tab, url, text, bool(call.arguments.get("diff")))
+        return self._page_result(call, text, page, **extra)
+
+    def _diffed(self, tab: int, url: str, text: str, diff: bool) -> str:
+        """Record a full read as the tab's baseline; with ``diff``, answer the changes."""
+        previous = self._baselines.get(tab)
+        self._baselines[tab] = (url, text)
+        self._baselines.move_to_end(tab)
+        while len(self._baselines) > BASELINE_TABS:
+            self._baselines.popitem(last=False)
+        if not diff:
+            return text
+        if previous is None or previous[0] != url:
+            return f"(no baseline; full tree)\n{text}"
+        return tree_diff(previous[1], text)
+
+    # --- javascript --------------------------------------------------------------------------
+
+    async def javascript(self, call: ToolCall, tab: int) -> ToolResult:
+        if call.arguments.get("action") != "javascript_exec":
+            raise ToolInputError('action must be "javascript_exec".')
+        code = str(call.arguments.get("text", ""))
+        if not code.strip():
+            raise ToolInputError("text must hold the JavaScript to run.")
+        evaluated = await self._evaluate(call, tab, code)
+        details = evaluated.get("exceptionDetails")
+        if details and ILLEGAL_RETURN in _exception_text(details):
+            evaluated = await self._evaluate(call, tab, f"(async () => {{\n{code}\n}})()")
+            details = evaluated.get("exceptionDetails")
+        if details:
+            text = f"Error: {_exception_text(details)}"
+        else:
+            text = clip_text(_remote_value(evaluated.get("result") or {}), JS_RESULT_LIMIT)
+        page = await self._tab_page(call, tab)
+        return self._page_result(call, text, page)
+
+    async def _evaluate(self, call: ToolCall, tab: int, code: str) -> dict[str, Any]:
+        params = {
+            "expression": code,
+            "replMode": True,
+            "awaitPromise": True,
+            "returnByValue": True,
+            "userGesture": True,
+            "timeout": JS_TIMEOUT_MS,
+        }
+        return await self._channel.cdp(call, tab, "Runtime.evaluate", params, JS_BOUND)
+
+    # --- buffers -----------------------------------------------------------------------------
+
+    async def _capture(self, call: ToolCall, tab: int, kind: str) -> dict[str, Any]:
+        args = {"tabId": tab, "kind": kind, "clear": call.arguments.get("clear") is True}
+        return await self._channel.request(call, "capture_read", args, CAPTURE_BOUND)
+
+    async def read_console(self, call: ToolCall, tab: int) -> ToolResult:
+        answer = await self._capture(call, tab, "console")
+        entries = list(answer.get("entries") or [])
+        lines, matched = console_lines(
+            entries,
+            pattern=call.arguments.get("pattern"),
+            only_errors=call.arguments.get("onlyErrors") is True,
+            limit=bounded_limit(call.arguments.get("limit")),
+        )
+        notes = buffer_notes(answer, total=len(entries), matched=matched, noun="console")
+        return await self._buffer_result(call, tab, lines, notes, matched, answer)
+
+    async def read_network(self, call: ToolCall, tab: int) -> ToolResult:
+        answer = await self._capture(call, tab, "network")
+        entries = list(answer.get("entries") or [])
+        lines, matched = network_lines(
+            entries,
+            url_pattern=call.arguments.get("urlPattern"),
+            limit=bounded_limit(call.arguments.get("limit")),
+        )
+        notes = buffer_notes(answer, total=len(entries), matched=matched, noun="network")
+        return await self._buffer_result(call, tab, lines, notes, matched, answer)
+
+    async def _buffer_result(
+        self,
+        call: ToolCall,
+        tab: int,
+        lines: list[str],
+        notes: list[str],
+        matched: int,
+        answer: dict[str, Any],
+    ) -> ToolResult:
+        page = await self._tab_page(call, tab)
+        head = f"{len(lines)} of {matched} matching entries (newest last)." if lines else ""
+        parts = [part for part in (head, "\n".join(lines)) if part]
+        cleared = " The buffer was cleared after this read." if call.arguments.get("clear") else ""
+        own = "\n".join(notes) + cleared
+        if not parts:
+            return ToolResult.text(
+                own.strip(),
+                structured={
+                    "page": page,
+                    "provenance": provenance(call.context.workspace_id, page["origin"]),
+                },
+            )
+        result = self._page_result(call, "\n".join(parts), page)
+        if own.strip():
+            return ToolResult(
+                kind="ok",
+                content=[*result.content, TextBlock(text=own.strip())],
+                structured=result.structured,
+            )
+        return result
+
+    # --- window ------------------------------------------------------------------------------
+
+    async def resize_window(self, call: ToolCall, tab: int) -> ToolResult:
+        width, height = call.arguments.get("width"), call.arguments.get("height")
+        if not (_positive(width) and _positive(height)):
+            raise ToolInputError("width and height must be positive numbers of pixels.")
+        assert isinstance(width, int | float) and isinstance(height, int | float)
+        args = {"tabId": tab, "width": round(width), "height": round(height)}
+        done = await self._channel.request(call, "window_resize", args, RESIZE_BOUND)
+        tabs = [t for t in done.get("tabIds", []) if isinstance(t, int)]
+        self._contexts.invalidate([tab, *tabs])
+        return ToolResult.text(f"Resized window to {done.get('width')}x{done.get('height')}.")
+
+
+def _positive(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+
+
+def _exception_text(details: dict[str, Any]) -> str:
+    exception = details.get("exception") or {}
+    text = exception.get("description") or details.get("text") or "Uncaught exception"
+    return str(text)
+
+
+def _remote_value(remote: dict[str, Any]) -> str:
+    """A CDP RemoteObject returned by value as the text an agent reads."""
+    if "value" in remote:
+        return json.dumps(remote["value"], ensure_ascii=False)
+    if "unserializableValue" in remote:
+        return str(remote["unserializableValue"])
+    if remote.get("type") == "undefined":
+        return "undefined"
+    return str(remote.get("description") or remote.get("type") or "undefined")

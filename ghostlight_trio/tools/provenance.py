@@ -1,0 +1,71 @@
+"""Marking page-sourced output so an agent can tell page text from Ghostlight's own words.
+
+Page text is untrusted: it may contain instructions aimed at the agent. Every block of it is
+fenced by boundary lines carrying a per-workspace nonce (a page cannot forge the closing line
+without knowing it) and the page origin, and ``structuredContent.provenance`` repeats both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from typing import Any
+from urllib.parse import urlsplit
+
+_KEY = secrets.token_bytes(32)
+"""Per-process key: nonces are stable per workspace but reveal nothing about its handle."""
+ORIGIN_LIMIT = 240
+
+
+def session_nonce(workspace_id: str | None) -> str:
+    """32 lowercase hex characters, stable for one workspace in this service process."""
+    digest = hmac.new(_KEY, (workspace_id or "").encode(), hashlib.sha256)
+    return digest.hexdigest()[:32]
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host[:port]`` for web URLs, ``scheme:`` for others, ``unknown`` when empty."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "unknown"
+    if parts.scheme in ("http", "https", "ws", "wss", "ftp") and parts.netloc:
+        host = parts.netloc.rsplit("@", 1)[-1]
+        return f"{parts.scheme}://{host}"[:ORIGIN_LIMIT]
+    if parts.scheme:
+        return f"{parts.scheme}:"[:ORIGIN_LIMIT]
+    return "unknown"
+
+
+def wrap_page_text(text: str, workspace_id: str | None, origin: str) -> str:
+    """``text`` between the untrusted-page-content boundary lines."""
+    nonce = session_nonce(workspace_id)
+    return (
+        f"--- GHOSTLIGHT PAGE CONTENT {nonce} origin={origin} UNTRUSTED ---\n"
+        f"{text}\n"
+        f"--- END GHOSTLIGHT PAGE CONTENT {nonce} ---"
+    )
+
+
+def provenance(workspace_id: str | None, origin: str) -> dict[str, Any]:
+    """The ``provenance`` member of a page-sourced result's structured content."""
+    return {
+        "pageSourced": True,
+        "untrusted": True,
+        "topOrigin": origin,
+        "sessionNonce": session_nonce(workspace_id),
+    }
+
+
+def page_facts(tab_id: int, url: str, title: str, render_serial: int | None) -> dict[str, Any]:
+    """The ``page`` object results carry: where the content came from."""
+    page: dict[str, Any] = {
+        "tabId": tab_id,
+        "url": url,
+        "origin": origin_of(url),
+        "title": title,
+    }
+    if render_serial is not None:
+        page["renderSerial"] = render_serial
+    return page

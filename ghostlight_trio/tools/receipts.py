@@ -1,0 +1,110 @@
+"""Interaction receipts: what the page showed after an input action, observed not assumed.
+
+The worker observes the page before and shortly after an action (content mechanism
+``observe``); the difference becomes ``structuredContent.interactionReceipt`` and one text line.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.contracts import ToolResult
+from .provenance import page_facts, provenance, wrap_page_text
+from .shaping import actionable
+
+SETTLE_SECONDS = 0.3
+"""Pause after an action before the page is observed again."""
+FACTS_LIMIT = 420
+
+
+def build_receipt(
+    action: str,
+    tab_id: int,
+    before: dict[str, Any] | None,
+    after: dict[str, Any],
+    *,
+    assurance: str,
+    target: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The catalog's interaction-receipt object from two observations."""
+    before = before or {}
+    observed: dict[str, Any] = {}
+    if before.get("url") and after.get("url") != before.get("url"):
+        observed["urlChanged"] = str(after.get("url", ""))
+    if "title" in before and after.get("title") != before.get("title"):
+        observed["titleChanged"] = str(after.get("title", ""))
+    if isinstance(before.get("mutations"), int) and isinstance(after.get("mutations"), int):
+        observed["mutations"] = max(0, after["mutations"] - before["mutations"])
+    if isinstance(before.get("renderSerial"), int):
+        observed["renderAdvanced"] = after.get("renderSerial", 0) > before["renderSerial"]
+    focused = after.get("focused")
+    if isinstance(focused, dict) and focused.get("ref") != _ref(before.get("focused")):
+        observed["changedElements"] = [actionable(focused)]
+    new_status = [
+        t for t in after.get("statusTexts") or [] if t not in (before.get("statusTexts") or [])
+    ]
+    if new_status:
+        observed["alertOrStatus"] = new_status[0]
+    receipt: dict[str, Any] = {}
+    if target:
+        receipt["target"] = actionable(target)
+    receipt.update(
+        {
+            "targetAssurance": assurance,
+            "action": action,
+            "observedAfter": observed,
+            "blockers": [],
+            "page": page_facts(
+                tab_id,
+                str(after.get("url", "")),
+                str(after.get("title", "")),
+                int(after.get("renderSerial", 0)),
+            ),
+            "more": False,
+        }
+    )
+    return receipt
+
+
+def _ref(element: Any) -> Any:
+    return element.get("ref") if isinstance(element, dict) else None
+
+
+def receipt_facts(receipt: dict[str, Any]) -> str:
+    """The receipt's facts as one short sentence (page-sourced: the caller fences it)."""
+    observed = receipt["observedAfter"]
+    facts: list[str] = []
+    if "urlChanged" in observed:
+        facts.append(f"URL changed to {observed['urlChanged']}")
+    if "titleChanged" in observed:
+        facts.append(f'title changed to "{observed["titleChanged"]}"')
+    if observed.get("mutations"):
+        facts.append(f"{observed['mutations']} DOM mutation(s)")
+    if observed.get("renderAdvanced"):
+        facts.append("page re-rendered")
+    for element in observed.get("changedElements", []):
+        facts.append(f'focus on {element["role"]} "{element["name"]}" [{element["ref"]}]')
+    if "alertOrStatus" in observed:
+        facts.append(f'status: "{observed["alertOrStatus"]}"')
+    text = "; ".join(facts) if facts else "no meaningful page change"
+    return text if len(text) <= FACTS_LIMIT else text[: FACTS_LIMIT - 1] + "…"
+
+
+def receipt_text(receipt: dict[str, Any], workspace_id: str | None) -> str:
+    """The receipt line; only the page-sourced facts sit inside the untrusted fence."""
+    origin = receipt["page"]["origin"]
+    facts = wrap_page_text(receipt_facts(receipt), workspace_id, origin)
+    return f"interaction receipt: observed after {receipt['action']}:\n{facts}"
+
+
+def receipt_result(
+    summary: str, receipt: dict[str, Any] | None, workspace_id: str | None
+) -> ToolResult:
+    """An input action's result: the summary, and the receipt when the page could be observed."""
+    if receipt is None:
+        return ToolResult.text(summary, structured={})
+    origin = receipt["page"]["origin"]
+    structured = {"interactionReceipt": {**receipt, "provenance": provenance(workspace_id, origin)}}
+    return ToolResult.text(
+        f"{summary}\n{receipt_text(receipt, workspace_id)}", structured=structured
+    )

@@ -1,0 +1,353 @@
+"""The trained page tools in real headless Chromium with the real extension.
+
+Every effect is read back independently of the tool that caused it: through a direct CDP
+``Runtime.evaluate`` sent by the test over the browser shore, never from the tool's own echo.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+import trio
+
+from ghostlight_trio.tools.screenshots import jpeg_size
+from ghostlight_trio.transport.bridge import ImageBlock, Outcome
+
+from .conftest import Service, launch_for, text
+
+pytestmark = pytest.mark.e2e
+
+
+async def page_value(service: Service, ws: str, tab: int, expression: str) -> Any:
+    """Ground truth from the page, read by the test itself."""
+    answer = await service.shore.request(
+        ws,
+        "cdp",
+        {
+            "tabId": tab,
+            "method": "Runtime.evaluate",
+            "params": {"expression": expression, "returnByValue": True},
+        },
+        timeout=20,
+    )
+    return answer["result"]["result"].get("value")
+
+
+async def open_page(service: Service, url: str) -> tuple[str, int]:
+    created = await service.call("tabs_create_mcp")
+    assert created.kind == "ok", text(created)
+    ws, tab = created.workspace_id, created.structured["tabId"]
+    landed = await service.call("navigate", ws, url=url, tabId=tab)
+    assert landed.kind == "ok", text(landed)
+    return ws, tab
+
+
+def image_of(outcome: Outcome) -> bytes:
+    [image] = [block for block in outcome.content if isinstance(block, ImageBlock)]
+    assert image.mime_type == "image/jpeg"
+    return image.data
+
+
+def ref_for(tree: str, fragment: str) -> str:
+    for line in tree.splitlines():
+        if fragment in line:
+            match = re.search(r"\[(ref_\d+)\]", line)
+            if match:
+                return match.group(1)
+    raise AssertionError(f"no line with {fragment!r} in:\n{tree}")
+
+
+async def shot_point(
+    service: Service, ws: str, tab: int, element_id: str, shot: Outcome
+) -> list[float]:
+    """Screenshot pixel coordinates of an element's centre, from its real CSS box.
+
+    The image keeps the viewport's aspect, so one factor (image width / CSS width) serves both
+    axes; the viewport height may shrink later (e.g. the debugging infobar) without moving
+    the content.
+    """
+    width, _ = jpeg_size(image_of(shot)) or (0, 0)
+    box = await page_value(
+        service,
+        ws,
+        tab,
+        f"(() => {{ const r = document.getElementById('{element_id}').getBoundingClientRect();"
+        " return {x: r.left + r.width / 2, y: r.top + r.height / 2, w: innerWidth, h: innerHeight}; })()",
+    )
+    factor = width / box["w"]
+    return [box["x"] * factor, box["y"] * factor]
+
+
+async def test_form_tools_set_real_values_and_redact_secrets(
+    tools_service: Service, tools_browser: Any, web: str
+) -> None:
+    service = tools_service
+    ws, tab = await open_page(service, f"{web}/form")
+
+    read = await service.call("read_page", ws, tabId=tab)
+    assert read.kind == "ok", text(read)
+    tree = text(read)
+    assert "GHOSTLIGHT PAGE CONTENT" in tree and "UNTRUSTED" in tree
+    assert "hunter2" not in tree and 'value="[value redacted]"' in tree
+    assert read.structured["provenance"]["topOrigin"] == web
+    assert re.fullmatch(r"[0-9a-f]{32}", read.structured["provenance"]["sessionNonce"])
+    assert "Shadow action" in tree  # open shadow roots are walked
+
+    email = ref_for(tree, 'textbox "Email"')
+    outcome = await service.call("form_input", ws, tabId=tab, ref=email, value="a@b.test")
+    assert outcome.kind == "ok", text(outcome)
+    assert text(outcome).startswith(f'Set {email} = "a@b.test".')
+    assert outcome.structured["interactionReceipt"]["target"]["ref"] == email
+    checkbox = ref_for(tree, 'checkbox "Newsletter"')
+    pro = ref_for(tree, 'radio "Pro"')
+    country = ref_for(tree, 'combobox "France"')
+    bio = ref_for(tree, '"Bio"')
+    for ref, value in ((checkbox, True), (pro, "on"), (country, "Japan"), (bio, "new bio")):
+        done = await service.call("form_input", ws, tabId=tab, ref=ref, value=value)
+        assert done.kind == "ok", text(done)
+    state = await page_value(
+        service,
+        ws,
+        tab,
+        "({email: email.value, news: news.checked, pro: r2.checked, basic: r1.checked,"
+        " country: country.value, bio: bio.textContent})",
+    )
+    assert state == {
+        "email": "a@b.test",
+        "news": True,
+        "pro": True,
+        "basic": False,
+        "country": "jp",
+        "bio": "new bio",
+    }
+
+    basic = ref_for(tree, 'radio "Basic"')
+    refused = await service.call("form_input", ws, tabId=tab, ref=pro, value=False)
+    assert refused.kind == "tool_error" and text(refused).startswith("[hop: page]")
+    assert "Next step:" in text(refused)
+    assert basic
+
+    again = await service.call("read_page", ws, tabId=tab, diff=True)
+    assert "(no changes since your last read)" in text(again) or "~ " in text(again)
+    gone = ref_for(tree, 'button "Remove me"')
+    await page_value(service, ws, tab, "document.getElementById('gone').remove(); true")
+    stale = await service.call("form_input", ws, tabId=tab, ref=gone, value="x")
+    assert stale.kind == "tool_error"
+    assert "[hop: page]" in text(stale) and "stale" in text(stale)
+    diffed = await service.call("read_page", ws, tabId=tab, diff=True)
+    assert "- " in text(diffed) and gone in text(diffed)
+
+    found = await service.call("find", ws, tabId=tab, query="Shadow action")
+    assert found.kind == "ok", text(found)
+    best = found.structured["results"][0]
+    assert best["name"] == "Shadow action" and "click" in best["mechanicalActions"]
+    clicked = await service.call("computer", ws, tabId=tab, action="left_click", ref=best["ref"])
+    assert clicked.kind == "ok", text(clicked)
+    assert clicked.structured["interactionReceipt"]["targetAssurance"] == "ref"
+    assert await page_value(service, ws, tab, "window.shadowClicks") == 1
+
+
+async def test_clicks_keys_and_typing_land_on_screenshot_coordinates(
+    tools_service: Service, tools_browser: Any, web: str
+) -> None:
+    service = tools_service
+    ws, tab = await open_page(service, f"{web}/targets")
+    shot = await service.call("computer", ws, tabId=tab, action="screenshot")
+    assert shot.kind == "ok", text(shot)
+    assert text(shot).startswith("Screenshot captured (jpeg).")
+    assert jpeg_size(image_of(shot)) is not None
+
+    point = await shot_point(service, ws, tab, "b", shot)
+    clicked = await service.call("computer", ws, tabId=tab, action="left_click", coordinate=point)
+    assert clicked.kind == "ok", text(clicked)
+    receipt = clicked.structured["interactionReceipt"]
+    assert receipt["targetAssurance"] == "coordinate" and receipt["target"]["name"] == "Bravo"
+    assert "interaction receipt: observed after left_click:" in text(clicked)
+    for action in ("double_click", "right_click", "hover"):
+        done = await service.call("computer", ws, tabId=tab, action=action, coordinate=point)
+        assert done.kind == "ok", text(done)
+    hits = await page_value(service, ws, tab, "hits")
+    assert "b:click:1" in hits and "b:dblclick" in hits and "b:click:2" in hits
+    assert "b:contextmenu" in hits and "b:over" in hits
+    assert not any(hit.startswith(("a:click", "c:click")) for hit in hits)
+
+    field = await shot_point(service, ws, tab, "field", shot)
+    await service.call("computer", ws, tabId=tab, action="left_click", coordinate=field)
+    typed = await service.call("computer", ws, tabId=tab, action="type", text="Hé, World!")
+    assert typed.kind == "ok", text(typed)
+    assert await page_value(service, ws, tab, "field.value") == "Hé, World!"
+    pressed = await service.call(
+        "computer", ws, tabId=tab, action="key", text="BackSpace", repeat=3
+    )
+    assert pressed.kind == "ok", text(pressed)
+    assert await page_value(service, ws, tab, "field.value") == "Hé, Wor"
+    await service.call("computer", ws, tabId=tab, action="key", text="ctrl+a Delete")
+    assert await page_value(service, ws, tab, "field.value") == ""
+    bad = await service.call("computer", ws, tabId=tab, action="key", text="ctrl+nosuchkey")
+    assert bad.kind == "tool_error"
+
+    resized = await service.call("resize_window", ws, tabId=tab, width=640, height=480)
+    assert resized.kind == "ok", text(resized)
+    assert text(resized) == "Resized window to 640x480."
+    await page_value(service, ws, tab, "hits.length = 0")
+    shot2 = await service.call("computer", ws, tabId=tab, action="screenshot")
+    assert await page_value(service, ws, tab, "innerWidth") == 640
+    point_b = await shot_point(service, ws, tab, "b", shot2)
+    await service.call("computer", ws, tabId=tab, action="left_click", coordinate=point_b)
+    assert await page_value(service, ws, tab, "hits.filter(h => h.includes('click:'))") == [
+        "b:click:1"
+    ]
+
+
+async def test_clicks_land_at_device_scale_two_and_zoom_maps_back(
+    tools_service: Service, web: str
+) -> None:
+    service = tools_service
+    # A large window, so the screenshot is downscaled as well as device-scaled.
+    launched = await launch_for(
+        service,
+        "--force-device-scale-factor=2",
+        "--screen-info={0,0 3600x2400}",
+        "--window-size=1800,1200",
+    )
+    try:
+        ws, tab = await open_page(service, f"{web}/targets")
+        assert await page_value(service, ws, tab, "devicePixelRatio") == 2
+        shot = await service.call("computer", ws, tabId=tab, action="screenshot")
+        assert shot.kind == "ok", text(shot)
+        width, _ = jpeg_size(image_of(shot)) or (0, 0)
+        assert width < await page_value(service, ws, tab, "innerWidth")  # really downscaled
+        point = await shot_point(service, ws, tab, "a", shot)
+        await service.call("computer", ws, tabId=tab, action="left_click", coordinate=point)
+        assert await page_value(service, ws, tab, "hits.filter(h => h.includes('click:'))") == [
+            "a:click:1"
+        ]
+        # Zoom on the region around Bravo, then click the middle of the zoomed image.
+        box = await page_value(
+            service,
+            ws,
+            tab,
+            "(() => { const r = b.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom,"
+            " innerWidth]; })()",
+        )
+        width, _ = jpeg_size(image_of(shot)) or (0, 0)
+        factor = width / box[4]
+        region = [
+            (box[0] - 20) * factor,
+            (box[1] - 20) * factor,
+            (box[2] + 20) * factor,
+            (box[3] + 20) * factor,
+        ]
+        zoomed = await service.call("computer", ws, tabId=tab, action="zoom", region=region)
+        assert zoomed.kind == "ok", text(zoomed)
+        zw, zh = jpeg_size(image_of(zoomed)) or (0, 0)
+        await service.call(
+            "computer", ws, tabId=tab, action="left_click", coordinate=[zw / 2, zh / 2]
+        )
+        assert "b:click:1" in await page_value(service, ws, tab, "hits")
+    finally:
+        await launched.aclose()
+
+
+async def test_scroll_scroll_to_and_wait(
+    tools_service: Service, tools_browser: Any, web: str
+) -> None:
+    service = tools_service
+    ws, tab = await open_page(service, f"{web}/long")
+    scrolled = await service.call(
+        "computer", ws, tabId=tab, action="scroll", scroll_direction="down", scroll_amount=5
+    )
+    assert scrolled.kind == "ok", text(scrolled)
+    assert image_of(scrolled)
+    assert await page_value(service, ws, tab, "scrollY") >= 400
+    up = await service.call(
+        "computer", ws, tabId=tab, action="scroll", scroll_direction="up", scroll_amount=10
+    )
+    assert up.kind == "ok" and await page_value(service, ws, tab, "scrollY") == 0
+
+    found = await service.call("find", ws, tabId=tab, query="Bottom button")
+    ref = found.structured["results"][0]["ref"]
+    moved = await service.call("computer", ws, tabId=tab, action="scroll_to", ref=ref)
+    assert moved.kind == "ok", text(moved)
+    assert await page_value(service, ws, tab, "scrollY") > 4000
+    clicked = await service.call("computer", ws, tabId=tab, action="left_click", ref=ref)
+    assert clicked.kind == "ok", text(clicked)
+    assert await page_value(service, ws, tab, "window.bottomClicked") is True
+
+    started = trio.current_time()
+    waited = await service.call("computer", ws, tabId=tab, action="wait", duration=0.5)
+    assert waited.kind == "ok" and text(waited) == "Waited 0.5s."
+    assert trio.current_time() - started >= 0.5
+    missing = await service.call("computer", ws, tabId=tab, action="left_click")
+    assert missing.kind == "tool_error" and "coordinate or ref is required" in text(missing)
+
+
+async def test_console_and_network_buffers(
+    tools_service: Service, tools_browser: Any, web: str
+) -> None:
+    service = tools_service
+    ws, tab = await open_page(service, f"{web}/noisy")
+    first = await service.call("read_console_messages", ws, tabId=tab)
+    assert first.kind == "ok", text(first)
+    assert "started with this call" in text(first)
+    net_first = await service.call("read_network_requests", ws, tabId=tab)
+    assert "started with this call" in text(net_first)
+
+    await service.call("javascript_tool", ws, tabId=tab, action="javascript_exec", text="go()")
+    await trio.sleep(1.0)
+    logs = await service.call("read_console_messages", ws, tabId=tab)
+    assert "[log] hello from the page 42" in text(logs)
+    assert "[warning] careful now" in text(logs) and "[error] something failed" in text(logs)
+    errors = await service.call("read_console_messages", ws, tabId=tab, onlyErrors=True)
+    assert "something failed" in text(errors) and "careful now" not in text(errors)
+    patterned = await service.call(
+        "read_console_messages", ws, tabId=tab, pattern="CAREful", limit=5, clear=True
+    )
+    assert "careful now" in text(patterned) and "hello" not in text(patterned)
+    emptied = await service.call("read_console_messages", ws, tabId=tab)
+    assert "No console entries captured" in text(emptied)
+
+    requests = await service.call("read_network_requests", ws, tabId=tab, urlPattern="/api/")
+    assert f"GET {web}/api/data?x=1 -> 200" in text(requests)
+    assert "missing-thing" not in text(requests)
+    everything = await service.call("read_network_requests", ws, tabId=tab)
+    assert "missing-thing" in text(everything)
+
+
+async def test_javascript_page_text_and_throwing_page(
+    tools_service: Service, tools_browser: Any, web: str
+) -> None:
+    service = tools_service
+    ws, tab = await open_page(service, f"{web}/throws")
+    js = await service.call(
+        "javascript_tool",
+        ws,
+        tabId=tab,
+        action="javascript_exec",
+        text="const a = await Promise.resolve(20); a + 22",
+    )
+    assert js.kind == "ok", text(js)
+    assert "\n42\n" in text(js)
+    thrown = await service.call(
+        "javascript_tool",
+        ws,
+        tabId=tab,
+        action="javascript_exec",
+        text="throw new TypeError('nope')",
+    )
+    assert thrown.kind == "ok" and "Error: TypeError: nope" in text(thrown)
+    wrong = await service.call("javascript_tool", ws, tabId=tab, action="run", text="1")
+    assert wrong.kind == "tool_error"
+
+    page = await service.call("get_page_text", ws, tabId=tab, max_chars=300)
+    assert page.kind == "ok", text(page)
+    assert "Source element: article" in text(page)
+    assert "[Truncated: showing the first" in text(page)
+    assert page.structured["page"]["title"] == "Throwing page"
+
+    await service.call("read_console_messages", ws, tabId=tab)
+    await service.call("navigate", ws, url=f"{web}/throws", tabId=tab)
+    logs = await service.call("read_console_messages", ws, tabId=tab, onlyErrors=True)
+    assert "load-time kaboom" in text(logs), text(logs)

@@ -1,0 +1,62 @@
+"""``computer`` argument handling that needs no browser: wait is bounded and cancellable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+
+from ghostlight_trio.engine.contracts import ToolCall, WorkContext, WorkspaceId
+from ghostlight_trio.tools.page_tools import page_tool_handlers
+
+
+class _Effects:
+    async def atomic(self, effect: Any) -> Any:
+        return await effect()
+
+    async def checkpoint(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+    def progress(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+
+class _NoBrowser:
+    async def request(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        raise AssertionError("no browser traffic expected")
+
+
+def computer_call(**arguments: Any) -> ToolCall:
+    context = WorkContext("w1", "computer", WorkspaceId("ws"))
+    return ToolCall(context=context, arguments={"tabId": 7, **arguments}, effects=_Effects())
+
+
+async def test_wait_sleeps_the_duration_and_reports_it() -> None:
+    computer = page_tool_handlers(None, _NoBrowser())["computer"]
+    started = trio.current_time()
+    result = await computer(computer_call(action="wait", duration=0.3))
+    assert result.kind == "ok" and result.content[0].text == "Waited 0.3s."  # type: ignore[union-attr]
+    assert trio.current_time() - started >= 0.3
+
+
+async def test_wait_is_cancellable() -> None:
+    computer = page_tool_handlers(None, _NoBrowser())["computer"]
+    started = trio.current_time()
+    with trio.move_on_after(0.2):
+        await computer(computer_call(action="wait", duration=10))
+    assert trio.current_time() - started < 1.0
+
+
+async def test_missing_prerequisites_are_corrective_errors_before_any_traffic() -> None:
+    computer = page_tool_handlers(None, _NoBrowser())["computer"]
+    for arguments, fragment in (
+        ({"action": "left_click"}, "coordinate or ref is required"),
+        ({"action": "type"}, "text is required"),
+        ({"action": "key", "text": "ctrl+banana"}, "Unknown key"),
+        ({"action": "zoom"}, "region"),
+        ({"action": "left_click_drag", "coordinate": [1, 2]}, "start_coordinate is required"),
+        ({"action": "fly"}, "Unknown computer action"),
+    ):
+        result = await computer(computer_call(**arguments))
+        assert result.kind == "tool_error", arguments
+        assert fragment in result.content[0].text, arguments  # type: ignore[union-attr]

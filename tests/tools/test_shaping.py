@@ -1,0 +1,164 @@
+"""Result shaping: elements, redaction, tree diffs, receipts, provenance and buffers."""
+
+from __future__ import annotations
+
+import re
+
+from ghostlight_trio.tools.buffers import (
+    FIRST_USE_NOTE,
+    bounded_limit,
+    buffer_notes,
+    console_lines,
+    network_lines,
+)
+from ghostlight_trio.tools.provenance import origin_of, provenance, session_nonce, wrap_page_text
+from ghostlight_trio.tools.receipts import build_receipt, receipt_facts, receipt_result
+from ghostlight_trio.tools.shaping import (
+    actionable,
+    clip_text,
+    element_line,
+    redact_secrets,
+    tree_diff,
+)
+
+ELEMENT = {
+    "ref": "ref_3",
+    "role": "textbox",
+    "name": "Email",
+    "tag": "input",
+    "x": 10,
+    "y": 20.0,
+    "box": {"x": 0, "y": 10, "width": 20, "height": 20},
+    "visible": True,
+    "inViewport": True,
+    "enabled": True,
+    "renderSerial": 2,
+    "value": "a@b",
+}
+
+
+def test_actionable_elements_follow_the_catalog_shape_and_order() -> None:
+    shaped = actionable(ELEMENT)
+    assert list(shaped) == [
+        "ref", "role", "name", "visible", "enabled", "value", "box", "renderSerial",
+        "mechanicalActions", "x", "y",
+    ]  # fmt: skip
+    assert shaped["mechanicalActions"] == ["click", "hover", "scroll_to", "type", "set_value"]
+    assert actionable({**ELEMENT, "enabled": False})["mechanicalActions"] == ["scroll_to"]
+    assert "set_value" in actionable({**ELEMENT, "role": "checkbox"})["mechanicalActions"]
+
+
+def test_element_lines_read_like_the_trained_find_output() -> None:
+    line = element_line(actionable({**ELEMENT, "role": "checkbox", "checked": False}))
+    assert line == (
+        '[ref_3] checkbox "Email" at (10, 20); visible, enabled, not checked;'
+        " actions: click, hover, scroll_to, set_value"
+    )
+
+
+def test_secret_values_are_redacted_or_revealed_as_plain_values() -> None:
+    tree = 'textbox "Password" [ref_7] secret_value="hun\\"ter2" type="password"'
+    assert (
+        redact_secrets(tree)
+        == 'textbox "Password" [ref_7] value="[value redacted]" type="password"'
+    )
+    assert 'value="hun\\"ter2"' in redact_secrets(tree, redact=False)
+
+
+def test_tree_diff_reports_changed_removed_and_added_lines_by_ref() -> None:
+    before = 'main [ref_1]\n  button "A" [ref_2]\n  button "B" [ref_3]\nViewport: 10x10'
+    after = 'main [ref_1]\n  button "A!" [ref_2]\n  link "C" [ref_4]\nViewport: 10x10'
+    assert (
+        tree_diff(before, after)
+        == '~ button "A!" [ref_2]\n+ link "C" [ref_4]\n- button "B" [ref_3]'
+    )
+    assert tree_diff(before, before) == "(no changes since your last read)"
+
+
+def test_clip_text_is_honest_about_what_it_cut() -> None:
+    assert clip_text("abc", 5) == "abc"
+    assert clip_text("abcdef", 3) == "abc\n[Truncated: showing the first 3 of 6 characters.]"
+
+
+def test_provenance_nonce_is_stable_per_workspace_and_fences_page_text() -> None:
+    nonce = session_nonce("ws-1")
+    assert re.fullmatch(r"[0-9a-f]{32}", nonce)
+    assert nonce == session_nonce("ws-1") != session_nonce("ws-2")
+    fenced = wrap_page_text("hi", "ws-1", "https://a.test")
+    assert fenced.splitlines() == [
+        f"--- GHOSTLIGHT PAGE CONTENT {nonce} origin=https://a.test UNTRUSTED ---",
+        "hi",
+        f"--- END GHOSTLIGHT PAGE CONTENT {nonce} ---",
+    ]
+    assert provenance("ws-1", "x") == {
+        "pageSourced": True, "untrusted": True, "topOrigin": "x", "sessionNonce": nonce,
+    }  # fmt: skip
+
+
+def test_origins() -> None:
+    assert origin_of("http://user@127.0.0.1:8000/x?y") == "http://127.0.0.1:8000"
+    assert origin_of("about:blank") == "about:"
+    assert origin_of("") == "unknown"
+
+
+def test_receipts_state_what_changed_and_fence_only_the_facts() -> None:
+    before = {"url": "http://a.test/", "title": "A", "renderSerial": 1, "mutations": 5}
+    after = {
+        "url": "http://a.test/next",
+        "title": "Next",
+        "renderSerial": 2,
+        "mutations": 9,
+        "focused": ELEMENT,
+        "statusTexts": ["Saved"],
+    }
+    receipt = build_receipt("left_click", 7, before, after, assurance="coordinate", target=ELEMENT)
+    observed = receipt["observedAfter"]
+    assert observed["urlChanged"] == "http://a.test/next" and observed["mutations"] == 4
+    assert observed["renderAdvanced"] is True and observed["alertOrStatus"] == "Saved"
+    assert receipt["page"] == {
+        "tabId": 7, "url": "http://a.test/next", "origin": "http://a.test", "title": "Next",
+        "renderSerial": 2,
+    }  # fmt: skip
+    assert "URL changed" in receipt_facts(receipt)
+    result = receipt_result("left_click at (1, 2).", receipt, "ws")
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert text.startswith(
+        "left_click at (1, 2).\ninteraction receipt: observed after left_click:\n---"
+    )
+    assert result.structured["interactionReceipt"]["provenance"]["pageSourced"] is True
+    quiet = build_receipt("key", 7, before, {**before}, assurance="none", target=None)
+    assert receipt_facts(quiet) == "no meaningful page change"
+
+
+def test_console_filtering_keeps_the_newest_matches() -> None:
+    entries = [
+        {"level": "log", "text": "one"},
+        {"level": "error", "text": "two failed", "url": "http://a/x.js", "line": 3},
+        {"level": "warning", "text": "three"},
+        {"level": "exception", "text": "Error: four"},
+    ]
+    lines, matched = console_lines(entries, pattern=None, only_errors=True, limit=100)
+    assert lines == ["[error] two failed (http://a/x.js:3)", "[exception] Error: four"]
+    assert matched == 2
+    lines, _ = console_lines(entries, pattern="T(WO|HREE)", only_errors=False, limit=1)
+    assert lines == ["[warning] three"]
+    lines, _ = console_lines(entries, pattern="(", only_errors=False, limit=5)
+    assert lines == []  # invalid regex -> substring "(" matches nothing
+
+
+def test_network_lines_and_notes() -> None:
+    entries = [
+        {"method": "GET", "url": "http://a/api/1", "status": 200},
+        {"method": "POST", "url": "http://a/api/2"},
+        {"method": "GET", "url": "http://a/x", "status": 503, "errorText": "net::ERR_FAILED"},
+    ]
+    lines, matched = network_lines(entries, url_pattern="/API/", limit=100)
+    assert lines == ["GET http://a/api/1 -> 200", "POST http://a/api/2 (pending)"] and matched == 2
+    assert network_lines(entries, url_pattern=None, limit=1)[0] == [
+        "GET http://a/x -> 503 (net::ERR_FAILED)"
+    ]
+    notes = buffer_notes(
+        {"started": True, "reset": "worker restart"}, total=0, matched=0, noun="console"
+    )
+    assert notes[0].startswith("Note: the console buffer was reset") and FIRST_USE_NOTE in notes
+    assert bounded_limit(None) == 100 and bounded_limit(5000) == 1000 and bounded_limit(True) == 100
