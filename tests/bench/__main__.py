@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import sys
 
-from . import bridge_bench
+from . import bridge_bench, edge_bench, navigate_bench
 
-SECTIONS = {"bridge": bridge_bench.run}
+SECTIONS = {
+    "bridge": bridge_bench.run,
+    "edge": edge_bench.run,
+    "navigate": navigate_bench.run,
+}
 
 
 def main(argv: list[str]) -> None:

@@ -1,0 +1,232 @@
+"""``navigate``: load a loopback page and read its title from the tool result, end to end.
+
+Every contender is driven over stdio by our own ``McpClient`` (MCP 2025-11-25) and drives the
+same Chromium binary (/usr/bin/chromium, headless) to the same loopback page:
+
+* Ghostlight: connector → service → native host → extension in a managed headless Chromium
+  (isolated instance); ``navigate{url, tabId}`` on a tab from ``tabs_create_mcp``; the title
+  is ``structuredContent.title``.
+* @playwright/mcp: ``browser_navigate{url}``; title from the "- Page Title:" line.
+* @playwright/mcp with ``--timeout-settle 0`` (its post-action wait removed): same tool.
+* chrome-devtools-mcp: ``navigate_page{type: "url", url, pageId}``; title from the selected
+  page's line under "## Pages".
+
+Each run navigates to ``?run=N`` whose ``<title>`` names N, and the title read back must match,
+so no answer can come from a stale page. All sessions are open at once and runs go round-robin,
+so background load hits every contender alike. Warm-up navigations are excluded; the first
+tool use (setup call such as ``tabs_create_mcp``/``list_pages`` + first navigation, where the
+peers launch their browser) is reported on its own line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ghostlight_trio.browser import managed
+from ghostlight_trio.cli.control import wait_for_browser
+from ghostlight_trio.transport.endpoints import Endpoints
+from ghostlight_trio.transport.mcp_client import McpError, result_text
+
+from . import peers
+from .harness import isolated_instance, print_table, running_service, summarize
+
+RUNS = 30
+WARMUP = 3
+GOAL = "our p50 <= fastest peer's p50"
+_PW_TITLE = re.compile(r"^- Page Title: (.*)$", re.MULTILINE)
+_CDM_PAGE = re.compile(r"^(\d+): (.*?)(?: \(([^()]*)\))?( \[selected\])?$")
+
+Navigate = Callable[[str], Awaitable[str]]
+
+
+class BenchError(RuntimeError):
+    """A contender could not be set up or answered wrongly."""
+
+
+class _Contender:
+    def __init__(self, name: str, short: str) -> None:
+        self.name = name
+        self.short = short
+        self.navigate: Navigate | None = None
+        self.samples: list[float] = []
+        self.first_s: float | None = None
+        self.problem: str | None = None
+
+    async def timed(self, url: str, expected: str) -> float:
+        assert self.navigate is not None
+        started = time.perf_counter()
+        title = await self.navigate(url)
+        elapsed = time.perf_counter() - started
+        if title != expected:
+            raise BenchError(f"{self.name}: read title {title!r}, expected {expected!r}")
+        return elapsed
+
+
+def _checked(result: dict[str, Any], who: str) -> dict[str, Any]:
+    if result.get("isError"):
+        raise BenchError(f"{who} answered an error: {result_text(result)[:300]}")
+    return result
+
+
+async def _ghostlight(session: peers.Session) -> Navigate:
+    client = session.client
+    created = _checked(await client.call_tool("tabs_create_mcp", {}), "tabs_create_mcp")
+    tab_id = (created.get("structuredContent") or {}).get("tabId")
+    if tab_id is None:
+        raise BenchError("tabs_create_mcp returned no tab id")
+
+    async def navigate(url: str) -> str:
+        result = _checked(await client.call_tool("navigate", {"url": url, "tabId": tab_id}), "navigate")
+        return str((result.get("structuredContent") or {}).get("title", ""))
+
+    return navigate
+
+
+async def _playwright(session: peers.Session) -> Navigate:
+    client = session.client
+
+    async def navigate(url: str) -> str:
+        text = result_text(_checked(await client.call_tool("browser_navigate", {"url": url}), "browser_navigate"))
+        found = _PW_TITLE.search(text)
+        return found.group(1).strip() if found else ""
+
+    return navigate
+
+
+async def _cdm(session: peers.Session) -> Navigate:
+    client = session.client
+    listing = result_text(_checked(await client.call_tool("list_pages", {}), "list_pages"))
+    selected = [m for m in map(_CDM_PAGE.match, listing.splitlines()) if m]
+    if not selected:
+        raise BenchError(f"list_pages gave no page: {listing[:200]!r}")
+    page_id = int(next((m for m in selected if m.group(4)), selected[0]).group(1))
+
+    async def navigate(url: str) -> str:
+        result = await client.call_tool("navigate_page", {"type": "url", "url": url, "pageId": page_id})
+        for line in result_text(_checked(result, "navigate_page")).splitlines():
+            page = _CDM_PAGE.match(line)
+            if page and int(page.group(1)) == page_id:
+                return page.group(2).strip()
+        return ""
+
+    return navigate
+
+
+async def _bench(base_url: str, env: dict[str, str], logs: Path, peer_problem: str | None) -> list[_Contender]:
+    run_number = 0
+
+    def next_url() -> tuple[str, str]:
+        nonlocal run_number
+        run_number += 1
+        return f"{base_url}?run={run_number}", peers.page_title(run_number)
+
+    ours = _Contender("ghostlight navigate (connector->service->extension)", "ghostlight")
+    pw = _Contender(f"{peers.peer_label('@playwright/mcp')} browser_navigate", "playwright")
+    pw_fast = _Contender(f"{peers.peer_label('@playwright/mcp')} --timeout-settle 0", "playwright settle-0")
+    cdm = _Contender(f"{peers.peer_label('chrome-devtools-mcp')} navigate_page", "chrome-devtools-mcp")
+    contenders = [ours, pw, pw_fast, cdm]
+    sessions: list[peers.Session] = []
+    browser: managed.ManagedBrowser | None = None
+    log_files = []
+    try:
+        # Ghostlight: managed headless Chromium with the extension, connected through the host.
+        endpoints = Endpoints.for_instance()
+        browser = await managed.launch(endpoints, headless=True, browser_path=peers.CHROMIUM)
+        running = browser
+        await wait_for_browser(
+            endpoints, within=managed.CONNECT_TIMEOUT, is_alive=lambda: running.process.returncode is None
+        )
+        setups: list[tuple[_Contender, list[str], dict[str, str], Callable[[peers.Session], Awaitable[Navigate]]]]
+        setups = [(ours, peers.connector_argv(), env, _ghostlight)]
+        if peer_problem is None:
+            penv = peers.peer_env()
+            setups += [
+                (pw, peers.playwright_argv(logs / "pw-out"), penv, _playwright),
+                (pw_fast, [*peers.playwright_argv(logs / "pw-fast-out"), "--timeout-settle", "0"], penv,
+                 _playwright),
+                (cdm, peers.cdm_argv(), penv, _cdm),
+            ]
+        else:
+            for contender in (pw, pw_fast, cdm):
+                contender.problem = peer_problem
+        for contender, argv, cenv, make in setups:
+            log = (logs / f"{len(log_files)}.log").open("ab")
+            log_files.append(log)
+            try:
+                session = await peers.open_session(argv, env=cenv, stderr=log)
+                sessions.append(session)
+                started = time.perf_counter()
+                contender.navigate = await make(session)
+                await contender.timed(*next_url())
+                contender.first_s = time.perf_counter() - started
+                for _ in range(WARMUP - 1):
+                    await contender.timed(*next_url())
+            except (BenchError, McpError, EOFError, OSError) as exc:
+                contender.problem = f"{type(exc).__name__}: {exc}"
+                contender.navigate = None
+        for _ in range(RUNS):
+            for contender in contenders:
+                if contender.navigate is None:
+                    continue
+                try:
+                    contender.samples.append(await contender.timed(*next_url()))
+                except (BenchError, McpError, EOFError) as exc:
+                    contender.problem = f"{type(exc).__name__}: {exc}"
+                    contender.navigate = None
+    finally:
+        with trio.CancelScope(shield=True):
+            for session in sessions:
+                await session.aclose()
+            if browser is not None:
+                await browser.aclose()
+            for log in log_files:
+                log.close()
+    return contenders
+
+
+def run() -> None:
+    peer_problem = peers.ensure_peers()
+    with tempfile.TemporaryDirectory(prefix="glt-bench-nav-") as tmp, peers.loopback_page() as base_url:
+        with isolated_instance("bench-nav") as env, running_service(env), peers.instance_environ(env):
+            contenders = trio.run(_bench, base_url, env, Path(tmp), peer_problem)
+
+    rows: list[tuple[str, dict[str, float] | str]] = []
+    for contender in contenders:
+        if contender.problem is not None and len(contender.samples) < RUNS:
+            rows.append((contender.name, contender.problem))
+        else:
+            rows.append((contender.name, summarize(contender.samples)))
+    ours_row = rows[0][1]
+    peer_rows = [(name, stats) for name, stats in rows[1:] if isinstance(stats, dict)]
+    fastest = min(peer_rows, key=lambda row: row[1]["p50_ms"]) if peer_rows else None
+    print_table(
+        f"navigate: loopback page + title read from the result, end to end over MCP stdio"
+        f" ({RUNS} runs each, round-robin, after {WARMUP} warm-up)",
+        rows,
+        baseline=fastest[0] if fastest else None,
+    )
+    firsts = ", ".join(
+        f"{c.short} {c.first_s * 1000:.0f} ms" for c in contenders if c.first_s is not None
+    )
+    print(f"  first use after initialize (setup call + first navigation; the peers launch their browser"
+          f" here, ours was launched before): {firsts}")
+    load = os.getloadavg()
+    print(f"  note: same binary {peers.CHROMIUM} headless for all; load average {load[0]:.2f} on {os.cpu_count()} CPUs")
+    if not isinstance(ours_row, dict):
+        print(f"  goal: {GOAL} -> not measured ({ours_row})")
+    elif fastest is None:
+        print(f"  goal: {GOAL} -> no peer measured; ours p50 {ours_row['p50_ms']:.1f} ms")
+    else:
+        verdict = "met" if ours_row["p50_ms"] <= fastest[1]["p50_ms"] else "MISSED"
+        print(
+            f"  goal: {GOAL} -> ours {ours_row['p50_ms']:.1f} ms vs {fastest[0]} {fastest[1]['p50_ms']:.1f} ms"
+            f" (x{ours_row['p50_ms'] / fastest[1]['p50_ms']:.2f}, {verdict})"
+        )

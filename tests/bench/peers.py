@@ -1,0 +1,246 @@
+"""Plumbing shared by the ``edge`` and ``navigate`` sections.
+
+* Peer MCP servers (``@playwright/mcp``, ``chrome-devtools-mcp``) installed with npm into
+  ``tests/bench/node`` and run only as processes, each in its own session so that anything
+  left behind can be ended by that process group's id.
+* Timed spawning of an MCP server with our own small client (``McpClient``), with the
+  server's stderr sent to a log file so the tables stay readable.
+* A loopback page server whose ``<title>`` names the run, so a result proves it is fresh.
+* Pointing this process at an isolated Ghostlight instance for the duration of a section.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import IO, Any
+from urllib.parse import parse_qs, urlsplit
+
+import trio
+
+from ghostlight_trio.transport.mcp_client import LEGACY, MODERN, McpClient
+
+NODE_DIR = Path(__file__).parent / "node"
+MODULES = NODE_DIR / "node_modules"
+CHROMIUM = "/usr/bin/chromium"
+PLAYWRIGHT_CLI = MODULES / "@playwright" / "mcp" / "cli.js"
+CDM_CLI = MODULES / "chrome-devtools-mcp" / "build" / "src" / "bin" / "chrome-devtools-mcp.js"
+INSTANCE_KEYS = ("GHOSTLIGHT_INSTANCE", "GHOSTLIGHT_HOME", "XDG_RUNTIME_DIR")
+CLIENT_INFO = {"name": "ghostlight-bench", "version": "1"}
+
+
+# -- peers ------------------------------------------------------------------------------------
+
+
+def _installed_version(package: str) -> str | None:
+    manifest = MODULES / package / "package.json"
+    if not manifest.is_file():
+        return None
+    import json
+
+    return str(json.loads(manifest.read_text()).get("version"))
+
+
+def ensure_peers() -> str | None:
+    """Install the pinned peers into tests/bench/node if needed; None when ready, else why not."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None:
+        return "node is not on PATH"
+    if PLAYWRIGHT_CLI.is_file() and CDM_CLI.is_file():
+        return None
+    if npm is None:
+        return "npm is not on PATH and tests/bench/node/node_modules is missing"
+    command = [npm, "ci", "--no-audit", "--no-fund", "--silent"]
+    if not (NODE_DIR / "package-lock.json").is_file():
+        command[1] = "install"
+    print(f"  (installing peers: {' '.join(command[1:])} in {NODE_DIR})", flush=True)
+    try:
+        done = subprocess.run(command, cwd=NODE_DIR, capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"npm failed: {exc}"
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return f"npm exited {done.returncode}: {last}"
+    if not (PLAYWRIGHT_CLI.is_file() and CDM_CLI.is_file()):
+        return "npm finished but the peer entry points are missing"
+    return None
+
+
+def peer_label(package: str) -> str:
+    return f"{package}@{_installed_version(package) or '?'}"
+
+
+def playwright_argv(output_dir: Path) -> list[str]:
+    """@playwright/mcp launching /usr/bin/chromium headless with an in-memory profile."""
+    return [
+        shutil.which("node") or "node",
+        str(PLAYWRIGHT_CLI),
+        "--headless",
+        "--isolated",
+        "--browser",
+        "chromium",
+        "--executable-path",
+        CHROMIUM,
+        "--no-sandbox",
+        "--output-dir",
+        str(output_dir),
+    ]
+
+
+def cdm_argv() -> list[str]:
+    """chrome-devtools-mcp launching /usr/bin/chromium headless with a temporary profile, offline."""
+    return [
+        shutil.which("node") or "node",
+        str(CDM_CLI),
+        "--headless",
+        "--isolated",
+        "--executablePath",
+        CHROMIUM,
+        "--chromeArg=--no-sandbox",
+        "--no-usage-statistics",
+        "--no-performance-crux",
+    ]
+
+
+def peer_env() -> dict[str, str]:
+    return {
+        **os.environ,
+        "CHROME_DEVTOOLS_MCP_NO_UPDATE_CHECKS": "1",
+        "CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS": "1",
+    }
+
+
+def connector_argv() -> list[str]:
+    """The installed console script, as an MCP client configuration would name it."""
+    script = Path(sys.executable).parent / "ghostlight-mcp-connector"
+    if script.is_file():
+        return [str(script)]
+    found = shutil.which("ghostlight-mcp-connector")
+    return [found] if found else [sys.executable, "-m", "ghostlight_mcp_connector"]
+
+
+# -- timed MCP sessions ---------------------------------------------------------------------
+
+
+class Session:
+    """An MCP server process driven by ``McpClient``; ``ready_s`` is spawn → first answer."""
+
+    def __init__(self, client: McpClient, process: trio.Process, ready_s: float) -> None:
+        self.client = client
+        self.process = process
+        self.ready_s = ready_s
+
+    async def aclose(self) -> None:
+        with trio.CancelScope(shield=True):
+            await self.client.aclose()
+            # The peer ran in its own session: end whatever of that group is still alive.
+            try:
+                os.killpg(self.process.pid, signal.SIGTERM)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+async def open_session(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    stderr: IO[bytes] | int = subprocess.DEVNULL,
+    era: str = LEGACY,
+) -> Session:
+    """Spawn ``argv`` and complete the opening exchange, timing spawn → answer.
+
+    2025-11-25: ``initialize`` answered (``notifications/initialized`` is sent after the clock
+    stops). 2026-07-28: the first ``server/discover`` answered.
+    """
+    started = time.perf_counter()
+    process = await trio.lowlevel.open_process(
+        list(argv),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        env=dict(env),
+        start_new_session=True,
+    )
+    client = McpClient(process, era)
+    try:
+        if era == MODERN:
+            await client.request("server/discover")
+            ready = time.perf_counter() - started
+        else:
+            await client.request(
+                "initialize",
+                {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO},
+            )
+            ready = time.perf_counter() - started
+            await client.notify("notifications/initialized")
+    except BaseException:
+        await Session(client, process, 0.0).aclose()
+        raise
+    return Session(client, process, ready)
+
+
+# -- loopback page --------------------------------------------------------------------------
+
+
+def page_title(run: int | str) -> str:
+    return f"Ghostlight bench page {run}"
+
+
+class _Page(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        run = parse_qs(urlsplit(self.path).query).get("run", ["0"])[0]
+        body = (
+            "<!doctype html><html><head><meta charset=utf-8>"
+            f"<title>{page_title(int(run) if run.isdigit() else 0)}</title></head>"
+            "<body><h1>Bench</h1><p>A small static page served on loopback.</p>"
+            "<a href='#x'>link</a> <button>button</button></body></html>"
+        ).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def loopback_page() -> Iterator[str]:
+    """Serve the bench page; yields its base URL (append ``?run=N``)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/bench"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# -- isolated instance in this process -------------------------------------------------------
+
+
+@contextmanager
+def instance_environ(env: Mapping[str, str]) -> Iterator[None]:
+    """Point this process (Endpoints, the managed browser's host wrapper) at ``env``'s instance."""
+    saved = {key: os.environ.get(key) for key in INSTANCE_KEYS}
+    os.environ.update({key: env[key] for key in INSTANCE_KEYS})
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
