@@ -112,6 +112,14 @@ class Catalog:
         self.generation += 1
         return True
 
+    def all_specs(self) -> list[ToolSpec]:
+        """Every catalog tool in canonical order, advertised or not."""
+        return list(self._specs.values())
+
+    def republish(self) -> None:
+        """Move the generation without changing the list (decisions behind it changed)."""
+        self.generation += 1
+
     def validate(self, name: str, arguments: Mapping[str, Any]) -> str | None:
         """None when the arguments fit the tool's schema, else one corrective message."""
         validator = self._validators[name]
@@ -147,8 +155,17 @@ def _describe(error: jsonschema.ValidationError) -> str:
         return f"unexpected parameter {extras}" + (f" in {where}" if where else "")
     if validator == "type":
         expected = error.validator_value
-        return f"'{where or 'arguments'}' must be of type {expected}, got {json.dumps(error.instance)[:60]}"
+        return f"'{where or 'arguments'}' must be of type {expected}, got {_shown(error.instance)}"
     if validator == "enum":
-        allowed = ", ".join(json.dumps(v) for v in error.validator_value)
+        allowed = ", ".join(_shown(v) for v in error.validator_value)
         return f"'{where}' must be one of {allowed}"
     return f"'{where or 'arguments'}': {error.message}"
+
+
+def _shown(value: Any) -> str:
+    """A short rendering of an argument value; never fails, whatever the caller sent."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = f"a {type(value).__name__} value"
+    return text[:60]

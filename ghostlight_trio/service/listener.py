@@ -14,17 +14,23 @@ def bind_owner_only_socket(path: Path, *, backlog: int = 128) -> trio.SocketList
     """Bind a fresh Unix socket at ``path``. Call only while holding the instance lock, because
     whatever is at ``path`` is a stale leftover and is removed.
 
-    Binding a local path is immediate, so it is done inline rather than in a worker thread.
+    Binding a local path is immediate, so it is done inline rather than in a worker thread. The
+    socket is bound under a temporary name and renamed into place only once it listens, so a
+    client that sees the path never meets a refused connection.
     """
     _remove_stale(path)
+    pending = path.with_name(path.name + ".new")
+    _remove_stale(pending)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     previous = os.umask(0o177)
     try:
-        sock.bind(str(path))
-        os.chmod(path, 0o600)
+        sock.bind(str(pending))
+        os.chmod(pending, 0o600)
         sock.listen(backlog)
+        os.rename(pending, path)
     except BaseException:
         sock.close()
+        _remove_stale(pending)
         raise
     finally:
         os.umask(previous)
