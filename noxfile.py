@@ -62,9 +62,24 @@ def fuzz(session: nox.Session) -> None:
     """Long Hypothesis runs over the parsers and the engine."""
     _install(session)
     session.run(
-        "pytest", "-q", "tests", "-k", "fuzz or hypothesis or codec", *session.posargs,
+        "pytest", "-q", "-p", "no:logging", "tests", "-k", "fuzz or hypothesis or codec",
+        *session.posargs,
         env={"GHOSTLIGHT_FUZZ_PROFILE": "long"},
     )
+
+
+@nox.session
+def faults(session: nox.Session) -> None:
+    """The process-level fault matrix against real executables, printed as a table."""
+    _install(session)
+    session.run("python", "-m", "tests.faults", *session.posargs)
+
+
+@nox.session
+def load(session: nox.Session) -> None:
+    """16 connectors, one service, one headless Chromium; e.g. ``nox -s load -- --seconds 300``."""
+    _install(session)
+    session.run("python", "-m", "tests.load", *session.posargs)
 
 
 @nox.session

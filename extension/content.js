@@ -9,7 +9,11 @@
   ns.listening = true;
 
   const env = {
-    getComputedStyle: (el) => root.getComputedStyle(el),
+    // An element inside a same-origin frame is styled by its own document's window.
+    getComputedStyle: (el) => {
+      const view = el.ownerDocument && el.ownerDocument.defaultView;
+      return (view || root).getComputedStyle(el);
+    },
     get innerWidth() {
       return root.innerWidth;
     },
@@ -19,30 +23,42 @@
     Event: root.Event,
   };
   const refs = ns.refs.createRefRegistry();
-  const ctx = { env, refs };
 
   // Mutations feed the render serial that dates refs, and the running total that lets an
-  // observation before and after an action count what changed.
+  // observation before and after an action count what changed. Same-origin frame documents
+  // are watched from the first time a mechanism reads into them.
   let mutationTotal = 0;
-  new MutationObserver((records) => {
+  const observer = new MutationObserver((records) => {
     mutationTotal += records.length;
     refs.noteMutations(records.length);
-  }).observe(document, {
-    subtree: true,
-    childList: true,
-    attributes: true,
-    characterData: true,
   });
+  const watched = new WeakSet();
+  function watchDocument(doc) {
+    if (!doc || watched.has(doc)) return;
+    watched.add(doc);
+    observer.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
+  }
+  watchDocument(document);
+  const ctx = { env, refs, watchDocument };
 
   function elementArg(args) {
     return refs.resolve(args && args.ref);
   }
 
-  // The focused element, looking through open shadow roots; null when nothing is focused.
+  // The focused element, looking through open shadow roots and same-origin frames; null when
+  // nothing is focused.
   function focusedElement() {
     let el = document.activeElement;
-    for (let hops = 0; el && el.shadowRoot && el.shadowRoot.activeElement && hops < 32; hops++) el = el.shadowRoot.activeElement;
-    return el && el !== document.body && el !== document.documentElement ? el : null;
+    for (let hops = 0; el && hops < 32; hops++) {
+      const frameDoc = ns.dom.isFrame(el) ? ns.dom.frameDocument(el) : null;
+      let next = null;
+      if (el.shadowRoot && el.shadowRoot.activeElement) next = el.shadowRoot.activeElement;
+      else if (frameDoc && frameDoc.activeElement && frameDoc.activeElement !== frameDoc.body) next = frameDoc.activeElement;
+      if (!next) break;
+      el = next;
+    }
+    const doc = (el && el.ownerDocument) || document;
+    return el && el !== doc.body && el !== doc.documentElement ? el : null;
   }
 
   const STATUS_SELECTOR = '[role="alert"], [role="status"], [aria-live="assertive"]';

@@ -176,6 +176,12 @@
         const text = textOf(el);
         return text.length < 200 ? text : "";
       },
+      () => {
+        // A link or button holding only an image is named by the image's alt text.
+        if ((tag !== "A" && tag !== "BUTTON") || typeof el.querySelector !== "function") return "";
+        const img = el.querySelector("img[alt]");
+        return img ? attr(img, "alt") : "";
+      },
     ];
     for (const get of candidates) {
       const value = collapse(get());
@@ -197,14 +203,152 @@
     return el.isContentEditable === true || attr(el, "contenteditable") === "true";
   }
 
+  const INTERACTIVE_SELECTOR = [
+    "a[href]", "button", 'input:not([type="hidden"])', "select", "textarea", "summary",
+    '[contenteditable="true"]', "[onclick]", '[tabindex]:not([tabindex^="-"])',
+    ...[...INTERACTIVE_ROLES].map((role) => `[role="${role}"]`),
+  ].join(",");
+
+  // Whether any element below `el` (light DOM) is interactive.
+  function hasInteractiveDescendant(el) {
+    if (typeof el.querySelector === "function") {
+      try {
+        return el.querySelector(INTERACTIVE_SELECTOR) !== null;
+      } catch {
+        return false;
+      }
+    }
+    const stack = [...(el.children || [])];
+    for (let seen = 0; stack.length && seen < 5000; seen++) {
+      const node = stack.pop();
+      if (isInteractive(node)) return true;
+      stack.push(...(node.children || []));
+    }
+    return false;
+  }
+
+  // Whether the element is named by the page's author (aria-label, aria-labelledby, title)
+  // rather than by its text.
+  function hasAuthoredName(el) {
+    return !!(attr(el, "aria-label").trim() || attr(el, "aria-labelledby").trim() || attr(el, "title").trim());
+  }
+
   function isDisabled(el) {
     return el.disabled === true || attr(el, "aria-disabled") === "true";
   }
 
+  // --- same-origin frames ---------------------------------------------------------------
+  // The content script runs in the top frame only. It reaches a child frame's document through
+  // iframe.contentDocument, which the browser hands out only for a same-origin frame (null for
+  // a cross-origin one). Boxes of elements inside frames are given in the top viewport's CSS
+  // pixels: the element's own box plus the content-box origin of every frame around it.
+  const FRAME_TAGS = new Set(["IFRAME", "FRAME"]);
+  const MAX_FRAME_DEPTH = 16;
+
+  function isFrame(el) {
+    return FRAME_TAGS.has(tagOf(el));
+  }
+
+  // A frame element's document when it can be read (same-origin and loaded), else null.
+  function frameDocument(el) {
+    try {
+      const doc = el.contentDocument;
+      return doc && (doc.body || doc.documentElement) ? doc : null;
+    } catch {
+      return null;
+    }
+  }
+
+  // The frame element hosting a document; null for the top document or an unreachable one.
+  function hostFrame(doc) {
+    try {
+      const view = doc && doc.defaultView;
+      return (view && view.frameElement) || null;
+    } catch {
+      return null;
+    }
+  }
+
+  function styleOf(el) {
+    try {
+      const view = el.ownerDocument && el.ownerDocument.defaultView;
+      return view && view.getComputedStyle ? view.getComputedStyle(el) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  // A frame's content box (inside border and padding) in its own document's viewport px.
+  function frameContentBox(frame) {
+    const r = frame.getBoundingClientRect();
+    const style = styleOf(frame);
+    const pad = (side) => (style ? parseFloat(style[`padding${side}`]) || 0 : 0);
+    const x = r.left + (frame.clientLeft || 0) + pad("Left");
+    const y = r.top + (frame.clientTop || 0) + pad("Top");
+    const inner = (client, outer, a, b) => (Number.isFinite(client) && client > 0 ? client - pad(a) - pad(b) : outer);
+    const width = inner(frame.clientWidth, r.width, "Left", "Right");
+    const height = inner(frame.clientHeight, r.height, "Top", "Bottom");
+    return { x, y, width: Math.max(0, width), height: Math.max(0, height) };
+  }
+
+  // Frame elements around a node, innermost first (empty in the top document).
+  function frameChain(el) {
+    const chain = [];
+    let frame = hostFrame(el && el.ownerDocument);
+    while (frame && chain.length < MAX_FRAME_DEPTH) {
+      chain.push(frame);
+      frame = hostFrame(frame.ownerDocument);
+    }
+    return chain;
+  }
+
+  // Where an element's document's viewport origin sits in the top viewport.
+  function frameOffset(el) {
+    let x = 0;
+    let y = 0;
+    for (const frame of frameChain(el)) {
+      const box = frameContentBox(frame);
+      x += box.x;
+      y += box.y;
+    }
+    return { x, y };
+  }
+
+  // The part of the top viewport through which an element's document is seen (the
+  // intersection of its frames' content boxes, in top viewport px); null in the top document.
+  function frameClip(el) {
+    const chain = frameChain(el);
+    if (!chain.length) return null;
+    let clip = null;
+    // Outermost first, so each box is offset by the frames around it.
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const box = frameContentBox(chain[i]);
+      const offset = frameOffset(chain[i]);
+      const abs = { x: box.x + offset.x, y: box.y + offset.y, width: box.width, height: box.height };
+      clip = clip ? intersect(clip, abs) : abs;
+    }
+    return clip;
+  }
+
+  function intersect(a, b) {
+    const x = Math.max(a.x, b.x);
+    const y = Math.max(a.y, b.y);
+    const right = Math.min(a.x + a.width, b.x + b.width);
+    const bottom = Math.min(a.y + a.height, b.y + b.height);
+    return { x, y, width: Math.max(0, right - x), height: Math.max(0, bottom - y) };
+  }
+
+  // The element's box in the top viewport's CSS px (frames included).
   function rectOf(el) {
     const r = el.getBoundingClientRect ? el.getBoundingClientRect() : null;
     if (!r) return { x: 0, y: 0, width: 0, height: 0 };
-    return { x: Math.round(r.left), y: Math.round(r.top), width: Math.round(r.width), height: Math.round(r.height) };
+    const offset = hostFrame(el.ownerDocument) ? frameOffset(el) : { x: 0, y: 0 };
+    return {
+      x: Math.round(r.left + offset.x),
+      y: Math.round(r.top + offset.y),
+      width: Math.round(r.width),
+      height: Math.round(r.height),
+    };
   }
 
   // display:none removes the whole subtree; visibility/size only the element itself.
@@ -222,8 +366,12 @@
     return r.width > 0 && r.height > 0;
   }
 
-  function intersectsViewport(rect, env) {
-    return rect.x < env.innerWidth && rect.y < env.innerHeight && rect.x + rect.width > 0 && rect.y + rect.height > 0;
+  // Whether a box (top viewport px) shows in the viewport and, inside a frame, in the frame's
+  // visible part (`clip`, from frameClip).
+  function intersectsViewport(rect, env, clip) {
+    const inTop = rect.x < env.innerWidth && rect.y < env.innerHeight && rect.x + rect.width > 0 && rect.y + rect.height > 0;
+    if (!inTop || !clip) return inTop;
+    return rect.x < clip.x + clip.width && rect.y < clip.y + clip.height && rect.x + rect.width > clip.x && rect.y + rect.height > clip.y;
   }
 
   function center(rect) {
@@ -250,8 +398,15 @@
     ownText,
     accessibleName,
     isInteractive,
+    hasInteractiveDescendant,
+    hasAuthoredName,
     isDisabled,
     rectOf,
+    isFrame,
+    frameDocument,
+    hostFrame,
+    frameOffset,
+    frameClip,
     isDisplayed,
     isVisible,
     intersectsViewport,

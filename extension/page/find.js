@@ -63,7 +63,7 @@
       y: c.y,
       box: rect,
       visible: dom.isVisible(el, env),
-      inViewport: dom.intersectsViewport(rect, env),
+      inViewport: dom.intersectsViewport(rect, env, dom.frameClip(el)),
       enabled: !dom.isDisabled(el),
       renderSerial: refs.serial(),
     };
@@ -112,7 +112,14 @@
         const rank = rankMatch(query, { name, searchText: searchTextOf(el, role, name) });
         if (rank !== null) matches.push({ rank, interactive: dom.isInteractive(el), order, el });
       }
-      if (!dom.OPAQUE_TAGS.has(dom.tagOf(el))) {
+      if (dom.isFrame(el)) {
+        // A same-origin frame's document is searched too; a cross-origin one cannot be.
+        const frameDoc = dom.isVisible(el, ctx.env) ? dom.frameDocument(el) : null;
+        if (frameDoc) {
+          if (ctx.watchDocument) ctx.watchDocument(frameDoc);
+          stack.push(frameDoc.body || frameDoc.documentElement);
+        }
+      } else if (!dom.OPAQUE_TAGS.has(dom.tagOf(el))) {
         const children = dom.childElements(el);
         for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
       }
@@ -126,16 +133,22 @@
     };
   }
 
-  // The element a click at viewport CSS point (x, y) would hit, looking inside open shadow
-  // roots; null outside the viewport or on a non-finite point.
+  // The element a click at top-viewport CSS point (x, y) would hit, looking inside open shadow
+  // roots and same-origin frames; null outside the viewport or on a non-finite point.
   function elementAtPoint(doc, x, y) {
     if (!Number.isFinite(x) || !Number.isFinite(y) || typeof doc.elementFromPoint !== "function") return null;
-    let el = doc.elementFromPoint(x, y);
+    // The point in this document's own viewport (a frame's is offset from the top one).
+    const offset = dom.hostFrame(doc) ? dom.frameOffset(doc.documentElement || doc.body) : { x: 0, y: 0 };
+    const lx = x - offset.x;
+    const ly = y - offset.y;
+    let el = doc.elementFromPoint(lx, ly);
     for (let hops = 0; el && el.shadowRoot && hops < 32; hops++) {
-      const inner = el.shadowRoot.elementFromPoint(x, y);
+      const inner = el.shadowRoot.elementFromPoint(lx, ly);
       if (!inner || inner === el) break;
       el = inner;
     }
+    const frameDoc = el && dom.isFrame(el) ? dom.frameDocument(el) : null;
+    if (frameDoc) return elementAtPoint(frameDoc, x, y) || el;
     return el || null;
   }
 

@@ -62,8 +62,10 @@
   // Mechanism core. Returns {kind, value} describing the control's state afterwards.
   function setFormValue(target, value, env) {
     const PageError = ns.PageError;
-    const EventCtor = env.Event || root.Event;
     const el = resolveControl(target);
+    // Events are made in the element's own window (it may sit in a same-origin frame).
+    const view = el.ownerDocument && el.ownerDocument.defaultView;
+    const EventCtor = (view && view !== root && view.Event) || env.Event || root.Event;
     const tag = dom.tagOf(el);
     if (dom.isDisabled(el)) throw new PageError("The element is disabled", "disabled");
     if (el.scrollIntoView) el.scrollIntoView({ block: "center", inline: "center" });

@@ -45,9 +45,13 @@
         );
       }
       const el = entry.target.deref();
-      if (!el || el.isConnected === false) {
-        const why =
-          entry.serial < serial
+      // An element of a frame document that was navigated or removed stays connected to that
+      // dead document, which has lost its window.
+      const frameGone = !!el && !!el.ownerDocument && el.ownerDocument.defaultView === null;
+      if (!el || el.isConnected === false || frameGone) {
+        const why = frameGone
+          ? "its frame navigated or was removed"
+          : entry.serial < serial
             ? `the page re-rendered since it was issued (render serial ${entry.serial} -> ${serial})`
             : "its element was removed from the page";
         throw new PageError(`Element ${ref} is stale: ${why}. Call read_page or find_text again.`, "stale_ref");

@@ -8,10 +8,19 @@
   const dom = ns.dom;
 
   const DEFAULTS = { depth: 15, maxChars: 50_000 };
+  // Link targets are listed while the whole outline stays within this many characters. On a
+  // larger (link-heavy) page they are left out first, so that every element keeps its line and
+  // ref within the budget; find and smaller ref_id reads still give them.
+  const HREF_BUDGET = 40_000;
   const SHOW_CAP = 10_000; // lines
   const MEASURE_CAP = 20_000; // elements examined
   const FOOTER_RESERVE = 240; // room kept for the footers inside max_chars
   const MAX_OPTIONS = 50;
+  // Containers that add nothing of their own once the lines below them carry their text:
+  // unnamed, or named only by text that includes interactive descendants (which get their own
+  // lines), they are transparent in the "all" view. A label around its control is the
+  // control's name already. Own text (a cell's "Acme" beside its link) is kept as the name.
+  const STRUCTURAL_ROLES = new Set(["list", "listitem", "cell", "columnheader", "rowheader", "label", "group", "generic", "paragraph"]);
 
   function quote(text) {
     return `"${String(text).replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, " ")}"`;
@@ -24,13 +33,19 @@
   }
 
   // One outline line for an element (pure apart from reading the element).
-  function formatLine(el, { role, name, ref, level }) {
+  // A link's target as a line part (' href="..."'), or "".
+  function hrefPart(el) {
+    if (dom.tagOf(el) !== "A" || !el.hasAttribute("href")) return "";
+    return ` href=${quote(dom.clip(dom.attr(el, "href"), 200))}`;
+  }
+
+  function formatLine(el, { role, name, ref, level, omitHref = false }) {
     const tag = dom.tagOf(el);
     const parts = [`${"  ".repeat(level)}${role || tag.toLowerCase()}`];
     if (name) parts.push(quote(dom.clip(name, 100)));
     parts.push(`[${ref}]`);
     if (/^H[1-6]$/.test(tag)) parts.push(`level=${tag[1]}`);
-    if (tag === "A" && el.hasAttribute("href")) parts.push(`href=${quote(dom.clip(dom.attr(el, "href"), 200))}`);
+    if (!omitHref && tag === "A" && el.hasAttribute("href")) parts.push(hrefPart(el).slice(1));
     if (tag === "INPUT" || tag === "TEXTAREA") {
       const type = dom.attr(el, "type").toLowerCase();
       const isToggle = type === "checkbox" || type === "radio";
@@ -45,6 +60,17 @@
       if (placeholder && placeholder !== name) parts.push(`placeholder=${quote(dom.clip(placeholder, 80))}`);
     }
     if (dom.isDisabled(el)) parts.push("disabled");
+    return parts.join(" ");
+  }
+
+  // The line for a frame element; a frame whose document cannot be read says so.
+  function frameLine(el, { name, ref, level, readable }) {
+    const parts = [`${"  ".repeat(level)}iframe`];
+    if (name) parts.push(quote(dom.clip(name, 100)));
+    parts.push(`[${ref}]`);
+    const src = dom.attr(el, "src");
+    if (src) parts.push(`src=${quote(dom.clip(src, 200))}`);
+    if (!readable) parts.push("(cross-origin: contents not readable)");
     return parts.join(" ");
   }
 
@@ -72,12 +98,15 @@
     const budget = Math.max(0, maxChars - FOOTER_RESERVE);
 
     const lines = [];
+    const hrefs = []; // [line index, insertion offset, ' href="..."']
+    let hrefChars = 0;
     let used = 0;
     let shown = 0;
     let matched = 0;
     let measured = 0;
     let outOfRoom = false;
     let capReached = false;
+    let opaqueFrames = 0;
 
     function emit(line) {
       if (outOfRoom) return false;
@@ -90,20 +119,52 @@
       return true;
     }
 
-    function walk(el, level, isStart) {
+    // A frame: one line for the frame itself, then (same-origin) its document's elements
+    // one level deeper; a cross-origin frame stays opaque and says so.
+    function walkFrame(el, level, isStart, clip) {
+      const frameDoc = dom.frameDocument(el);
+      const visible = dom.isVisible(el, env);
+      let include = visible && (filter === "all" || dom.intersectsViewport(dom.rectOf(el), env, clip));
+      if (isStart) include = true;
+      if (include) {
+        matched += 1;
+        if (!frameDoc) opaqueFrames += 1;
+        const ref = refs.refFor(el);
+        if (emit(frameLine(el, { name: dom.accessibleName(el), ref, level, readable: !!frameDoc }))) shown += 1;
+      }
+      if (!frameDoc || !(visible || isStart)) return;
+      const childLevel = include ? level + 1 : level;
+      if (childLevel >= depth) return;
+      if (ctx.watchDocument) ctx.watchDocument(frameDoc);
+      const inner = frameDoc.body || frameDoc.documentElement;
+      walk(inner, childLevel, false, dom.frameClip(inner));
+    }
+
+    function walk(el, level, isStart, clip, parentName = "") {
       if (measured >= MEASURE_CAP) {
         capReached = true;
         return;
       }
       if (dom.isSkipped(el) || !dom.isDisplayed(el, env)) return;
       measured += 1;
+      if (dom.isFrame(el)) {
+        walkFrame(el, level, isStart, clip);
+        return;
+      }
       const tag = dom.tagOf(el);
       const role = dom.roleOf(el);
-      const name = dom.accessibleName(el);
+      let name = dom.accessibleName(el);
       const visible = dom.isVisible(el, env);
       let include;
       if (filter === "interactive") {
-        include = visible && dom.isInteractive(el) && dom.intersectsViewport(dom.rectOf(el), env);
+        include = visible && dom.isInteractive(el) && dom.intersectsViewport(dom.rectOf(el), env, clip);
+      } else if (role === "img" && name && name === parentName) {
+        include = false; // the image of a link or button already named by it
+      } else if (STRUCTURAL_ROLES.has(role) && !dom.isInteractive(el)) {
+        if (name && !dom.hasAuthoredName(el) && dom.hasInteractiveDescendant(el)) {
+          name = role === "label" ? "" : dom.clip(dom.ownText(el), 100);
+        }
+        include = visible && !!name;
       } else {
         include = visible && (!!role || !!name);
       }
@@ -112,17 +173,30 @@
       let childLevel = level;
       if (include) {
         matched += 1;
-        if (!outOfRoom && emit(formatLine(el, { role, name, ref: refs.refFor(el), level }))) {
+        const ref = refs.refFor(el);
+        const line = formatLine(el, { role, name, ref, level, omitHref: true });
+        if (!outOfRoom && emit(line)) {
           shown += 1;
+          const href = hrefPart(el);
+          if (href) {
+            hrefs.push([lines.length - 1, line.indexOf(`[${ref}]`) + ref.length + 2, href]);
+            hrefChars += href.length;
+          }
           if (tag === "SELECT") for (const line of optionLines(el, level + 1)) emit(line);
         }
         childLevel = level + 1;
       }
       if (dom.OPAQUE_TAGS.has(tag) || childLevel >= depth) return;
-      for (const child of dom.childElements(el)) walk(child, childLevel, false);
+      const named = include && dom.isInteractive(el) ? name : "";
+      for (const child of dom.childElements(el)) walk(child, childLevel, false, clip, named);
     }
 
-    if (start) walk(start, 0, !!(args && args.ref_id));
+    if (start) walk(start, 0, !!(args && args.ref_id), dom.frameClip(start));
+
+    const withHrefs = !outOfRoom && !capReached && used + hrefChars <= Math.min(budget, HREF_BUDGET);
+    if (withHrefs) {
+      for (const [index, at, href] of hrefs) lines[index] = lines[index].slice(0, at) + href + lines[index].slice(at);
+    }
 
     const footers = [];
     if (capReached) footers.push(`[element cap reached: examined ${MEASURE_CAP} elements; use ref_id to read a part of the page]`);
@@ -130,6 +204,18 @@
       footers.push(
         `[showing ${shown} of ${matched} elements: output reached max_chars=${maxChars}. ` +
           'Use ref_id to read a subtree, filter="interactive", or a larger max_chars]',
+      );
+    }
+    if (hrefs.length && !withHrefs) {
+      footers.push(
+        `[link targets (href) left out: this outline is over ${HREF_BUDGET} characters with them. ` +
+          "find returns a link's href; read_page with ref_id lists them for a smaller part]",
+      );
+    }
+    if (opaqueFrames) {
+      footers.push(
+        `[${opaqueFrames} cross-origin frame(s) shown as opaque: their contents cannot be read from this page; ` +
+          "use a screenshot and coordinates inside them]",
       );
     }
     if (filter === "interactive") footers.push("[interactive filter: only elements intersecting the viewport are listed]");
@@ -146,5 +232,5 @@
     };
   }
 
-  ns.tree = { formatLine, readPage };
+  ns.tree = { HREF_BUDGET, formatLine, frameLine, readPage };
 })(globalThis);

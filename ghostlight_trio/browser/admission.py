@@ -37,6 +37,10 @@ class AdmissionRefused(Exception):
     """The peer is not an admissible browser relay; the reason is for the log only."""
 
 
+class WireSkew(AdmissionRefused):
+    """An extension that speaks another wire major: refused, and remembered for diagnostics."""
+
+
 async def admit(stream: MessageStream, *, within: float = HELLO_TIMEOUT) -> ExtensionHello:
     """Read the relay hello and the extension hello; raise ``AdmissionRefused`` otherwise.
 
@@ -53,7 +57,10 @@ async def admit(stream: MessageStream, *, within: float = HELLO_TIMEOUT) -> Exte
         raise AdmissionRefused(f"second frame was {hello.get('type')!r}, not hello")
     if hello.get("wire") != wire.WIRE_MAJOR:
         await _send_incompatible(stream, hello.get("wire"))
-        raise AdmissionRefused(f"extension speaks wire {hello.get('wire')!r}")
+        raise WireSkew(
+            f"extension {hello.get('extensionVersion', '?')!s} speaks browser wire"
+            f" {hello.get('wire')!r}, this service speaks {wire.WIRE_MAJOR}; update the older side"
+        )
     browser_id = hello.get("browserId")
     if not isinstance(browser_id, str) or not browser_id.strip():
         raise AdmissionRefused("extension hello has no browserId")

@@ -23,7 +23,8 @@ from ..transport.framing import FrameError
 from ..transport.peercred import is_same_user
 from ..transport.stream import BridgeClosed, MessageStream
 from . import wire
-from .admission import HELLO_TIMEOUT, AdmissionRefused, ExtensionHello, admit
+from .admission import HELLO_TIMEOUT, AdmissionRefused, ExtensionHello, WireSkew, admit
+from .compat import skew_message
 from .connection import BrowserConnection, LinkClosedBeforeSend, PendingCall
 from .errors import BrowserError, BrowserRefused, BrowserUnavailable, OutcomeUnknown
 from .tabids import ForeignTabError, compose, rewrite_text, slot_for, split, to_composite, to_native
@@ -93,6 +94,8 @@ class BrowserShore:
         self._request_ids = itertools.count(1)
         self._changed = trio.Event()
         self._known_workspaces: OrderedDict[Any, None] = OrderedDict()
+        self.last_wire_refusal = ""
+        """Why the latest extension of another wire major was refused (diagnostics)."""
 
     # --- public surface --------------------------------------------------------------------
 
@@ -173,6 +176,9 @@ class BrowserShore:
         no reply can arrive.
         """
         connection = await self._connection_for(workspace_id, args, slot)
+        skew = skew_message(connection.hello.extension_version)
+        if skew is not None:
+            raise BrowserRefused(skew)
         try:
             native_args = to_native(args, connection.slot)
         except ForeignTabError as exc:
@@ -243,7 +249,10 @@ class BrowserShore:
                 f"The browser holding this tab (browser {slot}) is not connected"
                 f" (waited {waited:.1f}s). Reopen it or reload the Ghostlight extension"
             )
-        raise BrowserUnavailable(UNAVAILABLE.format(waited=waited))
+        message = UNAVAILABLE.format(waited=waited)
+        if self.last_wire_refusal:
+            message += f". An extension was refused: {self.last_wire_refusal}"
+        raise BrowserUnavailable(message)
 
     def _pick(self, workspace_id: Any, slot: int | None) -> BrowserConnection | None:
         if slot is not None and slot > 0:
@@ -294,7 +303,11 @@ class BrowserShore:
         try:
             hello = await admit(messages, within=self._hello_timeout)
         except AdmissionRefused as exc:
-            log.info("browser socket: dropped a connection: %s", exc)
+            if isinstance(exc, WireSkew):
+                self.last_wire_refusal = str(exc)
+                log.warning("browser socket: %s", exc)
+            else:
+                log.info("browser socket: dropped a connection: %s", exc)
             await trio.aclose_forcefully(stream)
             return
         connection = await self._attach(messages, hello)
@@ -344,6 +357,9 @@ class BrowserShore:
             self._detach(connection)
             return None
         log.info("browser %d attached (extension %s)", slot, hello.extension_version)
+        skew = skew_message(hello.extension_version)
+        if skew is not None:
+            log.warning("browser %d: %s", slot, skew)
         return connection
 
     def _detach(self, connection: BrowserConnection) -> None:

@@ -1,4 +1,4 @@
-"""``ghostlight``: run the service, launch a managed browser, run the demo, show status."""
+"""``ghostlight``: install, diagnose and run the service; launch a managed browser; the demo."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import trio
 
 from .. import __version__
 from ..transport.endpoints import Endpoints, InstanceNameError
+from . import everyday, governance_commands
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -24,14 +25,23 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     service = commands.add_parser(
-        "service", help="run the service in the foreground", parents=[instance]
+        "service",
+        help="run the service in the foreground, or start|stop|restart it in the background",
+        parents=[instance],
     )
+    service.add_argument("action", nargs="?", choices=everyday.SERVICE_ACTIONS)
     service.add_argument("--keep-warm", action="store_true", help="never exit when idle")
     service.add_argument(
         "--idle-timeout", type=float, default=300.0, help="seconds of quiet before exiting"
     )
+    governance_commands.add_service_options(service)
 
-    commands.add_parser("status", help="one-screen summary of the instance", parents=[instance])
+    status = commands.add_parser(
+        "status", help="one-screen summary of the instance", parents=[instance]
+    )
+    status.add_argument("--json", action="store_true", help="machine-readable output")
+    everyday.add_parsers(commands, instance)
+    governance_commands.add_parsers(commands, instance)
 
     browser = commands.add_parser("browser", help="managed browser")
     browser_commands = browser.add_subparsers(dest="browser_command", required=True)
@@ -61,6 +71,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ghostlight: {exc}", file=sys.stderr)
         return 2
     try:
+        handled = governance_commands.dispatch(args, endpoints)
+        if handled is not None:
+            return handled
+        handled = everyday.dispatch(args, endpoints)
+        if handled is not None:
+            return handled
         if args.command == "service":
             from .service_command import run
 
@@ -68,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "status":
             from .status import status
 
-            return trio.run(status, endpoints)
+            return trio.run(status, endpoints, args.json)
         if args.command == "browser":
             from .browser_command import launch
 

@@ -1,26 +1,57 @@
-"""``ghostlight status``: is the service up, for which instance, and where its files are."""
+"""``ghostlight status``: one screen on the instance: service, browsers, workspaces, work, hold."""
 
 from __future__ import annotations
 
+import json
+
+import attrs
+
+from ..browser.compat import skew_message
+from ..transport.bridge import StatusReport
 from ..transport.endpoints import Endpoints
-from ..transport.handshake import open_bridge
+from .control import query_status
 
 
-async def status(endpoints: Endpoints) -> int:
-    print(f"instance: {endpoints.instance}")
-    print(f"sockets:  {endpoints.edge_socket}  {endpoints.browser_socket}")
-    print(f"data:     {endpoints.data_dir}")
+async def fetch(endpoints: Endpoints) -> tuple[StatusReport | None, str]:
+    """The live report, or None with why the service could not be asked."""
     try:
-        stream, hello = await open_bridge(endpoints, role="control")
+        return await query_status(endpoints), ""
     except FileNotFoundError:
-        print("service:  down (never started for this instance)")
-        return 1
-    except OSError:
-        print("service:  down")
-        return 1
+        return None, "down (not running for this instance)"
+    except ConnectionRefusedError:
+        return None, "down (stale socket, nothing listening)"
+    except OSError as exc:
+        return None, f"down ({exc})"
     except Exception as exc:
-        print(f"service:  unreachable: {exc}")
+        return None, f"unreachable: {exc}"
+
+
+async def status(endpoints: Endpoints, as_json: bool = False) -> int:
+    report, why = await fetch(endpoints)
+    if as_json:
+        body = {"instance": endpoints.instance, "up": report is not None, "reason": why}
+        if report is not None:
+            body.update(attrs.asdict(report))
+        print(json.dumps(body, indent=2))
+        return 0 if report is not None else 1
+    print(f"instance   {endpoints.instance}")
+    if report is None:
+        print(f"service    {why}")
+        print(f"log        {endpoints.log_file}")
+        print("           start it with `ghostlight service start` (MCP clients also start it)")
         return 1
-    await stream.aclose()
-    print(f"service:  up (version {hello.service_version}, bridge {hello.bridge_major}.{hello.bridge_minor})")
+    print(f"service    up, pid {report.pid}, version {report.service_version}")
+    state = "PANIC" if report.panicked else "held by the user" if report.held else "agents may act"
+    print(f"control    {state}")
+    print(f"clients    {report.edges} MCP connection(s) now")
+    print(f"workspaces {report.workspaces}, active work {report.active_work}")
+    if not report.browsers:
+        print("browsers   none connected (load the extension; see `ghostlight doctor`)")
+    for browser in report.browsers:
+        skew = skew_message(browser.extension_version)
+        print(
+            f"browser {browser.slot}  {browser.browser_id[:8]} extension {browser.extension_version}"
+            f"{' SKEW' if skew else ''}, features {', '.join(browser.features) or 'none'}"
+        )
+    print(f"log        {endpoints.log_file}")
     return 0

@@ -47,6 +47,8 @@ class CallState:
     reported: str | None = None
     """The outcome kind the caller was sent, once sent."""
     settled: bool = False
+    gate_facts: Any = None
+    """The governance gate's ``GateFacts`` for the audit record, once it has decided."""
 
     def __attrs_post_init__(self) -> None:
         self.scope.deadline = self.settle_by

@@ -22,6 +22,7 @@ class CallEffects:
     def __init__(self, call: CallState, scheduler: Scheduler) -> None:
         self._call = call
         self._scheduler = scheduler
+        self._step_keys: list[ResourceKey] = []
 
     async def atomic(self, effect: Callable[[], Awaitable[T]]) -> T:
         """Once dispatched, an effect drains even if the call is cancelled; only the call's
@@ -34,9 +35,18 @@ class CallEffects:
                 return await effect()
             except UncertainEffect as uncertain:
                 call.uncertain_proof = uncertain.proof
+                self._quarantine_held_steps(uncertain.proof)
                 raise
         call.uncertain_proof = f"unsettled:{call.context.work_id}"
+        self._quarantine_held_steps(call.uncertain_proof)
         raise UncertainEffect(call.uncertain_proof, texts.UNSETTLED)
+
+    def _quarantine_held_steps(self, proof: str) -> None:
+        """An uncertain effect inside a composed step quarantines the step's resource (the
+        call-wide lease of a composition is service-local and cannot carry the quarantine)."""
+        for key in self._step_keys:
+            if self._scheduler.holds(key, self._call):
+                self._scheduler.quarantine(key, proof)
 
     async def checkpoint(self) -> None:
         """A composition's step boundary: stop here if the call was cancelled."""
@@ -53,4 +63,6 @@ class CallEffects:
 
     def step_lease(self, key: ResourceKey) -> LeaseRequest:
         """A lease for one composed step (reentrant for resources the call already holds)."""
+        if key not in self._step_keys:
+            self._step_keys.append(key)
         return self._scheduler.lease(key, producer=self._call.producer, holder=self._call)

@@ -16,6 +16,7 @@ from ..workspace import WorkspaceRegistry
 from .audit import AuditHook
 from .call import ResponseSink
 from .contracts import ToolHandler
+from .gate import CallGate
 from .limits import DEFAULT_LIMITS, EngineLimits
 from .resources import ResourceResolver, resource_for
 from .runner import CallRunner
@@ -40,6 +41,7 @@ class WorkEngine:
         limits: EngineLimits = DEFAULT_LIMITS,
         resolve_resource: ResourceResolver = resource_for,
         clock: Callable[[], float] = trio.current_time,
+        gate: CallGate | None = None,
     ) -> None:
         self.catalog = catalog
         self.handlers = dict(handlers)
@@ -56,6 +58,7 @@ class WorkEngine:
             limits=limits,
             resolve_resource=resolve_resource,
             clock=clock,
+            gate=gate,
         )
         self._active_work = 0
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import trio
 
@@ -23,8 +24,10 @@ from .audit import AuditHook, AuditRecord, safe_audit
 from .call import CallState
 from .contracts import ToolCall, ToolHandler, ToolResult, UncertainEffect
 from .effects import CallEffects
+from .gate import NOT_EVALUATED, CallGate, GateFacts, OpenGate
 from .limits import EngineLimits
 from .resources import ResourceResolver, tab_id_argument
+from .validation import Check, compile_fast_check
 
 log = logging.getLogger("ghostlight.engine")
 
@@ -43,7 +46,9 @@ class CallRunner:
         limits: EngineLimits,
         resolve_resource: ResourceResolver,
         clock: Callable[[], float] = trio.current_time,
+        gate: CallGate | None = None,
     ) -> None:
+        self._gate: CallGate = gate or OpenGate()
         self._catalog = catalog
         self._handlers = handlers
         self._workspaces = workspaces
@@ -52,37 +57,59 @@ class CallRunner:
         self._limits = limits
         self._resolve = resolve_resource
         self._clock = clock
+        self._fast_checks: dict[str, Check | None] = {}
 
     async def run(self, call: CallState) -> None:
-        """The call's task body. Whatever happens, it settles exactly once."""
+        """The call's task body. Whatever happens, it settles exactly once.
+
+        The reply deadline is not a task of its own: the session's deadline watcher calls
+        ``reply_deadline_passed`` for calls still unanswered when it comes.
+        """
         try:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(self._reply_deadline, call)
-                with call.scope:
-                    await self._execute(call)
-                nursery.cancel_scope.cancel()
+            with call.scope:
+                await self._execute(call)
+        except Exception:
+            # A fault anywhere in the pipeline ends this call truthfully, never its connection.
+            log.exception("call pipeline failed (work %s)", call.context.work_id)
+            if not call.settled:
+                if call.effects_dispatched:
+                    self._settle(call, "outcome_unknown", texts.UNSETTLED)
+                else:
+                    self._settle(call, "tool_error", texts.internal_failure(call.spec.name))
         finally:
             if not call.settled:
                 self._settle_cancelled(call)
+            self._gate.end(call)
 
     # --- pipeline ---------------------------------------------------------------------------
 
     async def _execute(self, call: CallState) -> None:
         spec, arguments, context = call.spec, call.arguments, call.context
-        problem = self._catalog.validate(spec.name, arguments)
-        if problem is not None:
-            self._settle(call, "tool_error", problem)
-            return
+        if not self._certainly_valid(spec.name, spec.input_schema, arguments):
+            problem = self._catalog.validate(spec.name, arguments)
+            if problem is not None:
+                self._settle(call, "tool_error", problem)
+                return
         if "tabId" in arguments:
             tab = tab_id_argument(arguments)
             if tab is None or not self._workspaces.verify_tab(context.workspace_id, tab):
+                call.gate_facts = _UNOWNED_TAB
                 self._settle(call, "denied", texts.tab_not_in_workspace(arguments["tabId"]))
                 return
+        stop = self._gate.begin(call)
+        if stop is not None:
+            self._settle(call, stop.kind, stop.text)
+            return
         key = self._resolve(spec, arguments, context.workspace_id) or SERVICE_LOCAL
         request = self._scheduler.lease(key, producer=call.producer, holder=call)
         call.lease_request = request
         try:
             async with request as lease:
+                # Current authority: decided only once the resource is held.
+                stop = await self._gate.authorize(call)
+                if stop is not None:
+                    self._settle(call, stop.kind, stop.text)
+                    return
                 await self._invoke(call, lease)
         except SchedulerRefusal as refusal:
             self._settle(call, "tool_error", refusal.message)
@@ -96,6 +123,7 @@ class CallRunner:
         call.handler_started = True
         try:
             result = await handler(ToolCall(call.context, call.arguments, effects))
+            result = await self._gate.after(call, effects, result)
         except trio.Cancelled:
             self._quarantine_if_uncertain(call, lease)
             self._settle_cancelled(call)
@@ -118,10 +146,20 @@ class CallRunner:
             return
         self._settle_result(call, result)
 
-    async def _reply_deadline(self, call: CallState) -> None:
+    def _certainly_valid(self, name: str, schema: Any, arguments: Mapping[str, Any]) -> bool:
+        """The cached fast predicate; False means "ask the catalog", never "invalid"."""
+        try:
+            check = self._fast_checks[name]
+        except KeyError:
+            check = self._fast_checks[name] = compile_fast_check(schema)
+        return check is not None and check(arguments)
+
+    def reply_deadline(self, call: CallState) -> float:
+        return call.started_at + self._limits.reply_deadline
+
+    def reply_deadline_passed(self, call: CallState) -> None:
         """At the reply deadline: retire unstarted work, or tell the caller the truth once."""
-        await trio.sleep_until(call.started_at + self._limits.reply_deadline)
-        if call.reported is not None:
+        if call.reported is not None or call.settled:
             return
         request = call.lease_request
         if request is None or not request.granted:
@@ -142,6 +180,10 @@ class CallRunner:
 
     def _settle_cancelled(self, call: CallState) -> None:
         if call.settled:
+            return
+        stop = self._gate.stopped(call)
+        if stop is not None and call.uncertain_proof is None and self._clock() < call.settle_by:
+            self._settle(call, stop.kind, stop.text)
             return
         if call.uncertain_proof is not None or self._clock() >= call.settle_by:
             self._settle(call, "outcome_unknown", texts.UNSETTLED)
@@ -177,6 +219,7 @@ class CallRunner:
             return
         call.settled = True
         self._report(call, outcome)
+        facts: GateFacts = call.gate_facts or NOT_EVALUATED
         safe_audit(
             self._audit,
             AuditRecord(
@@ -188,6 +231,14 @@ class CallRunner:
                 reported=call.reported or outcome.kind,
                 duration=round(self._clock() - call.started_at, 6),
                 effects_dispatched=call.effects_dispatched,
+                client=call.context.client_label,
+                action=facts.action,
+                host=facts.host,
+                decision=facts.decision,
+                rule=facts.rule,
+                grant=facts.grant,
+                denial_id=facts.denial_id,
+                manifest=facts.manifest,
             ),
         )
 
@@ -196,6 +247,9 @@ class CallRunner:
             return
         call.reported = outcome.kind
         call.sink.post(outcome)
+
+
+_UNOWNED_TAB = GateFacts(decision="deny", rule="unowned_tab")
 
 
 def _outcome(call: CallState, kind: str, text: str) -> Outcome:

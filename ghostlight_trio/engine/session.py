@@ -6,8 +6,10 @@ call is active; the entry disappears when it settles. There is no global work ta
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import logging
+import math
 import secrets
 from typing import TYPE_CHECKING
 
@@ -44,10 +46,27 @@ class WorkSession:
         self._active: dict[str, CallState] = {}
         self._numbers = itertools.count(1)
         self._closed = False
+        self._unstarted = 0
+        # Reply deadlines of this stream's calls, earliest first, watched by one task (not one
+        # task per call). Entries of settled calls are dropped lazily.
+        self._deadlines: list[tuple[float, int, CallState]] = []
+        self._deadline_order = itertools.count()
+        self._watcher_running = False
+        self._watcher_wakes_at = -math.inf
+        """When the watcher will look next by itself (-inf while it is running or starting)."""
+        self._watcher_wake = trio.lowlevel.ParkingLot()
 
     @property
     def active(self) -> int:
         return len(self._active)
+
+    def answers_imminent(self) -> bool:
+        """True while a call has been admitted whose task has not taken its first step yet.
+
+        That step runs without interruption until the call's first real wait, so a writer that
+        sees False knows that calls which settle at once have already posted their Outcome.
+        """
+        return self._unstarted > 0
 
     def start(self, message: Start) -> Started | Rejected:
         """Admit one call and post ``Started`` (or ``Rejected``: then nothing ran)."""
@@ -74,6 +93,7 @@ class WorkSession:
         self._closed = True
         for call in list(self._active.values()):
             call.cancel("cancelled")
+        self._watcher_wake.unpark_all()
 
     # --- admission --------------------------------------------------------------------------
 
@@ -112,6 +132,8 @@ class WorkSession:
         self._active[work_id] = call
         engine.work_began()
         self._nursery.start_soon(self._run, call, name=f"work {work_id} {spec.name}")
+        self._unstarted += 1
+        self._watch_reply_deadline(call)
         return Started(sequence=message.sequence, work_id=work_id)
 
     def _resolve_workspace(self, spec: ToolSpec, message: Start) -> tuple[WorkspaceId | None, bool]:
@@ -136,6 +158,7 @@ class WorkSession:
         return WorkspaceId(handle), False
 
     async def _run(self, call: CallState) -> None:
+        self._unstarted -= 1
         engine = self._engine
         try:
             await engine.runner.run(call)
@@ -148,3 +171,48 @@ class WorkSession:
                     # The caller never learned this handle, so nothing could ever reattach it.
                     engine.workspaces.release(workspace)
             engine.work_ended()
+            if self._closed and not self._active:
+                self._watcher_wake.unpark_all()
+
+    # --- reply deadlines --------------------------------------------------------------------
+
+    def _watch_reply_deadline(self, call: CallState) -> None:
+        deadlines = self._deadlines
+        # Drop answered calls from the front, and compact when answered ones pile up behind a
+        # long call, so the heap stays proportional to the active work.
+        while deadlines and deadlines[0][2].reported is not None:
+            heapq.heappop(deadlines)
+        if len(deadlines) > 2 * len(self._active) + 16:
+            deadlines[:] = [entry for entry in deadlines if entry[2].reported is None]
+            heapq.heapify(deadlines)
+        deadline = self._engine.runner.reply_deadline(call)
+        heapq.heappush(deadlines, (deadline, next(self._deadline_order), call))
+        if not self._watcher_running:
+            self._watcher_running = True
+            self._nursery.start_soon(self._watch_deadlines, name="reply deadlines")
+        elif deadline < self._watcher_wakes_at:
+            # The watcher sleeps past this deadline (or without one): wake it to re-arm. An
+            # earlier wake-up is harmless: it finds nothing due and sleeps again.
+            self._watcher_wake.unpark_all()
+
+    async def _watch_deadlines(self) -> None:
+        """Apply each call's reply deadline when it comes. Runs while the stream is open or any
+        of its calls is active."""
+        runner = self._engine.runner
+        deadlines = self._deadlines
+        try:
+            while True:
+                now = trio.current_time()
+                while deadlines and (
+                    deadlines[0][2].reported is not None or deadlines[0][0] <= now
+                ):
+                    _, _, call = heapq.heappop(deadlines)
+                    runner.reply_deadline_passed(call)
+                if self._closed and not self._active:
+                    return
+                self._watcher_wakes_at = deadlines[0][0] if deadlines else math.inf
+                with trio.move_on_at(self._watcher_wakes_at):
+                    await self._watcher_wake.park()
+                self._watcher_wakes_at = -math.inf
+        finally:
+            self._watcher_running = False

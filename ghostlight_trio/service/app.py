@@ -3,17 +3,19 @@ the browser shore."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Protocol
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 import attrs
 import trio
 
 from .. import __version__
+from ..audit.log import RotatingAuditLog
 from ..catalog.registry import Catalog, load_specs
-from ..engine.audit import JsonlAuditLog
 from ..engine.contracts import ToolHandler
 from ..engine.engine import WorkEngine
+from ..governance.assembly import GovernanceParts, advertise, default_files, governance_parts
+from ..governance.explain import explain_handler
 from ..scheduler import Scheduler
 from ..tools.plan import PlanBook
 from ..transport.bridge import BrowserSummary
@@ -50,10 +52,15 @@ class ServiceParts:
     scheduler: Scheduler
     engine: WorkEngine
     browser: BrowserEndpoint | None
+    governance: GovernanceParts | None = None
+    audit: RotatingAuditLog | None = None
 
 
 def browser_parts(
-    endpoints: Endpoints, workspaces: WorkspaceRegistry, scheduler: Scheduler
+    endpoints: Endpoints,
+    workspaces: WorkspaceRegistry,
+    scheduler: Scheduler,
+    redact: Callable[[], bool] = lambda: True,
 ) -> BrowserParts:
     """The browser shore and the tools that need it."""
     from ..browser.shore import BrowserShore
@@ -61,7 +68,10 @@ def browser_parts(
     from ..tools.page_tools import page_tool_handlers
 
     shore = BrowserShore(endpoints, workspaces, service_version=__version__, scheduler=scheduler)
-    handlers = {**context_handlers(workspaces, shore), **page_tool_handlers(workspaces, shore)}
+    handlers = {
+        **context_handlers(workspaces, shore),
+        **page_tool_handlers(workspaces, shore, redact=redact),
+    }
     return BrowserParts(shore=shore, handlers=handlers)
 
 
@@ -69,9 +79,21 @@ def build_service_parts(endpoints: Endpoints) -> ServiceParts:
     """Everything ``run_service`` serves, wired together."""
     workspaces = WorkspaceRegistry()
     scheduler = Scheduler()
-    browser = browser_parts(endpoints, workspaces, scheduler)
-    handlers: dict[str, ToolHandler] = {"update_plan": PlanBook().update_plan, **browser.handlers}
-    return assemble(endpoints, workspaces, handlers, browser.shore, scheduler)
+    governance: dict[str, GovernanceParts] = {}
+
+    def redact() -> bool:
+        return governance["parts"].governor.state.redact_secrets
+
+    browser = browser_parts(endpoints, workspaces, scheduler, redact)
+    governance["parts"] = governance_parts(default_files(endpoints.data_dir), browser.shore)
+    handlers: dict[str, ToolHandler] = {
+        "update_plan": PlanBook().update_plan,
+        **browser.handlers,
+        "explain": explain_handler(governance["parts"].governor, load_specs()),
+    }
+    return assemble(
+        endpoints, workspaces, handlers, browser.shore, scheduler, governance=governance["parts"]
+    )
 
 
 def assemble(
@@ -80,17 +102,34 @@ def assemble(
     handlers: Mapping[str, ToolHandler],
     browser: BrowserEndpoint | None,
     scheduler: Scheduler | None = None,
+    *,
+    governance: GovernanceParts | None = None,
 ) -> ServiceParts:
-    """Catalog, scheduler and engine around the given handlers (tests supply their own)."""
+    """Catalog, scheduler, governance and engine around the given handlers (tests supply their
+    own handlers, and may supply governance)."""
+    if governance is None:
+        requests: Any = browser if hasattr(browser, "request") else None
+        governance = governance_parts(default_files(endpoints.data_dir), requests)
     catalog = Catalog(load_specs(), available=handlers.keys())
+    advertise(governance.governor, catalog, handlers.keys())
+    catalog.generation = 1
     scheduler = scheduler or Scheduler()
+    audit = RotatingAuditLog(endpoints.audit_file)
+    governance.governor.listeners.append(lambda what: audit.event(what))
     engine = WorkEngine(
         catalog=catalog,
         handlers=handlers,
         workspaces=workspaces,
         scheduler=scheduler,
-        audit=JsonlAuditLog(endpoints.audit_file),
+        audit=audit,
+        gate=governance.gate,
     )
     return ServiceParts(
-        catalog=catalog, workspaces=workspaces, scheduler=scheduler, engine=engine, browser=browser
+        catalog=catalog,
+        workspaces=workspaces,
+        scheduler=scheduler,
+        engine=engine,
+        browser=browser,
+        governance=governance,
+        audit=audit,
     )

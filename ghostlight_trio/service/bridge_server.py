@@ -16,11 +16,14 @@ from .. import __version__
 from ..catalog.registry import Catalog
 from ..engine.engine import WorkEngine
 from ..engine.session import WorkSession
+from ..governance.governor import Governor
 from ..transport.bridge import (
     BridgeProtocolError,
     Cancel,
     CatalogProjection,
     CatalogRequest,
+    ControlCommand,
+    ControlResult,
     Fatal,
     Message,
     OpenWorkspace,
@@ -58,6 +61,7 @@ class BridgeServer:
     engine: WorkEngine
     streams: LiveStreams
     browser: BrowserEndpoint | None = None
+    governor: Governor | None = None
 
     async def serve(self, listener: trio.SocketListener) -> None:
         """Accept connections forever; each gets its own task in this nursery."""
@@ -94,6 +98,7 @@ class BridgeServer:
         opened: set[str] = set()
         async with trio.open_nursery() as calls:
             session = self.engine.open_session(calls, outbox)
+            outbox.answers_imminent = session.answers_imminent
             self.streams.add(outbox, role)
             try:
                 async with trio.open_nursery() as io:
@@ -157,11 +162,22 @@ class BridgeServer:
                     workspaces=self.workspaces,
                     engine=self.engine,
                     browser=self.browser,
+                    governor=self.governor,
                 )
             )
+        elif isinstance(message, ControlCommand):
+            outbox.post(self._control(message, self.streams.role_of(outbox)))
         else:
             return False
         return True
+
+    def _control(self, message: ControlCommand, role: str | None) -> ControlResult:
+        """The user's switches are taken only from control streams, never from an agent's edge."""
+        if role != "control" or self.governor is None:
+            return ControlResult(message.sequence, False, "Control commands need a control stream.")
+        ok, text = self.governor.control(message.command)
+        log.warning("control command %r: %s", message.command, text)
+        return ControlResult(message.sequence, ok, text)
 
     def _open_workspace(
         self, message: OpenWorkspace, opened: set[str]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
+from pathlib import Path
 
 from ..transport.endpoints import Endpoints
 
@@ -17,9 +19,18 @@ def configure_logging(endpoints: Endpoints, *, level: int = logging.INFO) -> Non
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     try:
         endpoints.ensure_private_dirs()
-        handlers.append(logging.FileHandler(endpoints.log_file, encoding="utf-8"))
+        if not _stderr_is(endpoints.log_file):  # a background start already sends stderr there
+            handlers.append(logging.FileHandler(endpoints.log_file, encoding="utf-8"))
     except OSError as exc:
         print(f"ghostlight: not logging to {endpoints.log_file}: {exc}", file=sys.stderr)
     for handler in handlers:
         handler.setFormatter(formatter)
         root.addHandler(handler)
+
+
+def _stderr_is(path: Path) -> bool:
+    try:
+        ours, theirs = os.fstat(sys.stderr.fileno()), path.stat()
+    except (OSError, ValueError, AttributeError):
+        return False
+    return (ours.st_dev, ours.st_ino) == (theirs.st_dev, theirs.st_ino)

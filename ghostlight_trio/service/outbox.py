@@ -4,11 +4,14 @@ one writer task drains the queue to the socket."""
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 
 import trio
 
 from ..transport.bridge import Message, Progress
 from ..transport.stream import MessageStream
+
+_MAX_COALESCING_PASSES = 3
 
 
 class Outbox:
@@ -16,26 +19,36 @@ class Outbox:
 
     def __init__(self, *, backlog_limit: int = 64, progress_limit: int = 32) -> None:
         self._items: deque[Message] = deque()
+        self._in_flight = 0
         self._backlog_limit = backlog_limit
         self._progress_limit = progress_limit
         self._has_items = trio.lowlevel.ParkingLot()
         self._has_room = trio.lowlevel.ParkingLot()
         self._closed = False
+        self.answers_imminent: Callable[[], bool] | None = None
+        """Set by the stream's owner: True while more answers are about to be posted (a call
+        was admitted but has not run yet), so the writer waits for them to share its write."""
+
+    @property
+    def _pending(self) -> int:
+        """Answers queued or being written right now."""
+        return len(self._items) + self._in_flight
 
     def post(self, message: Message) -> None:
         if self._closed:
             return
         self._items.append(message)
-        self._has_items.unpark_all()
+        if self._has_items:
+            self._has_items.unpark_all()
 
     def post_progress(self, message: Progress) -> None:
         """Progress is advisory: dropped when the stream is backed up."""
-        if len(self._items) < self._progress_limit:
+        if self._pending < self._progress_limit:
             self.post(message)
 
     async def wait_for_room(self) -> None:
         """The reader waits here, so an edge that never reads cannot grow the queue forever."""
-        while not self._closed and len(self._items) >= self._backlog_limit:
+        while not self._closed and self._pending >= self._backlog_limit:
             await self._has_room.park()
         await trio.lowlevel.checkpoint()
 
@@ -47,13 +60,43 @@ class Outbox:
         self._has_room.unpark_all()
 
     async def drain_to(self, stream: MessageStream) -> None:
-        """Write queued messages in order until closed. Raises BridgeClosed if the peer left."""
+        """Write queued messages in order until closed. Raises BridgeClosed if the peer left.
+
+        Answers that become ready together (a call's Started and, for work that settles at
+        once, its Outcome) leave in one write instead of one each: before writing, the writer
+        yields while ``answers_imminent`` says a just-admitted call has not run yet (at most a
+        few scheduling passes). Without that probe it yields a fixed number of passes instead:
+        a call's task is spawned in the step that posts its Started, so it has run once the
+        writer yielded past that pass (once when the post woke the writer, twice when the post
+        came while the writer was busy, because it may have been in the current pass).
+        """
+        items = self._items
         while True:
-            while not self._items:
-                if self._closed:
-                    return
-                await self._has_items.park()
-            message = self._items.popleft()
-            if len(self._items) < self._backlog_limit:
+            if items:
+                passes = 2
+            else:
+                while not items:
+                    if self._closed:
+                        return
+                    await self._has_items.park()
+                passes = 1
+            imminent = self.answers_imminent
+            if imminent is None:
+                for _ in range(passes):
+                    await trio.lowlevel.cancel_shielded_checkpoint()
+            else:
+                for _ in range(_MAX_COALESCING_PASSES):
+                    if not imminent():
+                        break
+                    await trio.lowlevel.cancel_shielded_checkpoint()
+            if not items:
+                continue
+            batch = list(items)
+            items.clear()
+            self._in_flight = len(batch)
+            try:
+                await stream.send_many(batch)
+            finally:
+                self._in_flight = 0
+            if self._has_room:
                 self._has_room.unpark_all()
-            await stream.send(message)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 import attrs
 import trio
 
+from ..governance.assembly import watch_policy
 from ..transport.endpoints import Endpoints
 from ..transport.proof import load_or_create_secret
 from .app import ServiceParts, build_service_parts
@@ -70,6 +71,7 @@ async def run_service(
             engine=parts.engine,
             streams=running.streams,
             browser=parts.browser,
+            governor=parts.governance.governor if parts.governance else None,
         )
         try:
             async with trio.open_nursery() as nursery:
@@ -77,6 +79,13 @@ async def run_service(
                 if parts.browser is not None:
                     await nursery.start(parts.browser.serve)
                 nursery.start_soon(broadcast_catalog_changes, parts.catalog, running.streams)
+                if parts.governance is not None:
+                    nursery.start_soon(
+                        watch_policy,
+                        parts.governance.governor,
+                        parts.catalog,
+                        list(parts.engine.handlers),
+                    )
                 if handle_signals:
                     await nursery.start(_stop_on_signal, nursery.cancel_scope)
                 if not keep_warm:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from ..engine.engine import WorkEngine
+from ..governance.governor import Governor
 from ..transport.bridge import StatusReport
 from ..workspace import WorkspaceRegistry
 from .app import BrowserEndpoint, browser_summaries
@@ -19,6 +20,7 @@ def status_report(
     workspaces: WorkspaceRegistry,
     engine: WorkEngine,
     browser: BrowserEndpoint | None,
+    governor: Governor | None = None,
 ) -> StatusReport:
     return StatusReport(
         sequence=sequence,
@@ -28,4 +30,6 @@ def status_report(
         browsers=browser_summaries(browser),
         workspaces=len(workspaces),
         active_work=engine.active_work,
+        held=governor is not None and governor.held,
+        panicked=governor is not None and governor.panicked,
     )

@@ -20,6 +20,9 @@ class LiveStreams:
     def __len__(self) -> int:
         return len(self._roles)
 
+    def role_of(self, outbox: Outbox) -> str | None:
+        return self._roles.get(outbox)
+
     def count(self, role: str) -> int:
         return sum(1 for held in self._roles.values() if held == role)
 

@@ -40,11 +40,14 @@ BASELINE_TABS = 256
 ILLEGAL_RETURN = "Illegal return statement"
 
 
-def page_tool_handlers(workspaces: Any, browser: BrowserRequests) -> dict[str, ToolHandler]:
+def page_tool_handlers(
+    workspaces: Any, browser: BrowserRequests, *, redact: Callable[[], bool] = lambda: True
+) -> dict[str, ToolHandler]:
     """Handlers for computer, find, form_input, get_page_text, javascript_tool,
-    read_console_messages, read_network_requests, read_page and resize_window."""
+    read_console_messages, read_network_requests, read_page and resize_window. ``redact`` says,
+    at each read, whether password-like field values are hidden (the user's setting)."""
     del workspaces  # ownership is checked by the engine before a handler runs
-    tools = _PageTools(PageChannel(browser))
+    tools = _PageTools(PageChannel(browser), redact)
     return {
         "computer": tools.computer,
         "find": tools.guarded(tools.find),
@@ -62,8 +65,9 @@ Body = Callable[[ToolCall, int], Awaitable[ToolResult]]
 
 
 class _PageTools:
-    def __init__(self, channel: PageChannel) -> None:
+    def __init__(self, channel: PageChannel, redact: Callable[[], bool]) -> None:
         self._channel = channel
+        self._redact = redact
         self._contexts = ContextBook()
         self.computer = ComputerTool(channel, self._contexts)
         self._baselines: OrderedDict[int, tuple[str, str]] = OrderedDict()
@@ -157,7 +161,7 @@ class _PageTools:
         ping = await self._channel.content(call, tab, "ping")
         url = str(ping.get("url", ""))
         page = page_facts(tab, url, str(ping.get("title", "")), tree.get("renderSerial"))
-        text = redact_secrets(str(tree.get("text", "")))
+        text = redact_secrets(str(tree.get("text", "")), redact=self._redact())
         extra: dict[str, Any] = {}
         if "ref_id" in args:
             target = await self._channel.content(call, tab, "element_rect", {"ref": args["ref_id"]})

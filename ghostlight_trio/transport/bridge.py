@@ -266,6 +266,23 @@ class StatusReport:
 
 
 @attrs.frozen
+class ControlCommand:
+    """A user's safety command from the CLI: ``hold``, ``resume``, ``panic`` or ``reload``."""
+
+    sequence: int
+    command: str
+
+
+@attrs.frozen
+class ControlResult:
+    """The service's answer to a ``ControlCommand``: whether it applied, in words."""
+
+    sequence: int
+    ok: bool
+    message: str
+
+
+@attrs.frozen
 class Fatal:
     """The peer is closing this stream because of a protocol violation."""
 
@@ -291,6 +308,8 @@ Message = (
     | Cancel
     | StatusRequest
     | StatusReport
+    | ControlCommand
+    | ControlResult
     | Fatal
 )
 
@@ -315,6 +334,8 @@ MESSAGE_TYPES: Final[dict[str, type[Any]]] = {
         Cancel,
         StatusRequest,
         StatusReport,
+        ControlCommand,
+        ControlResult,
         Fatal,
     )
 }
@@ -365,8 +386,11 @@ converter: Final = _make_converter()
 
 def encode_message(message: Message) -> bytes:
     """Encode one message as a CBOR map body (without the length prefix)."""
-    body = {"t": type(message).__name__}
-    body.update(converter.unstructure(message))
+    fast = _FAST_UNSTRUCTURE.get(type(message))
+    body = fast(message) if fast is not None else None
+    if body is None:
+        body = {"t": type(message).__name__}
+        body.update(converter.unstructure(message))
     return cbor2.dumps(body)
 
 
@@ -382,11 +406,188 @@ def decode_message(body: bytes) -> Message:
     cls = MESSAGE_TYPES.get(tag) if isinstance(tag, str) else None
     if cls is None:
         raise BridgeProtocolError(f"unknown bridge message {tag!r}")
+    fast = _FAST_STRUCTURE.get(cls)
+    if fast is not None:
+        quick: Message | None = fast(raw)
+        if quick is not None:
+            return quick
     try:
         message: Message = converter.structure(raw, cls)
     except Exception as exc:
         raise BridgeProtocolError(f"malformed {tag}: {_describe(exc)}") from None
     return message
+
+
+# --- fast paths for the per-call messages --------------------------------------------------
+#
+# Each one handles only the plain, well-formed shape and returns None for anything else, which
+# then goes through the converter above. They build exactly what the converter would: the same
+# map, in the same key order, so the same bytes (JSON-shaped fields are handed to the encoder
+# as they are rather than copied); the same message from the same map.
+
+
+def _plain(value: Any) -> bool:
+    """True for JSON-shaped data, which the converter would copy unchanged."""
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return True
+    if kind is list:
+        return all(_plain(item) for item in value)
+    if kind is dict:
+        return all(type(key) is str and _plain(item) for key, item in value.items())
+    return False
+
+
+def _unstructure_started(message: Started) -> dict[str, Any]:
+    return {"t": "Started", "sequence": message.sequence, "work_id": message.work_id}
+
+
+def _unstructure_start(message: Start) -> dict[str, Any] | None:
+    context = message.context
+    if (
+        type(context) is not RequestContext
+        or not _plain(message.arguments)
+        or type(message.arguments) is not dict
+        or not (context.restriction is None or type(context.restriction) is dict)
+        or not _plain(context.restriction)
+    ):
+        return None
+    return {
+        "t": "Start",
+        "sequence": message.sequence,
+        "operation": message.operation,
+        "arguments": message.arguments,
+        "workspace_id": message.workspace_id,
+        "context": {
+            "client_label": context.client_label,
+            "wants_progress": context.wants_progress,
+            "restriction": context.restriction,
+        },
+    }
+
+
+def _unstructure_outcome(message: Outcome) -> dict[str, Any] | None:
+    if type(message.content) is not list:
+        return None
+    content: list[dict[str, Any]] = []
+    for block in message.content:
+        if isinstance(block, TextBlock):
+            content.append({"text": block.text, "type": block.type})
+        elif isinstance(block, ImageBlock):
+            content.append({"data": block.data, "mime_type": block.mime_type, "type": block.type})
+        else:
+            return None
+    structured = message.structured
+    if structured is not None and (type(structured) is not dict or not _plain(structured)):
+        return None
+    return {
+        "t": "Outcome",
+        "work_id": message.work_id,
+        "kind": message.kind,
+        "content": content,
+        "structured": structured,
+        "workspace_id": message.workspace_id,
+    }
+
+
+_START_KEYS = frozenset({"sequence", "operation", "arguments", "workspace_id", "context"})
+_CONTEXT_KEYS = frozenset({"client_label", "wants_progress", "restriction"})
+_OUTCOME_KEYS = frozenset({"work_id", "kind", "content", "structured", "workspace_id"})
+_OUTCOME_KINDS = frozenset(OutcomeKind.__args__)  # type: ignore[attr-defined]
+
+
+def _text_keyed_map(value: Any) -> bool:
+    return type(value) is dict and all(type(key) is str for key in value)
+
+
+def _optional_text(raw: dict[str, Any], key: str) -> bool:
+    value = raw.get(key)
+    return value is None or type(value) is str
+
+
+def _structure_start(raw: dict[str, Any]) -> Start | None:
+    if (
+        len(raw) < 3
+        or not raw.keys() <= _START_KEYS
+        or type(raw.get("sequence")) is not int
+        or type(raw.get("operation")) is not str
+        or not _text_keyed_map(raw.get("arguments"))
+        or not _optional_text(raw, "workspace_id")
+    ):
+        return None
+    fields = dict(raw)
+    if "context" in raw:
+        context = raw["context"]
+        if (
+            type(context) is not dict
+            or not context.keys() <= _CONTEXT_KEYS
+            or type(context.get("client_label", "")) is not str
+            or type(context.get("wants_progress", False)) is not bool
+            or not (context.get("restriction") is None or _text_keyed_map(context["restriction"]))
+        ):
+            return None
+        fields["context"] = RequestContext(**context)
+    return Start(**fields)
+
+
+def _structure_started(raw: dict[str, Any]) -> Started | None:
+    if (
+        len(raw) != 2
+        or type(raw.get("sequence")) is not int
+        or type(raw.get("work_id")) is not str
+    ):
+        return None
+    return Started(sequence=raw["sequence"], work_id=raw["work_id"])
+
+
+def _structure_outcome(raw: dict[str, Any]) -> Outcome | None:
+    if (
+        not raw.keys() <= _OUTCOME_KEYS
+        or type(raw.get("work_id")) is not str
+        or type(raw.get("kind")) is not str
+        or raw["kind"] not in _OUTCOME_KINDS
+        or not _optional_text(raw, "workspace_id")
+        or not (raw.get("structured") is None or _text_keyed_map(raw["structured"]))
+    ):
+        return None
+    fields = dict(raw)
+    if "content" in raw:
+        blocks = raw["content"]
+        if type(blocks) is not list:
+            return None
+        content: list[ContentBlock] = []
+        for block in blocks:
+            if type(block) is not dict:
+                return None
+            kind = block.get("type")
+            if kind == "text" and type(kind) is str and block.keys() <= {"text", "type"}:
+                if type(block.get("text")) is not str:
+                    return None
+                content.append(TextBlock(text=block["text"]))
+            elif kind == "image" and type(kind) is str and block.keys() <= {
+                "data",
+                "mime_type",
+                "type",
+            }:
+                if type(block.get("data")) is not bytes or type(block.get("mime_type")) is not str:
+                    return None
+                content.append(ImageBlock(data=block["data"], mime_type=block["mime_type"]))
+            else:
+                return None
+        fields["content"] = content
+    return Outcome(**fields)
+
+
+_FAST_UNSTRUCTURE: Final[dict[type[Any], Any]] = {
+    Started: _unstructure_started,
+    Start: _unstructure_start,
+    Outcome: _unstructure_outcome,
+}
+_FAST_STRUCTURE: Final[dict[type[Any], Any]] = {
+    Start: _structure_start,
+    Started: _structure_started,
+    Outcome: _structure_outcome,
+}
 
 
 def _describe(exc: BaseException) -> str:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import sys
 
-from . import bridge_bench, edge_bench, navigate_bench
+from . import bridge_bench, edge_bench, governance_bench, navigate_bench, snapshot_bench
 
 SECTIONS = {
     "bridge": bridge_bench.run,
     "edge": edge_bench.run,
     "navigate": navigate_bench.run,
+    "governance": governance_bench.run,
+    "snapshot": snapshot_bench.run,
 }
 
 

@@ -28,6 +28,7 @@ class FakeExtension:
         browser_id: str = "browser-a",
         generation: str = "gen-1",
         features: tuple[str, ...] = ("chunkingV1", "tabGroupsV1"),
+        extension_version: str = "0.1.0",
     ) -> tuple[FakeExtension, dict[str, Any]]:
         peer = await cls.connect(socket_path)
         await peer.send({"type": "relay_hello", "wire": 1, "relayPid": 1})
@@ -37,7 +38,7 @@ class FakeExtension:
                 "wire": 1,
                 "browserId": browser_id,
                 "generation": generation,
-                "extensionVersion": "0.1.0",
+                "extensionVersion": extension_version,
                 "features": list(features),
             }
         )

@@ -291,3 +291,41 @@ async def tools_browser(tools_service: Service) -> AsyncIterator[managed.Managed
         yield launched
     finally:
         await launched.aclose()
+
+
+# --- same-origin frames and shadow DOM (tests/e2e/test_frames.py) -----------------------------
+
+# The outer frame sits at an offset, with a border and padding, so a click that ignored the
+# frame's position would land on the decoy buttons under the frame's top-left corner instead.
+FRAME_PAGES = {
+    "/frames": """<!doctype html><title>Frames page</title>
+<style>body{margin:0;font:16px sans-serif} #decoy{position:absolute;left:0;top:0}
+#inner{position:absolute;left:220px;top:100px;width:420px;height:240px;border:6px solid #333;
+padding:9px} #opaque{position:absolute;left:0;top:60px;width:200px;height:80px}
+#host{position:absolute;left:20px;top:400px}</style>
+<button id="decoy" onclick="window.decoyClicks=(window.decoyClicks||0)+1">Decoy</button>
+<iframe id="inner" title="Inner form" src="/frames/inner"></iframe>
+<iframe id="opaque" title="Sandboxed widget" sandbox="allow-scripts"
+ srcdoc="<button>Hidden from us</button>"></iframe>
+<shadow-card id="host"></shadow-card>
+<script>
+customElements.define('shadow-card', class extends HTMLElement {
+  connectedCallback() {
+    const root = this.attachShadow({mode: 'open'});
+    root.innerHTML = '<label>Nickname <input id="nick"></label>'
+      + '<button id="shadowgo" onclick="this.getRootNode().host.dataset.clicks='
+      + '(+(this.getRootNode().host.dataset.clicks||0))+1">Shadow go</button>';
+  }
+});
+</script>""",
+    "/frames/inner": """<!doctype html><title>Inner</title>
+<style>body{margin:0;font:16px sans-serif} label{display:block;margin:4px}
+#framego{position:absolute;left:150px;top:150px;width:140px;height:40px}</style>
+<h2>Delivery</h2>
+<label>City <input id="city" type="text"></label>
+<label><input id="gift" type="checkbox"> Gift wrap</label>
+<label>Speed <select id="speed"><option value="std">Standard</option>
+<option value="exp">Express</option></select></label>
+<button id="framego" onclick="window.frameClicks=(window.frameClicks||0)+1">Frame go</button>""",
+}
+PAGES.update(FRAME_PAGES)

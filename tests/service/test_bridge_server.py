@@ -71,7 +71,7 @@ async def test_hello_catalog_start_outcome(endpoints, nursery):
     await stream.aclose()
 
     records = [json.loads(line) for line in endpoints.audit_file.read_text().splitlines()]
-    assert [(r["operation"], r["outcome"]) for r in records] == [("update_plan", "ok")]
+    assert [(r["tool"], r["outcome"]) for r in records] == [("update_plan", "ok")]
     nursery.cancel_scope.cancel()
 
 
@@ -214,4 +214,29 @@ async def test_status_report(endpoints, nursery):
     assert report.pid == os.getpid() and report.browsers == []
     await edge.aclose()
     await control.aclose()
+    nursery.cancel_scope.cancel()
+
+
+async def test_arguments_of_any_cbor_type_get_a_corrective_error_and_the_stream_lives(
+    endpoints, nursery
+):
+    """Regression: byte strings where text is expected once crashed the stream's nursery."""
+    await nursery.start(
+        lambda task_status: run_service(
+            endpoints, keep_warm=True, handle_signals=False, build=plan_only, task_status=task_status
+        )
+    )
+    stream, _ = await open_bridge(endpoints)
+    bad = {"domains": [b"x"], "approach": [b"y"]}
+    await stream.send(Start(sequence=1, operation="update_plan", arguments=bad))
+    started = await stream.receive()
+    outcome = await stream.receive()
+    assert isinstance(started, Started) and isinstance(outcome, Outcome)
+    assert outcome.kind == "tool_error"
+    assert "Invalid arguments for update_plan" in outcome.content[0].text
+    await stream.send(Start(sequence=2, operation="update_plan", arguments=PLAN))
+    assert isinstance(await stream.receive(), Started)
+    followup = await stream.receive()
+    assert isinstance(followup, Outcome) and followup.kind == "ok"
+    await stream.aclose()
     nursery.cancel_scope.cancel()

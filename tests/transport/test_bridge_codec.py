@@ -142,6 +142,12 @@ STRATEGIES = {
         held=st.booleans(),
         panicked=st.booleans(),
     ),
+    bridge.ControlCommand: st.builds(
+        bridge.ControlCommand, sequence=seq, command=st.sampled_from(["hold", "resume", "panic"])
+    ),
+    bridge.ControlResult: st.builds(
+        bridge.ControlResult, sequence=seq, ok=st.booleans(), message=st.text(max_size=40)
+    ),
     bridge.Fatal: st.builds(bridge.Fatal, message=st.text()),
 }
 

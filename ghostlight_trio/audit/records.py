@@ -1,0 +1,111 @@
+"""The on-disk shape of an audit line: fixed key order, content-free values.
+
+A call record never carries arguments, results, page text, URL paths or queries, or a raw
+workspace handle (only the keyed fingerprint). Event records (hold, resume, kill switch, policy
+reloads, attention) carry an ``event`` key and no call fields; readers that replay calls skip
+them.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+CALL_KEYS = (
+    "time",
+    "call",
+    "workspace",
+    "client",
+    "tool",
+    "action",
+    "host",
+    "decision",
+    "rule",
+    "grant",
+    "denial_id",
+    "manifest",
+    "outcome",
+    "reported",
+    "duration_ms",
+    "effects",
+)
+"""The exact key order of a call record."""
+
+_encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
+_second: list[Any] = [None, ""]
+
+
+def rfc3339(epoch: float) -> str:
+    """UTC, millisecond precision: ``2025-01-31T12:00:00.123Z`` (the second is formatted once)."""
+    whole = int(epoch)
+    millis = int(round((epoch - whole) * 1000))
+    if millis == 1000:
+        whole, millis = whole + 1, 0
+    if _second[0] != whole:
+        _second[0], _second[1] = whole, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))
+    return f"{_second[1]}.{millis:03d}Z"
+
+
+def call_line(record: Any) -> bytes:
+    """One engine ``AuditRecord`` as a JSON line with the fixed key order."""
+    values = (
+        rfc3339(record.time),
+        record.work_id,
+        record.workspace,
+        getattr(record, "client", ""),
+        record.operation,
+        getattr(record, "action", None),
+        getattr(record, "host", None),
+        getattr(record, "decision", None),
+        getattr(record, "rule", ""),
+        getattr(record, "grant", ""),
+        getattr(record, "denial_id", ""),
+        getattr(record, "manifest", None),
+        record.outcome,
+        record.reported,
+        round(record.duration * 1000, 1),
+        getattr(record, "effects_dispatched", 0),
+    )
+    return (_encoder.encode(dict(zip(CALL_KEYS, values, strict=True))) + "\n").encode()
+
+
+def event_line(event: str, epoch: float, **fields: Any) -> bytes:
+    body = {"time": rfc3339(epoch), "event": event, **fields}
+    return (_encoder.encode(body) + "\n").encode()
+
+
+def generations(path: Path) -> list[Path]:
+    """The audit files oldest first: ``audit.jsonl.N`` ... ``audit.jsonl.1``, ``audit.jsonl``."""
+    rotated = []
+    for candidate in path.parent.glob(path.name + ".*"):
+        suffix = candidate.name[len(path.name) + 1 :]
+        if suffix.isdigit():
+            rotated.append((int(suffix), candidate))
+    return [file for _, file in sorted(rotated, reverse=True)] + ([path] if path.exists() else [])
+
+
+def read_lines(path: Path) -> Iterator[dict[str, Any]]:
+    """Every parsable record of every generation, oldest first (torn or foreign lines skipped)."""
+    for file in generations(path):
+        try:
+            handle = file.open("r", encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        with handle:
+            for line in handle:
+                try:
+                    value = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(value, dict):
+                    yield value
+
+
+def call_records(path: Path) -> Iterator[dict[str, Any]]:
+    """Only call records (lines without an ``event`` key)."""
+    return (record for record in read_lines(path) if "event" not in record and "call" in record)

@@ -1,0 +1,112 @@
+"""``ghostlight audit tail | show``: the audit trail as a readable table, with filters."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..audit.records import read_lines, rfc3339
+from ..transport.endpoints import Endpoints
+
+COLUMNS = (
+    ("time", 24),
+    ("tool", 18),
+    ("action", 14),
+    ("host", 24),
+    ("decision", 11),
+    ("rule", 20),
+    ("denial_id", 10),
+    ("outcome", 15),
+    ("duration_ms", 10),
+)
+
+
+def _cell(record: dict[str, Any], key: str) -> str:
+    if "event" in record and key == "tool":
+        return f"[{record['event']}]"
+    value = record.get(key)
+    return "-" if value in (None, "") else str(value)
+
+
+def render(records: Iterable[dict[str, Any]]) -> Iterator[str]:
+    yield "  ".join(name.upper().ljust(width) for name, width in COLUMNS).rstrip()
+    for record in records:
+        cells = []
+        for name, width in COLUMNS:
+            text = _cell(record, name)
+            cells.append(text if len(text) <= width else text[: width - 1] + "…")
+            cells[-1] = cells[-1].ljust(width)
+        yield "  ".join(cells).rstrip()
+
+
+def _since(text: str | None) -> str | None:
+    """``15m``/``2h``/``3d`` ago, or an RFC 3339 prefix, as a comparable timestamp string."""
+    if not text:
+        return None
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    if text[-1:] in units and text[:-1].isdigit():
+        return rfc3339(time.time() - int(text[:-1]) * units[text[-1]])
+    return text
+
+
+def select(
+    records: Iterable[dict[str, Any]],
+    *,
+    tool: str | None = None,
+    decision: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    events: bool = True,
+) -> Iterator[dict[str, Any]]:
+    low, high = _since(since), _since(until)
+    for record in records:
+        if "event" in record and not events:
+            continue
+        if tool is not None and record.get("tool") != tool:
+            continue
+        if decision is not None and record.get("decision") != decision:
+            continue
+        stamp = str(record.get("time", ""))
+        if low is not None and stamp < low:
+            continue
+        if high is not None and stamp > high:
+            continue
+        yield record
+
+
+def show(
+    endpoints: Endpoints,
+    *,
+    tool: str | None,
+    decision: str | None,
+    since: str | None,
+    until: str | None,
+    as_json: bool,
+) -> int:
+    chosen = select(
+        read_lines(endpoints.audit_file),
+        tool=tool,
+        decision=decision,
+        since=since,
+        until=until,
+        events=tool is None and decision is None,
+    )
+    _print(chosen, as_json)
+    return 0
+
+
+def tail(endpoints: Endpoints, *, count: int, as_json: bool) -> int:
+    _print(deque(read_lines(endpoints.audit_file), maxlen=max(1, count)), as_json)
+    return 0
+
+
+def _print(records: Iterable[dict[str, Any]], as_json: bool) -> None:
+    if as_json:
+        for record in records:
+            print(json.dumps(record, ensure_ascii=False))
+        return
+    for line in render(records):
+        print(line)

@@ -1,0 +1,179 @@
+"""``ghostlight doctor``: every link from MCP client to extension, one verdict and fix per line.
+
+Read-only: it never starts the service or edits a file. Exit 1 when any link is broken.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import attrs
+
+from .. import __version__
+from ..browser import managed
+from ..browser.compat import SUPPORTED_EXTENSIONS, SUPPORTED_WIRE, skew_message
+from ..install.places import Place
+from ..transport.bridge import StatusReport
+from ..transport.endpoints import Endpoints
+from .doctor_checks import Check, executables, manifests, private_file, registrations
+from .status import fetch
+
+_MARKS = {"ok": "[ ok ]", "warn": "[warn]", "fail": "[FAIL]", "info": "[info]", "skip": "[ -- ]"}
+
+
+async def collect(endpoints: Endpoints, place: Place | None = None) -> list[Check]:
+    place = place or Place.current()
+    rows = [Check("package", "ghostlight-trio", "ok", f"version {__version__} ({sys.executable})")]
+    rows += executables()
+    report, why = await fetch(endpoints)
+    rows.append(_service_row(endpoints, report, why))
+    rows += _private_rows(endpoints, report is not None)
+    rows += registrations(place, endpoints)
+    try:
+        extension_id = managed.extension_id(managed.default_extension_dir())
+    except managed.ManagedBrowserError as exc:
+        rows.append(Check("browsers", "extension id", "fail", str(exc), "reinstall the package"))
+        extension_id = ""
+    rows += manifests(place, endpoints, extension_id)
+    rows += _extension_rows(report)
+    rows += policy_rows(endpoints)
+    rows.append(_audit_row(endpoints))
+    return rows
+
+
+def _service_row(endpoints: Endpoints, report: StatusReport | None, why: str) -> Check:
+    if report is None:
+        return Check(
+            "service", "service", "fail", why,
+            f"ghostlight service start{_flag(endpoints)} (MCP clients also start it on first use);"
+            f" log: {endpoints.log_file}",
+        )
+    if report.service_version != __version__:
+        return Check(
+            "service", "service", "warn",
+            f"up (pid {report.pid}) but runs version {report.service_version}, installed {__version__}",
+            f"ghostlight service restart{_flag(endpoints)}",
+        )
+    return Check("service", "service", "ok", f"up, pid {report.pid}, version {report.service_version}")
+
+
+def _private_rows(endpoints: Endpoints, up: bool) -> list[Check]:
+    restart = f"ghostlight service restart{_flag(endpoints)}"
+    rows = [
+        private_file("service", "runtime directory", endpoints.runtime_dir, required=up, missing_hint=restart),
+        private_file("service", "MCP socket", endpoints.edge_socket, required=up, missing_hint=restart),
+        private_file("service", "browser socket", endpoints.browser_socket, required=up, missing_hint=restart),
+    ]
+    secret = private_file(
+        "service", "anti-squat secret", endpoints.secret_file, required=up, missing_hint=restart
+    )
+    if secret.verdict == "info":
+        secret = attrs.evolve(secret, detail=secret.detail + " (created when the service first starts)")
+    rows.append(secret)
+    return rows
+
+
+def _extension_rows(report: StatusReport | None) -> list[Check]:
+    if report is None:
+        return [Check("extension", "extension", "skip", "service down: cannot ask")]
+    rows = [
+        Check("extension", "MCP edges", "info", f"{report.edges} live MCP connection(s) right now"),
+    ]
+    if not report.browsers:
+        rows.append(
+            Check(
+                "extension", "extension", "fail", "no browser extension is connected",
+                "load the extension (`ghostlight install` prints the steps) in a browser whose native"
+                f" host is registered; log: {_log_hint()}",
+            )
+        )
+    range_text = f"supported extension {SUPPORTED_EXTENSIONS}, wire {SUPPORTED_WIRE}"
+    for browser in report.browsers:
+        detail = (
+            f"browser {browser.browser_id} slot {browser.slot}, generation {browser.generation},"
+            f" extension {browser.extension_version}, features {', '.join(browser.features) or 'none'}"
+        )
+        skew = skew_message(browser.extension_version)
+        if skew:
+            rows.append(Check("extension", f"browser {browser.slot}", "fail", f"{detail}: SKEW", skew))
+        else:
+            rows.append(Check("extension", f"browser {browser.slot}", "ok", f"{detail} ({range_text})"))
+    return rows
+
+
+def _log_hint() -> str:
+    return "ghostlight logs"
+
+
+def policy_rows(endpoints: Endpoints) -> list[Check]:
+    """Policy source and validity, only when this build has a governance package."""
+    try:
+        from ..governance import sources
+    except ImportError:
+        return [Check("policy", "policy", "skip", "this build has no governance package")]
+    try:
+        files = sources.PolicyFiles(
+            org=sources.ORG_POLICY_PATH,
+            user=sources.user_manifest_path(),
+            settings=sources.settings_path(endpoints.data_dir),
+        )
+        loaded = sources.PolicySources(files).load(initial=True)
+    except Exception as exc:  # a package still being built must not break doctor
+        return [Check("policy", "policy", "warn", f"could not evaluate the policy: {exc}")]
+    tiers = [
+        f"{tier} {manifest.name} ({manifest.mode})"
+        for tier, manifest in (("org", loaded.org), ("user", loaded.user))
+        if manifest is not None
+    ]
+    if loaded.problems:
+        return [
+            Check("policy", "policy", "fail", "; ".join(loaded.problems), "fix the manifest named above")
+        ]
+    detail = ", ".join(tiers) if tiers else "no manifest: every call is allowed (all-open)"
+    return [Check("policy", "policy", "ok", detail)]
+
+
+def _audit_row(endpoints: Endpoints) -> Check:
+    path = endpoints.audit_file
+    directory = path.parent
+    if path.exists():
+        return Check("audit", "audit log", "ok", f"JSONL at {path} ({path.stat().st_size} bytes)")
+    if directory.exists() and not os.access(directory, os.W_OK):
+        return Check("audit", "audit log", "fail", f"{directory} is not writable", f"chmod u+w {directory}")
+    return Check("audit", "audit log", "info", f"JSONL at {path} (written on the first call)")
+
+
+def _flag(endpoints: Endpoints) -> str:
+    return "" if endpoints.instance == "default" else f" --instance {endpoints.instance}"
+
+
+def render(rows: list[Check], endpoints: Endpoints) -> str:
+    lines = [f"ghostlight doctor (instance {endpoints.instance})"]
+    section = ""
+    for row in rows:
+        if row.section != section:
+            section = row.section
+            lines.append(f"{section}:")
+        lines.append(f"  {_MARKS[row.verdict]} {row.name}: {row.detail}")
+        if row.fix and row.verdict in ("fail", "warn"):
+            lines.append(f"         fix: {row.fix}")
+    broken = [r for r in rows if r.verdict == "fail"]
+    lines.append(f"verdict: {'BROKEN, ' + str(len(broken)) + ' link(s) to fix' if broken else 'OK'}")
+    return "\n".join(lines)
+
+
+async def doctor(endpoints: Endpoints, as_json: bool = False) -> int:
+    rows = await collect(endpoints)
+    broken = any(row.verdict == "fail" for row in rows)
+    if as_json:
+        body = {
+            "instance": endpoints.instance,
+            "ok": not broken,
+            "checks": [attrs.asdict(row) for row in rows],
+        }
+        print(json.dumps(body, indent=2))
+    else:
+        print(render(rows, endpoints))
+    return 1 if broken else 0

@@ -1,0 +1,61 @@
+"""Subcommands for everyday use: install, uninstall, doctor, logs and service start/stop/restart.
+
+Kept apart from ``main`` so the parser there stays a short list of commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import trio
+
+from ..install.clients import CLIENT_IDS
+from ..install.hosts import BROWSER_IDS
+from ..transport.endpoints import Endpoints
+
+SERVICE_ACTIONS = ("start", "stop", "restart")
+
+
+def add_parsers(commands, instance: argparse.ArgumentParser) -> None:
+    for verb, text in (
+        ("install", "register with MCP clients and browsers (idempotent)"),
+        ("uninstall", "remove what install registered"),
+    ):
+        sub = commands.add_parser(verb, help=text, parents=[instance])
+        sub.add_argument("--dry-run", action="store_true", help="show the exact changes only")
+        sub.add_argument("--client", action="append", choices=CLIENT_IDS, help="only this client")
+        sub.add_argument("--no-clients", action="store_true", help="leave MCP clients alone")
+        sub.add_argument("--browser", action="append", choices=BROWSER_IDS, help="only this browser")
+        if verb == "install":
+            sub.add_argument("--autostart", action="store_true", help="write a per-user autostart")
+            sub.add_argument("--extension-id", action="append", help="also allow this extension id")
+            sub.add_argument(
+                "--wait", type=float, default=0, metavar="SECONDS",
+                help="then wait for the extension to connect",
+            )
+    doctor = commands.add_parser("doctor", help="check every link, with fixes", parents=[instance])
+    doctor.add_argument("--json", action="store_true", help="machine-readable output")
+    logs = commands.add_parser("logs", help="recent service log", parents=[instance])
+    logs.add_argument("-n", "--lines", type=int, default=50)
+    logs.add_argument("-f", "--follow", action="store_true")
+
+
+def dispatch(args, endpoints: Endpoints) -> int | None:
+    """Run one of these commands; None when ``args`` names another command."""
+    if args.command in ("install", "uninstall"):
+        from .install_command import run
+
+        return run(endpoints, args, installing=args.command == "install")
+    if args.command == "doctor":
+        from .doctor import doctor
+
+        return trio.run(doctor, endpoints, args.json)
+    if args.command == "logs":
+        from .logs import show
+
+        return show(endpoints, args.lines, args.follow)
+    if args.command == "service" and getattr(args, "action", None):
+        from . import service_control
+
+        return trio.run(getattr(service_control, args.action), endpoints)
+    return None

@@ -1,0 +1,95 @@
+"""The governance and audit subcommands: ``hold``, ``resume``, ``panic``, ``policy ...``,
+``audit ...``, and ``--manifest`` for ``service``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ..governance.sources import MANIFEST_ENV
+from ..transport.endpoints import Endpoints
+
+SAFETY_COMMANDS = {
+    "hold": "take the wheel: agents' browser calls stop (not executed) until resume",
+    "resume": "release hold, the kill switch and paused workspaces",
+    "panic": "kill switch: stop all browser work now; calls are refused until resume",
+}
+
+
+def add_service_options(service: argparse.ArgumentParser) -> None:
+    service.add_argument(
+        "--manifest",
+        help=f"user policy manifest (path or file://path; default ${MANIFEST_ENV})",
+    )
+
+
+def add_parsers(commands: Any, instance: argparse.ArgumentParser) -> None:
+    for name, text in SAFETY_COMMANDS.items():
+        commands.add_parser(name, help=text, parents=[instance])
+
+    policy = commands.add_parser("policy", help="check, explain and simulate policy")
+    policy_commands = policy.add_subparsers(dest="policy_command", required=True)
+    check = policy_commands.add_parser("check", help="validate a manifest file")
+    check.add_argument("file")
+    explain = policy_commands.add_parser(
+        "explain", help="what the current policy (or FILE) allows", parents=[instance]
+    )
+    explain.add_argument("file", nargs="?")
+    simulate = policy_commands.add_parser(
+        "simulate",
+        help="replay an audit file against a policy (default: the current one)",
+        parents=[instance],
+    )
+    simulate.add_argument("auditfile")
+    simulate.add_argument("--manifest", help="the candidate manifest to replay against")
+
+    audit = commands.add_parser("audit", help="read the audit trail")
+    audit_commands = audit.add_subparsers(dest="audit_command", required=True)
+    tail = audit_commands.add_parser("tail", help="the latest records", parents=[instance])
+    tail.add_argument("-n", type=int, default=20, help="how many records (default 20)")
+    tail.add_argument("--json", action="store_true", help="raw JSON lines")
+    show = audit_commands.add_parser("show", help="records as a table, filtered", parents=[instance])
+    show.add_argument("--tool")
+    show.add_argument("--decision", choices=["allow", "deny", "shadow_deny", "held"])
+    show.add_argument("--since", help="e.g. 15m, 2h, 3d or an RFC 3339 time prefix")
+    show.add_argument("--until", help="e.g. 5m or an RFC 3339 time prefix")
+    show.add_argument("--json", action="store_true", help="raw JSON lines")
+
+
+def dispatch(args: argparse.Namespace, endpoints: Endpoints) -> int | None:
+    """Run a governance command; None when ``args`` is someone else's command."""
+    command = args.command
+    if command == "service" and getattr(args, "manifest", None):
+        raw = args.manifest.removeprefix("file://")
+        os.environ[MANIFEST_ENV] = str(Path(raw).expanduser().resolve())
+        return None
+    if command in SAFETY_COMMANDS:
+        from .safety_command import control
+
+        return trio.run(control, endpoints, command)
+    if command == "policy":
+        from . import policy_command
+
+        if args.policy_command == "check":
+            return policy_command.check(args.file)
+        if args.policy_command == "explain":
+            return policy_command.explain(endpoints, args.file)
+        return policy_command.simulate_file(endpoints, args.auditfile, args.manifest)
+    if command == "audit":
+        from . import audit_command
+
+        if args.audit_command == "tail":
+            return audit_command.tail(endpoints, count=args.n, as_json=args.json)
+        return audit_command.show(
+            endpoints,
+            tool=args.tool,
+            decision=args.decision,
+            since=args.since,
+            until=args.until,
+            as_json=args.json,
+        )
+    return None

@@ -1,0 +1,30 @@
+"""``ghostlight logs``: the tail of the instance's service log, optionally followed."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import deque
+
+from ..transport.endpoints import Endpoints
+
+
+def show(endpoints: Endpoints, lines: int, follow: bool) -> int:
+    path = endpoints.log_file
+    try:
+        handle = open(path, encoding="utf-8", errors="replace")  # noqa: SIM115 - followed below
+    except FileNotFoundError:
+        print(f"ghostlight: no log yet at {path} (the service has not run)", file=sys.stderr)
+        return 1
+    with handle:
+        print(f"==> {path} <==", file=sys.stderr)
+        sys.stdout.writelines(deque(handle, maxlen=lines))
+        sys.stdout.flush()
+        while follow:
+            chunk = handle.readline()
+            if chunk:
+                sys.stdout.write(chunk)
+                sys.stdout.flush()
+            else:
+                time.sleep(0.25)
+    return 0

@@ -1,0 +1,92 @@
+"""``ghostlight policy check | explain | simulate``: read, explain and replay policy offline."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..audit.records import call_records
+from ..catalog.registry import load_specs
+from ..governance.explain import manifest_lines, policy_lines
+from ..governance.governor import PolicyState, state_from
+from ..governance.manifest import ManifestError, load_manifest
+from ..governance.settings import load_settings
+from ..governance.simulate import simulate
+from ..governance.sources import (
+    ORG_POLICY_PATH,
+    Loaded,
+    PolicyFiles,
+    PolicySources,
+    settings_path,
+    user_manifest_path,
+)
+from ..transport.endpoints import Endpoints
+
+
+def current_state(endpoints: Endpoints) -> PolicyState:
+    """The policy the service would load now: org file, user manifest, settings."""
+    files = PolicyFiles(
+        org=ORG_POLICY_PATH,
+        user=user_manifest_path(),
+        settings=settings_path(endpoints.data_dir),
+    )
+    return state_from(PolicySources(files).load(initial=True))
+
+
+def check(path: str) -> int:
+    try:
+        manifest = load_manifest(Path(path))
+    except ManifestError as exc:
+        print(f"{exc.source}: rejected", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return 1
+    print(f"{path}: ok ({manifest.label}, {len(manifest.grants)} grants, mode {manifest.mode})")
+    return 0
+
+
+def explain(endpoints: Endpoints, path: str | None) -> int:
+    """Without a file: what the current policy allows. With one: what that manifest allows."""
+    if path is None:
+        print("\n".join(policy_lines(current_state(endpoints))))
+        return 0
+    try:
+        manifest = load_manifest(Path(path))
+    except ManifestError as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    print("\n".join(manifest_lines("candidate", manifest)))
+    return 0
+
+
+def simulate_file(endpoints: Endpoints, audit: str, manifest: str | None) -> int:
+    """Replay ``audit`` against ``manifest`` (default: the current policy). Exit 0 when nothing
+    would be denied, 2 when something would, 1 on bad input."""
+    if manifest is None:
+        state = current_state(endpoints)
+    else:
+        try:
+            candidate = load_manifest(Path(manifest))
+        except ManifestError as exc:
+            print(str(exc), file=sys.stderr)
+            return 1
+        settings = load_settings(settings_path(endpoints.data_dir))
+        state = state_from(Loaded(user=candidate, settings=settings))
+    audit_path = Path(audit)
+    if not audit_path.exists():
+        print(f"ghostlight: {audit} does not exist", file=sys.stderr)
+        return 1
+    specs = {spec.name: spec for spec in load_specs()}
+    replayed = simulate(call_records(audit_path), specs, state)
+    denied = [item for item in replayed if item.decision.verdict != "allow"]
+    for item in denied:
+        record, decision = item.record, item.decision
+        action = f" ({record['action']})" if record.get("action") else ""
+        grant = f" [{decision.grant}]" if decision.grant else ""
+        print(
+            f"{record.get('time', '?')}  {record.get('call', '?')}  {record.get('tool')}{action}"
+            f"  {record.get('host') or '-'}  {decision.verdict} {decision.denial_id}"
+            f"  {decision.rule}{grant}"
+        )
+    print(f"{len(replayed)} calls replayed, {len(denied)} would be denied.")
+    return 2 if denied else 0

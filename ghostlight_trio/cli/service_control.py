@@ -1,0 +1,84 @@
+"""``ghostlight service start|stop|restart``: the background service of an instance."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import sys
+import time
+
+import trio
+
+from ..transport.endpoints import Endpoints
+from .background import ensure_service, service_reachable
+from .control import query_status
+
+STOP_TIMEOUT = 10.0
+
+
+def lock_holder(endpoints: Endpoints) -> int | None:
+    """The pid holding the instance lock, or None when no service holds it."""
+    try:
+        fd = os.open(endpoints.lock_file, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            text = os.pread(fd, 32, 0).decode(errors="replace").strip()
+            return int(text) if text.isdigit() else -1
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+async def start(endpoints: Endpoints) -> int:
+    if await service_reachable(endpoints):
+        report = await query_status(endpoints)
+        print(f"service already running (pid {report.pid}); log: {endpoints.log_file}")
+        return 0
+    try:
+        process = await ensure_service(endpoints, "--keep-warm")
+    except RuntimeError as exc:
+        print(f"ghostlight: {exc}", file=sys.stderr)
+        return 1
+    pid = process.pid if process is not None else (await query_status(endpoints)).pid
+    print(f"service started (pid {pid}, instance {endpoints.instance}); log: {endpoints.log_file}")
+    return 0
+
+
+async def stop(endpoints: Endpoints) -> int:
+    pid = None
+    if await service_reachable(endpoints):
+        pid = (await query_status(endpoints)).pid
+    else:
+        pid = lock_holder(endpoints)
+    if pid is None:
+        print(f"service not running (instance {endpoints.instance})")
+        return 0
+    if pid <= 0:
+        print(f"ghostlight: a service holds {endpoints.lock_file} but its pid is unknown", file=sys.stderr)
+        return 1
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    deadline = time.monotonic() + STOP_TIMEOUT
+    while time.monotonic() < deadline:
+        if lock_holder(endpoints) is None:
+            print(f"service stopped (was pid {pid})")
+            return 0
+        await trio.sleep(0.05)
+    print(
+        f"ghostlight: service pid {pid} did not stop within {STOP_TIMEOUT:g} s;"
+        f" see {endpoints.log_file}",
+        file=sys.stderr,
+    )
+    return 1
+
+
+async def restart(endpoints: Endpoints) -> int:
+    return await stop(endpoints) or await start(endpoints)

@@ -1,0 +1,73 @@
+"""The engine's one governance chokepoint, as the interface the runner calls.
+
+The runner calls ``begin`` before a call is leased (hold, panic, attention: nothing queues
+behind a stop), ``authorize`` once the lease is held (current authority: the live tab or the
+navigate target, checked when nothing else can change it), ``after`` on the handler's result
+(landing re-check) and ``end`` when the call has settled. ``stopped`` words the result of a call
+the gate itself cancelled. ``OpenGate`` governs nothing; the service installs the real one.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import attrs
+
+from .call import CallState
+from .contracts import Effects, ResultKind, ToolResult
+
+
+@attrs.frozen
+class GateFacts:
+    """What the terminal audit record says about the decision (never arguments or paths)."""
+
+    action: str | None = None
+    host: str | None = None
+    decision: str | None = None
+    """``allow``, ``deny``, ``shadow_deny`` or ``held``; None when never evaluated."""
+    rule: str = ""
+    grant: str = ""
+    denial_id: str = ""
+    manifest: str | None = None
+
+
+NOT_EVALUATED = GateFacts()
+
+
+@attrs.frozen
+class GateStop:
+    """The call must not run: settle it with this result kind and text."""
+
+    kind: ResultKind
+    text: str
+
+
+class CallGate(Protocol):
+    def begin(self, call: CallState) -> GateStop | None: ...
+
+    async def authorize(self, call: CallState) -> GateStop | None: ...
+
+    async def after(self, call: CallState, effects: Effects, result: ToolResult) -> ToolResult: ...
+
+    def stopped(self, call: CallState) -> GateStop | None: ...
+
+    def end(self, call: CallState) -> None: ...
+
+
+class OpenGate:
+    """Allows everything and records nothing beyond the call itself."""
+
+    def begin(self, call: CallState) -> GateStop | None:
+        return None
+
+    async def authorize(self, call: CallState) -> GateStop | None:
+        return None
+
+    async def after(self, call: CallState, effects: Effects, result: ToolResult) -> ToolResult:
+        return result
+
+    def stopped(self, call: CallState) -> GateStop | None:
+        return None
+
+    def end(self, call: CallState) -> None:
+        return None

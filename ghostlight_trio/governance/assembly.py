@@ -1,0 +1,81 @@
+"""Wiring governance into the service: sources, governor, gate, browser probes and the reload
+watcher that re-advertises the catalog."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Protocol
+
+import attrs
+import trio
+
+from ..browser.errors import OutcomeUnknown
+from ..catalog.registry import Catalog
+from ..engine.contracts import UncertainEffect, WorkspaceId
+from .gate import GovernanceGate
+from .governor import ALWAYS_ADVERTISED, Governor
+from .sources import ORG_POLICY_PATH, PolicyFiles, PolicySources, settings_path, user_manifest_path
+
+log = logging.getLogger("ghostlight.governance")
+
+PROBE_TIMEOUT = 10.0
+"""Bound on reading one tab's URL."""
+PARK_TIMEOUT = 15.0
+RELOAD_POLL = 1.0
+
+
+class BrowserRequests(Protocol):
+    async def request(
+        self, workspace_id: Any, op: str, args: dict[str, Any], *, timeout: float  # noqa: ASYNC109
+    ) -> dict[str, Any]: ...
+
+
+@attrs.frozen
+class GovernanceParts:
+    governor: Governor
+    gate: GovernanceGate
+
+
+def default_files(data_dir: Path, org: Path | None = ORG_POLICY_PATH) -> PolicyFiles:
+    return PolicyFiles(org=org, user=user_manifest_path(), settings=settings_path(data_dir))
+
+
+def governance_parts(files: PolicyFiles, browser: BrowserRequests | None) -> GovernanceParts:
+    governor = Governor(PolicySources(files))
+    probe = park = None
+    if browser is not None:
+
+        async def probe(workspace: WorkspaceId, tab: int) -> str:
+            info = await browser.request(workspace, "tab_info", {"tabId": tab}, timeout=PROBE_TIMEOUT)
+            return str(info.get("url", ""))
+
+        async def park(workspace: WorkspaceId, tab: int) -> None:
+            args = {"tabId": tab, "url": "about:blank", "timeoutMs": 5000}
+            try:
+                await browser.request(workspace, "navigate", args, timeout=PARK_TIMEOUT)
+            except OutcomeUnknown as unknown:
+                raise UncertainEffect(unknown.proof or "browser:park", unknown.message) from unknown
+
+    return GovernanceParts(governor, GovernanceGate(governor, probe=probe, park=park))
+
+
+def advertise(governor: Governor, catalog: Catalog, names: Iterable[str]) -> None:
+    """Show the tools the service tiers could allow, and always move the generation so every
+    edge refetches (a reload can change decisions without changing the list)."""
+    shown = governor.advertised(catalog.all_specs(), names) | (set(names) & ALWAYS_ADVERTISED)
+    if not catalog.set_available(shown):
+        catalog.republish()
+
+
+async def watch_policy(
+    governor: Governor, catalog: Catalog, names: Iterable[str], *, poll: float = RELOAD_POLL
+) -> None:
+    """Hot reload: poll the policy files; on change install the new snapshot (a broken file
+    keeps its last good version) and re-advertise."""
+    handlers = list(names)
+    while True:
+        await trio.sleep(poll)
+        if governor.reload_if_changed():
+            advertise(governor, catalog, handlers)

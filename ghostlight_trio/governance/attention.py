@@ -1,0 +1,59 @@
+"""The attention circuit: repeated enforced denials pause one workspace until the user resumes.
+
+It opens at 3 denials with the same signature (host, needs, category) within 60 s, or at 5
+denials of any kind within 120 s. Only enforced denials count (never observe-mode ones, schema
+errors or browser failures). Memory only; there is no timed auto-resume.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Hashable
+
+MATCHING_DENIAL_THRESHOLD = 3
+MATCHING_DENIAL_WINDOW = 60.0
+SESSION_DENIAL_THRESHOLD = 5
+SESSION_DENIAL_WINDOW = 120.0
+
+
+class AttentionCircuits:
+    """One circuit per workspace (keyed by the in-memory handle, never recorded)."""
+
+    def __init__(self) -> None:
+        self._history: dict[Hashable, deque[tuple[float, Hashable]]] = {}
+        self._open: set[Hashable] = set()
+
+    def is_open(self, workspace: Hashable | None) -> bool:
+        return workspace is not None and workspace in self._open
+
+    @property
+    def open_count(self) -> int:
+        return len(self._open)
+
+    def record(self, workspace: Hashable | None, signature: Hashable, now: float) -> bool:
+        """Count one enforced denial; True when this one opened the circuit."""
+        if workspace is None or workspace in self._open:
+            return False
+        history = self._history.setdefault(workspace, deque())
+        history.append((now, signature))
+        while history and history[0][0] < now - SESSION_DENIAL_WINDOW:
+            history.popleft()
+        matching = sum(
+            1 for at, seen in history if seen == signature and at >= now - MATCHING_DENIAL_WINDOW
+        )
+        if matching >= MATCHING_DENIAL_THRESHOLD or len(history) >= SESSION_DENIAL_THRESHOLD:
+            self._open.add(workspace)
+            history.clear()
+            return True
+        return False
+
+    def forget(self, workspace: Hashable) -> None:
+        self._history.pop(workspace, None)
+        self._open.discard(workspace)
+
+    def resume_all(self) -> int:
+        """Close every circuit (the user resumed); returns how many were open."""
+        count = len(self._open)
+        self._open.clear()
+        self._history.clear()
+        return count

@@ -1,0 +1,56 @@
+"""Stable denial ids and the words of a denial.
+
+``D-`` + the first 8 hex digits of SHA-256 over ``manifest_hash LF grant_id LF rule``: the same
+policy denying the same way always yields the same id (so simulate can reproduce it), and the id
+reveals nothing of the rule.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+
+
+@lru_cache(maxsize=1024)
+def denial_id(manifest_hash: str, grant_id: str, rule: str) -> str:
+    digest = hashlib.sha256(f"{manifest_hash}\n{grant_id}\n{rule}".encode()).hexdigest()
+    return f"D-{digest[:8]}"
+
+
+NEXT_STEP = "Do not retry or work around this; tell the user what you were trying to do."
+
+
+def sacred_text(ident: str, host: str) -> str:
+    return (
+        f"Denied ({ident}): {host} is on the user's never-touch list. Do not retry or work"
+        " around this."
+    )
+
+
+def policy_text(ident: str, label: str, host: str | None, rule: str, grant: str, missing: list[str]) -> str:
+    where = f" on {host}" if host else ""
+    if rule == "capability":
+        who = f"grant {grant!r} does" if grant else "no grant does"
+        reason = f"{label}{where} needs {', '.join(missing)}, which {who} not allow"
+    elif rule == "unknown_action":
+        reason = f"{label} is not a classified action, so the policy cannot allow it"
+    elif rule == "denied_domain":
+        reason = f"{label}{where}: the host is excluded by grant {grant!r}"
+    elif rule == "unmatched_domain":
+        reason = f"{label}{where}: no grant covers this host"
+    elif rule.startswith("scheme/"):
+        reason = f"{label}: {rule.split('/', 1)[1]}: URLs are outside what the policy grants"
+    elif rule == "indeterminate_host":
+        reason = f"{label}: the page's host could not be determined, so the policy cannot allow it"
+    elif rule == "restriction_invalid":
+        reason = f"{label}: this session's restriction is not a valid manifest, so nothing is allowed"
+    else:
+        reason = f"{label}{where} is not allowed ({rule})"
+    return f"Denied ({ident}): {reason}. {NEXT_STEP}"
+
+
+def landing_text(ident: str, host: str | None) -> str:
+    return (
+        f"Denied ({ident}): the navigation landed on {host or 'a host'} (after redirects), which"
+        " the policy does not allow; the tab was moved to about:blank. " + NEXT_STEP
+    )

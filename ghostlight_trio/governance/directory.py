@@ -1,0 +1,73 @@
+"""Which capabilities one call needs, read from the catalog's capability rows.
+
+Absent means deny (an action the catalog does not classify is ``unknown_action`` under a
+policy); empty means allow without looking at any host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from ..catalog.registry import ToolSpec
+
+_SEMANTIC_TARGET = ("query", "name")
+_ACT_ON_READS = {"left_click", "right_click", "double_click", "set_value"}
+
+
+@attrs.frozen
+class Requirement:
+    """What one call needs. ``needs`` is None for an unclassified action."""
+
+    tool: str
+    action: str | None
+    needs: frozenset[str] | None
+
+    @property
+    def label(self) -> str:
+        """``computer (left_click)``: how denials and audit name the action."""
+        return f"{self.tool} ({self.action})" if self.action else self.tool
+
+
+def action_of(spec: ToolSpec, arguments: Mapping[str, Any]) -> str | None:
+    """The row key a call selects, or None for single-variant tools."""
+    key = spec.action_key
+    if key is None:
+        return None
+    if key == "submit":
+        return "submit" if arguments.get("submit") is True else None
+    value = arguments.get(key)
+    return value if isinstance(value, str) else repr(value)
+
+
+def requirement(spec: ToolSpec, arguments: Mapping[str, Any]) -> Requirement:
+    action = action_of(spec, arguments)
+    row = spec.capabilities.get(action if action is not None else "*")
+    if row is None:
+        return Requirement(spec.name, action, None)
+    needs = set(row)
+    if spec.name == "act_on" and _semantic(arguments) and action in _ACT_ON_READS:
+        needs.add("read")
+    if spec.name == "gif_creator" and action == "export" and _places_on_page(arguments):
+        needs.discard("read")
+        needs.add("write")
+    return Requirement(spec.name, action, frozenset(needs))
+
+
+def _semantic(arguments: Mapping[str, Any]) -> bool:
+    target = arguments.get("target")
+    uses_query = isinstance(target, Mapping) and any(k in target for k in _SEMANTIC_TARGET)
+    return uses_query or "expect" in arguments
+
+
+def _places_on_page(arguments: Mapping[str, Any]) -> bool:
+    return arguments.get("ref") is not None or arguments.get("coordinate") is not None
+
+
+def capability_rows(spec: ToolSpec) -> list[tuple[str | None, frozenset[str]]]:
+    """Every variant of a tool with what it needs, in catalog order (for explain/advertising)."""
+    return [
+        (None if key == "*" else key, frozenset(needs)) for key, needs in spec.capabilities.items()
+    ]

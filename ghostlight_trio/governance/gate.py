@@ -1,0 +1,326 @@
+"""The governance gate the engine runs every call through (``engine.gate.CallGate``).
+
+Order for one call: hold / kill switch / attention (before it can queue, and again once leased),
+then — with the lease held, so nothing else can move the tab — the call's host is read from the
+live tab (``tab_info``) or from the navigate target, the never-touch list is checked (always, in
+every mode) and then the policy tiers. After ``navigate`` the landing is checked again and a
+denied landing is parked on ``about:blank``. All-open with an empty never-touch list reads no
+host at all.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import attrs
+import trio
+
+from ..browser.errors import BrowserFailure
+from ..engine.call import CallState
+from ..engine.contracts import Effects, ToolResult, WorkspaceId
+from ..engine.gate import GateFacts, GateStop
+from ..engine.resources import tab_id_argument
+from ..tools.browser_context import normalize_url
+from . import denial, texts
+from .directory import Requirement, action_of, requirement
+from .governor import ALWAYS_ADVERTISED, Governor
+from .hosts import Blank, Host, HostPattern, HostResolution, Indeterminate, OutOfScope, resolve_url
+from .policy import ALL_OPEN, Decision, TierPolicy, combine, sacred_decision, sacred_match
+
+log = logging.getLogger("ghostlight.governance")
+
+TabProbe = Callable[[WorkspaceId, int], Awaitable[str]]
+"""The live URL of a tab, read from the browser (never from arguments)."""
+TabPark = Callable[[WorkspaceId, int], Awaitable[None]]
+"""Move a tab to about:blank."""
+
+_SERVICE_LOCAL = "service_local"
+
+
+@attrs.frozen
+class _CallPolicy:
+    """What ``authorize`` decided against, kept for the landing re-check."""
+
+    tiers: tuple[tuple[str, TierPolicy], ...]
+    sacred: tuple[HostPattern, ...]
+    requirement: Requirement
+
+
+def host_text(where: HostResolution | None) -> str | None:
+    """How audit names a resolution: the host, ``about:blank``, ``<scheme>:`` or nothing."""
+    if isinstance(where, Host):
+        return where.name
+    if isinstance(where, Blank):
+        return "about:blank"
+    if isinstance(where, OutOfScope):
+        return f"{where.scheme}:"
+    return None
+
+
+class GovernanceGate:
+    def __init__(
+        self,
+        governor: Governor,
+        *,
+        probe: TabProbe | None = None,
+        park: TabPark | None = None,
+        clock: Callable[[], float] = trio.current_time,
+    ) -> None:
+        self._governor = governor
+        self._probe = probe
+        self._park = park
+        self._clock = clock
+        self._active: set[CallState] = set()
+        self._stopped: dict[CallState, str] = {}
+        self._policies: dict[CallState, _CallPolicy] = {}
+        self._held_since: float | None = None
+        governor.listeners.append(self._switched)
+
+    # --- the switches ------------------------------------------------------------------------
+
+    def _switched(self, what: str) -> None:
+        """Hold retires queued work; the kill switch stops all work (dispatched effects drain)."""
+        if what == "hold":
+            self._held_since = self._clock()
+            for call in list(self._active):
+                if _queued(call) and not _exempt(call):
+                    self._stop(call, "hold")
+        elif what == "panic":
+            for call in list(self._active):
+                if not _exempt(call):
+                    self._stop(call, "panic")
+        elif what == "resume":
+            self._held_since = None
+
+    def _stop(self, call: CallState, reason: str) -> None:
+        self._stopped.setdefault(call, reason)
+        call.cancel("cancelled")
+
+    def _switch_stop(self, call: CallState) -> GateStop | None:
+        governor = self._governor
+        if _exempt(call):
+            return None
+        reason = None
+        if governor.panicked:
+            reason, text = "panic", texts.PANICKED
+        elif governor.held:
+            reason, text = "hold", self._held_text()
+        elif call.spec.scheduling_class != _SERVICE_LOCAL and governor.attention.is_open(
+            call.context.workspace_id
+        ):
+            reason, text = "attention", texts.ATTENTION
+        if reason is None:
+            return None
+        call.gate_facts = GateFacts(
+            action=action_of(call.spec, call.arguments), decision="held", rule=reason
+        )
+        return GateStop("held", text)
+
+    def _held_text(self) -> str:
+        since = self._held_since
+        if since is not None and self._clock() - since >= texts.HOLD_HINT_AFTER:
+            return texts.HELD_LONG
+        return texts.HELD
+
+    # --- the engine's calls ------------------------------------------------------------------
+
+    def begin(self, call: CallState) -> GateStop | None:
+        self._active.add(call)
+        return self._switch_stop(call)
+
+    def end(self, call: CallState) -> None:
+        self._active.discard(call)
+        self._stopped.pop(call, None)
+        self._policies.pop(call, None)
+
+    def stopped(self, call: CallState) -> GateStop | None:
+        reason = self._stopped.get(call)
+        if reason is None:
+            return None
+        facts = call.gate_facts or GateFacts(action=action_of(call.spec, call.arguments))
+        if call.may_have_started:
+            call.gate_facts = attrs.evolve(facts, rule=reason)
+            after = texts.PANICKED_AFTER_DISPATCH if reason == "panic" else texts.HOLD_AFTER_DISPATCH
+            return GateStop("cancelled", after)
+        call.gate_facts = attrs.evolve(facts, decision="held", rule=reason)
+        text = {"panic": texts.PANICKED, "hold": texts.HELD, "attention": texts.ATTENTION}[reason]
+        return GateStop("held", text)
+
+    async def authorize(self, call: CallState) -> GateStop | None:
+        stop = self._switch_stop(call)
+        if stop is not None:
+            return stop
+        spec, arguments = call.spec, call.arguments
+        state = self._governor.state
+        tiers, sacred = state.tiers, state.sacred
+        raw_restriction = call.context.restriction
+        if raw_restriction is not None and not _exempt(call):
+            restriction = self._governor.restriction(raw_restriction)
+            if restriction.tier is None:
+                return self._deny_invalid_restriction(call, restriction.hash)
+            tiers = (*tiers, ("restriction", restriction.tier))
+            if restriction.sacred:
+                sacred = (*sacred, *restriction.sacred)
+        navigating = spec.name == "navigate"
+        if not tiers and not sacred:
+            host = host_text(_target(arguments)) if navigating else None
+            call.gate_facts = GateFacts(
+                action=action_of(spec, arguments), host=host, decision="allow", rule="all_open"
+            )
+            return None
+        needed = requirement(spec, arguments)
+        self._policies[call] = _CallPolicy(tiers, sacred, needed)
+        tab = tab_id_argument(arguments) if "tabId" in arguments else None
+        where: HostResolution | None = None
+        if navigating:
+            where = _target(arguments)
+            if where is None:  # back/forward: judged by the page now, then by the landing
+                where = await self._read_tab(call, tab)
+        elif tab is not None and (sacred or (tiers and needed.needs)):
+            where = await self._read_tab(call, tab)
+        pattern = sacred_match(sacred, where)
+        if pattern is not None:
+            decision = sacred_decision(pattern)
+        elif tiers:
+            domain = where if (navigating or tab is not None) else None
+            decision = combine(tiers, needed, domain)
+        else:
+            decision = ALL_OPEN
+        call.gate_facts = _facts(needed, where, decision)
+        if decision.verdict != "deny":
+            return None
+        self._count_denial(call, where, needed, decision)
+        return GateStop("denied", _denial_text(decision, needed, where))
+
+    async def after(self, call: CallState, effects: Effects, result: ToolResult) -> ToolResult:
+        facts = call.gate_facts
+        if facts is None or result.kind != "ok":
+            return result
+        structured = result.structured or {}
+        if call.spec.name == "navigate" and isinstance(structured.get("url"), str):
+            return await self._check_landing(call, effects, result, resolve_url(structured["url"]))
+        if facts.host is None:
+            page = structured.get("page")
+            origin = page.get("origin") if isinstance(page, dict) else None
+            if isinstance(origin, str):
+                call.gate_facts = attrs.evolve(facts, host=host_text(resolve_url(origin)))
+        return result
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    async def _check_landing(
+        self, call: CallState, effects: Effects, result: ToolResult, landing: HostResolution
+    ) -> ToolResult:
+        facts = call.gate_facts
+        assert facts is not None
+        policy = self._policies.get(call)
+        if policy is None:
+            call.gate_facts = attrs.evolve(facts, host=host_text(landing))
+            return result
+        pattern = sacred_match(policy.sacred, landing)
+        if pattern is not None:
+            decision = sacred_decision(pattern)
+        elif policy.tiers:
+            decision = combine(policy.tiers, policy.requirement, landing)
+        else:
+            decision = ALL_OPEN
+        call.gate_facts = _facts(policy.requirement, landing, decision)
+        if decision.verdict != "deny":
+            return result
+        self._count_denial(call, landing, policy.requirement, decision)
+        parked = await self._park_tab(call, effects)
+        text = denial.landing_text(decision.denial_id, host_text(landing))
+        if not parked:
+            text += " (Moving the tab away failed; check it before doing anything else.)"
+        return ToolResult.text(text, kind="denied")
+
+    async def _park_tab(self, call: CallState, effects: Effects) -> bool:
+        workspace = call.context.workspace_id
+        tab = tab_id_argument(call.arguments)
+        park = self._park
+        if park is None or workspace is None or tab is None:
+            return False
+
+        async def to_blank() -> None:
+            await park(workspace, tab)
+
+        try:
+            await effects.atomic(to_blank)
+        except BrowserFailure as failure:
+            log.warning("parking a denied landing failed: %s", failure)
+            return False
+        return True
+
+    async def _read_tab(self, call: CallState, tab: int | None) -> HostResolution:
+        workspace = call.context.workspace_id
+        if self._probe is None or workspace is None or tab is None:
+            return Indeterminate("no live tab to read")
+        try:
+            url = await self._probe(workspace, tab)
+        except BrowserFailure as failure:
+            log.info("could not read the tab's URL: %s", failure)
+            return Indeterminate("tab unreadable")
+        return resolve_url(url)
+
+    def _deny_invalid_restriction(self, call: CallState, digest: str) -> GateStop:
+        decision = Decision("deny", "restriction_invalid", tier="restriction", manifest_hash=digest)
+        needed = requirement(call.spec, call.arguments)
+        call.gate_facts = _facts(needed, None, decision)
+        return GateStop("denied", _denial_text(decision, needed, None))
+
+    def _count_denial(
+        self, call: CallState, where: HostResolution | None, needed: Requirement, decision: Decision
+    ) -> None:
+        workspace = call.context.workspace_id
+        category = "sacred" if decision.tier == "sacred" else "policy"
+        signature = (host_text(where), needed.needs, category)
+        if self._governor.attention.record(workspace, signature, self._clock()):
+            log.warning("attention circuit opened for workspace %s", "(redacted)")
+            for other in list(self._active):
+                if (
+                    other is not call
+                    and other.context.workspace_id == workspace
+                    and _queued(other)
+                    and other.spec.scheduling_class != _SERVICE_LOCAL
+                ):
+                    self._stop(other, "attention")
+
+
+def _exempt(call: CallState) -> bool:
+    return call.spec.name in ALWAYS_ADVERTISED
+
+
+def _queued(call: CallState) -> bool:
+    request = call.lease_request
+    return not call.handler_started and (request is None or not request.granted)
+
+
+def _target(arguments: Any) -> HostResolution | None:
+    """The navigate target as the browser will load it; None for back/forward or a non-URL."""
+    url = normalize_url(str(arguments.get("url", "")))
+    if url is None or url in ("back", "forward"):
+        return None
+    return resolve_url(url)
+
+
+def _facts(needed: Requirement, where: HostResolution | None, decision: Decision) -> GateFacts:
+    return GateFacts(
+        action=needed.action,
+        host=host_text(where),
+        decision=decision.verdict,
+        rule=decision.rule,
+        grant=decision.grant,
+        denial_id=decision.denial_id,
+        manifest=decision.manifest,
+    )
+
+
+def _denial_text(decision: Decision, needed: Requirement, where: HostResolution | None) -> str:
+    host = host_text(where)
+    if decision.tier == "sacred":
+        return denial.sacred_text(decision.denial_id, host or "this site")
+    return denial.policy_text(
+        decision.denial_id, needed.label, host, decision.rule, decision.grant, list(decision.missing)
+    )

@@ -1,0 +1,199 @@
+"""The live governance state: current tiers, never-touch list, hold, panic and attention.
+
+One ``Governor`` per service. Policy snapshots are immutable and swapped whole on reload, so a
+call always decides against one consistent policy. Hold and panic are global; attention is per
+workspace.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import attrs
+
+from ..catalog.registry import ToolSpec
+from .attention import AttentionCircuits
+from .directory import capability_rows
+from .hosts import HostPattern
+from .manifest import Manifest, ManifestError, canonical_hash, parse_manifest_object
+from .policy import TierPolicy
+from .settings import Settings
+from .sources import Loaded, PolicySources
+
+log = logging.getLogger("ghostlight.governance")
+
+ALWAYS_ADVERTISED = frozenset({"explain"})
+_RESTRICTION_CACHE = 64
+
+
+@attrs.frozen
+class PolicyState:
+    """One consistent snapshot of everything a decision reads."""
+
+    tiers: tuple[tuple[str, TierPolicy], ...] = ()
+    sacred: tuple[HostPattern, ...] = ()
+    redact_secrets: bool = True
+    problems: tuple[str, ...] = ()
+
+    @property
+    def all_open(self) -> bool:
+        return not self.tiers
+
+    @property
+    def manifests(self) -> list[tuple[str, Manifest]]:
+        return [(name, tier.manifest) for name, tier in self.tiers]
+
+
+def state_from(loaded: Loaded) -> PolicyState:
+    tiers = tuple(
+        (name, TierPolicy(manifest))
+        for name, manifest in (("org", loaded.org), ("user", loaded.user))
+        if manifest is not None
+    )
+    sacred = _union_patterns(
+        [loaded.settings.sacred] + [tier.manifest.sacred for _, tier in tiers]
+    )
+    return PolicyState(
+        tiers=tiers,
+        sacred=sacred,
+        redact_secrets=loaded.settings.redact_secrets,
+        problems=loaded.problems,
+    )
+
+
+def _union_patterns(lists: Iterable[tuple[HostPattern, ...]]) -> tuple[HostPattern, ...]:
+    seen: dict[str, HostPattern] = {}
+    for patterns in lists:
+        for pattern in patterns:
+            seen.setdefault(pattern.text, pattern)
+    return tuple(seen.values())
+
+
+@attrs.frozen
+class Restriction:
+    """A per-request tighten-only tier; ``tier`` is None when the restriction is invalid."""
+
+    tier: TierPolicy | None
+    sacred: tuple[HostPattern, ...]
+    hash: str
+    problem: str = ""
+
+
+class Governor:
+    """Owns the policy snapshot and the safety switches."""
+
+    def __init__(
+        self,
+        sources: PolicySources | None = None,
+        *,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        self.sources = sources
+        self.state = state_from(sources.load(initial=True)) if sources else PolicyState()
+        self.held = False
+        self.panicked = False
+        self.attention = AttentionCircuits()
+        self.listeners: list[Callable[[str], None]] = []
+        """Called with ``hold``, ``panic`` or ``policy`` when that changes."""
+        self._restrictions: OrderedDict[str, Restriction] = OrderedDict()
+        self._clock = clock
+
+    # --- policy ------------------------------------------------------------------------------
+
+    def set_state(self, state: PolicyState) -> None:
+        self.state = state
+        self._notify("policy")
+
+    def reload_if_changed(self) -> bool:
+        """Re-read the sources when a file changed; True when a new snapshot was installed."""
+        if self.sources is None or not self.sources.changed():
+            return False
+        self.set_state(state_from(self.sources.load()))
+        return True
+
+    def restriction(self, raw: Mapping[str, Any]) -> Restriction:
+        """The parsed per-request restriction (cached by content; invalid ones fail closed)."""
+        key = json.dumps(raw, sort_keys=True, separators=(",", ":"), default=str)
+        cached = self._restrictions.get(key)
+        if cached is not None:
+            self._restrictions.move_to_end(key)
+            return cached
+        try:
+            manifest = parse_manifest_object(raw, source="restriction")
+            parsed = Restriction(TierPolicy(manifest), manifest.sacred, manifest.hash)
+        except ManifestError as exc:
+            parsed = Restriction(None, (), canonical_hash(key), problem="; ".join(exc.problems))
+        self._restrictions[key] = parsed
+        if len(self._restrictions) > _RESTRICTION_CACHE:
+            self._restrictions.popitem(last=False)
+        return parsed
+
+    def advertised(self, specs: Iterable[ToolSpec], names: Iterable[str]) -> set[str]:
+        """Tools some variant of which the service tiers could allow (a convenience for the
+        model, never a boundary: every call is still enforced)."""
+        available = set(names)
+        shown = set()
+        for spec in specs:
+            if spec.name not in available:
+                continue
+            if spec.name in ALWAYS_ADVERTISED or all(
+                any(tier.reachable(needs) for _, needs in capability_rows(spec))
+                for _, tier in self.state.tiers
+            ):
+                shown.add(spec.name)
+        return shown
+
+    # --- safety switches ---------------------------------------------------------------------
+
+    def hold(self) -> str:
+        already = self.held
+        self.held = True
+        self._notify("hold")
+        return "Already held." if already else "Held: agents' browser calls now stop until resume."
+
+    def panic(self) -> str:
+        self.panicked = True
+        self._notify("panic")
+        return "Kill switch engaged: browser work stopped; calls are refused until resume."
+
+    def resume(self) -> str:
+        was = [name for name, on in (("hold", self.held), ("kill switch", self.panicked)) if on]
+        paused = self.attention.resume_all()
+        self.held = False
+        self.panicked = False
+        if paused:
+            was.append(f"{paused} paused workspace{'s' if paused != 1 else ''}")
+        self._notify("resume")
+        return f"Resumed ({', '.join(was)})." if was else "Nothing was held."
+
+    def control(self, command: str) -> tuple[bool, str]:
+        """A control command from the CLI: ``hold``, ``resume``, ``panic`` or ``reload``."""
+        if command == "hold":
+            return True, self.hold()
+        if command == "resume":
+            return True, self.resume()
+        if command == "panic":
+            return True, self.panic()
+        if command == "reload":
+            changed = self.reload_if_changed()
+            problems = self.state.problems
+            if problems:
+                return False, "Kept the last good policy: " + "; ".join(problems)
+            return True, "Policy reloaded." if changed else "Policy unchanged."
+        return False, f"Unknown control command {command!r}."
+
+    def _notify(self, what: str) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener(what)
+            except Exception:
+                log.exception("governance listener failed")
+
+    @property
+    def settings(self) -> Settings:
+        loaded = self.sources.current if self.sources else Loaded()
+        return loaded.settings

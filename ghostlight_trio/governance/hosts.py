@@ -1,0 +1,180 @@
+"""Host names, host patterns and what a URL's host is, under one normalisation.
+
+Manifests, tab URLs and navigate targets are all compared only after the normalisation the
+browser itself applies, so spelling tricks cannot move a URL into a grant: userinfo and port
+are dropped, a backslash in a web URL's authority is a slash, tabs and newlines vanish,
+percent-escapes in the host are decoded, case is folded, trailing dots are removed, IDN labels
+become punycode A-labels and numeric IPv4 spellings become a dotted quad. A host that cannot be
+normalised resolves as ``Indeterminate`` and governance fails closed on it.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import socket
+from urllib.parse import unquote, urlsplit
+
+import attrs
+import idna
+
+WEB_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp"})
+"""Schemes whose URLs name a host that grants can cover."""
+BLANK_URLS = frozenset({"about:blank", "about:srcdoc"})
+_WRAPPING_SCHEMES = frozenset({"blob", "view-source"})
+"""``blob:https://host/...`` and ``view-source:https://...`` are judged by the inner URL."""
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
+_LABEL = re.compile(r"^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$")
+_NUMERIC_LABEL = re.compile(r"^(?:0x[0-9a-f]*|[0-9]+)$")
+_INVISIBLE = re.compile(r"[\t\n\r]")
+
+
+@attrs.frozen
+class Host:
+    """A normalised host name (or bracketed IPv6 literal)."""
+
+    name: str
+
+
+@attrs.frozen
+class Blank:
+    """``about:blank`` and ``about:srcdoc``: nothing to protect, always allowed."""
+
+
+@attrs.frozen
+class OutOfScope:
+    """A URL whose scheme names no grantable host (``data:``, ``file:``, ``chrome:`` ...)."""
+
+    scheme: str
+
+
+@attrs.frozen
+class Indeterminate:
+    """No trustworthy host could be read; a policy denies, the sacred check cannot match."""
+
+    reason: str
+
+
+HostResolution = Host | Blank | OutOfScope | Indeterminate
+
+
+def normalize_host(raw: str) -> str | None:
+    """The canonical form of a host, or None when it is not a valid host name."""
+    text = _INVISIBLE.sub("", raw).strip()
+    if "%" in text:
+        text = unquote(text)
+    if text.startswith("[") and text.endswith("]"):
+        try:
+            return f"[{ipaddress.IPv6Address(text[1:-1]).compressed}]"
+        except ValueError:
+            return None
+    text = text.rstrip(".")
+    if not text:
+        return None
+    if not text.isascii():
+        try:
+            text = idna.encode(text, uts46=True).decode("ascii")
+        except (idna.IDNAError, UnicodeError, ValueError):
+            return None
+    text = text.lower()
+    labels = text.split(".")
+    if _NUMERIC_LABEL.match(labels[-1]):
+        return _ipv4(text)
+    if len(text) > 253 or not all(_LABEL.match(label) for label in labels):
+        return None
+    if any(label.startswith("xn--") for label in labels):
+        try:
+            idna.decode(text)
+        except (idna.IDNAError, UnicodeError, ValueError):
+            return None
+    return text
+
+
+def _ipv4(text: str) -> str | None:
+    """Every IPv4 spelling a browser accepts (``0x7f.1``, ``2130706433``) as a dotted quad."""
+    try:
+        return socket.inet_ntoa(socket.inet_aton(text))
+    except OSError:
+        return None
+
+
+def resolve_url(url: str) -> HostResolution:
+    """What host a URL the browser will load belongs to."""
+    text = _INVISIBLE.sub("", url).strip(" \x00\x0b\x0c")
+    if text.lower().split("#", 1)[0].split("?", 1)[0] in BLANK_URLS:
+        return Blank()
+    match = _SCHEME.match(text)
+    if match is None:
+        return Indeterminate("no scheme")
+    scheme = match.group(1).lower()
+    if scheme in _WRAPPING_SCHEMES:
+        inner = resolve_url(text[match.end() :])
+        return inner if isinstance(inner, Host) else OutOfScope(scheme)
+    if scheme not in WEB_SCHEMES:
+        return OutOfScope(scheme)
+    rest = text[match.end() :].replace("\\", "/")
+    try:
+        parts = urlsplit(f"{scheme}:{rest}")
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError:
+        return Indeterminate("malformed authority")
+    host = parts.hostname
+    if not host:
+        return Indeterminate("no host")
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    normalized = normalize_host(host)
+    return Host(normalized) if normalized is not None else Indeterminate("invalid host")
+
+
+class PatternError(ValueError):
+    """A host pattern outside the grammar: ``*``, ``*.domain`` or an exact host."""
+
+
+@attrs.frozen
+class HostPattern:
+    """One parsed pattern. ``*.x`` matches strict subdomains of ``x``, never ``x`` itself."""
+
+    text: str
+    """The pattern as written (what rules and explanations quote)."""
+    kind: str
+    """``any``, ``subdomains`` or ``exact``."""
+    host: str
+    """The normalised host (the suffix for ``subdomains``; empty for ``any``)."""
+
+    @classmethod
+    def parse(cls, text: object) -> HostPattern:
+        if not isinstance(text, str):
+            raise PatternError("a host pattern must be a string")
+        if text == "*":
+            return cls(text=text, kind="any", host="")
+        body, kind = (text[2:], "subdomains") if text.startswith("*.") else (text, "exact")
+        if any(mark in body for mark in ("*", "/", "@", "\\", "?", "#")) or "://" in text:
+            raise PatternError(
+                f"{text!r} is not a host pattern: use '*', '*.example.com' or 'example.com'"
+                " (no scheme, path, port or partial wildcard)"
+            )
+        if ":" in body and not body.startswith("["):
+            raise PatternError(f"{text!r} names a port; patterns match hosts only")
+        host = normalize_host(body)
+        if host is None:
+            raise PatternError(f"{text!r} is not a valid host name")
+        if kind == "subdomains" and host.startswith("["):
+            raise PatternError(f"{text!r}: an IP address has no subdomains")
+        return cls(text=text, kind=kind, host=host)
+
+    def specificity(self, host: str) -> tuple[int, int] | None:
+        """How specifically this pattern matches ``host`` (higher wins), None if it does not."""
+        if self.kind == "any":
+            return (0, 0)
+        if self.kind == "exact":
+            return (2, len(self.host)) if host == self.host else None
+        return (1, len(self.host)) if host.endswith("." + self.host) else None
+
+
+def parent_suffixes(host: str) -> list[str]:
+    """``a.b.example.com`` -> ``[b.example.com, example.com, com]``: what ``*.x`` could name."""
+    if host.startswith("["):
+        return []
+    labels = host.split(".")
+    return [".".join(labels[index:]) for index in range(1, len(labels))]

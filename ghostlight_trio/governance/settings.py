@@ -1,0 +1,64 @@
+"""The user's own safety settings, independent of any manifest: never-touch sites and redaction.
+
+A flat JSON object (``<instance data dir>/config.json``, or the file named by
+``GHOSTLIGHT_USER_CONFIG``). Unlike a manifest, a bad entry is dropped with a warning and the
+rest still applies, so one typo never switches the never-touch list off.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .hosts import HostPattern, PatternError
+
+SETTINGS_ENV = "GHOSTLIGHT_USER_CONFIG"
+
+
+@attrs.frozen
+class Settings:
+    sacred: tuple[HostPattern, ...] = ()
+    redact_secrets: bool = True
+    warnings: tuple[str, ...] = ()
+
+
+def parse_settings(value: Any, *, source: str = "config") -> Settings:
+    if not isinstance(value, dict):
+        return Settings(warnings=(f"{source}: must be a JSON object; ignored",))
+    warnings: list[str] = []
+    sacred: list[HostPattern] = []
+    raw_sacred = value.get("sacred_domains", [])
+    if isinstance(raw_sacred, list):
+        for index, item in enumerate(raw_sacred):
+            try:
+                sacred.append(HostPattern.parse(item))
+            except PatternError as exc:
+                warnings.append(f"{source}: sacred_domains[{index}]: {exc}; ignored")
+    else:
+        warnings.append(f"{source}: sacred_domains must be a list; ignored")
+    redact = value.get("redact_secrets", True)
+    if not isinstance(redact, bool):
+        warnings.append(f"{source}: redact_secrets must be true or false; kept true")
+        redact = True
+    for key in value:
+        if key not in ("sacred_domains", "redact_secrets"):
+            warnings.append(f"{source}: unknown setting {key!r}; ignored")
+    return Settings(sacred=tuple(sacred), redact_secrets=redact, warnings=tuple(warnings))
+
+
+def load_settings(path: Path) -> Settings:
+    """Missing file: defaults. Unreadable JSON: defaults plus a warning."""
+    try:
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
+        return Settings()
+    except (OSError, UnicodeDecodeError) as exc:
+        return Settings(warnings=(f"{path}: cannot read: {exc}",))
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return Settings(warnings=(f"{path}: line {exc.lineno} column {exc.colno}: {exc.msg}",))
+    return parse_settings(value, source=str(path))

@@ -1,0 +1,72 @@
+"""Replay recorded calls against a candidate policy with the same pure decision as live calls.
+
+Each call record names its tool, action and host, which is all a decision reads, so a replay
+against the policy that was live reproduces its denial ids exactly. Calls that governance never
+evaluated (held, invalid arguments) are skipped; a tab-bound call recorded without a host
+(all-open reads none) replays as an undetermined host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import attrs
+
+from ..catalog.registry import ToolSpec
+from .directory import Requirement
+from .governor import PolicyState
+from .hosts import Blank, Host, HostResolution, Indeterminate, OutOfScope
+from .policy import ALL_OPEN, Decision, combine, sacred_decision, sacred_match
+
+_EVALUATED = frozenset({"allow", "deny", "shadow_deny"})
+
+
+@attrs.frozen
+class Replayed:
+    record: Mapping[str, Any]
+    decision: Decision
+
+    @property
+    def changed(self) -> bool:
+        return self.decision.denial_id != (self.record.get("denial_id") or "")
+
+
+def _resolution(spec: ToolSpec, host: Any) -> HostResolution | None:
+    if isinstance(host, str) and host:
+        if host == "about:blank":
+            return Blank()
+        if host.endswith(":"):
+            return OutOfScope(host[:-1])
+        return Host(host)
+    tab_bound = "tabId" in spec.input_schema.get("properties", {})
+    return Indeterminate("not recorded") if tab_bound or spec.name == "navigate" else None
+
+
+def _requirement(spec: ToolSpec, action: Any) -> Requirement:
+    key = action if isinstance(action, str) else "*"
+    row = spec.capabilities.get(key)
+    return Requirement(spec.name, action if isinstance(action, str) else None, None if row is None else frozenset(row))
+
+
+def replay_one(record: Mapping[str, Any], spec: ToolSpec, state: PolicyState) -> Decision:
+    requirement = _requirement(spec, record.get("action"))
+    where = _resolution(spec, record.get("host"))
+    if requirement.needs == frozenset() and not (state.sacred and isinstance(where, Host)):
+        return combine(state.tiers, requirement, None) if state.tiers else ALL_OPEN
+    pattern = sacred_match(state.sacred, where)
+    if pattern is not None:
+        return sacred_decision(pattern)
+    return combine(state.tiers, requirement, where) if state.tiers else ALL_OPEN
+
+
+def simulate(
+    records: Iterable[Mapping[str, Any]], specs: Mapping[str, ToolSpec], state: PolicyState
+) -> list[Replayed]:
+    replayed = []
+    for record in records:
+        spec = specs.get(str(record.get("tool")))
+        if spec is None or record.get("decision") not in _EVALUATED:
+            continue
+        replayed.append(Replayed(record, replay_one(record, spec, state)))
+    return replayed

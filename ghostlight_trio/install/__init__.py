@@ -1,0 +1,1 @@
+"""``ghostlight install``/``uninstall``: client registrations, native hosts, autostart."""

@@ -1,0 +1,223 @@
+"""Governance in real Chromium: denied navigations never reach the browser, a redirect to a
+denied host is parked on about:blank, never-touch sites are refused all-open, and the CLI's
+hold and kill switch stop a running agent loop within one call."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import AsyncIterator, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+import trio
+
+from ghostlight_trio.browser import managed
+from ghostlight_trio.browser.shore import BrowserShore
+from ghostlight_trio.catalog.registry import Catalog, load_specs
+from ghostlight_trio.cli.background import ensure_service
+from ghostlight_trio.cli.control import query_status, wait_for_browser
+from ghostlight_trio.engine.engine import WorkEngine
+from ghostlight_trio.governance.assembly import governance_parts
+from ghostlight_trio.governance.sources import PolicyFiles
+from ghostlight_trio.scheduler import Scheduler
+from ghostlight_trio.tools.browser_context import context_handlers
+from ghostlight_trio.transport.endpoints import Endpoints
+from ghostlight_trio.transport.mcp_client import LEGACY, McpClient, McpError, result_text
+from ghostlight_trio.workspace.registry import WorkspaceRegistry
+
+from .conftest import Service, launch_for, text
+
+POLICY = {
+    "schema": 3,
+    "name": "e2e",
+    "version": "1",
+    "grants": [{"id": "local", "hosts": {"allow": ["127.0.0.1"]}, "allowed": ["read", "action"]}],
+}
+
+
+class _Logged(BaseHTTPRequestHandler):
+    log: list[tuple[str, str]] = []
+
+    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        host = (self.headers.get("Host") or "").split(":")[0]
+        type(self).log.append((host, self.path))
+        if self.path.startswith("/redirect"):
+            target = self.path.split("to=", 1)[1]
+            self.send_response(302)
+            self.send_header("Location", target)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        body = f"<title>page {self.path}</title><p>{host}</p>".encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def site() -> Iterator[tuple[int, list[tuple[str, str]]]]:
+    """One loopback server reachable as 127.0.0.1 (granted) and as localhost (not granted)."""
+    log: list[tuple[str, str]] = []
+    handler = type("Handler", (_Logged,), {"log": log})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_address[1], log
+    server.shutdown()
+    server.server_close()
+
+
+async def _governed_service(endpoints: Endpoints, nursery: trio.Nursery, files: PolicyFiles) -> Service:
+    registry = WorkspaceRegistry()
+    scheduler = Scheduler()
+    shore = BrowserShore(endpoints, registry, scheduler=scheduler)
+    handlers = context_handlers(registry, shore)
+    governance = governance_parts(files, shore)
+    engine = WorkEngine(
+        catalog=Catalog(load_specs(), handlers),
+        handlers=handlers,
+        workspaces=registry,
+        scheduler=scheduler,
+        gate=governance.gate,
+    )
+    await nursery.start(shore.serve)
+    return Service(endpoints, registry, shore, engine, nursery)
+
+
+async def _tab(service: Service) -> tuple[str, int]:
+    created = await service.call("tabs_create_mcp")
+    assert created.kind == "ok", text(created)
+    return created.workspace_id, created.structured["tabId"]
+
+
+async def _live_url(service: Service, ws: str, tab: int) -> str:
+    """Read independently of any tool result: the browser's own tab_info."""
+    info = await service.shore.request(ws, "tab_info", {"tabId": tab}, timeout=10)
+    return str(info["url"])
+
+
+async def test_policy_denies_navigation_and_parks_denied_landings(endpoints, nursery, tmp_path, site):
+    port, log = site
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps(POLICY))
+    service = await _governed_service(endpoints, nursery, PolicyFiles(org=None, user=policy, settings=None))
+    browser = await launch_for(service)
+    try:
+        ws, tab = await _tab(service)
+        allowed = await service.call("navigate", ws, url=f"http://127.0.0.1:{port}/start", tabId=tab)
+        assert allowed.kind == "ok", text(allowed)
+
+        denied = await service.call("navigate", ws, url=f"http://localhost:{port}/never", tabId=tab)
+        assert denied.kind == "denied" and text(denied).startswith("Denied (D-"), text(denied)
+        assert "localhost" in text(denied)
+        assert await _live_url(service, ws, tab) == f"http://127.0.0.1:{port}/start"
+        assert not any(host == "localhost" for host, _ in log)  # zero browser navigation
+
+        bounce = f"http://127.0.0.1:{port}/redirect?to=http://localhost:{port}/landed"
+        parked = await service.call("navigate", ws, url=bounce, tabId=tab)
+        assert parked.kind == "denied" and "about:blank" in text(parked), text(parked)
+        assert await _live_url(service, ws, tab) == "about:blank"
+        assert ("localhost", "/landed") in log  # the redirect really happened, then was parked
+    finally:
+        await browser.aclose()
+
+
+async def test_sacred_sites_are_refused_all_open(endpoints, nursery, tmp_path, site):
+    port, log = site
+    settings = tmp_path / "config.json"
+    settings.write_text(json.dumps({"sacred_domains": ["localhost"]}))
+    files = PolicyFiles(org=None, user=None, settings=settings)
+    service = await _governed_service(endpoints, nursery, files)
+    browser = await launch_for(service)
+    try:
+        ws, tab = await _tab(service)
+        refused = await service.call("navigate", ws, url=f"http://localhost:{port}/x", tabId=tab)
+        assert refused.kind == "denied" and "never-touch" in text(refused)
+        fine = await service.call("navigate", ws, url=f"http://127.0.0.1:{port}/y", tabId=tab)
+        assert fine.kind == "ok", text(fine)
+        assert [(host, path) for host, path in log if path != "/favicon.ico"] == [("127.0.0.1", "/y")]
+    finally:
+        await browser.aclose()
+
+
+# --- the CLI stops a running agent loop -------------------------------------------------------
+
+
+def _cli(env: dict[str, str], *command: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ghostlight_trio", *command],
+        env=env, capture_output=True, text=True, timeout=30, check=False,
+    )
+
+
+@pytest.fixture
+async def stack(endpoints: Endpoints, instance_env: dict[str, str]) -> AsyncIterator[dict[str, Any]]:
+    process = await ensure_service(endpoints, "--keep-warm")
+    browser = await managed.launch(endpoints, headless=True)
+    try:
+        await wait_for_browser(endpoints, within=30, is_alive=lambda: browser.process.returncode is None)
+        yield {"env": instance_env, "endpoints": endpoints}
+    finally:
+        await browser.aclose()
+        if process is not None and process.poll() is None:
+            process.terminate()
+            process.wait(timeout=15)
+
+
+async def _loop_until_stopped(client: McpClient, tab: int, url: str, results: list[tuple[float, str]]) -> None:
+    """An agent loop: keep navigating until a call is refused (bounded)."""
+    for _ in range(400):
+        try:
+            result = await client.call_tool("navigate", {"url": url, "tabId": tab})
+        except McpError as stopped_in_flight:  # the kill switch cut the call in flight
+            results.append((trio.current_time(), f"error: {stopped_in_flight}"))
+            continue
+        results.append((trio.current_time(), result_text(result)))
+        if result.get("isError"):
+            return
+
+
+@pytest.mark.parametrize("switch", ["hold", "panic"])
+async def test_cli_hold_and_panic_stop_a_running_agent_loop(stack, site, switch):
+    port, _ = site
+    env, endpoints = stack["env"], stack["endpoints"]
+    async with await McpClient.spawn(
+        [sys.executable, "-m", "ghostlight_mcp_connector"], env=env, era=LEGACY, client_name="loop"
+    ) as client:
+        created = await client.call_tool("tabs_create_mcp", {})
+        tab = created["structuredContent"]["tabId"]
+        results: list[tuple[float, str]] = []
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_loop_until_stopped, client, tab, f"http://127.0.0.1:{port}/", results)
+            while len(results) < 3:  # noqa: ASYNC110 - another task appends
+                await trio.sleep(0.05)
+            done = await trio.to_thread.run_sync(_cli, env, switch)
+            switched_at = trio.current_time()
+            assert done.returncode == 0, done.stderr
+        # Once the CLI has returned, at most the call already in flight completes; then the loop
+        # gets the refusal and stops.
+        refusal = results[-1][1]
+        assert "NOT executed" in refusal, results[-3:]
+        assert ("kill switch" in refusal) == (switch == "panic")
+        completed_after = [m for at, m in results[:-1] if at > switched_at]
+        assert len(completed_after) <= 1, completed_after
+        report = await query_status(endpoints)
+        assert (report.held, report.panicked) == (switch == "hold", switch == "panic")
+
+        resumed = _cli(env, "resume")
+        assert resumed.returncode == 0 and "Resumed" in resumed.stdout
+        again = await client.call_tool("navigate", {"url": f"http://127.0.0.1:{port}/", "tabId": tab})
+        assert not again.get("isError"), again
+    audit = _cli(env, "audit", "show", "--decision", "held")
+    assert audit.returncode == 0 and "navigate" in audit.stdout
+    assert endpoints.audit_file.exists()  # noqa: ASYNC240

@@ -1,0 +1,39 @@
+"""Hypothesis profiles shared by the fuzzers.
+
+``GHOSTLIGHT_FUZZ_PROFILE`` unset: a quick profile for the default test run (a few seconds per
+fuzzer). ``GHOSTLIGHT_FUZZ_PROFILE=long`` (``nox -s fuzz``): many more examples and longer
+programs. Failing examples are kept in ``tests/fuzz/examples/`` (committed) and replayed first on
+every later run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+
+EXAMPLES_DIR = Path(__file__).parent / "examples"
+PROFILE = os.environ.get("GHOSTLIGHT_FUZZ_PROFILE", "quick")
+LONG = PROFILE == "long"
+
+DATABASE = DirectoryBasedExampleDatabase(str(EXAMPLES_DIR))
+
+STATS: Counter[str] = Counter()
+"""Examples run and invariants checked, per fuzzer; printed at the end of the pytest run."""
+
+
+def fuzz_settings(*, quick: int, long: int, steps: int | None = None) -> settings:
+    """Settings for one fuzzer: ``quick`` examples by default, ``long`` under the long profile."""
+    extra = {} if steps is None else {"stateful_step_count": steps * (2 if LONG else 1)}
+    return settings(
+        max_examples=long if LONG else quick,
+        deadline=None,
+        database=DATABASE,
+        derandomize=False,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+        print_blob=True,
+        **extra,
+    )

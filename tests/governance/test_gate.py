@@ -1,0 +1,234 @@
+"""The one chokepoint: policy, never-touch sites, landing re-check, hold, kill switch, attention,
+per-request restrictions."""
+
+from __future__ import annotations
+
+import re
+
+import trio
+
+from ghostlight_trio.engine.contracts import ToolCall, ToolResult
+
+from .harness import (
+    OTHER_TAB,
+    TAB,
+    FakeBrowser,
+    GovernedHarness,
+    grant,
+    manifest,
+    navigating_handler,
+    page_handler,
+    state,
+    text,
+)
+
+DENIAL = re.compile(r"^Denied \(D-[0-9a-f]{8}\): ")
+NARROW = manifest(grant("docs", ["docs.example.com", "*.example.org"], ["read", "action"]))
+
+
+def _handlers(h_browser, calls):
+    return {
+        "navigate": navigating_handler(h_browser),
+        "computer": page_handler(h_browser, calls),
+        "get_page_text": page_handler(h_browser, calls),
+        "update_plan": page_handler(h_browser, calls),
+        "javascript_tool": page_handler(h_browser, calls),
+        "tabs_create_mcp": page_handler(h_browser, calls),
+    }
+
+
+def harness(nursery, tmp_path, policy=None):
+    browser = FakeBrowser()
+    calls: list[str] = []
+    h = GovernedHarness(
+        nursery, _handlers(browser, calls), tmp_path / "audit.jsonl", policy, browser=browser
+    )
+    h.calls = calls  # type: ignore[attr-defined]
+    return h
+
+
+async def test_all_open_allows_everything_and_reads_no_tab(nursery, tmp_path):
+    h = harness(nursery, tmp_path)
+    ws = h.workspace(TAB)
+    assert (await h.call("navigate", {"url": "https://anything.test/a", "tabId": TAB}, ws)).kind == "ok"
+    assert (await h.call("computer", {"action": "left_click", "coordinate": [1, 1], "tabId": TAB}, ws)).kind == "ok"
+    assert h.browser.probes == 0
+    records = h.records()
+    assert [(r["decision"], r["rule"]) for r in records] == [("allow", "all_open")] * 2
+    assert records[0]["host"] == "anything.test"
+
+
+async def test_denied_navigate_never_reaches_the_browser(nursery, tmp_path):
+    h = harness(nursery, tmp_path, state(NARROW))
+    ws = h.workspace(TAB)
+    out = await h.call("navigate", {"url": "https://evil.test/secret/path", "tabId": TAB}, ws)
+    assert out.kind == "denied" and DENIAL.match(text(out)), text(out)
+    assert "navigate on evil.test" in text(out) and "no grant covers" in text(out)
+    assert h.browser.navigations == []
+    ok = await h.call("navigate", {"url": "https://DOCS.example.com./x", "tabId": TAB}, ws)
+    assert ok.kind == "ok"
+    again = await h.call("navigate", {"url": "https://evil.test/", "tabId": TAB}, ws)
+    assert DENIAL.match(text(again)).group(0) == DENIAL.match(text(out)).group(0)  # stable id
+    [first, allowed, second] = h.records()
+    assert first["decision"] == "deny" and first["rule"] == "unmatched_domain"
+    assert allowed["decision"] == "allow" and allowed["grant"] == "docs"
+    assert first["denial_id"] == second["denial_id"] != ""
+
+
+async def test_tab_bound_calls_are_judged_by_the_live_tab_url(nursery, tmp_path):
+    h = harness(nursery, tmp_path, state(NARROW))
+    ws = h.workspace(TAB, OTHER_TAB)
+    h.browser.urls[TAB] = "https://a.example.org/page"
+    h.browser.urls[OTHER_TAB] = "https://good.com@evil.test/"
+    read = await h.call("get_page_text", {"tabId": TAB}, ws)
+    js = await h.call("javascript_tool", {"action": "javascript_exec", "text": "1", "tabId": TAB}, ws)
+    bypass = await h.call("get_page_text", {"tabId": OTHER_TAB}, ws)
+    assert read.kind == "ok"
+    assert js.kind == "denied" and "needs execute, which grant 'docs' does not allow" in text(js)
+    assert bypass.kind == "denied" and "evil.test" in text(bypass)
+    assert h.calls == ["get_page_text"]  # type: ignore[attr-defined]
+    assert h.browser.probes == 3
+
+
+async def test_free_actions_need_no_host_probe(nursery, tmp_path):
+    h = harness(nursery, tmp_path, state(NARROW))
+    ws = h.workspace(TAB)
+    assert (await h.call("update_plan", {"domains": ["x"], "approach": ["y"]})).kind == "ok"
+    assert (await h.call("tabs_create_mcp", {}, ws)).kind == "ok"
+    assert h.browser.probes == 0
+
+
+async def test_sacred_sites_are_refused_even_all_open(nursery, tmp_path):
+    h = harness(nursery, tmp_path, state(None, sacred=["bank.test", "*.health.test"]))
+    ws = h.workspace(TAB)
+    out = await h.call("navigate", {"url": "https://www.health.test/", "tabId": TAB}, ws)
+    assert out.kind == "denied" and "never-touch" in text(out) and DENIAL.match(text(out))
+    h.browser.urls[TAB] = "https://BANK.test./account"
+    tab_call = await h.call("computer", {"action": "screenshot", "tabId": TAB}, ws)
+    assert tab_call.kind == "denied" and "bank.test is on the user's never-touch list" in text(tab_call)
+    assert h.browser.navigations == [] and h.calls == []  # type: ignore[attr-defined]
+    assert [r["rule"] for r in h.records()] == ["sacred/*.health.test", "sacred/bank.test"]
+
+
+async def test_sacred_is_never_shadowed_by_observe_mode(nursery, tmp_path):
+    observe = manifest(grant("all", ["*"], ["read", "action", "write", "execute"]), mode="observe")
+    h = harness(nursery, tmp_path, state(observe, sacred=["bank.test"]))
+    ws = h.workspace(TAB)
+    out = await h.call("navigate", {"url": "https://bank.test/", "tabId": TAB}, ws)
+    assert out.kind == "denied"
+
+
+async def test_observe_mode_records_a_shadow_deny_and_runs(nursery, tmp_path):
+    h = harness(nursery, tmp_path, state(manifest(grant("g", ["a.test"], ["read"]), mode="observe")))
+    ws = h.workspace(TAB)
+    out = await h.call("navigate", {"url": "https://b.test/", "tabId": TAB}, ws)
+    assert out.kind == "ok"
+    [record] = h.records()
+    assert record["decision"] == "shadow_deny" and record["denial_id"].startswith("D-")
+
+
+async def test_a_redirect_to_a_denied_host_is_parked_on_about_blank(nursery, tmp_path):
+    h = harness(nursery, tmp_path, state(NARROW))
+    h.engine.handlers["navigate"] = navigating_handler(
+        h.browser, {"https://docs.example.com/go": "https://evil.test/landing?q=1"}
+    )
+    ws = h.workspace(TAB)
+    out = await h.call("navigate", {"url": "https://docs.example.com/go", "tabId": TAB}, ws)
+    assert out.kind == "denied" and "landed on evil.test" in text(out) and DENIAL.match(text(out))
+    assert h.browser.urls[TAB] == "about:blank"
+    assert h.browser.navigations == [(TAB, "https://docs.example.com/go"), (TAB, "about:blank")]
+    [record] = h.records()
+    assert (record["host"], record["decision"], record["effects"]) == ("evil.test", "deny", 2)
+
+
+async def test_hold_stops_calls_and_retires_queued_work_until_resume(nursery, tmp_path, autojump_clock):
+    h = harness(nursery, tmp_path)
+    ws = h.workspace(TAB)
+    started = trio.Event()
+
+    async def slow(call: ToolCall) -> ToolResult:
+        async def effect() -> None:
+            started.set()
+            await trio.sleep(5)
+
+        await call.effects.atomic(effect)
+        return ToolResult.text("slow done")
+
+    h.engine.handlers["get_page_text"] = slow
+    running = h.start("get_page_text", {"tabId": TAB}, ws)
+    await started.wait()
+    queued = h.start("get_page_text", {"tabId": TAB}, ws)  # waits for the tab
+    await trio.sleep(0.1)
+    h.governor.hold()
+    assert (await h.outcome(queued)).kind == "held"
+    assert "NOT executed" in text(h.outcomes[queued])
+    assert (await h.outcome(running)).kind == "ok"  # in flight: allowed to finish
+    later = await h.call("computer", {"action": "screenshot", "tabId": TAB}, ws)
+    assert later.kind == "held" and "taken control" in text(later)
+    h.governor.resume()
+    assert (await h.call("computer", {"action": "screenshot", "tabId": TAB}, ws)).kind == "ok"
+    await h.settled()
+    decisions = [(r["decision"], r["rule"], r["outcome"]) for r in h.records()]
+    assert ("held", "hold", "held") in decisions and len(decisions) == 4
+
+
+async def test_panic_stops_in_flight_work_after_its_effect_drains(nursery, tmp_path, autojump_clock):
+    h = harness(nursery, tmp_path)
+    ws = h.workspace(TAB)
+    drained: list[float] = []
+    started = trio.Event()
+
+    async def two_steps(call: ToolCall) -> ToolResult:
+        async def effect() -> None:
+            started.set()
+            await trio.sleep(3)
+            drained.append(trio.current_time())
+
+        await call.effects.atomic(effect)
+        await call.effects.checkpoint()
+        await call.effects.atomic(effect)
+        return ToolResult.text("both")
+
+    h.engine.handlers["computer"] = two_steps
+    work = h.start("computer", {"action": "screenshot", "tabId": TAB}, ws)
+    await started.wait()
+    h.governor.panic()
+    out = await h.outcome(work)
+    assert out.kind == "cancelled" and "kill switch" in text(out)
+    assert len(drained) == 1  # the dispatched effect drained; the second never started
+    refused = await h.call("update_plan", {"domains": ["x"], "approach": ["y"]})
+    assert refused.kind == "held" and "kill switch" in text(refused)
+    h.governor.resume()
+    assert (await h.call("update_plan", {"domains": ["x"], "approach": ["y"]})).kind == "ok"
+
+
+async def test_repeated_denials_open_the_attention_circuit_for_that_workspace(nursery, tmp_path):
+    h = harness(nursery, tmp_path, state(NARROW))
+    ws = h.workspace(TAB)
+    other = h.workspace(OTHER_TAB)
+    for _ in range(3):
+        out = await h.call("navigate", {"url": "https://evil.test/", "tabId": TAB}, ws)
+        assert out.kind == "denied"
+    paused = await h.call("navigate", {"url": "https://docs.example.com/", "tabId": TAB}, ws)
+    assert paused.kind == "held" and "Attention required" in text(paused)
+    elsewhere = await h.call("navigate", {"url": "https://docs.example.com/", "tabId": OTHER_TAB}, other)
+    assert elsewhere.kind == "ok"
+    h.governor.resume()
+    assert (await h.call("navigate", {"url": "https://docs.example.com/", "tabId": TAB}, ws)).kind == "ok"
+
+
+async def test_a_restriction_only_tightens(nursery, tmp_path):
+    h = harness(nursery, tmp_path, state(NARROW))
+    ws = h.workspace(TAB)
+    only_org = manifest(grant("r", ["*.example.org"], ["read"]))
+    target = {"url": "https://docs.example.com/", "tabId": TAB}
+    assert (await h.call("navigate", target, ws)).kind == "ok"
+    narrowed = await h.call("navigate", target, ws, restriction=only_org)
+    assert narrowed.kind == "denied"
+    widen = manifest(grant("w", ["*"], ["read", "action", "write", "execute"]))
+    still = await h.call("navigate", {"url": "https://evil.test/", "tabId": TAB}, ws, restriction=widen)
+    assert still.kind == "denied"  # a restriction can never widen
+    broken = await h.call("navigate", target, ws, restriction={"grants": "everything"})
+    assert broken.kind == "denied" and "restriction" in text(broken)
+    records = h.records()
+    assert records[1]["rule"] == "unmatched_domain" and records[3]["rule"] == "restriction_invalid"

@@ -1,0 +1,170 @@
+"""``ghostlight doctor`` on healthy and broken setups: the right verdict and fix per link."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+import trio
+from browser.fake_extension import FakeExtension  # tests/ is on sys.path (rootdir packages)
+
+from ghostlight_trio.browser import managed
+from ghostlight_trio.cli.doctor import collect, doctor
+from ghostlight_trio.install import clients, hosts, jsonc
+from ghostlight_trio.install.changes import apply
+from ghostlight_trio.install.identity import server_name, wrapper_path
+from ghostlight_trio.install.places import Place
+from ghostlight_trio.install.plan import Options, plan_install
+from ghostlight_trio.service import run_service
+from ghostlight_trio.transport.endpoints import Endpoints
+
+EXT_ID = managed.extension_id(managed.default_extension_dir())
+
+
+@pytest.fixture
+def place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Place:
+    home = tmp_path / "user"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    return Place(home=home, platform="linux", xdg_config=home / ".config", path_env="")
+
+
+@pytest.fixture
+def installed(place: Place, endpoints: Endpoints) -> Place:
+    options = Options(clients=("cursor",), browsers=("chromium",), extension_ids=(EXT_ID,))
+    for action in plan_install(place, endpoints, options):
+        if action.change is not None:
+            apply(action.change)
+    return place
+
+
+async def start_service(nursery: trio.Nursery, endpoints: Endpoints) -> None:
+    await nursery.start(
+        lambda task_status: run_service(
+            endpoints, keep_warm=True, handle_signals=False, task_status=task_status
+        )
+    )
+
+
+def row(rows, name: str):
+    return next(r for r in rows if r.name == name)
+
+
+def failures(rows) -> list[str]:
+    return [f"{r.section}/{r.name}: {r.detail}" for r in rows if r.verdict == "fail"]
+
+
+async def test_healthy_setup_has_no_broken_link(
+    installed: Place, endpoints: Endpoints, nursery: trio.Nursery
+) -> None:
+    await start_service(nursery, endpoints)
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket, browser_id="b-healthy")
+    rows = await collect(endpoints, installed)
+    assert failures(rows) == [] and peer is not None
+    assert row(rows, "service").verdict == "ok"
+    assert row(rows, "Cursor").verdict == "ok"
+    assert row(rows, "Chromium").verdict == "ok"
+    browser = row(rows, "browser 1")
+    assert browser.verdict == "ok" and "b-healthy" in browser.detail and "0.1.0" in browser.detail
+    assert "chunkingV1" in browser.detail and "generation gen-1" in browser.detail
+    assert row(rows, "MCP edges").detail.startswith("0 live")
+    for name in ("MCP socket", "browser socket", "anti-squat secret", "runtime directory"):
+        assert row(rows, name).verdict == "ok", name
+
+
+async def test_service_down(installed: Place, endpoints: Endpoints) -> None:
+    rows = await collect(endpoints, installed)
+    service = row(rows, "service")
+    assert service.verdict == "fail" and service.detail.startswith("down")
+    assert f"ghostlight service start --instance {endpoints.instance}" in service.fix
+    assert row(rows, "extension").verdict == "skip"
+    assert failures(rows) == [f"service/service: {service.detail}"]
+
+
+async def test_wrong_socket_and_secret_modes(
+    installed: Place, endpoints: Endpoints, nursery: trio.Nursery
+) -> None:
+    await start_service(nursery, endpoints)
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+    os.chmod(endpoints.edge_socket, 0o666)
+    os.chmod(endpoints.secret_file, 0o644)
+    rows = await collect(endpoints, installed)
+    socket = row(rows, "MCP socket")
+    assert socket.verdict == "fail" and "mode 0666" in socket.detail
+    assert socket.fix.startswith(f"chmod 600 {endpoints.edge_socket}")
+    secret = row(rows, "anti-squat secret")
+    assert secret.verdict == "fail" and f"chmod 600 {endpoints.secret_file}" in secret.fix
+    # the client side refuses a loose secret, so the service itself is unreachable too
+    service = row(rows, "service")
+    assert service.verdict == "fail" and "bridge.secret must be owned by you and mode 0600" in service.detail
+    assert len(failures(rows)) == 3 and peer is not None, failures(rows)
+
+
+async def test_missing_manifest(installed: Place, endpoints: Endpoints) -> None:
+    hosts.browser("chromium").manifest_path(installed).unlink()
+    rows = await collect(endpoints, installed)
+    chromium = row(rows, "Chromium")
+    assert chromium.verdict == "warn" and "no native host manifest" in chromium.detail
+    assert chromium.fix == f"ghostlight install --browser chromium --instance {endpoints.instance}"
+    anywhere = row(rows, "any browser")
+    assert anywhere.verdict == "fail" and "not registered for any browser" in anywhere.detail
+
+
+async def test_stale_paths(installed: Place, endpoints: Endpoints) -> None:
+    path = clients.client("cursor").path(installed)
+    name = server_name(endpoints.instance)
+    text = jsonc.set_member(
+        path.read_text(), ["mcpServers"], name,
+        {"command": "/gone/ghostlight-mcp-connector", "args": ["--instance", endpoints.instance]},
+    )
+    path.write_text(text)
+    wrapper_path(endpoints).unlink()  # the instance's host program vanished
+    rows = await collect(endpoints, installed)
+    cursor = row(rows, "Cursor")
+    assert cursor.verdict == "fail" and "stale path: /gone/ghostlight-mcp-connector" in cursor.detail
+    assert cursor.fix == f"ghostlight install --client cursor --instance {endpoints.instance}"
+    chromium = row(rows, "Chromium")
+    assert chromium.verdict == "fail" and "stale path" in chromium.detail
+    assert row(rows, "any client").verdict == "fail"
+
+
+async def test_extension_absent(
+    installed: Place, endpoints: Endpoints, nursery: trio.Nursery
+) -> None:
+    await start_service(nursery, endpoints)
+    rows = await collect(endpoints, installed)
+    extension = row(rows, "extension")
+    assert extension.verdict == "fail" and extension.detail == "no browser extension is connected"
+    assert "Load unpacked" not in extension.fix and "ghostlight install" in extension.fix
+    assert failures(rows) == ["extension/extension: no browser extension is connected"]
+
+
+async def test_extension_version_skew(
+    installed: Place, endpoints: Endpoints, nursery: trio.Nursery
+) -> None:
+    await start_service(nursery, endpoints)
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket, extension_version="0.0.1")
+    rows = await collect(endpoints, installed)
+    assert peer is not None  # kept open while doctor looks
+    browser = row(rows, "browser 1")
+    assert browser.verdict == "fail" and "SKEW" in browser.detail
+    assert "extension 0.0.1 is not supported" in browser.fix
+    assert "update the Ghostlight extension" in browser.fix
+
+
+async def test_json_output_and_exit_code(
+    installed: Place, endpoints: Endpoints, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert await doctor(endpoints, as_json=True) == 1
+    body = json.loads(capsys.readouterr().out)
+    assert body["ok"] is False and body["instance"] == endpoints.instance
+    service = next(c for c in body["checks"] if c["name"] == "service")
+    assert service["verdict"] == "fail" and "ghostlight service start" in service["fix"]
+    assert await doctor(endpoints) == 1
+    text = capsys.readouterr().out
+    assert "[FAIL] service: down" in text and "fix: ghostlight service start" in text
+    assert text.rstrip().endswith("verdict: BROKEN, 1 link(s) to fix")
