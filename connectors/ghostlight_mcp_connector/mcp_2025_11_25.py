@@ -8,7 +8,7 @@ supplied on every call, reattached after a bridge loss and released on clean shu
 from __future__ import annotations
 
 import logging
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 import attrs
 
@@ -44,6 +44,7 @@ from .rendering import (
     progress_token,
     tool_json,
 )
+from .restriction import restriction_from_meta
 
 REVISION: Final = "2025-11-25"
 CAPABILITIES: Final[JsonObject] = {"tools": {"listChanged": True}}
@@ -101,6 +102,7 @@ class Mcp20251125:
         self.workspace_state: WorkspaceState = "none"
         self._workspace_sequence: int | None = None
         self._client_label = ""
+        self._restriction: dict[str, Any] | None = None
 
     # --- JSON-RPC requests -------------------------------------------------------------------
 
@@ -144,6 +146,7 @@ class Mcp20251125:
             return _invalid_params(request.id, f"Invalid params: {problem}")
         assert request.params is not None
         self._client_label = str(request.params["clientInfo"]["name"])[:120]
+        self._restriction = restriction_from_meta(request.params.get("_meta"))
         self.lifecycle = "awaiting_initialized"
         answer: JsonObject = {
             "protocolVersion": REVISION,
@@ -188,7 +191,9 @@ class Mcp20251125:
             arguments=arguments,
             workspace_id=self.workspace_id,
             context=RequestContext(
-                client_label=self._client_label, wants_progress=token is not None
+                client_label=self._client_label,
+                wants_progress=token is not None,
+                restriction=self._restriction,
             ),
         )
         self.book.add(PendingCall(request_id=request.id, start=start, progress_token=token))

@@ -44,6 +44,7 @@ from .rendering import (
     progress_token,
     tool_json,
 )
+from .restriction import restriction_from_meta
 
 REVISION: Final = "2026-07-28"
 LEGACY_REVISION: Final = "2025-11-25"
@@ -90,12 +91,15 @@ class RequestMeta:
 
     client_label: str
     progress_token: str | int | None
+    restriction: dict[str, Any] | None = None
 
 
 @attrs.frozen
 class _ListWaiter:
     request_id: RequestId
     cursor: str | None
+    private: bool = False
+    """The caller sent a restriction: what it may use depends on it, so never share the list."""
 
 
 class _MetaError(Exception):
@@ -147,7 +151,7 @@ class Mcp20260728:
         if method == "server/discover":
             return Reply([WriteMessage(jsonrpc.result(request.id, self._discover()))])
         if method == "tools/list":
-            return self._tools_list(request)
+            return self._tools_list(request, meta)
         if method == "tools/call":
             return self._tools_call(request, meta)
         if method == "subscriptions/listen":
@@ -186,7 +190,9 @@ class Mcp20260728:
         name = info.get("name") if isinstance(info, dict) else None
         token = progress_token(params or {})
         return RequestMeta(
-            client_label=name[:120] if isinstance(name, str) else "", progress_token=token
+            client_label=name[:120] if isinstance(name, str) else "",
+            progress_token=token,
+            restriction=restriction_from_meta(meta),
         )
 
     def _envelope(self, body: JsonObject) -> JsonObject:
@@ -206,7 +212,7 @@ class Mcp20260728:
             }
         )
 
-    def _tools_list(self, request: Request) -> Reply:
+    def _tools_list(self, request: Request, meta: RequestMeta) -> Reply:
         cursor = (request.params or {}).get("cursor")
         if cursor is not None and not isinstance(cursor, str):
             return _invalid_params(request.id, "Invalid params: cursor must be a string")
@@ -214,7 +220,7 @@ class Mcp20260728:
             return _invalid_params(request.id, INVALID_CURSOR_MESSAGE)
         if self._id_in_use(request.id):
             return _id_in_use(request.id)
-        waiter = _ListWaiter(request.id, cursor)
+        waiter = _ListWaiter(request.id, cursor, private=meta.restriction is not None)
         projection = self.catalog.projection
         if projection is not None:
             return Reply([self._list_page(waiter, projection)], accepted=True)
@@ -244,7 +250,9 @@ class Mcp20260728:
             arguments=arguments,
             workspace_id=workspace_id,
             context=RequestContext(
-                client_label=meta.client_label, wants_progress=meta.progress_token is not None
+                client_label=meta.client_label,
+                wants_progress=meta.progress_token is not None,
+                restriction=meta.restriction,
             ),
         )
         call = PendingCall(request_id=request.id, start=start, progress_token=meta.progress_token)
@@ -414,8 +422,9 @@ class Mcp20260728:
         }
         if page.next_cursor is not None:
             body["nextCursor"] = page.next_cursor
-        body["ttlMs"] = 0 if projection.restricted else LIST_TTL_MS
-        body["cacheScope"] = "private" if projection.restricted else "public"
+        private = projection.restricted or waiter.private
+        body["ttlMs"] = 0 if private else LIST_TTL_MS
+        body["cacheScope"] = "private" if private else "public"
         return WriteMessage(jsonrpc.result(waiter.request_id, self._envelope(body)))
 
     def _fail_list_waiters(self, message: str) -> list[Action]:

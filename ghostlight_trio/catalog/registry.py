@@ -92,6 +92,8 @@ class Catalog:
             for name, spec in self._specs.items()
         }
         self.generation = 1
+        self.restricted = False
+        """True while the advertised list depends on a policy (edges then mark it uncacheable)."""
 
     def spec(self, name: str) -> ToolSpec | None:
         """The spec of an advertised tool, None for unknown or unavailable ones."""

@@ -65,6 +65,7 @@ def advertise(governor: Governor, catalog: Catalog, names: Iterable[str]) -> Non
     """Show the tools the service tiers could allow, and always move the generation so every
     edge refetches (a reload can change decisions without changing the list)."""
     shown = governor.advertised(catalog.all_specs(), names) | (set(names) & ALWAYS_ADVERTISED)
+    catalog.restricted = not governor.state.all_open
     if not catalog.set_available(shown):
         catalog.republish()
 

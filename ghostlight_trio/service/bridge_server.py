@@ -146,6 +146,7 @@ class BridgeServer:
                     sequence=message.sequence,
                     generation=self.catalog.generation,
                     tools=self.catalog.descriptors(),
+                    restricted=self.catalog.restricted,
                 )
             )
         elif isinstance(message, OpenWorkspace):

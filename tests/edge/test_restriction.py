@@ -1,0 +1,94 @@
+"""A client's tighten-only restriction travels from request ``_meta`` through the real connector
+to the real service's chokepoint, in both revisions."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from .harness import Connector, Instance, service_kind
+
+KEY = "io.ghostlight/restriction"
+PLAN = {"domains": ["docs.example"], "approach": ["read"]}
+ALLOW_ALL = {
+    "schema": 3,
+    "name": "t",
+    "version": "1",
+    "grants": [{"id": "all", "hosts": {"allow": ["*"]}, "allowed": ["read", "action", "write", "execute"]}],
+}
+MODERN = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+pytestmark = pytest.mark.skipif(service_kind() != "real", reason="enforcement is the service's")
+
+
+def _legacy(instance: Instance, meta: dict[str, Any]) -> Connector:
+    connector = Connector(instance)
+    params = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "restricted", "version": "0"},
+        "_meta": meta,
+    }
+    connector.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
+    connector.read()
+    connector.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return connector
+
+
+def _plan(connector: Connector, request_id: int, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    params: dict[str, Any] = {"name": "update_plan", "arguments": PLAN}
+    if meta is not None:
+        params["_meta"] = meta
+    connector.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
+    reply, _ = connector.read_until(lambda m: m.get("id") == request_id, timeout=30)
+    return reply["result"]
+
+
+def _close(connector: Connector) -> None:
+    connector.close_stdin()
+    connector.wait_exit()
+
+
+@pytest.mark.parametrize(
+    ("restriction", "denied"),
+    [(ALLOW_ALL, False), (json.dumps(ALLOW_ALL), False), ("{not json", True), ([1, 2], True)],
+)
+def test_legacy_restriction_given_at_initialize_applies_to_every_call(
+    shared_instance: Instance, restriction: Any, denied: bool
+) -> None:
+    connector = _legacy(shared_instance, {KEY: restriction})
+    try:
+        for request_id in (1, 2):
+            result = _plan(connector, request_id)
+            assert bool(result.get("isError")) is denied, result
+            if denied:
+                assert result["content"][0]["text"].startswith("Denied (D-")
+    finally:
+        _close(connector)
+
+
+def test_modern_restriction_is_per_request_and_makes_the_list_private(
+    shared_instance: Instance,
+) -> None:
+    connector = Connector(shared_instance)
+    try:
+        denied = _plan(connector, 1, {**MODERN, KEY: "{broken"})
+        assert denied.get("isError") and denied["content"][0]["text"].startswith("Denied (D-")
+        # The next request carries none: nothing is borrowed from the previous one.
+        allowed = _plan(connector, 2, MODERN)
+        assert not allowed.get("isError"), allowed
+
+        connector.send({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": MODERN}})
+        public = connector.read()["result"]
+        assert (public["cacheScope"], public["ttlMs"] > 0) == ("public", True)
+        meta = {**MODERN, KEY: ALLOW_ALL}
+        connector.send({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"_meta": meta}})
+        private = connector.read()["result"]
+        assert (private["cacheScope"], private["ttlMs"]) == ("private", 0)
+    finally:
+        _close(connector)
