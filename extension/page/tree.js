@@ -16,6 +16,7 @@
   const MEASURE_CAP = 20_000; // elements examined
   const FOOTER_RESERVE = 240; // room kept for the footers inside max_chars
   const MAX_OPTIONS = 50;
+  const INDENT = " "; // per outline level
   // Containers that add nothing of their own once the lines below them carry their text:
   // unnamed, or named only by text that includes interactive descendants (which get their own
   // lines), they are transparent in the "all" view. A label around its control is the
@@ -41,7 +42,7 @@
 
   function formatLine(el, { role, name, ref, level, omitHref = false }) {
     const tag = dom.tagOf(el);
-    const parts = [`${"  ".repeat(level)}${role || tag.toLowerCase()}`];
+    const parts = [`${INDENT.repeat(level)}${role || tag.toLowerCase()}`];
     if (name) parts.push(quote(dom.clip(name, 100)));
     parts.push(`[${ref}]`);
     if (/^H[1-6]$/.test(tag)) parts.push(`level=${tag[1]}`);
@@ -65,7 +66,7 @@
 
   // The line for a frame element; a frame whose document cannot be read says so.
   function frameLine(el, { name, ref, level, readable }) {
-    const parts = [`${"  ".repeat(level)}iframe`];
+    const parts = [`${INDENT.repeat(level)}iframe`];
     if (name) parts.push(quote(dom.clip(name, 100)));
     parts.push(`[${ref}]`);
     const src = dom.attr(el, "src");
@@ -79,9 +80,9 @@
     const options = [...(select.options || [])];
     for (const option of options.slice(0, MAX_OPTIONS)) {
       const selected = option.selected ? " (selected)" : "";
-      lines.push(`${"  ".repeat(level)}option ${quote(dom.clip(dom.collapse(option.textContent), 100))}${selected} value=${quote(dom.clip(String(option.value), 80))}`);
+      lines.push(`${INDENT.repeat(level)}option ${quote(dom.clip(dom.collapse(option.textContent), 100))}${selected} value=${quote(dom.clip(String(option.value), 80))}`);
     }
-    if (options.length > MAX_OPTIONS) lines.push(`${"  ".repeat(level)}[${options.length - MAX_OPTIONS} more options]`);
+    if (options.length > MAX_OPTIONS) lines.push(`${INDENT.repeat(level)}[${options.length - MAX_OPTIONS} more options]`);
     return lines;
   }
 
@@ -160,13 +161,14 @@
         include = visible && dom.isInteractive(el) && dom.intersectsViewport(dom.rectOf(el), env, clip);
       } else if (role === "img" && name && name === parentName) {
         include = false; // the image of a link or button already named by it
-      } else if (STRUCTURAL_ROLES.has(role) && !dom.isInteractive(el)) {
-        if (name && !dom.hasAuthoredName(el) && dom.hasInteractiveDescendant(el)) {
+      } else {
+        // A name taken from text that interactive descendants carry on their own lines is
+        // reduced to the element's own text (a heading around its link keeps its line).
+        if (name && !dom.isInteractive(el) && !dom.hasAuthoredName(el) && dom.hasInteractiveDescendant(el)) {
           name = role === "label" ? "" : dom.clip(dom.ownText(el), 100);
         }
-        include = visible && !!name;
-      } else {
-        include = visible && (!!role || !!name);
+        const structural = STRUCTURAL_ROLES.has(role) && !dom.isInteractive(el);
+        include = visible && (!!name || (!!role && !structural));
       }
       if (isStart) include = true;
 

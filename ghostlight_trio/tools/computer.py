@@ -19,7 +19,7 @@ from ..transport.bridge import ImageBlock, TextBlock
 from .browser_calls import PageChannel, ToolInputError, tab_of
 from .keys import KeyComboError, combo_events, key_events, modifier_bits, parse_keys, type_steps
 from .provenance import origin_of, provenance
-from .receipts import SETTLE_SECONDS, build_receipt, receipt_result
+from .receipts import build_receipt, observe_settled, receipt_result
 from .screen_capture import Capture, capture, probe
 from .screenshots import ContextBook, full_view
 
@@ -120,8 +120,7 @@ class ComputerTool:
         assurance: str,
         target: dict[str, Any] | None,
     ) -> ToolResult:
-        await trio.sleep(SETTLE_SECONDS)
-        after = await self._observe(call, tab)
+        after = await observe_settled(lambda: self._observe(call, tab))
         receipt = None
         if after is not None:
             action = str(call.arguments["action"])

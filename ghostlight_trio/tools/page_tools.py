@@ -12,8 +12,6 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import trio
-
 from ..browser.errors import BrowserFailure
 from ..browser.failures import failure_result
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
@@ -23,7 +21,7 @@ from .browser_context import BrowserRequests
 from .buffers import bounded_limit, buffer_notes, console_lines, network_lines
 from .computer import ComputerTool
 from .provenance import page_facts, provenance, wrap_page_text
-from .receipts import SETTLE_SECONDS, build_receipt, receipt_result
+from .receipts import build_receipt, observe_settled, receipt_result
 from .screenshots import ContextBook
 from .shaping import actionable, clip_text, element_line, redact_secrets, tree_diff
 
@@ -130,8 +128,9 @@ class _PageTools:
         shown = "[value redacted]" if done.get("secret") else json.dumps(value, ensure_ascii=False)
         summary = f"Set {ref} = {shown}."
         await call.effects.checkpoint()
-        await trio.sleep(SETTLE_SECONDS)
-        after = await self._channel.content(call, tab, "observe", {"ref": ref})
+        after = await observe_settled(
+            lambda: self._channel.content(call, tab, "observe", {"ref": ref})
+        )
         target = after.get("target") if isinstance(after, dict) else None
         receipt = build_receipt("form_input", tab, before, after, assurance="ref", target=target)
         return receipt_result(summary, receipt, call.context.workspace_id)

@@ -6,14 +6,50 @@ The worker observes the page before and shortly after an action (content mechani
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
+
+import trio
 
 from ..engine.contracts import ToolResult
 from .provenance import page_facts, provenance, wrap_page_text
 from .shaping import actionable
 
-SETTLE_SECONDS = 0.3
-"""Pause after an action before the page is observed again."""
+SETTLE_POLL_SECONDS = 0.05
+"""Spacing of the observations that decide whether the page has settled after an action."""
+SETTLE_MAX_SECONDS = 0.6
+"""Longest wait for a page that keeps changing (or is between documents) before reporting."""
+
+Observation = dict[str, Any]
+
+
+async def observe_settled(
+    observe: Callable[[], Awaitable[Any]],
+) -> Observation | None:
+    """Observe the page after an action until two observations a poll apart agree.
+
+    A fixed pause either wastes time on quiet pages or reports too early on busy ones; two
+    matching observations (mutation count, render serial, URL, title) mean the page stopped
+    moving. A page between documents gives no observation, so polling continues up to the bound
+    and the last real observation is reported.
+    """
+    deadline = trio.current_time() + SETTLE_MAX_SECONDS
+    last: Observation | None = None
+    while True:
+        await trio.sleep(SETTLE_POLL_SECONDS)
+        current = await observe()
+        if not isinstance(current, dict):
+            current = None
+        if current is not None and last is not None and _signature(current) == _signature(last):
+            return current
+        if current is not None:
+            last = current
+        if trio.current_time() >= deadline:
+            return last
+
+
+def _signature(observation: Observation) -> tuple[Any, ...]:
+    return tuple(observation.get(key) for key in ("mutations", "renderSerial", "url", "title"))
 FACTS_LIMIT = 420
 
 

@@ -22,6 +22,7 @@ interactive element of the page (counted by the page itself) must have a line wi
 counter on the page; after the runs each contender's count is read back (ours through
 ``javascript_tool``, the peers' from a final snapshot of the page's "Clicked N times" text).
 Sessions are open at once and runs go round-robin, so background load hits all alike.
+With ``GHOSTLIGHT_BENCH_DUMP=<dir>`` the generated page and every snapshot text are saved there.
 """
 
 from __future__ import annotations
@@ -48,11 +49,12 @@ from ghostlight_trio.transport.mcp_client import McpError, result_text
 from . import peers
 from .harness import isolated_instance, print_table, running_service, summarize
 
-SNAPSHOT_RUNS = int(os.environ.get("GHOSTLIGHT_BENCH_RUNS", "20"))
-CLICK_RUNS = SNAPSHOT_RUNS
+SNAPSHOT_RUNS = 20
+CLICK_RUNS = 20
 WARMUP = 2
 OUR_MAX_CHARS = 2_000_000
 CLICK_NAME = "Add to basket"
+DUMP_ENV = "GHOSTLIGHT_BENCH_DUMP"  # a directory: the page and each snapshot's last text go there
 SIZE_GOAL = (
     "our snapshot <= 1/2 the smallest peer snapshot's chars, every interactive element addressable"
 )
@@ -587,6 +589,10 @@ def _refs(text: str, short: str) -> int:
 def run() -> None:
     peer_problem = peers.ensure_peers()
     html, facts = build_page()
+    dump = Path(os.environ[DUMP_ENV]) if os.environ.get(DUMP_ENV) else None
+    if dump is not None:
+        dump.mkdir(parents=True, exist_ok=True)
+        (dump / "shop.html").write_text(html)
     with tempfile.TemporaryDirectory(prefix="glt-bench-snap-") as tmp, shop_server(html) as url:
         with (
             isolated_instance("bench-snap") as env,
@@ -613,8 +619,10 @@ def run() -> None:
                 print(f"  {row.name:<58} failed: {row.problem}")
                 continue
             stats = summarize(row.samples)
-            Path("/tmp/snapdump").mkdir(exist_ok=True)  # DEBUG-REMOVE
-            Path("/tmp/snapdump", re.sub(r"\W+", "_", row.name)).write_text(row.text)  # DEBUG-REMOVE
+            if dump is not None:
+                (dump / f"{re.sub(r'[^A-Za-z0-9]+', '-', row.name).strip('-')}.txt").write_text(
+                    row.text
+                )
             refs = _refs(row.text, contender.short)
             sizes[row.name] = (len(row.text), refs)
             print(

@@ -36,7 +36,7 @@ async def test_frame_and_shadow_elements_are_read_found_set_and_clicked_by_ref(
     heading = next(line for line in tree.splitlines() if 'heading "Delivery"' in line)
     # The frame's elements sit one level under the frame's own line.
     indent = len(frame_line) - len(frame_line.lstrip())
-    assert len(heading) - len(heading.lstrip()) == indent + 2, tree
+    assert len(heading) - len(heading.lstrip()) == indent + 1, tree
     assert 'textbox "City"' in tree and 'button "Frame go"' in tree
     opaque = next(line for line in tree.splitlines() if 'iframe "Sandboxed widget"' in line)
     assert "(cross-origin: contents not readable)" in opaque

@@ -63,19 +63,19 @@ describe("same-origin frames", () => {
       [
         'heading "Top" [ref_1] level=1',
         'iframe "Payment" [ref_2] src="/inner"',
-        '  heading "Inside" [ref_3] level=2',
-        '  textbox "Inner field" [ref_4] type="text"',
-        '  button "Below the fold" [ref_5]',
+        ' heading "Inside" [ref_3] level=2',
+        ' textbox "Inner field" [ref_4] type="text"',
+        ' button "Below the fold" [ref_5]',
         "Viewport: 800x600",
       ].join("\n"),
     );
     assert.equal(ctx.refs.resolve("ref_4"), field);
     assert.deepEqual(ctx.watched, [innerDoc]);
     const interactive = tree.readPage(doc, { filter: "interactive" }, ctx);
-    assert.match(interactive.text, /^iframe "Payment" \[ref_2\] src="\/inner"\n {2}textbox "Inner field" \[ref_4\]/);
+    assert.match(interactive.text, /^iframe "Payment" \[ref_2\] src="\/inner"\n textbox "Inner field" \[ref_4\]/);
     assert.ok(!interactive.text.includes("Below the fold"), interactive.text);
     const sub = tree.readPage(doc, { ref_id: "ref_2" }, ctx);
-    assert.match(sub.text, /^iframe "Payment" \[ref_2\] src="\/inner"\n {2}heading "Inside"/);
+    assert.match(sub.text, /^iframe "Payment" \[ref_2\] src="\/inner"\n heading "Inside"/);
   });
 
   test("a cross-origin frame stays opaque and says so", () => {
@@ -135,6 +135,7 @@ describe("compact outline of link-heavy pages", () => {
       h("table", {}, h("tr", {}, h("td", {}, "Acme ", h("a", { href: "/acme" }, "site")), h("td", {}, "$5"))),
       h("label", {}, "Name ", field),
       h("a", { href: "/pic" }, h("img", { alt: "Picture" })),
+      h("h3", {}, h("a", { href: "/head" }, "Heading link")),
     );
     body.children[3].querySelector = () => body.children[3].children[0];
     const out = tree.readPage(fakeDocument(body), {}, context());
@@ -144,12 +145,14 @@ describe("compact outline of link-heavy pages", () => {
         'link "Alpha" [ref_1] href="/a"',
         'listitem "Plain item" [ref_2]',
         "table [ref_3]",
-        "  row [ref_4]",
-        '    cell "Acme" [ref_5]',
-        '      link "site" [ref_6] href="/acme"',
-        '    cell "$5" [ref_7]',
+        " row [ref_4]",
+        '  cell "Acme" [ref_5]',
+        '   link "site" [ref_6] href="/acme"',
+        '  cell "$5" [ref_7]',
         "textbox [ref_8] type=\"text\"",
         'link "Picture" [ref_9] href="/pic"',
+        "heading [ref_10] level=3",
+        ' link "Heading link" [ref_11] href="/head"',
         "Viewport: 800x600",
       ].join("\n"),
     );

@@ -177,13 +177,13 @@ describe("read_page", () => {
       [
         'heading "Sign up" [ref_1] level=1',
         "form [ref_2]",
-        '  label "Your name" [ref_3]',
-        '  textbox "Your name" [ref_4] type="text" placeholder="Name"',
-        '  textbox [ref_5] secret_value="hunter2" type="password"',
-        '  combobox "Red" [ref_6]',
-        '    option "Red" (selected) value="r"',
-        '    option "Green" value="g"',
-        '  link "Help" [ref_7] href="/help"',
+        ' label "Your name" [ref_3]',
+        ' textbox "Your name" [ref_4] type="text" placeholder="Name"',
+        ' textbox [ref_5] secret_value="hunter2" type="password"',
+        ' combobox "Red" [ref_6]',
+        '  option "Red" (selected) value="r"',
+        '  option "Green" value="g"',
+        ' link "Help" [ref_7] href="/help"',
         'button "Far away" [ref_8]',
         "Viewport: 800x600",
       ].join("\n"),
@@ -209,7 +209,7 @@ describe("read_page", () => {
     assert.ok(!shallow.text.includes("textbox"));
     assert.ok(shallow.text.includes("form [ref_2]"));
     const sub = tree.readPage(doc, { ref_id: "ref_2" }, ctx);
-    assert.match(sub.text, /^form \[ref_2\]\n  label/);
+    assert.match(sub.text, /^form \[ref_2\]\n label/);
     assert.ok(!sub.text.includes("Sign up"));
   });
 
