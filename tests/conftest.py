@@ -29,3 +29,30 @@ def instance_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, s
 @pytest.fixture
 def endpoints(instance_env: dict[str, str]) -> Endpoints:
     return Endpoints.for_instance()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_stray_services(tmp_path_factory: pytest.TempPathFactory):
+    """After the run, no Ghostlight process started for a test instance may outlive it."""
+    yield
+    base = str(tmp_path_factory.getbasetemp())
+    strays = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            environ = (proc / "environ").read_bytes().split(b"\0")
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        home = next((v[len(b"GHOSTLIGHT_HOME="):] for v in environ if v.startswith(b"GHOSTLIGHT_HOME=")), b"")
+        if "ghostlight" in cmdline and home.decode(errors="replace").startswith(base):
+            strays.append(f"{proc.name}: {cmdline}")
+            try:
+                os.kill(int(proc.name), 9)
+            except OSError:
+                pass
+    if strays:
+        import warnings
+
+        warnings.warn("stray processes outlived the tests:\n" + "\n".join(strays), stacklevel=1)

@@ -27,13 +27,16 @@ def _connector(env: dict[str, str], era: str = LEGACY, name: str = "e2e") -> Any
 @pytest.fixture
 async def stack(endpoints: Endpoints, instance_env: dict[str, str]) -> AsyncIterator[dict[str, Any]]:
     """A real service process and a managed browser connected to it."""
-    process = await ensure_service(endpoints, "--keep-warm")
-    browser = await managed.launch(endpoints, headless=True)
+    stack: dict[str, Any] = {"env": instance_env, "endpoints": endpoints}
+    stack["service"] = await ensure_service(endpoints, "--keep-warm")
+    browser = stack["browser"] = await managed.launch(endpoints, headless=True)
     try:
         await wait_for_browser(endpoints, within=30, is_alive=lambda: browser.process.returncode is None)
-        yield {"env": instance_env, "browser": browser, "service": process, "endpoints": endpoints}
+        yield stack
     finally:
         await browser.aclose()
+        # The service a test restarted is the one to stop, not the first one.
+        process = stack["service"]
         if process is not None and process.poll() is None:
             process.terminate()
             process.wait(timeout=15)
