@@ -124,6 +124,8 @@ def run() -> None:
                            logs / "connector.log"),
                 _Contender("floor: python -c pass (spawn -> exit)", [sys.executable, "-c", "pass"], env, None,
                            logs / "floor.log"),
+                _Contender("floor: python -c 'import trio' (spawn -> exit)",
+                           [sys.executable, "-c", "import trio"], env, None, logs / "floor.log"),
             ]
             node = shutil.which("node")
             penv = peers.peer_env()
