@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..browser.errors import OutcomeUnknown
-from ..engine.contracts import ToolCall, UncertainEffect
+from ..engine.contracts import ToolCall
+from .atomic import atomic_request
 from .browser_context import BrowserRequests
 
 CDP_TIMEOUT = 20.0
@@ -44,19 +44,7 @@ class PageChannel:
         ws = call.context.workspace_id
         if ws is None:
             raise ToolInputError(f"{call.context.operation} needs a workspace; none was given.")
-
-        async def effect() -> dict[str, Any]:
-            try:
-                return await self._browser.request(ws, op, args, timeout=bound)
-            except OutcomeUnknown as unknown:
-                raise UncertainEffect(
-                    unknown.proof or f"browser:{op}", unknown.message
-                ) from unknown
-
-        try:
-            return await call.effects.atomic(effect)
-        except UncertainEffect as uncertain:
-            raise OutcomeUnknown(str(uncertain), proof=uncertain.proof) from None
+        return await atomic_request(call, self._browser, ws, op, args, bound)
 
     async def cdp(
         self,
@@ -92,3 +80,4 @@ class PageChannel:
             call, tab, "Runtime.evaluate", {"expression": expression, "returnByValue": True}
         )
         return (result.get("result") or {}).get("value")
+

@@ -13,15 +13,15 @@ from collections.abc import Iterable
 from typing import Any, Protocol, TypeGuard
 from urllib.parse import urlsplit
 
-from ..browser.errors import BrowserFailure, OutcomeUnknown
+from ..browser.errors import BrowserFailure
 from ..browser.failures import failure_result
 from ..engine.contracts import (
     ToolCall,
     ToolHandler,
     ToolResult,
-    UncertainEffect,
     WorkspaceId,
 )
+from .atomic import atomic_request
 
 TOPOLOGY_TIMEOUT = 30.0
 """Bound on one tab-listing or tab-creating browser request."""
@@ -98,19 +98,7 @@ class _ContextTools:
     async def _call(
         self, call: ToolCall, ws: WorkspaceId, op: str, args: dict[str, Any], bound: float
     ) -> dict[str, Any]:
-        async def effect() -> dict[str, Any]:
-            try:
-                return await self._browser.request(ws, op, args, timeout=bound)
-            except OutcomeUnknown as unknown:
-                # Tells the engine to quarantine the resource; the handler still words the result.
-                raise UncertainEffect(
-                    unknown.proof or f"browser:{op}", unknown.message
-                ) from unknown
-
-        try:
-            return await call.effects.atomic(effect)
-        except UncertainEffect as uncertain:
-            raise OutcomeUnknown(str(uncertain), proof=uncertain.proof) from None
+        return await atomic_request(call, self._browser, ws, op, args, bound)
 
     async def _inventory(self, call: ToolCall, ws: WorkspaceId, create: bool) -> dict[str, Any]:
         args = {"createIfEmpty": create, "ownedTabIds": sorted(self._workspaces.owned_tabs(ws))}
