@@ -35,7 +35,7 @@ from .catalog_store import CatalogStore
 from .correlation import CallBook, Completed, Lost, PendingCall, Refused
 from .jsonrpc import JsonObject, Notification, Request, RequestId
 from .link import Link
-from .pagination import DEFAULT_PAGE_SIZE, INVALID_CURSOR_MESSAGE, page_for
+from .pagination import DEFAULT_PAGE_SIZE, INVALID_CURSOR_MESSAGE, tools_page
 from .rendering import (
     content_json,
     corrective_result,
@@ -352,22 +352,12 @@ class Mcp20251125:
         return actions
 
     def _list_page(self, waiter: _ListWaiter, projection: CatalogProjection) -> WriteMessage:
-        page = page_for(
-            waiter.cursor,
-            generation=projection.generation,
-            total=len(projection.tools),
-            page_size=self._page_size,
-        )
-        if page is None:
+        body = tools_page(waiter.cursor, projection, self._page_size, tool_json)
+        if body is None:
             return WriteMessage(
                 jsonrpc.error(waiter.request_id, jsonrpc.INVALID_PARAMS, INVALID_CURSOR_MESSAGE)
             )
-        answer: JsonObject = {
-            "tools": [tool_json(t) for t in projection.tools[page.start : page.stop]]
-        }
-        if page.next_cursor is not None:
-            answer["nextCursor"] = page.next_cursor
-        return WriteMessage(jsonrpc.result(waiter.request_id, answer))
+        return WriteMessage(jsonrpc.result(waiter.request_id, body))
 
     def _fail_list_waiters(self, message: str) -> list[Action]:
         actions: list[Action] = []

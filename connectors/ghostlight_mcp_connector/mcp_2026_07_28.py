@@ -35,7 +35,12 @@ from .catalog_store import CatalogStore
 from .correlation import CallBook, Completed, Lost, PendingCall, Refused
 from .jsonrpc import JsonObject, Notification, Request, RequestId
 from .link import Link
-from .pagination import DEFAULT_PAGE_SIZE, INVALID_CURSOR_MESSAGE, cursor_is_well_formed, page_for
+from .pagination import (
+    DEFAULT_PAGE_SIZE,
+    INVALID_CURSOR_MESSAGE,
+    cursor_is_well_formed,
+    tools_page,
+)
 from .rendering import (
     content_json,
     corrective_result,
@@ -407,21 +412,11 @@ class Mcp20260728:
         ]
 
     def _list_page(self, waiter: _ListWaiter, projection: CatalogProjection) -> WriteMessage:
-        page = page_for(
-            waiter.cursor,
-            generation=projection.generation,
-            total=len(projection.tools),
-            page_size=self._page_size,
-        )
-        if page is None:
+        body = tools_page(waiter.cursor, projection, self._page_size, _tool_json)
+        if body is None:
             return WriteMessage(
                 jsonrpc.error(waiter.request_id, jsonrpc.INVALID_PARAMS, INVALID_CURSOR_MESSAGE)
             )
-        body: JsonObject = {
-            "tools": [_tool_json(t) for t in projection.tools[page.start : page.stop]]
-        }
-        if page.next_cursor is not None:
-            body["nextCursor"] = page.next_cursor
         private = projection.restricted or waiter.private
         body["ttlMs"] = 0 if private else LIST_TTL_MS
         body["cacheScope"] = "private" if private else "public"

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import attrs
+
+from ghostlight_trio.transport.bridge import CatalogProjection, ToolDescriptor
 
 T = TypeVar("T")
 DEFAULT_PAGE_SIZE = 100
@@ -61,3 +64,21 @@ INVALID_CURSOR_MESSAGE = (
     "Invalid params: this cursor was not issued for the current tool list; list tools again"
     " without a cursor"
 )
+
+
+def tools_page(
+    cursor: str | None,
+    projection: CatalogProjection,
+    page_size: int,
+    render: Callable[[ToolDescriptor], dict[str, Any]],
+) -> dict[str, Any] | None:
+    """The ``tools`` (and ``nextCursor``) of one list page; None for a cursor to refuse."""
+    page = page_for(
+        cursor, generation=projection.generation, total=len(projection.tools), page_size=page_size
+    )
+    if page is None:
+        return None
+    body: dict[str, Any] = {"tools": [render(t) for t in projection.tools[page.start : page.stop]]}
+    if page.next_cursor is not None:
+        body["nextCursor"] = page.next_cursor
+    return body
