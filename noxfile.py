@@ -64,7 +64,7 @@ def fuzz(session: nox.Session) -> None:
     session.run(
         "pytest", "-q", "-p", "no:logging", "tests", "-k", "fuzz or hypothesis or codec",
         *session.posargs,
-        env={"GHOSTLIGHT_FUZZ_PROFILE": "long"},
+        env={"GHOSTLIGHT_FUZZ_PROFILE": "long", "GHOSTLIGHT_FUZZ_SAVE": "1"},
     )
 
 

@@ -202,12 +202,12 @@ async def close_connector_stdin(row: Row) -> None:
             records: list[dict[str, Any]] = []
             with trio.move_on_after(SLOW_SECONDS + 20):
                 while True:
-                    records = [r for r in it.audit()[before:] if r["operation"] == "navigate"]
+                    records = [r for r in it.audit()[before:] if r["tool"] == "navigate"]
                     if records:
                         break
                     await trio.sleep(0.2)
             await trio.sleep(1)
-            records = [r for r in it.audit()[before:] if r["operation"] == "navigate"]
+            records = [r for r in it.audit()[before:] if r["tool"] == "navigate"]
             async with await it.connector() as again:
                 later = await call(again, "tabs_create_mcp", {})
             row.observed = (

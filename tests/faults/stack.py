@@ -115,11 +115,17 @@ class Instance:
         )
 
     def audit(self) -> list[dict[str, Any]]:
+        """The call records of the audit file (event records such as hold or resume skipped),
+        each with ``tool`` naming the operation."""
         try:
             lines = self.endpoints.audit_file.read_text().splitlines()
         except FileNotFoundError:
             return []
-        return [json.loads(line) for line in lines if line.strip()]
+        records = [json.loads(line) for line in lines if line.strip()]
+        calls = [r for r in records if "event" not in r]
+        for record in calls:
+            record.setdefault("tool", record.get("operation"))
+        return calls
 
     async def aclose(self) -> None:
         if self.browser is not None:

@@ -95,6 +95,9 @@ class ScriptedBrowser:
 
     def __init__(self) -> None:
         self.connected = True
+        self.honour_bounds = True
+        """False: requests ignore the tool's own bound, so only the engine's 60 s reply deadline
+        and 180 s settlement bound end them (a hung browser; replies may come after either)."""
         self.generation = 1
         self.requests: list[Request] = []
         self.by_work: dict[str, list[Request]] = defaultdict(list)
@@ -128,7 +131,7 @@ class ScriptedBrowser:
         self.requests.append(request)
         self.by_work[work_id].append(request)
         try:
-            with trio.move_on_after(timeout):
+            with trio.move_on_after(timeout if self.honour_bounds else math.inf):
                 await request.done.wait()
         finally:
             request.waiting = False
@@ -152,10 +155,6 @@ class ScriptedBrowser:
         if request.waiting and request.answer is None:
             request.answer = answer
             request.done.set()
-
-    def late_reply(self, request: Request) -> None:
-        """A reply to a request whose caller already stopped waiting: nothing listens."""
-        assert not request.waiting
 
     def disconnect(self) -> None:
         self.connected = False
@@ -495,6 +494,11 @@ class CancellationRace(RuleBasedStateMachine):
         STATS["cancellation race: mock seconds advanced"] += int(seconds)
         self.loop.run(lambda: self.loop.advance(seconds))
 
+    @rule(honour=st.booleans())
+    def browser_bounds(self, honour: bool) -> None:
+        """Let later requests hang past 60 s and 180 s (or keep the tools' own bounds)."""
+        self.browser.honour_bounds = honour
+
     @rule()
     def browser_disconnect(self) -> None:
         self.loop.run_sync(self.browser.disconnect)
@@ -594,7 +598,8 @@ class CancellationRace(RuleBasedStateMachine):
             ):
                 assert not requests, (work_id, text, [r.op for r in requests])
             if outcome.kind == "cancelled" and sent[work_id]:
-                assert text == texts.CANCELLED_AFTER_DISPATCH, (work_id, text)
+                # The engine's or the kill switch's wording: either way it owns up to the effect.
+                assert "allowed to finish" in text, (work_id, text)
             checked += 2
             if settled:
                 record = records[work_id]

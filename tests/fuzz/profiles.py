@@ -2,8 +2,12 @@
 
 ``GHOSTLIGHT_FUZZ_PROFILE`` unset: a quick profile for the default test run (a few seconds per
 fuzzer). ``GHOSTLIGHT_FUZZ_PROFILE=long`` (``nox -s fuzz``): many more examples and longer
-programs. Failing examples are kept in ``tests/fuzz/examples/`` (committed) and replayed first on
-every later run.
+programs.
+
+Failing examples live in ``tests/fuzz/examples/`` (committed) and are replayed first on every
+run. Only runs with ``GHOSTLIGHT_FUZZ_SAVE=1`` (``nox -s fuzz`` sets it) write there, so an
+ordinary test run never churns the directory; each minimal failing example found so far is also
+kept as a plain regression test next to its fuzzer.
 """
 
 from __future__ import annotations
@@ -13,13 +17,24 @@ from collections import Counter
 from pathlib import Path
 
 from hypothesis import HealthCheck, settings
-from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.database import (
+    DirectoryBasedExampleDatabase,
+    ExampleDatabase,
+    InMemoryExampleDatabase,
+    MultiplexedDatabase,
+    ReadOnlyDatabase,
+)
 
 EXAMPLES_DIR = Path(__file__).parent / "examples"
 PROFILE = os.environ.get("GHOSTLIGHT_FUZZ_PROFILE", "quick")
 LONG = PROFILE == "long"
 
-DATABASE = DirectoryBasedExampleDatabase(str(EXAMPLES_DIR))
+_COMMITTED = DirectoryBasedExampleDatabase(str(EXAMPLES_DIR))
+DATABASE: ExampleDatabase = (
+    _COMMITTED
+    if os.environ.get("GHOSTLIGHT_FUZZ_SAVE") == "1"
+    else MultiplexedDatabase(ReadOnlyDatabase(_COMMITTED), InMemoryExampleDatabase())
+)
 
 STATS: Counter[str] = Counter()
 """Examples run and invariants checked, per fuzzer; printed at the end of the pytest run."""

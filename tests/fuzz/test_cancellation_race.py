@@ -34,3 +34,39 @@ def test_an_uncertain_composed_step_quarantines_its_tab() -> None:
         state.truthful()
     finally:
         state.teardown()
+
+
+def _records(state: CancellationRace) -> list[tuple[str, str]]:
+    return [(record.outcome, record.reported) for record in state.audit]
+
+
+def test_a_reply_after_the_reply_deadline_settles_once() -> None:
+    state = CancellationRace()
+    try:
+        state.browser_bounds(honour=False)
+        state.start(cancel_at_once=False, steps=1, tool="navigate", valid=True, which=0)
+        state.advance(seconds=61)  # the caller was told "outcome unknown" at 60 s
+        state.truthful()
+        assert _records(state) == []  # still settling privately
+        state.reply(pick=0, answer="ok")  # the late reply: the real outcome is audited
+        state.truthful()
+        assert _records(state) == [("ok", "outcome_unknown")]
+    finally:
+        state.teardown()
+
+
+def test_a_reply_after_the_settlement_bound_finds_nobody_and_the_tab_stays_quarantined() -> None:
+    state = CancellationRace()
+    try:
+        state.browser_bounds(honour=False)
+        state.start(cancel_at_once=False, steps=1, tool="navigate", valid=True, which=0)
+        state.advance(seconds=181)  # cut at 180 s
+        state.truthful()
+        assert _records(state) == [("outcome_unknown", "outcome_unknown")]
+        assert state.browser.pending() == []  # a reply now has no listener
+        state.start(cancel_at_once=False, steps=1, tool="navigate", valid=True, which=0)
+        state.advance(seconds=1)
+        state.truthful()  # refused undispatched: the browser saw no second navigate
+        assert [r.op for r in state.browser.requests] == ["navigate"]
+    finally:
+        state.teardown()

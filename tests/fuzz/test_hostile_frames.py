@@ -54,7 +54,7 @@ def tagged_maps(draw: st.DrawFn) -> bytes:
     return cbor2.dumps(body)
 
 
-@fuzz_settings(quick=200, long=50_000)
+@fuzz_settings(quick=200, long=5_000)
 @given(body=tagged_maps() | st.binary(max_size=300))
 def test_fuzz_bridge_decoder_refuses_cleanly(body: bytes) -> None:
     STATS["bridge decoder: examples"] += 1
@@ -102,7 +102,7 @@ class Chunks(trio.abc.ReceiveStream):
 CEILING = 64
 
 
-@fuzz_settings(quick=300, long=30_000)
+@fuzz_settings(quick=300, long=10_000)
 @given(
     bodies=st.lists(st.binary(max_size=2 * CEILING), max_size=8),
     chunk=st.integers(1, 97),
@@ -132,7 +132,7 @@ def test_fuzz_native_reader_stays_in_step(bodies: list[bytes], chunk: int, trunc
         assert got == expected
 
 
-@fuzz_settings(quick=4, long=300)
+@fuzz_settings(quick=4, long=40)
 @given(frames=st.lists(st.binary(max_size=300) | json_values.map(lambda v: json.dumps(v).encode()), max_size=6),
        tail=st.binary(max_size=12))
 def test_fuzz_real_browser_connector_process(tmp_path_factory, frames: list[bytes], tail: bytes) -> None:

@@ -166,7 +166,7 @@ async def _run(name: str, arguments: dict[str, Any]) -> tuple[Outcome, list[str]
     return outcome, ran, browser, audit
 
 
-@fuzz_settings(quick=250, long=20_000)
+@fuzz_settings(quick=250, long=10_000)
 @given(case=tool_arguments())
 def test_fuzz_invalid_tool_arguments_never_reach_a_handler(case: tuple[str, dict[str, Any]]) -> None:
     name, arguments = case
