@@ -1,6 +1,15 @@
 // chrome.debugger (CDP) sessions, attached lazily per tab on first use.
 // After a service-worker restart the browser may still hold our earlier attachment; Chrome
 // then answers "already attached", which we adopt instead of failing.
+//
+// Every session turns on focus emulation right after attaching. Workspace tabs are usually
+// background tabs, whose renderer is hidden and produces no frames; Chrome delivers mouse moves
+// (and other continuous input) on the next frame, so Input.dispatchMouseEvent("mouseMoved")
+// to a background tab waited for Chrome's ~5 s input fallback. With focus emulation on, Chrome
+// keeps the tab's renderer drawing as it does for a tab being captured, without showing it:
+// the tab is not activated and the user's window focus is untouched. The page itself sees
+// document.hasFocus() true and visibilityState "visible" while the session lasts; the
+// emulation ends with the debugger session.
 
 import { CDP_PROTOCOL_VERSION, HOPS } from "./constants.js";
 import { OpError } from "./frames.js";
@@ -66,7 +75,17 @@ export class DebuggerSessions {
         });
       }
     }
+    await this.#emulateFocus(tabId);
     this.attached.add(tabId);
+  }
+
+  // Best effort: a session without it still works, only input to a hidden tab is slower.
+  async #emulateFocus(tabId) {
+    try {
+      await this.chrome.debugger.sendCommand({ tabId }, "Emulation.setFocusEmulationEnabled", { enabled: true });
+    } catch {
+      // e.g. the tab closed meanwhile; the caller's own command reports that.
+    }
   }
 }
 

@@ -126,6 +126,28 @@ class Instance:
                 probe.close()
         raise TimeoutError(f"service socket {path} did not appear")
 
+    @property
+    def manifest_path(self) -> Path:
+        """The user policy the real service hot-reloads (used to move its catalog)."""
+        return self.home / "policy.json"
+
+    def write_allow_all_manifest(self, version: int) -> None:
+        grant = {"id": "all", "hosts": {"allow": ["*"]}, "allowed": ["read", "action", "write", "execute"]}
+        manifest = {"schema": 3, "name": "transcripts", "version": str(version), "grants": [grant]}
+        self.manifest_path.write_text(json.dumps(manifest))
+
+    def change_catalog(self) -> None:
+        """Make the service announce a new catalog generation.
+
+        The fake service does it on SIGUSR1; the real one when its policy file changes (it
+        re-reads the file every second and always moves the generation on a reload).
+        """
+        if self.kind == "real":
+            self._manifest_version = getattr(self, "_manifest_version", 1) + 1
+            self.write_allow_all_manifest(self._manifest_version)
+        else:
+            self.signal_service(signal.SIGUSR1)
+
     def signal_service(self, signum: int) -> None:
         assert self.service is not None
         self.service.send_signal(signum)

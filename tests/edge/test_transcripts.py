@@ -11,7 +11,7 @@ from .transcript import parse, replay
 
 TRANSCRIPTS = Path(__file__).resolve().parents[2] / "conformance_transcripts"
 FAKE_HOOKS = {"catalog-change-hook", "slow-hook"}
-REAL_HOOKS: set[str] = set()
+REAL_HOOKS = {"catalog-change-hook"}
 
 
 def _cases() -> list[Path]:
@@ -33,7 +33,11 @@ def test_transcript(
         pytest.skip(f"the {shared_instance.kind} service does not offer {', '.join(missing)}")
     if transcript.service_env or "catalog-change-hook" in transcript.requires:
         instance = Instance(tmp_path_factory.mktemp(path.stem), kind=shared_instance.kind)
-        instance.start_service(**transcript.service_env)
+        env = dict(transcript.service_env)
+        if instance.kind == "real" and "catalog-change-hook" in transcript.requires:
+            instance.write_allow_all_manifest(1)
+            env["GHOSTLIGHT_MANIFEST"] = str(instance.manifest_path)
+        instance.start_service(**env)
         try:
             replay(transcript, instance)
         finally:

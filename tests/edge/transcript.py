@@ -147,7 +147,7 @@ def replay(transcript: Transcript, instance: Instance) -> None:
             elif kind == "!sleep":
                 time.sleep(float(rest.split()[1]))
             elif kind == "!catalog-change":
-                instance.signal_service(signal.SIGUSR1)
+                instance.change_catalog()
             elif kind == "!signal":
                 connector.process.send_signal(getattr(signal, "SIG" + rest.split()[1]))
                 closed = True

@@ -134,6 +134,41 @@ test("cdp: attaches lazily once, with protocol 1.3", async () => {
   assert.deepEqual(chromeApi.calls.filter(([n]) => n === "debugger.attach"), [["debugger.attach", 7, "1.3"]]);
 });
 
+test("cdp: every attachment turns on focus emulation before the first command", async () => {
+  // Background tabs are not drawn; without it a mouse move waits for Chrome's input fallback.
+  const chromeApi = world();
+  const seen = [];
+  chromeApi.onCommand = async (tabId, method, params) => {
+    seen.push([tabId, method, params]);
+    return {};
+  };
+  const d = new DebuggerSessions(chromeApi);
+  await Promise.all([d.send(7, "Input.dispatchMouseEvent", { type: "mouseMoved", x: 1, y: 1 }), d.send(7, "Page.enable")]);
+  await d.send(8, "Page.enable");
+  assert.deepEqual(seen.slice(0, 1), [[7, "Emulation.setFocusEmulationEnabled", { enabled: true }]]);
+  assert.deepEqual(
+    seen.filter(([, m]) => m === "Emulation.setFocusEmulationEnabled").map(([t]) => t),
+    [7, 8],
+  );
+  assert.equal(chromeApi.calls.filter(([n]) => n.startsWith("tabs.update") || n.startsWith("windows.update")).length, 0);
+});
+
+test("cdp: focus emulation is best effort, also on an adopted attachment", async () => {
+  const chromeApi = world();
+  chromeApi.onAttach = async () => {
+    throw new Error("Another debugger is already attached to the tab with id: 7.");
+  };
+  const seen = [];
+  chromeApi.onCommand = async (tabId, method) => {
+    seen.push(method);
+    if (method === "Emulation.setFocusEmulationEnabled") throw new Error("not supported here");
+    return { ok: 1 };
+  };
+  const d = new DebuggerSessions(chromeApi);
+  assert.deepEqual(await d.send(7, "Page.enable"), { ok: 1 });
+  assert.deepEqual(seen, ["Emulation.setFocusEmulationEnabled", "Page.enable"]);
+});
+
 test("cdp: adopts an attachment that survived a worker restart", async () => {
   const chromeApi = world();
   chromeApi.onAttach = async () => {

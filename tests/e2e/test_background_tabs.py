@@ -1,0 +1,65 @@
+"""Input in a background tab of another workspace, in real headless Chromium.
+
+Workspace tabs are usually not the active tab of their window, so Chrome does not draw them.
+A click there must land (read back from the page itself) without activating the tab.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .conftest import Service, text
+from .test_page_tools import open_page, page_value
+
+pytestmark = pytest.mark.e2e
+
+WORKSPACES = 4
+
+
+async def is_active(service: Service, ws: str, tab: int) -> bool:
+    info = await service.shore.request(ws, "tab_info", {"tabId": tab}, timeout=20)
+    return bool(info["active"])
+
+
+async def centre(service: Service, ws: str, tab: int, element_id: str) -> list[float]:
+    """The element's centre in viewport CSS pixels (no screenshot: coordinates are CSS)."""
+    box = await page_value(
+        service,
+        ws,
+        tab,
+        f"(() => {{ const r = document.getElementById('{element_id}').getBoundingClientRect();"
+        " return [r.left + r.width / 2, r.top + r.height / 2]; })()",
+    )
+    return [float(box[0]), float(box[1])]
+
+
+async def test_click_and_hover_land_in_a_background_tab_of_another_workspace(
+    tools_service: Service, tools_browser: Any, web: str
+) -> None:
+    service = tools_service
+    # Created one after another, each workspace's new tab becomes its window's active tab; the
+    # earlier workspaces' tabs are left in the background of that window.
+    opened = [await open_page(service, f"{web}/targets") for _ in range(WORKSPACES)]
+    background = [(ws, tab) for ws, tab in opened if not await is_active(service, ws, tab)]
+    assert background, "expected at least one workspace tab in the background"
+    ws, tab = background[0]
+
+    clicked = await service.call(
+        "computer", ws, tabId=tab, action="left_click", coordinate=await centre(service, ws, tab, "b")
+    )
+    assert clicked.kind == "ok", text(clicked)
+    assert clicked.structured["interactionReceipt"]["target"]["name"] == "Bravo"
+    hovered = await service.call(
+        "computer", ws, tabId=tab, action="hover", coordinate=await centre(service, ws, tab, "c")
+    )
+    assert hovered.kind == "ok", text(hovered)
+
+    assert await page_value(service, ws, tab, "hits") == ["b:over", "b:click:1", "c:over"]
+    # Nothing was brought to the front: the tab is still a background tab.
+    assert not await is_active(service, ws, tab)
+    # The other workspaces' pages saw nothing.
+    for other_ws, other_tab in opened:
+        if other_tab != tab:
+            assert await page_value(service, other_ws, other_tab, "hits") == []
