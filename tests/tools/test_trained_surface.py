@@ -11,14 +11,12 @@ from ghostlight_trio.tools.browser_context import context_handlers
 from ghostlight_trio.tools.page_tools import page_tool_handlers
 from ghostlight_trio.tools.plan import PlanBook
 
-CANONICAL = Path("/work/shared/specs/tool-catalog.json")
-LOCAL = Path(__file__).parents[2] / "ghostlight_trio" / "catalog" / "tool-catalog.json"
+CANONICAL = Path(__file__).parents[2] / "ghostlight_trio" / "catalog" / "tool-catalog.json"
 TRAINED = 13
 
 
 def canonical_tools() -> list[dict[str, Any]]:
-    path = CANONICAL if CANONICAL.is_file() else LOCAL
-    return json.loads(path.read_text("utf-8"))["tools"]
+    return json.loads(CANONICAL.read_text("utf-8"))["tools"]
 
 
 class _Nothing:
