@@ -31,6 +31,7 @@ import {
 import { loadIdentity } from "./lib/identity.js";
 import { NativeLink } from "./lib/native-link.js";
 import { navigate } from "./lib/navigation.js";
+import { createScreenshots } from "./lib/screenshot.js";
 import { createTabOps } from "./lib/tab-ops.js";
 import { createTopologyStore } from "./lib/topology-store.js";
 import { resizeWindow } from "./lib/window-ops.js";
@@ -48,6 +49,10 @@ const capture = createCapture({
   buffers,
   cdp: (tabId, method, params) => debuggers.send(tabId, method, params),
   sessionArea: chrome.storage.session,
+});
+const screenshots = createScreenshots({
+  chromeApi: chrome,
+  cdp: (tabId, method, params) => debuggers.send(tabId, method, params),
 });
 let chunkSweepTimer = null;
 let identity = null;
@@ -79,6 +84,7 @@ const dispatcher = createDispatcher({
     return { result: await debuggers.send(tabId, args.method, args.params) };
   },
   capture_read: (args) => capture.captureRead(args),
+  screenshot: (args) => screenshots.screenshot(args),
   window_resize: (args) => resizeWindow(chrome, args),
   content: (args) =>
     runContent(chrome, args, {
@@ -231,9 +237,12 @@ chrome.debugger.onDetach.addListener((source) => {
   buffers.stop(source.tabId, "the debugger was detached from the tab, which stops capture");
 });
 
-// Console and network capture (capture_read) is fed by the tab's debugger events.
+// Console and network capture (capture_read) and screenshots of background tabs (screencast
+// frames) are fed by the tab's debugger events.
 chrome.debugger.onEvent.addListener((source, method, params) => {
-  if (Number.isInteger(source.tabId)) buffers.onEvent(source.tabId, method, params);
+  if (!Number.isInteger(source.tabId)) return;
+  buffers.onEvent(source.tabId, method, params);
+  screenshots.onEvent(source.tabId, method, params);
 });
 
 chrome.tabs.onUpdated.addListener((tabId, changeInfo) => {

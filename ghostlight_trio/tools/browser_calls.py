@@ -1,13 +1,16 @@
 """One browser request per engine effect, for the page tools.
 
-Every request runs inside ``call.effects.atomic`` (once sent it drains, even on cancel) and an
-unknown outcome is handed to the engine as ``UncertainEffect`` so it can quarantine the tab.
+Every request that may change the page runs inside ``call.effects.atomic`` (once sent it
+drains, even on cancel) and an unknown outcome is handed to the engine as ``UncertainEffect`` so
+it can quarantine the tab. Pure reads (``PageChannel.read``) change nothing, so an unanswered
+read is reported as a plain failure and leaves the tab usable.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..browser.errors import BrowserError, OutcomeUnknown
 from ..engine.contracts import ToolCall
 from .atomic import atomic_request
 from .browser_context import BrowserRequests
@@ -46,6 +49,42 @@ class PageChannel:
             raise ToolInputError(f"{call.context.operation} needs a workspace; none was given.")
         return await atomic_request(call, self._browser, ws, op, args, bound)
 
+    async def read(
+        self, call: ToolCall, op: str, args: dict[str, Any], bound: float
+    ) -> dict[str, Any]:
+        """A request with no effect on the page (a probe, a screenshot), outside the effect path.
+
+        A read that gets no answer is an error, not an uncertain effect: nothing can have
+        changed, so the tab is not quarantined.
+        """
+        ws = call.context.workspace_id
+        if ws is None:
+            raise ToolInputError(f"{call.context.operation} needs a workspace; none was given.")
+        await call.effects.checkpoint()
+        try:
+            return await self._browser.request(ws, op, args, timeout=bound)
+        except OutcomeUnknown as unknown:
+            raise BrowserError(
+                f"The browser did not answer the read-only {op} request in time; nothing"
+                f" was changed ({unknown.message})",
+                hop="extension",
+                code="read_timeout",
+            ) from None
+
+    async def read_cdp(
+        self,
+        call: ToolCall,
+        tab: int,
+        method: str,
+        params: dict[str, Any] | None = None,
+        bound: float = CDP_TIMEOUT,
+    ) -> dict[str, Any]:
+        """One side-effect-free CDP command on the tab, as a read; its result object."""
+        args = {"tabId": tab, "method": method, "params": params or {}}
+        answer = await self.read(call, "cdp", args, bound)
+        result = answer.get("result")
+        return result if isinstance(result, dict) else {}
+
     async def cdp(
         self,
         call: ToolCall,
@@ -80,4 +119,3 @@ class PageChannel:
             call, tab, "Runtime.evaluate", {"expression": expression, "returnByValue": True}
         )
         return (result.get("result") or {}).get("value")
-

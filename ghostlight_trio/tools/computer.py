@@ -320,6 +320,12 @@ class ComputerTool:
             f"Zoomed into region ({', '.join(_n(v) for v in region)}) = CSS"
             f" ({_n(x)}, {_n(y)}) {_n(w)}x{_n(h)}; coordinates in this image map back into it."
         )
+        if shot.whole_view:
+            summary = (
+                "The tab is in the background and Chrome only drew its whole viewport, so this"
+                " image is the whole viewport, not the zoom region; coordinates in this image"
+                " map to the whole viewport."
+            )
         return self._image_result(call, summary, shot)
 
     async def _scroll(self, call: ToolCall, tab: int) -> ToolResult:

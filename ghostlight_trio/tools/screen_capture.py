@@ -7,6 +7,7 @@ from typing import Any
 
 import attrs
 
+from ..browser.errors import BrowserError
 from ..engine.contracts import ToolCall
 from .browser_calls import PageChannel
 from .screenshots import (
@@ -24,6 +25,7 @@ PROBE = (
 )
 """Viewport facts a capture needs; read-only."""
 CAPTURE_TIMEOUT = 30.0
+"""Bound on the extension's ``screenshot`` op (its own waits for a background tab are ~14 s)."""
 
 
 @attrs.frozen
@@ -42,6 +44,9 @@ class Capture:
     data: bytes
     context: ShotContext
     viewport: Viewport
+    whole_view: bool = False
+    """The image shows the whole viewport although a region was asked for (a background tab's
+    screencast frame, which cannot be clipped); ``context`` describes what it really shows."""
 
 
 def viewport_from(value: Any) -> Viewport:
@@ -64,7 +69,42 @@ def viewport_from(value: Any) -> Viewport:
 
 
 async def probe(channel: PageChannel, call: ToolCall, tab: int) -> Viewport:
-    return viewport_from(await channel.evaluate(call, tab, PROBE))
+    result = await channel.read_cdp(
+        call, tab, "Runtime.evaluate", {"expression": PROBE, "returnByValue": True}
+    )
+    return viewport_from((result.get("result") or {}).get("value"))
+
+
+async def _shoot(
+    channel: PageChannel, call: ToolCall, tab: int, params: dict[str, Any], frame: dict[str, Any]
+) -> dict[str, Any]:
+    """The extension's ``screenshot`` op: a read, so a timeout never quarantines the tab."""
+    args = {"tabId": tab, "params": params, "frame": frame}
+    try:
+        return await channel.read(call, "screenshot", args, CAPTURE_TIMEOUT)
+    except BrowserError as error:
+        if error.code != "unknown_op":
+            raise
+    # An older extension without the op: a direct capture (foreground tabs only).
+    result = await channel.read_cdp(call, tab, "Page.captureScreenshot", params, CAPTURE_TIMEOUT)
+    return {"data": result.get("data", ""), "via": "capture"}
+
+
+def _frame_context(view: Viewport, answer: dict[str, Any], data: bytes) -> ShotContext:
+    """The context of an unclipped screencast frame: the whole viewport, in its own size."""
+    meta = answer.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+
+    def css(key: str, default: float) -> float:
+        got = meta.get(key)
+        return float(got) if isinstance(got, int | float) and got > 0 else default
+
+    width, height = css("deviceWidth", view.width), css("deviceHeight", view.height)
+    # Content starts offsetTop DIP below the frame's top edge (0 on desktop).
+    top = meta.get("offsetTop")
+    top = float(top) if isinstance(top, int | float) else 0.0
+    size = jpeg_size(data) or target_size(width, height)
+    return ShotContext(view.width, view.height, size[0], size[1], 0.0, -top, width, height)
 
 
 async def capture(
@@ -89,13 +129,17 @@ async def capture(
     params: dict[str, Any] = {"format": "jpeg", "quality": JPEG_QUALITY, "clip": clip}
     if region is not None:
         params["captureBeyondViewport"] = False
-    result = await channel.cdp(call, tab, "Page.captureScreenshot", params, CAPTURE_TIMEOUT)
-    encoded = str(result.get("data", ""))
-    if len(encoded) > MAX_BASE64_CHARS:
-        params["quality"] = JPEG_FALLBACK_QUALITY
-        result = await channel.cdp(call, tab, "Page.captureScreenshot", params, CAPTURE_TIMEOUT)
-        encoded = str(result.get("data", ""))
-    data = base64.b64decode(encoded)
+    # A background tab's fallback frame is the whole viewport at most at the budget size.
+    full_w, full_h = target_size(view.width, view.height)
+    frame = {"quality": JPEG_QUALITY, "maxWidth": full_w, "maxHeight": full_h}
+    answer = await _shoot(channel, call, tab, params, frame)
+    if len(str(answer.get("data", ""))) > MAX_BASE64_CHARS:
+        params["quality"] = frame["quality"] = JPEG_FALLBACK_QUALITY
+        answer = await _shoot(channel, call, tab, params, frame)
+    data = base64.b64decode(str(answer.get("data", "")))
+    if answer.get("via") == "screencast_frame":
+        context = _frame_context(view, answer, data)
+        return Capture(data, context, view, whole_view=region is not None)
     size = jpeg_size(data) or target_size(width, height)
     context = ShotContext(view.width, view.height, size[0], size[1], x, y, width, height)
     return Capture(data, context, view)

@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 
+from ghostlight_trio.tools.screenshots import jpeg_size
+
 from .conftest import Service, text
-from .test_page_tools import open_page, page_value
+from .test_page_tools import image_of, open_page, page_value, shot_point
 
 pytestmark = pytest.mark.e2e
 
@@ -63,3 +65,24 @@ async def test_click_and_hover_land_in_a_background_tab_of_another_workspace(
     for other_ws, other_tab in opened:
         if other_tab != tab:
             assert await page_value(service, other_ws, other_tab, "hits") == []
+
+
+async def test_screenshot_of_an_older_background_tab_and_a_click_at_its_coordinates(
+    tools_service: Service, tools_browser: Any, web: str
+) -> None:
+    service = tools_service
+    opened = [await open_page(service, f"{web}/targets") for _ in range(WORKSPACES)]
+    background = [(ws, tab) for ws, tab in opened if not await is_active(service, ws, tab)]
+    assert background, "expected at least one workspace tab in the background"
+    # The oldest one: Chrome keeps only the most recently shown background tabs drawable.
+    ws, tab = background[0]
+
+    shot = await service.call("computer", ws, tabId=tab, action="screenshot")
+    assert shot.kind == "ok", text(shot)
+    assert jpeg_size(image_of(shot)) is not None
+
+    point = await shot_point(service, ws, tab, "b", shot)
+    clicked = await service.call("computer", ws, tabId=tab, action="left_click", coordinate=point)
+    assert clicked.kind == "ok", text(clicked)
+    assert await page_value(service, ws, tab, "hits") == ["b:over", "b:click:1"]
+    assert not await is_active(service, ws, tab)

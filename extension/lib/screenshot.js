@@ -1,0 +1,120 @@
+// The `screenshot` operation: one JPEG of a tab, also when the tab is in the background.
+//
+// Chrome draws only the tabs it shows (plus the last one or two it showed, whose frames it
+// keeps). Page.captureScreenshot on any other background tab waits for a frame that never
+// comes, and never answers. A screencast, unlike a screenshot, counts as a capture of the tab:
+// Chrome keeps a captured tab's renderer drawing without showing it, so while one runs the tab
+// has frames. For a tab that is not shown (not its window's active tab, or in a minimized
+// window), or whose direct capture did not answer in time, we therefore:
+//   1. start Page.startScreencast and wait for its first Page.screencastFrame (acked),
+//   2. run the requested Page.captureScreenshot (with its clip) while frames flow,
+//   3. if even that does not answer, return the screencast frame itself, with its metadata,
+//   4. always stop the screencast.
+// Nothing is activated or focused: no tab switch, no window focus, no bringToFront.
+
+import { OpError, requireTabId } from "./frames.js";
+import { HOPS } from "./constants.js";
+import { getTab } from "./tab-lookup.js";
+
+export const SCREENSHOT_TIMING = Object.freeze({ directMs: 1_500, frameMs: 8_000, clippedMs: 4_000 });
+
+export function createScreenshots({ chromeApi, cdp, timing = SCREENSHOT_TIMING }) {
+  const waiters = new Map(); // tabId -> Set of frame callbacks
+
+  // Fed from chrome.debugger.onEvent.
+  function onEvent(tabId, method, params) {
+    if (method !== "Page.screencastFrame") return;
+    const pending = waiters.get(tabId);
+    if (!pending || !pending.size) {
+      // A frame nobody waits for (e.g. after a stop raced it): ack so Chrome does not stall.
+      ack(tabId, params);
+      return;
+    }
+    for (const notify of [...pending]) notify(params || {});
+  }
+
+  function ack(tabId, params) {
+    if (params && Number.isInteger(params.sessionId)) {
+      cdp(tabId, "Page.screencastFrameAck", { sessionId: params.sessionId }).catch(() => {});
+    }
+  }
+
+  function nextFrame(tabId) {
+    let cancel = () => {};
+    const promise = new Promise((resolve) => {
+      const pending = waiters.get(tabId) || new Set();
+      waiters.set(tabId, pending);
+      const notify = (params) => {
+        pending.delete(notify);
+        ack(tabId, params);
+        resolve(params);
+      };
+      pending.add(notify);
+      cancel = () => pending.delete(notify);
+    });
+    return { promise, cancel };
+  }
+
+  async function shown(tab) {
+    if (!tab.active) return false;
+    try {
+      const win = await chromeApi.windows.get(tab.windowId);
+      return win.state !== "minimized";
+    } catch {
+      return true;
+    }
+  }
+
+  async function screenshot(args) {
+    const tabId = requireTabId(args);
+    const params = args.params && typeof args.params === "object" ? args.params : {};
+    const frameParams = args.frame && typeof args.frame === "object" ? args.frame : {};
+    const tab = await getTab(chromeApi, tabId);
+    if (await shown(tab)) {
+      const direct = await within(cdp(tabId, "Page.captureScreenshot", params), timing.directMs);
+      if (direct) return { data: direct.data, via: "capture" };
+    }
+    return forced(tabId, params, frameParams);
+  }
+
+  async function forced(tabId, params, frameParams) {
+    const first = nextFrame(tabId);
+    try {
+      await cdp(tabId, "Page.startScreencast", {
+        format: "jpeg",
+        quality: Number.isFinite(params.quality) ? params.quality : 55,
+        everyNthFrame: 1,
+        ...frameParams,
+      });
+      const frame = await within(first.promise, timing.frameMs);
+      if (!frame) {
+        throw new OpError("The tab produced no frame to capture (it may be frozen or crashed)", {
+          hop: HOPS.cdp,
+          code: "no_frame",
+        });
+      }
+      // The renderer is drawing now; the requested (clipped) capture can be served.
+      const clipped = await within(cdp(tabId, "Page.captureScreenshot", params), timing.clippedMs);
+      if (clipped) return { data: clipped.data, via: "screencast_capture" };
+      return { data: frame.data, via: "screencast_frame", metadata: frame.metadata || {} };
+    } finally {
+      first.cancel();
+      cdp(tabId, "Page.stopScreencast", {}).catch(() => {});
+    }
+  }
+
+  return { screenshot, onEvent };
+}
+
+// The promise's value, or null if it did not settle within `ms` (a rejection is thrown).
+async function within(promise, ms) {
+  let timer = null;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
