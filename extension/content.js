@@ -111,6 +111,16 @@
       return ns.find.describeElement(el, ctx);
     },
     element_rect: (args) => ns.find.describeElement(elementArg(args), ctx),
+    // One observation for wait_for: matches of a selector/text plus the mutation count and
+    // document state that tell whether the page has settled.
+    wait_probe: (args) => ({
+      url: location.href,
+      title: document.title,
+      readyState: document.readyState,
+      renderSerial: refs.serial(),
+      mutations: mutationTotal,
+      ...(args.selector || args.text ? ns.wait.probe(document, args, ctx) : {}),
+    }),
     element_at: (args) => {
       const el = ns.find.elementAtPoint(document, Number(args.x), Number(args.y));
       return el ? ns.find.describeElement(el, ctx) : null;

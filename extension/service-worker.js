@@ -17,6 +17,7 @@ import {
 } from "./lib/constants.js";
 import { contentScriptFiles, runContent } from "./lib/content-bridge.js";
 import { DebuggerSessions } from "./lib/debugger.js";
+import { DialogBook, createDialogOps } from "./lib/dialogs.js";
 import { createDispatcher } from "./lib/dispatcher.js";
 import { EventBuffers, hostOf } from "./lib/event-buffers.js";
 import {
@@ -32,6 +33,7 @@ import { loadIdentity } from "./lib/identity.js";
 import { NativeLink } from "./lib/native-link.js";
 import { navigate } from "./lib/navigation.js";
 import { createScreenshots } from "./lib/screenshot.js";
+import { createTabControl } from "./lib/tab-control.js";
 import { createTabOps } from "./lib/tab-ops.js";
 import { createTopologyStore } from "./lib/topology-store.js";
 import { resizeWindow } from "./lib/window-ops.js";
@@ -54,6 +56,13 @@ const screenshots = createScreenshots({
   chromeApi: chrome,
   cdp: (tabId, method, params) => debuggers.send(tabId, method, params),
 });
+// Open JavaScript dialogs per tab (Page.javascriptDialogOpening), for the `dialog` op.
+const dialogBook = new DialogBook();
+const dialogs = createDialogOps({
+  book: dialogBook,
+  cdp: (tabId, method, params) => debuggers.send(tabId, method, params),
+});
+const tabControl = createTabControl({ chromeApi: chrome });
 let chunkSweepTimer = null;
 let identity = null;
 // What the service told us in its welcome (slot, negotiated features); informational.
@@ -81,8 +90,12 @@ const dispatcher = createDispatcher({
   navigate: (args) => navigate(chrome, args, { cdp: (tabId, method, params) => debuggers.send(tabId, method, params) }),
   cdp: async (args) => {
     const tabId = requireTabId(args);
+    // Dialogs are only reported while Page is enabled; failures surface through the command.
+    await dialogs.watch(tabId).catch(() => {});
     return { result: await debuggers.send(tabId, args.method, args.params) };
   },
+  tab_control: (args) => tabControl.tabControl(args),
+  dialog: (args) => dialogs.dialog(args),
   capture_read: (args) => capture.captureRead(args),
   screenshot: (args) => screenshots.screenshot(args),
   window_resize: (args) => resizeWindow(chrome, args),
@@ -197,6 +210,7 @@ chrome.tabs.onRemoved.addListener((tabId) => {
   ready.then(() => {
     debuggers.forget(tabId);
     buffers.forget(tabId);
+    dialogBook.forget(tabId);
     if (book.removeTab(tabId)) {
       store.persist();
       link.send(tabRemovedFrame(tabId));
@@ -234,6 +248,7 @@ chrome.windows.onFocusChanged.addListener((windowId) => {
 chrome.debugger.onDetach.addListener((source) => {
   if (!Number.isInteger(source.tabId)) return;
   debuggers.forget(source.tabId);
+  dialogBook.detached(source.tabId);
   buffers.stop(source.tabId, "the debugger was detached from the tab, which stops capture");
 });
 
@@ -242,6 +257,7 @@ chrome.debugger.onDetach.addListener((source) => {
 chrome.debugger.onEvent.addListener((source, method, params) => {
   if (!Number.isInteger(source.tabId)) return;
   buffers.onEvent(source.tabId, method, params);
+  dialogBook.onEvent(source.tabId, method, params);
   screenshots.onEvent(source.tabId, method, params);
 });
 

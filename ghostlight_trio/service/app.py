@@ -65,12 +65,14 @@ def browser_parts(
     """The browser shore and the tools that need it."""
     from ..browser.shore import BrowserShore
     from ..tools.browser_context import context_handlers
+    from ..tools.more_tools import more_tool_handlers
     from ..tools.page_tools import page_tool_handlers
 
     shore = BrowserShore(endpoints, workspaces, service_version=__version__, scheduler=scheduler)
     handlers = {
         **context_handlers(workspaces, shore),
         **page_tool_handlers(workspaces, shore, redact=redact),
+        **more_tool_handlers(workspaces, shore),
     }
     return BrowserParts(shore=shore, handlers=handlers)
 

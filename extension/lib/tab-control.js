@@ -1,0 +1,89 @@
+// The `tab_control` operation: focus, reload or close one tab. Focus makes the tab active in its
+// window and focuses that window (an explicit request of the user's agent); reload waits,
+// bounded, for the reloaded document to complete; close removes the tab (the worker's
+// tabs.onRemoved listener then reports `tab_removed` as for any managed tab).
+
+import { NAVIGATE_DEFAULT_TIMEOUT_MS, NAVIGATE_MAX_TIMEOUT_MS } from "./constants.js";
+import { OpError, requireTabId } from "./frames.js";
+import { getTab, tabUrl } from "./tab-lookup.js";
+
+export const TAB_ACTIONS = Object.freeze(["focus", "reload", "close"]);
+const POLL_MS = 250;
+
+export function reloadTimeout(args) {
+  const value = args ? args.timeoutMs : undefined;
+  if (!Number.isFinite(value)) return NAVIGATE_DEFAULT_TIMEOUT_MS;
+  return Math.min(Math.max(0, Math.floor(value)), NAVIGATE_MAX_TIMEOUT_MS);
+}
+
+export function createTabControl({ chromeApi, sleep = (ms) => new Promise((r) => setTimeout(r, ms)), now = () => Date.now() }) {
+  async function focus(tabId) {
+    const tab = await getTab(chromeApi, tabId);
+    await chromeApi.tabs.update(tabId, { active: true });
+    try {
+      await chromeApi.windows.update(tab.windowId, { focused: true });
+    } catch {
+      // e.g. a headless browser without window focus; the tab is active all the same
+    }
+    const after = await getTab(chromeApi, tabId);
+    return { action: "focus", tabId, windowId: after.windowId, active: !!after.active, url: tabUrl(after), title: after.title || "" };
+  }
+
+  // Reload and wait until Chrome reports a load that started after the reload completed.
+  async function reload(tabId, timeoutMs) {
+    await getTab(chromeApi, tabId);
+    let started = false;
+    let removed = false;
+    const onUpdated = (id, change) => {
+      if (id === tabId && change.status === "loading") started = true;
+    };
+    const onRemoved = (id) => {
+      if (id === tabId) removed = true;
+    };
+    chromeApi.tabs.onUpdated.addListener(onUpdated);
+    chromeApi.tabs.onRemoved.addListener(onRemoved);
+    let loaded = false;
+    try {
+      await chromeApi.tabs.reload(tabId, { bypassCache: false });
+      const deadline = now() + timeoutMs;
+      for (;;) {
+        if (removed) throw new OpError(`Tab ${tabId} was closed while reloading`, { code: "tab_closed" });
+        const tab = await getTab(chromeApi, tabId);
+        if (tab.status === "loading") started = true;
+        if (started && tab.status === "complete") {
+          loaded = true;
+          break;
+        }
+        if (now() >= deadline) break;
+        await sleep(POLL_MS);
+      }
+    } finally {
+      chromeApi.tabs.onUpdated.removeListener(onUpdated);
+      chromeApi.tabs.onRemoved.removeListener(onRemoved);
+    }
+    const after = await getTab(chromeApi, tabId);
+    return { action: "reload", tabId, loaded, url: tabUrl(after), title: after.title || "" };
+  }
+
+  async function close(tabId) {
+    const tab = await getTab(chromeApi, tabId);
+    try {
+      await chromeApi.tabs.remove(tabId);
+    } catch (err) {
+      throw new OpError(`Could not close tab ${tabId}: ${err && err.message ? err.message : err}`, { code: "close_failed" });
+    }
+    return { action: "close", tabId, closed: true, url: tabUrl(tab), title: tab.title || "" };
+  }
+
+  async function tabControl(args) {
+    const tabId = requireTabId(args);
+    if (!TAB_ACTIONS.includes(args.action)) {
+      throw new OpError(`args.action must be one of ${TAB_ACTIONS.join(", ")}`, { code: "bad_args" });
+    }
+    if (args.action === "focus") return focus(tabId);
+    if (args.action === "reload") return reload(tabId, reloadTimeout(args));
+    return close(tabId);
+  }
+
+  return { tabControl };
+}

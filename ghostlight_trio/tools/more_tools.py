@@ -1,0 +1,434 @@
+"""Tab control, waiting for page state and JavaScript dialogs: one factory, one handler per tool.
+
+``tab_control`` focuses, reloads or closes a workspace tab (wire op ``tab_control``);
+``wait_for`` polls the page's ``wait_probe`` content mechanism, checkpointing between polls so a
+cancelled call stops promptly; ``dialog`` reads or answers the dialog the extension recorded from
+CDP ``Page.javascriptDialogOpening`` (wire op ``dialog``). Page-sourced text is fenced as
+untrusted page content (see ``provenance.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import trio
+
+from ..browser.errors import BrowserError, BrowserFailure
+from ..browser.failures import failure_result
+from ..engine.contracts import ToolCall, ToolHandler, ToolResult
+from .browser_calls import PageChannel, ToolInputError, tab_of
+from .browser_context import BrowserRequests
+from .provenance import page_facts, provenance, wrap_page_text
+from .receipts import receipt_result
+from .shaping import actionable, element_line
+
+TAB_ACTIONS = ("focus", "reload", "close")
+TAB_BOUND = 15.0
+"""Bound on a focus or close request."""
+RELOAD_WAIT_MS = 15_000
+"""How long the extension waits for the reloaded document to complete."""
+RELOAD_BOUND = 25.0
+INFO_BOUND = 10.0
+PING_BOUND = 5.0
+
+WAIT_STATES = ("visible", "present", "gone", "settled")
+WAIT_DEFAULT_MS = 10_000
+WAIT_MAX_MS = 60_000
+POLL_SECONDS = 0.15
+"""Spacing of the page observations while waiting."""
+QUIET_MS = 500
+"""A page whose DOM did not change for this long (document complete) has settled."""
+RATE_WINDOW_MS = 1_000
+PROBE_WAIT_MS = 4_000
+PROBE_BOUND = 6.0
+FATAL_PROBE_CODES = frozenset({"bad_selector", "bad_args", "tab_not_found", "unknown_mechanism"})
+
+DIALOG_ACTIONS = ("status", "accept", "dismiss", "respond")
+DIALOG_BOUND = 15.0
+
+
+def more_tool_handlers(workspaces: Any, browser: BrowserRequests) -> dict[str, ToolHandler]:
+    """Handlers for tab_control, wait_for and dialog."""
+    tools = _MoreTools(PageChannel(browser), workspaces)
+    return {
+        "wait_for": tools.guarded(tools.wait_for),
+        "dialog": tools.guarded(tools.dialog),
+        "tab_control": tools.guarded(tools.tab_control),
+    }
+
+
+Body = Callable[[ToolCall, int], Awaitable[ToolResult]]
+
+
+class _MoreTools:
+    def __init__(self, channel: PageChannel, workspaces: Any) -> None:
+        self._channel = channel
+        self._workspaces = workspaces
+
+    def guarded(self, body: Body) -> ToolHandler:
+        """Argument problems and browser failures become truthful results."""
+
+        async def handler(call: ToolCall) -> ToolResult:
+            try:
+                return await body(call, tab_of(call))
+            except ToolInputError as problem:
+                return ToolResult.error(str(problem))
+            except BrowserFailure as failure:
+                return failure_result(failure)
+
+        return handler
+
+    async def _tab_info(self, call: ToolCall, tab: int) -> dict[str, Any]:
+        return await self._channel.read(call, "tab_info", {"tabId": tab}, INFO_BOUND)
+
+    async def _render_serial(self, call: ToolCall, tab: int) -> int:
+        """The page's render serial, or 0 where no content script can run (best effort)."""
+        try:
+            args = {"tabId": tab, "fn": "ping", "args": {}, "timeoutMs": 3_000}
+            answer = await self._channel.read(call, "content", args, PING_BOUND)
+        except BrowserFailure:
+            return 0
+        value = answer.get("value")
+        serial = value.get("renderSerial") if isinstance(value, dict) else None
+        return serial if isinstance(serial, int) else 0
+
+    # --- tab_control -------------------------------------------------------------------------
+
+    async def tab_control(self, call: ToolCall, tab: int) -> ToolResult:
+        action = call.arguments.get("action")
+        if action not in TAB_ACTIONS:
+            raise ToolInputError('action must be "focus", "reload" or "close".')
+        ws = call.context.workspace_id
+        before = await self._tab_info(call, tab)
+        observed: dict[str, Any] = {}
+        blockers: list[dict[str, str]] = []
+        if action == "close":
+            done = await self._channel.request(
+                call, "tab_control", {"tabId": tab, "action": "close"}, TAB_BOUND
+            )
+            # The extension's tab_removed event does the same; this makes it immediate.
+            self._workspaces.tab_closed(tab)
+            observed["tabClosed"] = True
+            summary = f"Closed tab {tab}."
+            url, title, serial = str(before.get("url", "")), str(before.get("title", "")), 0
+        else:
+            args: dict[str, Any] = {"tabId": tab, "action": action}
+            bound = TAB_BOUND
+            if action == "reload":
+                args["timeoutMs"] = RELOAD_WAIT_MS
+                bound = RELOAD_BOUND
+            done = await self._channel.request(call, "tab_control", args, bound)
+            await call.effects.checkpoint()
+            url, title = str(done.get("url", "")), str(done.get("title", ""))
+            if action == "focus":
+                observed["tabFocused"] = bool(done.get("active", True))
+                summary = f"Focused tab {tab} (it is now the active tab of its window)."
+            else:
+                observed["tabReloaded"] = True
+                loaded = bool(done.get("loaded"))
+                summary = f"Reloaded tab {tab}."
+                if not loaded:
+                    summary = f"Reloaded tab {tab}; the page had not finished loading yet."
+                    blockers.append(
+                        {
+                            "kind": "still_loading",
+                            "summary": "The reloaded page had not finished loading within"
+                            f" {RELOAD_WAIT_MS // 1000} s.",
+                            "nextStep": "Call wait_for with state settled, then read the page.",
+                        }
+                    )
+            if before.get("url") and url and url != before.get("url"):
+                observed["urlChanged"] = url
+            serial = await self._render_serial(call, tab)
+        receipt = {
+            "targetAssurance": "none",
+            "action": str(action),
+            "observedAfter": observed,
+            "blockers": blockers,
+            "page": page_facts(tab, url, title, serial),
+            "more": False,
+        }
+        return receipt_result(summary, receipt, ws)
+
+    # --- wait_for ----------------------------------------------------------------------------
+
+    async def wait_for(self, call: ToolCall, tab: int) -> ToolResult:
+        plan = _wait_plan(call.arguments)
+        watch = _Settling()
+        start = trio.current_time()
+        deadline = start + plan.timeout_ms / 1000
+        last: dict[str, Any] | None = None
+        last_error: BrowserError | None = None
+        met = False
+        while True:
+            elapsed_ms = (trio.current_time() - start) * 1000
+            try:
+                last = await self._probe(call, tab, plan, deadline)
+                last_error = None
+            except BrowserError as error:
+                if error.code in FATAL_PROBE_CODES:
+                    raise
+                last_error = error  # between documents, or a page not answering yet
+            elapsed_ms = (trio.current_time() - start) * 1000
+            if last is not None and last_error is None:
+                watch.note(elapsed_ms, last)
+                met = _condition(plan, last, watch)
+                settled_ok = not plan.settle or watch.settled
+                if met and settled_ok and elapsed_ms >= plan.min_ms:
+                    break
+            if trio.current_time() >= deadline:
+                break
+            await call.effects.checkpoint()
+            await trio.sleep(POLL_SECONDS)
+            await call.effects.checkpoint()
+        elapsed_ms = round((trio.current_time() - start) * 1000)
+        if last is None:
+            assert last_error is not None
+            raise last_error
+        return self._wait_result(call, tab, plan, last, watch, met, elapsed_ms)
+
+    async def _probe(
+        self, call: ToolCall, tab: int, plan: _WaitPlan, deadline: float
+    ) -> dict[str, Any]:
+        remaining = max(1.0, deadline - trio.current_time() + 1.0)
+        bound = min(PROBE_BOUND, remaining)
+        wait_ms = int(min(PROBE_WAIT_MS, max(500.0, (bound - 1.0) * 1000)))
+        probe_args: dict[str, Any] = {}
+        if plan.selector is not None:
+            probe_args["selector"] = plan.selector
+        if plan.text is not None:
+            probe_args["text"] = plan.text
+        args = {"tabId": tab, "fn": "wait_probe", "args": probe_args, "timeoutMs": wait_ms}
+        answer = await self._channel.read(call, "content", args, bound)
+        value = answer.get("value")
+        if not isinstance(value, dict):
+            raise BrowserError("The page gave no observation", hop="page", code="no_answer")
+        return value
+
+    def _wait_result(
+        self,
+        call: ToolCall,
+        tab: int,
+        plan: _WaitPlan,
+        last: dict[str, Any],
+        watch: _Settling,
+        met: bool,
+        elapsed_ms: int,
+    ) -> ToolResult:
+        ws = call.context.workspace_id
+        page = page_facts(
+            tab, str(last.get("url", "")), str(last.get("title", "")), last.get("renderSerial")
+        )
+        settling = plan.settle or plan.state == "settled"
+        found = met and (not plan.settle or watch.settled)
+        structured: dict[str, Any] = {"found": found, "elapsed_ms": elapsed_ms}
+        element = last.get("element") if isinstance(last.get("element"), dict) else None
+        if found and element is not None and plan.state != "gone":
+            structured["ref"] = str(element.get("ref", ""))
+        if settling:
+            structured.update(
+                settled=watch.settled,
+                peak_mutations=watch.peak,
+                final_rate=watch.final_rate(),
+            )
+        target = plan.describe()
+        if found:
+            summary = f"Condition met after {elapsed_ms} ms: {target}."
+        elif met:
+            summary = (
+                f"Condition met ({target}) but the page had not settled"
+                f" within {plan.timeout_ms} ms."
+            )
+        else:
+            summary = f"Not found within {plan.timeout_ms} ms: {target} did not hold."
+        if plan.state in ("visible", "gone") and plan.has_target():
+            count, visible = int(last.get("count", 0)), int(last.get("visible", 0))
+            summary += f" Last observation: {count} matching element(s), {visible} visible."
+        if settling:
+            summary += (
+                f" Settled: {'yes' if watch.settled else 'no'}; peak {watch.peak} DOM"
+                f" mutation(s) between polls; {watch.final_rate()} mutation(s)/s at the end."
+            )
+        structured["page"] = page
+        structured["provenance"] = provenance(ws, page["origin"])
+        blocks = [summary]
+        if element is not None and plan.state != "gone":
+            blocks.append(wrap_page_text(element_line(actionable(element)), ws, page["origin"]))
+        return ToolResult.text("\n".join(blocks), structured=structured)
+
+    # --- dialog ------------------------------------------------------------------------------
+
+    async def dialog(self, call: ToolCall, tab: int) -> ToolResult:
+        action = call.arguments.get("action")
+        if action not in DIALOG_ACTIONS:
+            raise ToolInputError('action must be "status", "accept", "dismiss" or "respond".')
+        text = call.arguments.get("text")
+        if action == "respond" and not isinstance(text, str):
+            raise ToolInputError("respond needs text: the answer typed into the prompt.")
+        if action != "respond" and text is not None:
+            raise ToolInputError("text is only accepted with action respond.")
+        ws = call.context.workspace_id
+        args: dict[str, Any] = {"tabId": tab, "action": action}
+        if action == "respond":
+            args["text"] = text
+        if action == "status":
+            answer = await self._channel.read(call, "dialog", args, DIALOG_BOUND)
+        else:
+            answer = await self._channel.request(call, "dialog", args, DIALOG_BOUND)
+        info = await self._tab_info(call, tab)
+        page = page_facts(tab, str(info.get("url", "")), str(info.get("title", "")), None)
+        structured: dict[str, Any] = {"open": bool(answer.get("open"))}
+        kind = answer.get("type")
+        message = str(answer.get("message", ""))
+        if action == "status":
+            if answer.get("open"):
+                structured.update(type=str(kind), message=message)
+                if kind == "prompt":
+                    structured["defaultPrompt"] = str(answer.get("defaultPrompt", ""))
+                head = (
+                    f"A {kind} dialog is open on tab {tab}; answer it with dialog accept,"
+                    " dismiss or respond. Its message:"
+                )
+                body = wrap_page_text(message, ws, page["origin"])
+                text_out = f"{head}\n{body}"
+            else:
+                text_out = f"No JavaScript dialog is open on tab {tab}."
+        else:
+            resolved = bool(answer.get("resolved"))
+            structured.update(resolved=resolved, action=str(action))
+            if kind is not None:
+                structured["type"] = str(kind)
+            if resolved:
+                verb = {"accept": "Accepted", "dismiss": "Dismissed", "respond": "Answered"}
+                what = f"the {kind} dialog" if kind else "the dialog"
+                extra = f" with {json.dumps(text, ensure_ascii=False)}" if action == "respond" else ""
+                text_out = f"{verb[str(action)]} {what} on tab {tab}{extra}."
+            else:
+                text_out = f"No JavaScript dialog was open on tab {tab}; nothing was answered."
+        structured["page"] = page
+        structured["provenance"] = provenance(ws, page["origin"])
+        return ToolResult.text(text_out, structured=structured)
+
+
+class _WaitPlan:
+    def __init__(
+        self,
+        selector: str | None,
+        text: str | None,
+        state: str,
+        timeout_ms: int,
+        min_ms: int,
+        settle: bool,
+    ) -> None:
+        self.selector = selector
+        self.text = text
+        self.state = state
+        self.timeout_ms = timeout_ms
+        self.min_ms = min_ms
+        self.settle = settle
+
+    def has_target(self) -> bool:
+        return self.selector is not None or self.text is not None
+
+    def describe(self) -> str:
+        if self.state == "settled":
+            return "the page settles (document complete, no DOM changes for 500 ms)"
+        parts = []
+        if self.selector is not None:
+            parts.append(f"selector {json.dumps(self.selector, ensure_ascii=False)}")
+        if self.text is not None:
+            parts.append(f"text {json.dumps(self.text, ensure_ascii=False)}")
+        what = " with ".join(parts)
+        return {
+            "visible": f"an element matching {what} is visible",
+            "present": f"an element matching {what} is present",
+            "gone": f"no element matching {what} is visible",
+        }[self.state]
+
+
+def _wait_plan(arguments: Mapping[str, Any]) -> _WaitPlan:
+    selector = arguments.get("selector")
+    text = arguments.get("text")
+    selector = selector if isinstance(selector, str) and selector.strip() else None
+    text = text if isinstance(text, str) and text.strip() else None
+    state = arguments.get("state")
+    if state is None:
+        state = "visible" if selector is not None or text is not None else "settled"
+    if state not in WAIT_STATES:
+        raise ToolInputError('state must be "visible", "present", "gone" or "settled".')
+    if state != "settled" and selector is None and text is None:
+        raise ToolInputError(f"state {state} needs a selector or text to wait for.")
+    timeout_ms = _bounded_ms(arguments.get("timeout_ms"), WAIT_DEFAULT_MS, WAIT_MAX_MS)
+    min_ms = min(_bounded_ms(arguments.get("min_ms"), 0, WAIT_MAX_MS), timeout_ms)
+    settle = arguments.get("settle") is True
+    return _WaitPlan(selector, text, state, timeout_ms, min_ms, settle)
+
+
+def _bounded_ms(value: Any, default: int, ceiling: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        return default
+    return int(min(max(0, value), ceiling))
+
+
+class _Settling:
+    """Mutation bookkeeping across observations: peak per poll, rate at the end, quiet time."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        self.settled = False
+        self._history: list[tuple[float, int]] = []  # (elapsed ms, mutations added since start)
+        self._total = 0
+        self._last: tuple[Any, int] | None = None  # (url, mutations)
+        self._quiet_since: float | None = None
+
+    def note(self, at_ms: float, observation: dict[str, Any]) -> None:
+        mutations = observation.get("mutations")
+        mutations = mutations if isinstance(mutations, int) else 0
+        url = observation.get("url")
+        delta = 0
+        changed = False
+        if self._last is not None:
+            last_url, last_mutations = self._last
+            if url != last_url or mutations < last_mutations:
+                changed = True  # a new document (the counter restarted)
+                delta = max(0, mutations)
+            else:
+                delta = mutations - last_mutations
+                changed = delta > 0
+        self._last = (url, mutations)
+        self.peak = max(self.peak, delta)
+        self._total += delta
+        self._history.append((at_ms, self._total))
+        if changed or self._quiet_since is None:
+            self._quiet_since = at_ms
+        complete = observation.get("readyState") == "complete"
+        self.settled = complete and (at_ms - self._quiet_since) >= QUIET_MS
+
+    def final_rate(self) -> float:
+        """DOM mutations per second over the last second observed."""
+        if len(self._history) < 2:
+            return 0.0
+        end_ms, end_total = self._history[-1]
+        start_ms, start_total = self._history[0]
+        for at_ms, total in self._history:
+            if end_ms - at_ms <= RATE_WINDOW_MS:
+                start_ms, start_total = at_ms, total
+                break
+        span = end_ms - start_ms
+        if span <= 0:
+            return 0.0
+        return round((end_total - start_total) * 1000 / span, 1)
+
+
+def _condition(plan: _WaitPlan, observation: dict[str, Any], watch: _Settling) -> bool:
+    if plan.state == "settled":
+        return watch.settled
+    count = int(observation.get("count", 0) or 0)
+    visible = int(observation.get("visible", 0) or 0)
+    if plan.state == "present":
+        return count > 0
+    if plan.state == "visible":
+        return visible > 0
+    return visible == 0  # gone

@@ -1,0 +1,303 @@
+"""tab_control, wait_for and dialog in real headless Chromium with the real extension.
+
+Every effect is read back independently of the tool that caused it: through the test's own
+``tab_info`` / CDP ``Runtime.evaluate`` requests over the browser shore and the workspace
+registry, never from the tool's own echo.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import trio
+
+from ghostlight_trio.browser import managed
+from ghostlight_trio.browser.errors import BrowserError
+from ghostlight_trio.browser.shore import BrowserShore
+from ghostlight_trio.catalog.registry import Catalog, load_specs
+from ghostlight_trio.engine.engine import WorkEngine
+from ghostlight_trio.scheduler import Scheduler
+from ghostlight_trio.tools.browser_context import context_handlers
+from ghostlight_trio.tools.more_tools import more_tool_handlers
+from ghostlight_trio.tools.page_tools import page_tool_handlers
+from ghostlight_trio.transport.endpoints import Endpoints
+from ghostlight_trio.workspace.registry import WorkspaceRegistry
+
+from .conftest import PAGES, Service, launch_for, text
+
+pytestmark = pytest.mark.e2e
+
+MORE_PAGES = {
+    "/more/late": """<!doctype html><title>Late page</title>
+<div id="spinner">Loading…</div>
+<p id="hidden" style="display:none">Hidden words</p>
+<script>
+setTimeout(() => {
+  document.getElementById('spinner').remove();
+  const p = document.createElement('p');
+  p.id = 'late';
+  p.innerHTML = 'Arrived <b>late</b> today';
+  document.body.appendChild(p);
+}, 700);
+</script>""",
+    "/more/busy": """<!doctype html><title>Busy page</title>
+<ul id="list"></ul>
+<script>
+const list = document.getElementById('list');
+const started = Date.now();
+const timer = setInterval(() => {
+  for (let i = 0; i < 5; i++) list.appendChild(document.createElement('li'));
+  if (Date.now() - started > 900) { clearInterval(timer); window.busyDone = Date.now(); }
+}, 30);
+</script>""",
+    "/more/plain": "<!doctype html><title>Plain page</title><p>plain</p>",
+}
+PAGES.update(MORE_PAGES)
+
+
+@pytest.fixture
+async def more_service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIterator[Service]:
+    registry = WorkspaceRegistry()
+    scheduler = Scheduler()
+    shore = BrowserShore(endpoints, registry, scheduler=scheduler)
+    handlers = {
+        **context_handlers(registry, shore),
+        **page_tool_handlers(registry, shore),
+        **more_tool_handlers(registry, shore),
+    }
+    engine = WorkEngine(
+        catalog=Catalog(load_specs(), handlers),
+        handlers=handlers,
+        workspaces=registry,
+        scheduler=scheduler,
+    )
+    await nursery.start(shore.serve)
+    yield Service(endpoints, registry, shore, engine, nursery)
+
+
+@pytest.fixture
+async def more_browser(more_service: Service) -> AsyncIterator[managed.ManagedBrowser]:
+    launched = await launch_for(more_service)
+    try:
+        yield launched
+    finally:
+        await launched.aclose()
+
+
+async def page_value(service: Service, ws: str, tab: int, expression: str) -> Any:
+    answer = await service.shore.request(
+        ws,
+        "cdp",
+        {
+            "tabId": tab,
+            "method": "Runtime.evaluate",
+            "params": {"expression": expression, "returnByValue": True},
+        },
+        timeout=20,
+    )
+    return answer["result"]["result"].get("value")
+
+
+async def tab_info(service: Service, ws: str, tab: int) -> dict[str, Any]:
+    return await service.shore.request(ws, "tab_info", {"tabId": tab}, timeout=20)
+
+
+async def open_page(service: Service, url: str, ws: str | None = None) -> tuple[str, int]:
+    created = await service.call("tabs_create_mcp", ws)
+    assert created.kind == "ok", text(created)
+    ws, tab = created.workspace_id, created.structured["tabId"]
+    landed = await service.call("navigate", ws, url=url, tabId=tab)
+    assert landed.kind == "ok", text(landed)
+    return ws, tab
+
+
+async def test_tab_control_focuses_reloads_and_closes(
+    more_service: Service, more_browser: Any, web: str
+) -> None:
+    service = more_service
+    ws, first = await open_page(service, f"{web}/more/plain")
+    _, second = await open_page(service, f"{web}/", ws)
+    assert (await tab_info(service, ws, first))["active"] is False
+
+    focused = await service.call("tab_control", ws, tabId=first, action="focus")
+    assert focused.kind == "ok", text(focused)
+    receipt = focused.structured["interactionReceipt"]
+    assert receipt["observedAfter"]["tabFocused"] is True and receipt["action"] == "focus"
+    assert (await tab_info(service, ws, first))["active"] is True
+    assert (await tab_info(service, ws, second))["active"] is False
+
+    await page_value(service, ws, first, "window.marker = 'before reload'")
+    reloaded = await service.call("tab_control", ws, tabId=first, action="reload")
+    assert reloaded.kind == "ok", text(reloaded)
+    receipt = reloaded.structured["interactionReceipt"]
+    assert receipt["observedAfter"]["tabReloaded"] is True and receipt["blockers"] == []
+    assert receipt["page"]["url"] == f"{web}/more/plain"
+    assert await page_value(service, ws, first, "typeof window.marker") == "undefined"
+    navigation = "performance.getEntriesByType('navigation')[0].type"
+    assert await page_value(service, ws, first, navigation) == "reload"
+
+    closed = await service.call("tab_control", ws, tabId=second, action="close")
+    assert closed.kind == "ok", text(closed)
+    assert closed.structured["interactionReceipt"]["observedAfter"]["tabClosed"] is True
+    with pytest.raises(BrowserError):
+        await tab_info(service, ws, second)
+    assert second not in service.registry.owned_tabs(ws)
+    listed = await service.call("tabs_context_mcp", ws)
+    assert [tab["tabId"] for tab in listed.structured["tabs"]] == [first]
+    again = await service.call("tab_control", ws, tabId=second, action="close")
+    assert again.kind != "ok"
+
+
+async def test_wait_for_reports_found_gone_and_honest_timeouts(
+    more_service: Service, more_browser: Any, web: str
+) -> None:
+    service = more_service
+    ws, tab = await open_page(service, f"{web}/more/late")
+
+    seen = await service.call("wait_for", ws, tabId=tab, selector="#late", timeout_ms=5000)
+    assert seen.kind == "ok", text(seen)
+    assert seen.structured["found"] is True and seen.structured["elapsed_ms"] < 5000
+    assert seen.structured["ref"].startswith("ref_")
+    assert "settled" not in seen.structured
+    assert await page_value(service, ws, tab, "!!document.getElementById('late')") is True
+    described = await service.shore.request(
+        ws,
+        "content",
+        {"tabId": tab, "fn": "element_rect", "args": {"ref": seen.structured["ref"]}},
+        timeout=20,
+    )
+    real = await page_value(
+        service, ws, tab, "(() => { const r = late.getBoundingClientRect(); return r.top; })()"
+    )
+    assert described["value"]["tag"].lower() == "p"
+    assert abs(described["value"]["box"]["y"] - real) < 1
+
+    by_text = await service.call("wait_for", ws, tabId=tab, text="arrived LATE", timeout_ms=3000)
+    assert by_text.structured["found"] is True, text(by_text)
+    assert by_text.structured["ref"] == seen.structured["ref"]  # the deepest element: <p id=late>
+
+    gone = await service.call("wait_for", ws, tabId=tab, selector="#spinner", state="gone")
+    assert gone.structured["found"] is True and "ref" not in gone.structured
+    assert await page_value(service, ws, tab, "document.getElementById('spinner')") is None
+
+    hidden = await service.call("wait_for", ws, tabId=tab, selector="#hidden", timeout_ms=600)
+    assert hidden.kind == "ok", text(hidden)
+    assert hidden.structured["found"] is False and hidden.structured["elapsed_ms"] >= 600
+    assert "1 matching element(s), 0 visible" in text(hidden)
+    present = await service.call("wait_for", ws, tabId=tab, selector="#hidden", state="present")
+    assert present.structured["found"] is True
+
+    with trio.fail_after(5):
+        never = await service.call("wait_for", ws, tabId=tab, text="never here", timeout_ms=800)
+    assert never.structured["found"] is False
+    assert 800 <= never.structured["elapsed_ms"] < 3000
+    assert text(never).startswith("Not found within 800 ms")
+
+    bad = await service.call("wait_for", ws, tabId=tab, selector="p[", timeout_ms=2000)
+    assert bad.kind == "tool_error" and "selector" in text(bad)
+    bare = await service.call("wait_for", ws, tabId=tab, state="visible")
+    assert bare.kind == "tool_error"
+
+
+async def test_wait_for_settled_waits_out_a_busy_page(
+    more_service: Service, more_browser: Any, web: str
+) -> None:
+    service = more_service
+    ws, tab = await open_page(service, f"{web}/more/plain")
+    await service.shore.request(
+        ws, "navigate", {"tabId": tab, "url": f"{web}/more/busy", "timeoutMs": 0}, timeout=20
+    )
+    settled = await service.call("wait_for", ws, tabId=tab, state="settled", timeout_ms=8000)
+    assert settled.kind == "ok", text(settled)
+    data = settled.structured
+    assert data["found"] is True and data["settled"] is True
+    assert data["peak_mutations"] > 0 and data["final_rate"] >= 0
+    done_at = await page_value(service, ws, tab, "window.busyDone || 0")
+    now = await page_value(service, ws, tab, "Date.now()")
+    assert done_at and now - done_at >= 500  # the page really had stopped changing
+    assert await page_value(service, ws, tab, "list.children.length") > 20
+
+    quick = await service.call(
+        "wait_for", ws, tabId=tab, selector="#list", min_ms=700, settle=True, timeout_ms=5000
+    )
+    assert quick.structured["found"] is True and quick.structured["elapsed_ms"] >= 700
+    assert quick.structured["settled"] is True and "ref" in quick.structured
+
+
+async def test_dialog_status_and_answers_reach_the_page(
+    more_service: Service, more_browser: Any, web: str
+) -> None:
+    service = more_service
+    ws, tab = await open_page(service, f"{web}/more/plain")
+
+    idle = await service.call("dialog", ws, tabId=tab, action="status")
+    assert idle.kind == "ok", text(idle)
+    assert idle.structured["open"] is False
+    nothing = await service.call("dialog", ws, tabId=tab, action="accept")
+    assert nothing.kind == "ok" and nothing.structured["resolved"] is False
+
+    async def status_when_open() -> Any:
+        with trio.fail_after(10):
+            while True:
+                status = await service.call("dialog", ws, tabId=tab, action="status")
+                assert status.kind == "ok", text(status)
+                if status.structured["open"]:
+                    return status
+                await trio.sleep(0.1)
+
+    await page_value(
+        service, ws, tab, "setTimeout(() => { window.answer = prompt('Your name?', 'nobody'); }, 50)"
+    )
+    status = await status_when_open()
+    assert status.structured["type"] == "prompt"
+    assert status.structured["message"] == "Your name?"
+    assert status.structured["defaultPrompt"] == "nobody"
+    assert "UNTRUSTED" in text(status) and "Your name?" in text(status)
+    answered = await service.call("dialog", ws, tabId=tab, action="respond", text="Ada")
+    assert answered.kind == "ok", text(answered)
+    assert answered.structured["resolved"] is True and answered.structured["type"] == "prompt"
+    assert await page_value(service, ws, tab, "window.answer") == "Ada"
+
+    await page_value(
+        service, ws, tab, "setTimeout(() => { window.confirmed = confirm('Sure?'); }, 50)"
+    )
+    await status_when_open()
+    dismissed = await service.call("dialog", ws, tabId=tab, action="dismiss")
+    assert dismissed.structured["resolved"] is True and dismissed.structured["type"] == "confirm"
+    assert await page_value(service, ws, tab, "window.confirmed") is False
+    after = await service.call("dialog", ws, tabId=tab, action="status")
+    assert after.structured["open"] is False
+
+
+
+async def test_wait_for_stops_promptly_when_cancelled(
+    more_service: Service, more_browser: Any, web: str
+) -> None:
+    from ghostlight_trio.transport.bridge import RequestContext, Start
+
+    service = more_service
+    ws, tab = await open_page(service, f"{web}/more/plain")
+    started = service.session.start(
+        Start(
+            sequence=999,
+            operation="wait_for",
+            arguments={"tabId": tab, "selector": "#never", "timeout_ms": 60_000},
+            workspace_id=ws,
+            context=RequestContext(client_label="e2e"),
+        )
+    )
+    work_id = started.work_id
+    await trio.sleep(1.0)
+    assert work_id not in service.sink.outcomes  # still polling
+    began = trio.current_time()
+    service.session.cancel(work_id)
+    with trio.fail_after(10):
+        while work_id not in service.sink.outcomes:
+            await service.sink.changed.wait()
+    assert trio.current_time() - began < 5
+    assert service.sink.outcomes[work_id].kind != "ok"
+    # The tab stays usable: nothing was quarantined by a cancelled read.
+    again = await service.call("wait_for", ws, tabId=tab, selector="p", timeout_ms=2000)
+    assert again.kind == "ok" and again.structured["found"] is True, text(again)
