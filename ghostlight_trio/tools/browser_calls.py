@@ -80,10 +80,7 @@ class PageChannel:
         bound: float = CDP_TIMEOUT,
     ) -> dict[str, Any]:
         """One side-effect-free CDP command on the tab, as a read; its result object."""
-        args = {"tabId": tab, "method": method, "params": params or {}}
-        answer = await self.read(call, "cdp", args, bound)
-        result = answer.get("result")
-        return result if isinstance(result, dict) else {}
+        return _cdp_result(await self.read(call, "cdp", _cdp_args(tab, method, params), bound))
 
     async def cdp(
         self,
@@ -93,11 +90,8 @@ class PageChannel:
         params: dict[str, Any] | None = None,
         bound: float = CDP_TIMEOUT,
     ) -> dict[str, Any]:
-        """One CDP command on the tab; its result object."""
-        args = {"tabId": tab, "method": method, "params": params or {}}
-        answer = await self.request(call, "cdp", args, bound)
-        result = answer.get("result")
-        return result if isinstance(result, dict) else {}
+        """One CDP command on the tab, as an effect; its result object."""
+        return _cdp_result(await self.request(call, "cdp", _cdp_args(tab, method, params), bound))
 
     async def content(
         self,
@@ -119,3 +113,12 @@ class PageChannel:
             call, tab, "Runtime.evaluate", {"expression": expression, "returnByValue": True}
         )
         return (result.get("result") or {}).get("value")
+
+
+def _cdp_args(tab: int, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+    return {"tabId": tab, "method": method, "params": params or {}}
+
+
+def _cdp_result(answer: dict[str, Any]) -> dict[str, Any]:
+    result = answer.get("result")
+    return result if isinstance(result, dict) else {}
