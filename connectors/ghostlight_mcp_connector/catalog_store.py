@@ -5,11 +5,15 @@ Requests that need the projection while it is being fetched wait here as opaque 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 import attrs
 
-from ghostlight_trio.transport.bridge import CatalogChanged, CatalogProjection
+from ghostlight_trio.transport.bridge import CatalogChanged, CatalogProjection, CatalogRequest
+
+from .actions import Action
+from .link import Link
 
 W = TypeVar("W")
 
@@ -33,8 +37,12 @@ class CatalogStore(Generic[W]):
     def fetching(self) -> bool:
         return self._fetching is not None
 
-    def begin_fetch(self, sequence: int) -> None:
-        self._fetching = sequence
+    def fetch(self, link: Link, next_sequence: Callable[[], int]) -> list[Action]:
+        """Ask the service for the projection unless a request is already on its way."""
+        if self._fetching is not None:
+            return []
+        self._fetching = next_sequence()
+        return link.send(CatalogRequest(sequence=self._fetching))
 
     def park(self, waiter: W) -> None:
         self._waiters.append(waiter)

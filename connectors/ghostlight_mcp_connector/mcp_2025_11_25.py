@@ -15,7 +15,6 @@ import attrs
 from ghostlight_trio.transport.bridge import (
     CatalogChanged,
     CatalogProjection,
-    CatalogRequest,
     Fatal,
     Message,
     OpenWorkspace,
@@ -321,11 +320,7 @@ class Mcp20251125:
         return self.link.request_connection()
 
     def _fetch_catalog(self) -> list[Action]:
-        if self.catalog.fetching:
-            return []
-        sequence = self.book.next_sequence()
-        self.catalog.begin_fetch(sequence)
-        return self.link.send(CatalogRequest(sequence=sequence))
+        return self.catalog.fetch(self.link, self.book.next_sequence)
 
     def _catalog_arrived(self, message: CatalogProjection) -> list[Action]:
         accepted = self.catalog.accept(message)
