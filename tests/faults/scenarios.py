@@ -485,25 +485,7 @@ async def socket_squatter(row: Row) -> None:
             await it.aclose()
 
 
-OTHER_UID_PROBE = r"""
-import socket, sys
-sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-sock.settimeout(5)
-sock.connect(sys.argv[1])
-received = 0
-try:
-    sock.sendall(bytes.fromhex(sys.argv[2]))
-    while True:
-        chunk = sock.recv(65536)
-        if not chunk:
-            break
-        received += len(chunk)
-except socket.timeout:
-    print("timeout")
-except (ConnectionResetError, BrokenPipeError):
-    pass
-print(received)
-"""
+OTHER_UID_PROBE = Path(__file__).resolve().parents[1] / "other_uid_probe.py"
 
 
 async def other_uid_peer(row: Row) -> None:
@@ -525,7 +507,7 @@ async def other_uid_peer(row: Row) -> None:
             )
             done = await trio.run_process(
                 ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3",
-                 "-c", OTHER_UID_PROBE, str(it.endpoints.edge_socket), hello.hex()],
+                 "-c", OTHER_UID_PROBE.read_text(), str(it.endpoints.edge_socket), hello.hex()],
                 capture_stdout=True, capture_stderr=True, check=False,
             )
             got = done.stdout.decode().strip().splitlines()

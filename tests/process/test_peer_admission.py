@@ -25,29 +25,7 @@ from ghostlight_trio.transport.framing import encode_frame
 NOBODY = 65534
 SYSTEM_PYTHON = "/usr/bin/python3"
 
-# Runs under the other uid with only the standard library: send one hello frame, then count the
-# bytes the service sends back before it closes the connection.
-PROBE = r"""
-import socket, sys
-sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-sock.settimeout(5)
-sock.connect(sys.argv[1])
-received = 0
-try:
-    sock.sendall(bytes.fromhex(sys.argv[2]))
-    while True:
-        chunk = sock.recv(65536)
-        if not chunk:
-            break
-        received += len(chunk)
-        if received and sys.argv[3] == "first":
-            break
-except socket.timeout:
-    print("timeout")
-except (ConnectionResetError, BrokenPipeError):
-    pass  # closed by the service (a reset because our hello was never read)
-print(received)
-"""
+PROBE = Path(__file__).resolve().parents[1] / "other_uid_probe.py"
 
 pytestmark = [
     pytest.mark.process,
@@ -101,7 +79,7 @@ def _probe(endpoints: Endpoints, *as_user: str) -> str:
         encode_message(ClientHello(bridge_major=BRIDGE_MAJOR, bridge_minor=BRIDGE_MINOR, nonce=b"n" * 16))
     )
     result = subprocess.run(
-        [*as_user, SYSTEM_PYTHON, "-c", PROBE, str(endpoints.edge_socket), hello.hex(), "first"],
+        [*as_user, SYSTEM_PYTHON, "-c", PROBE.read_text(), str(endpoints.edge_socket), hello.hex(), "first"],
         capture_output=True,
         text=True,
         timeout=20,
