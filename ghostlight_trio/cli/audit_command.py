@@ -13,6 +13,7 @@ from ..transport.endpoints import Endpoints
 
 COLUMNS = (
     ("time", 24),
+    ("workspace", 19),
     ("tool", 18),
     ("action", 14),
     ("host", 24),
@@ -57,6 +58,7 @@ def select(
     *,
     tool: str | None = None,
     decision: str | None = None,
+    workspace: str | None = None,
     since: str | None = None,
     until: str | None = None,
     events: bool = True,
@@ -66,6 +68,8 @@ def select(
         if "event" in record and not events:
             continue
         if tool is not None and record.get("tool") != tool:
+            continue
+        if workspace is not None and record.get("workspace") != workspace:
             continue
         if decision is not None and record.get("decision") != decision:
             continue
@@ -85,14 +89,16 @@ def show(
     since: str | None,
     until: str | None,
     as_json: bool,
+    workspace: str | None = None,
 ) -> int:
     chosen = select(
         read_lines(endpoints.audit_file),
         tool=tool,
         decision=decision,
+        workspace=workspace,
         since=since,
         until=until,
-        events=tool is None and decision is None,
+        events=tool is None and decision is None and workspace is None,
     )
     _print(chosen, as_json)
     return 0

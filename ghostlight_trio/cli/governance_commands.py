@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from ..transport.endpoints import Endpoints
 
 SAFETY_COMMANDS = {
     "hold": "take the wheel: agents' browser calls stop (not executed) until resume",
-    "resume": "release hold, the kill switch and paused workspaces",
+    "resume": "release hold, the kill switch and paused workspaces (or one, with --workspace)",
     "panic": "kill switch: stop all browser work now; calls are refused until resume",
 }
 
@@ -28,8 +29,15 @@ def add_service_options(service: argparse.ArgumentParser) -> None:
 
 
 def add_parsers(commands: Any, instance: argparse.ArgumentParser) -> None:
-    for name, text in SAFETY_COMMANDS.items():
-        commands.add_parser(name, help=text, parents=[instance])
+    switches = {
+        name: commands.add_parser(name, help=text, parents=[instance])
+        for name, text in SAFETY_COMMANDS.items()
+    }
+    switches["resume"].add_argument(
+        "--workspace",
+        metavar="FINGERPRINT",
+        help="resume only this paused workspace (ws-…, as audit shows it); hold and kill switch stay",
+    )
 
     policy = commands.add_parser("policy", help="check, explain and simulate policy")
     policy_commands = policy.add_subparsers(dest="policy_command", required=True)
@@ -55,6 +63,7 @@ def add_parsers(commands: Any, instance: argparse.ArgumentParser) -> None:
     show = audit_commands.add_parser("show", help="records as a table, filtered", parents=[instance])
     show.add_argument("--tool")
     show.add_argument("--decision", choices=["allow", "deny", "shadow_deny", "held"])
+    show.add_argument("--workspace", metavar="FINGERPRINT", help="one workspace's records (ws-…)")
     show.add_argument("--since", help="e.g. 15m, 2h, 3d or an RFC 3339 time prefix")
     show.add_argument("--until", help="e.g. 5m or an RFC 3339 time prefix")
     show.add_argument("--json", action="store_true", help="raw JSON lines")
@@ -68,8 +77,15 @@ def dispatch(args: argparse.Namespace, endpoints: Endpoints) -> int | None:
         os.environ[MANIFEST_ENV] = str(Path(raw).expanduser().resolve())
         return None
     if command in SAFETY_COMMANDS:
-        from .safety_command import control
+        from .safety_command import control, resume_workspace_command
 
+        workspace = getattr(args, "workspace", None)
+        if workspace is not None:
+            wire = resume_workspace_command(workspace)
+            if wire is None:
+                print(f"ghostlight: {workspace!r} is not a workspace fingerprint", file=sys.stderr)
+                return 2
+            command = wire
         return trio.run(control, endpoints, command)
     if command == "policy":
         from . import policy_command
@@ -88,6 +104,7 @@ def dispatch(args: argparse.Namespace, endpoints: Endpoints) -> int | None:
             endpoints,
             tool=args.tool,
             decision=args.decision,
+            workspace=args.workspace,
             since=args.since,
             until=args.until,
             as_json=args.json,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -95,6 +96,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return trio.run(demo, endpoints, args.browser, not args.headed, args.out)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`ghostlight audit show | head`): stop quietly, and keep the
+        # interpreter's final flush from failing on the same pipe.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return 2
 
 

@@ -11,7 +11,7 @@ from ..governance.explain import manifest_lines, policy_lines
 from ..governance.governor import PolicyState, state_from
 from ..governance.manifest import ManifestError, load_manifest
 from ..governance.settings import load_settings
-from ..governance.simulate import simulate
+from ..governance.simulate import Replayed, simulate
 from ..governance.sources import (
     ORG_POLICY_PATH,
     Loaded,
@@ -80,13 +80,22 @@ def simulate_file(endpoints: Endpoints, audit: str, manifest: str | None) -> int
     replayed = simulate(call_records(audit_path), specs, state)
     denied = [item for item in replayed if item.decision.verdict != "allow"]
     for item in denied:
-        record, decision = item.record, item.decision
-        action = f" ({record['action']})" if record.get("action") else ""
-        grant = f" [{decision.grant}]" if decision.grant else ""
-        print(
-            f"{record.get('time', '?')}  {record.get('call', '?')}  {record.get('tool')}{action}"
-            f"  {record.get('host') or '-'}  {decision.verdict} {decision.denial_id}"
-            f"  {decision.rule}{grant}"
-        )
-    print(f"{len(replayed)} calls replayed, {len(denied)} would be denied.")
+        print(_line(item, f"{item.decision.verdict} {item.decision.denial_id}"))
+    freed = [item for item in replayed if item.decision.verdict == "allow" and item.changed]
+    for item in freed:
+        print(_line(item, f"allow (was {item.record.get('denial_id')})"))
+    print(
+        f"{len(replayed)} calls replayed, {len(denied)} would be denied,"
+        f" {len(freed)} denied when recorded would now be allowed."
+    )
     return 2 if denied else 0
+
+
+def _line(item: Replayed, verdict: str) -> str:
+    record, decision = item.record, item.decision
+    action = f" ({record['action']})" if record.get("action") else ""
+    grant = f" [{decision.grant}]" if decision.grant else ""
+    return (
+        f"{record.get('time', '?')}  {record.get('call', '?')}  {record.get('tool')}{action}"
+        f"  {record.get('host') or '-'}  {verdict}  {decision.rule}{grant}"
+    )

@@ -1,4 +1,5 @@
-"""``ghostlight hold | resume | panic``: the user's safety switches, sent to the running service."""
+"""``ghostlight hold | resume [--workspace WS] | panic``: the user's safety switches, sent to the
+running service."""
 
 from __future__ import annotations
 
@@ -11,6 +12,15 @@ from ..transport.endpoints import Endpoints
 from ..transport.handshake import open_bridge
 
 COMMAND_TIMEOUT = 5.0
+
+
+def resume_workspace_command(fingerprint: str) -> str | None:
+    """The control command resuming one workspace; None when ``fingerprint`` cannot be one (the
+    command travels as space-separated words)."""
+    word = fingerprint.strip().lower()
+    if not word or any(char.isspace() for char in word):
+        return None
+    return f"resume workspace {word}"
 
 
 async def send_control(endpoints: Endpoints, command: str) -> ControlResult:

@@ -15,7 +15,7 @@ from ..browser.errors import OutcomeUnknown
 from ..catalog.registry import Catalog
 from ..engine.contracts import UncertainEffect, WorkspaceId
 from .gate import GovernanceGate
-from .governor import ALWAYS_ADVERTISED, Governor
+from .governor import ALWAYS_ADVERTISED, Fingerprint, Governor
 from .sources import ORG_POLICY_PATH, PolicyFiles, PolicySources, settings_path, user_manifest_path
 
 log = logging.getLogger("ghostlight.governance")
@@ -42,8 +42,12 @@ def default_files(data_dir: Path, org: Path | None = ORG_POLICY_PATH) -> PolicyF
     return PolicyFiles(org=org, user=user_manifest_path(), settings=settings_path(data_dir))
 
 
-def governance_parts(files: PolicyFiles, browser: BrowserRequests | None) -> GovernanceParts:
-    governor = Governor(PolicySources(files))
+def governance_parts(
+    files: PolicyFiles, browser: BrowserRequests | None, *, fingerprint: Fingerprint | None = None
+) -> GovernanceParts:
+    """``fingerprint`` is the workspace registry's audit name for a handle, so the user can
+    resume one paused workspace by the name audit shows."""
+    governor = Governor(PolicySources(files), fingerprint=fingerprint)
     probe = park = None
     if browser is not None:
 

@@ -51,6 +51,17 @@ class AttentionCircuits:
         self._history.pop(workspace, None)
         self._open.discard(workspace)
 
+    def paused(self) -> tuple[Hashable, ...]:
+        """The workspaces whose circuit is open now."""
+        return tuple(self._open)
+
+    def resume_one(self, workspace: Hashable) -> bool:
+        """Close one workspace's circuit (the user resumed it); False when it was not open."""
+        if workspace not in self._open:
+            return False
+        self.forget(workspace)
+        return True
+
     def resume_all(self) -> int:
         """Close every circuit (the user resumed); returns how many were open."""
         count = len(self._open)

@@ -30,8 +30,8 @@ def sacred_text(ident: str, host: str) -> str:
 def policy_text(ident: str, label: str, host: str | None, rule: str, grant: str, missing: list[str]) -> str:
     where = f" on {host}" if host else ""
     if rule == "capability":
-        who = f"grant {grant!r} does" if grant else "no grant does"
-        reason = f"{label}{where} needs {', '.join(missing)}, which {who} not allow"
+        who = f"grant {grant!r} does not allow" if grant else "no grant allows"
+        reason = f"{label}{where} needs {', '.join(missing)}, which {who}"
     elif rule == "unknown_action":
         reason = f"{label} is not a classified action, so the policy cannot allow it"
     elif rule == "denied_domain":

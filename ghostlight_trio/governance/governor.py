@@ -29,6 +29,9 @@ log = logging.getLogger("ghostlight.governance")
 ALWAYS_ADVERTISED = frozenset({"explain"})
 _RESTRICTION_CACHE = 64
 
+Fingerprint = Callable[[Any], str | None]
+"""A workspace handle to its keyed audit name (``WorkspaceRegistry.fingerprint``)."""
+
 
 @attrs.frozen
 class PolicyState:
@@ -91,14 +94,18 @@ class Governor:
         sources: PolicySources | None = None,
         *,
         clock: Callable[[], float] | None = None,
+        fingerprint: Fingerprint | None = None,
     ) -> None:
         self.sources = sources
         self.state = state_from(sources.load(initial=True)) if sources else PolicyState()
         self.held = False
         self.panicked = False
         self.attention = AttentionCircuits()
+        self.fingerprint = fingerprint
+        """How audit names a workspace handle; the user addresses one paused workspace by it.
+        Set by whoever owns the workspace registry; None: workspaces resume only all at once."""
         self.listeners: list[Callable[[str], None]] = []
-        """Called with ``hold``, ``panic`` or ``policy`` when that changes."""
+        """Called with ``hold``, ``panic``, ``resume``, ``resume_workspace`` or ``policy``."""
         self._restrictions: OrderedDict[str, Restriction] = OrderedDict()
         self._clock = clock
 
@@ -170,8 +177,33 @@ class Governor:
         self._notify("resume")
         return f"Resumed ({', '.join(was)})." if was else "Nothing was held."
 
+    def resume_workspace(self, fingerprint: str) -> tuple[bool, str]:
+        """Close the attention circuit of the one paused workspace audit names ``fingerprint``;
+        hold and the kill switch are left as they are."""
+        name = self.fingerprint
+        if name is None:
+            return False, "This service cannot resume one workspace; `ghostlight resume` does all."
+        paused = {name(workspace): workspace for workspace in self.attention.paused()}
+        workspace = paused.get(fingerprint)
+        if workspace is None:
+            known = ", ".join(sorted(str(fp) for fp in paused)) or "none"
+            return False, f"No paused workspace {fingerprint!r} (paused now: {known})."
+        self.attention.resume_one(workspace)
+        self._notify("resume_workspace")
+        switches = [
+            label for label, on in (("hold", self.held), ("kill switch", self.panicked)) if on
+        ]
+        still = f" ({' and '.join(switches)} still on until `ghostlight resume`)" if switches else ""
+        return True, f"Resumed workspace {fingerprint}{still}."
+
     def control(self, command: str) -> tuple[bool, str]:
-        """A control command from the CLI: ``hold``, ``resume``, ``panic`` or ``reload``."""
+        """A control command from the CLI: ``hold``, ``resume``, ``resume workspace <ws-…>``,
+        ``panic`` or ``reload``."""
+        words = command.split()
+        if words[:2] == ["resume", "workspace"]:
+            if len(words) != 3:
+                return False, "Usage: resume workspace <fingerprint>."
+            return self.resume_workspace(words[2])
         if command == "hold":
             return True, self.hold()
         if command == "resume":

@@ -2,8 +2,9 @@
 
 Each call record names its tool, action and host, which is all a decision reads, so a replay
 against the policy that was live reproduces its denial ids exactly. Calls that governance never
-evaluated (held, invalid arguments) are skipped; a tab-bound call recorded without a host
-(all-open reads none) replays as an undetermined host.
+evaluated (held, invalid arguments) or that were refused before it looked (a tab the workspace
+does not own: no policy could let those through) are skipped; a tab-bound call recorded without
+a host (all-open reads none) replays as an undetermined host.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .hosts import Blank, Host, HostResolution, Indeterminate, OutOfScope
 from .policy import ALL_OPEN, Decision, combine, sacred_decision, sacred_match
 
 _EVALUATED = frozenset({"allow", "deny", "shadow_deny"})
+_BEFORE_POLICY = frozenset({"unowned_tab"})
 
 
 @attrs.frozen
@@ -66,7 +68,11 @@ def simulate(
     replayed = []
     for record in records:
         spec = specs.get(str(record.get("tool")))
-        if spec is None or record.get("decision") not in _EVALUATED:
+        if (
+            spec is None
+            or record.get("decision") not in _EVALUATED
+            or record.get("rule") in _BEFORE_POLICY
+        ):
             continue
         replayed.append(Replayed(record, replay_one(record, spec, state)))
     return replayed

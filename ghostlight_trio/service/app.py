@@ -112,6 +112,7 @@ def assemble(
     if governance is None:
         requests: Any = browser if hasattr(browser, "request") else None
         governance = governance_parts(default_files(endpoints.data_dir), requests)
+    governance.governor.fingerprint = workspaces.fingerprint
     catalog = Catalog(load_specs(), available=handlers.keys())
     advertise(governance.governor, catalog, handlers.keys())
     catalog.generation = 1

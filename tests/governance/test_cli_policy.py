@@ -1,0 +1,208 @@
+"""``ghostlight policy check | explain | simulate`` and ``ghostlight audit show | tail`` as real
+processes, the replay against an audit file a real service recorded."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ghostlight_trio.governance.denial import denial_id
+from ghostlight_trio.governance.manifest import load_manifest
+
+from .processes import (
+    ALLOWING_POLICY,
+    DENYING_POLICY,
+    PLAN,
+    acli,
+    cli,
+    edge,
+    service_process,
+    text,
+    write_json,
+)
+
+pytestmark = pytest.mark.process
+
+SIMULATED = re.compile(r"^\S+Z  (?P<call>\S+)  (?P<tool>\S+)  \S+  (?P<verdict>.+?)  (?P<rule>\S+)$")
+
+
+def _env(instance_env: dict[str, str], policy: Path) -> dict[str, str]:
+    return {**instance_env, "GHOSTLIGHT_MANIFEST": str(policy)}
+
+
+# --- check -----------------------------------------------------------------------------------
+
+
+def test_check_accepts_a_valid_manifest(instance_env, tmp_path):
+    policy = write_json(tmp_path / "policy.json", DENYING_POLICY)
+    done = cli(instance_env, "policy", "check", str(policy))
+    label = load_manifest(policy).label
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{policy}: ok ({label}, 1 grants, mode enforce)\n"
+
+
+def test_check_rejects_and_names_the_field_of_each_problem(instance_env, tmp_path):
+    body: dict[str, Any] = json.loads(json.dumps(DENYING_POLICY))
+    body["grants"][0]["colour"] = "red"
+    body["grants"][0]["hosts"]["allow"].append("docs.example/path")
+    bad = write_json(tmp_path / "bad.json", body)
+    done = cli(instance_env, "policy", "check", str(bad))
+    assert done.returncode == 1 and done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert lines[0] == f"{bad}: rejected"
+    assert any(line.strip().startswith("grants[0].colour: unknown field") for line in lines)
+    assert any(
+        line.strip().startswith("grants[0].hosts.allow[2]: 'docs.example/path' is not a host pattern")
+        for line in lines
+    ), lines
+
+
+def test_check_names_the_line_of_a_json_syntax_error(instance_env, tmp_path):
+    broken = tmp_path / "broken.json"
+    broken.write_text('{\n  "schema": 3,\n  "name": "team",,\n  "grants": []\n}\n')
+    done = cli(instance_env, "policy", "check", str(broken))
+    assert done.returncode == 1
+    assert re.search(r"^  line 3 column \d+: ", done.stderr, re.MULTILINE), done.stderr
+    missing = cli(instance_env, "policy", "check", str(tmp_path / "absent.json"))
+    assert missing.returncode == 1 and "cannot read the file" in missing.stderr
+
+
+# --- explain ---------------------------------------------------------------------------------
+
+
+def test_explain_prints_the_grants_deterministically(instance_env, tmp_path):
+    policy = write_json(tmp_path / "policy.json", DENYING_POLICY)
+    label = load_manifest(policy).label
+    current = cli(_env(instance_env, policy), "policy", "explain")
+    assert current.returncode == 0, current.stderr
+    assert current.stdout == (
+        "Every tier below must allow a call (a deny in any tier stands).\n"
+        f"User policy {label}, enforced:\n"
+        "  Grant 'docs' allows action on *.docs.example, docs.example (observe only).\n"
+        "  Anything no grant covers is denied; actions that need nothing are allowed.\n"
+        "No never-touch sites are configured.\n"
+        "Password-like fields in page reads are redacted.\n"
+    )
+    assert cli(_env(instance_env, policy), "policy", "explain").stdout == current.stdout
+
+    candidate = cli(instance_env, "policy", "explain", str(policy))
+    assert candidate.returncode == 0
+    assert candidate.stdout.splitlines()[0] == f"Candidate policy {label}, enforced:"
+    assert candidate.stdout.splitlines()[1:] == current.stdout.splitlines()[2:4]
+
+    all_open = cli(instance_env, "policy", "explain")
+    assert all_open.returncode == 0 and all_open.stdout.startswith("No policy is active (all-open)")
+
+
+# --- simulate and audit against a live recording -----------------------------------------------
+
+
+async def _record_live(env: dict[str, str]) -> tuple[Path, str]:
+    """Denied, allowed and ownership-refused calls through a real service's bridge; returns the
+    audit file and the text of the service's own ``explain`` tool."""
+    with service_process(env) as endpoints:
+        async with edge(endpoints) as bridge:
+            ws = await bridge.workspace("agent")
+            for _ in range(2):
+                denied = await bridge.call("tabs_context_mcp", {}, ws, "agent")
+                assert denied.kind == "denied" and text(denied).startswith("Denied (D-")
+                assert "tabs_context_mcp needs read, which no grant allows." in text(denied)
+            assert (await bridge.call("update_plan", PLAN, ws, "agent")).kind == "ok"
+            foreign = await bridge.call("navigate", {"url": "https://x.test/", "tabId": 5}, ws, "agent")
+            assert foreign.kind == "denied" and "not in this workspace" in text(foreign)
+            explained = await bridge.call("explain", {}, ws, "agent")
+            assert explained.kind == "ok"
+    return endpoints.audit_file, text(explained)
+
+
+async def test_simulate_replays_a_live_audit_file_with_the_live_denial_ids(instance_env, tmp_path):
+    policy = write_json(tmp_path / "policy.json", DENYING_POLICY)
+    env = _env(instance_env, policy)
+    audit, explained = await _record_live(env)
+    records = [r for r in map(json.loads, audit.read_text().splitlines()) if "event" not in r]
+    live = [(r["call"], r["denial_id"]) for r in records if r["rule"] == "capability"]
+    assert len(live) == 2
+    expected_id = denial_id(load_manifest(policy).hash, "", "capability")
+    assert {ident for _, ident in live} == {expected_id}
+
+    # The CLI's explanation is the policy part of the service's own explain tool.
+    cli_explained = (await acli(env, "policy", "explain")).stdout
+    assert explained.startswith(cli_explained.rstrip("\n"))
+
+    replay = await acli(env, "policy", "simulate", str(audit))
+    assert replay.returncode == 2, replay.stderr
+    *rows, summary = replay.stdout.splitlines()
+    matched = [SIMULATED.match(row) for row in rows]
+    assert all(matched), rows
+    simulated = [(m["call"], m["verdict"].removeprefix("deny ")) for m in matched if m]
+    assert simulated == live  # same calls, same ids; the ownership refusal is not replayed
+    assert summary == "4 calls replayed, 2 would be denied, 0 denied when recorded would now be allowed."
+
+    wider = write_json(tmp_path / "wider.json", ALLOWING_POLICY)
+    freed = await acli(env, "policy", "simulate", str(audit), "--manifest", str(wider))
+    assert freed.returncode == 0, freed.stderr
+    *rows, summary = freed.stdout.splitlines()
+    matched = [SIMULATED.match(row) for row in rows]
+    assert [(m["call"], m["verdict"]) for m in matched if m] == [
+        (call, f"allow (was {ident})") for call, ident in live
+    ]
+    assert summary == "4 calls replayed, 0 would be denied, 2 denied when recorded would now be allowed."
+
+    bad = await acli(env, "policy", "simulate", str(tmp_path / "absent.jsonl"))
+    assert bad.returncode == 1 and "does not exist" in bad.stderr
+
+
+def _rows(stdout: str) -> list[list[str]]:
+    header, *rows = stdout.splitlines()
+    assert header.split()[:3] == ["TIME", "WORKSPACE", "TOOL"]
+    return [row.split() for row in rows]
+
+
+async def test_audit_show_filters_and_tail_reads_the_same_live_file(instance_env, tmp_path):
+    env = _env(instance_env, write_json(tmp_path / "policy.json", DENYING_POLICY))
+    audit, _ = await _record_live(env)
+    records = [r for r in map(json.loads, audit.read_text().splitlines()) if "event" not in r]
+
+    by_tool = _rows((await acli(env, "audit", "show", "--tool", "tabs_context_mcp")).stdout)
+    assert [row[2] for row in by_tool] == ["tabs_context_mcp"] * 2
+    assert [row[7] for row in by_tool] == [r["denial_id"] for r in records[:2]]
+
+    denied = _rows((await acli(env, "audit", "show", "--decision", "deny")).stdout)
+    assert [(row[2], row[6]) for row in denied] == [
+        ("tabs_context_mcp", "capability"), ("tabs_context_mcp", "capability"),
+        ("navigate", "unowned_tab"),
+    ]
+    allowed = _rows(
+        (await acli(env, "audit", "show", "--decision", "allow", "--tool", "update_plan")).stdout
+    )
+    assert [(row[2], row[5], row[6]) for row in allowed] == [("update_plan", "allow", "free")]
+    workspace = records[0]["workspace"]
+    mine = _rows((await acli(env, "audit", "show", "--workspace", workspace)).stdout)
+    assert len(mine) == len(records) and {row[1] for row in mine} == {workspace}
+
+    tail = await acli(env, "audit", "tail", "-n", "2", "--json")
+    assert tail.returncode == 0
+    assert [json.loads(line) for line in tail.stdout.splitlines()] == records[-2:]
+    table = _rows((await acli(env, "audit", "tail", "-n", "2")).stdout)
+    assert [row[2] for row in table] == ["navigate", "explain"]
+
+
+def test_audit_show_stops_quietly_when_its_reader_goes_away(instance_env, endpoints):
+    record = {"time": "2026-01-01T00:00:00.000Z", "call": "c", "workspace": "ws-0", "tool": "t"}
+    endpoints.ensure_private_dirs()
+    endpoints.audit_file.write_text((json.dumps(record) + "\n") * 5000)
+    reader = subprocess.Popen(
+        [sys.executable, "-m", "ghostlight_trio", "audit", "show"],
+        env=instance_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert reader.stdout is not None and reader.stderr is not None
+    assert reader.stdout.readline().startswith(b"TIME")
+    reader.stdout.close()  # like `| head -1`
+    _, err = reader.communicate(timeout=30)
+    assert reader.returncode == 1 and b"Traceback" not in err, err
