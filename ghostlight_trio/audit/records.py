@@ -9,6 +9,7 @@ them.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,8 +52,53 @@ def rfc3339(epoch: float) -> str:
     return f"{_second[1]}.{millis:03d}Z"
 
 
+_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
+"""The encoder's own string quoting (C), as used with ``ensure_ascii=False``."""
+
+
+def _text(value: Any) -> str:
+    """A JSON string or null; anything else raises so the general encoder takes over."""
+    if value is None:
+        return "null"
+    if type(value) is not str:
+        raise TypeError
+    return _string(value)  # type: ignore[no-any-return]
+
+
 def call_line(record: Any) -> bytes:
-    """One engine ``AuditRecord`` as a JSON line with the fixed key order."""
+    """One engine ``AuditRecord`` as a JSON line with the fixed key order.
+
+    Built directly from the (string, null and number) fields, which is several times cheaper
+    than a dict through the encoder and byte-identical to it; a field of any other type takes
+    the encoder path.
+    """
+    try:
+        duration = round(record.duration * 1000, 1)
+        effects = getattr(record, "effects_dispatched", 0)
+        if type(effects) is not int or not math.isfinite(duration):
+            raise TypeError
+        return (
+            f'{{"time":"{rfc3339(record.time)}","call":{_text(record.work_id)}'
+            f',"workspace":{_text(record.workspace)}'
+            f',"client":{_text(getattr(record, "client", ""))}'
+            f',"tool":{_text(record.operation)}'
+            f',"action":{_text(getattr(record, "action", None))}'
+            f',"host":{_text(getattr(record, "host", None))}'
+            f',"decision":{_text(getattr(record, "decision", None))}'
+            f',"rule":{_text(getattr(record, "rule", ""))}'
+            f',"grant":{_text(getattr(record, "grant", ""))}'
+            f',"denial_id":{_text(getattr(record, "denial_id", ""))}'
+            f',"manifest":{_text(getattr(record, "manifest", None))}'
+            f',"outcome":{_text(record.outcome)}'
+            f',"reported":{_text(record.reported)}'
+            f',"duration_ms":{float.__repr__(duration)},"effects":{int.__repr__(effects)}}}\n'
+        ).encode()
+    except TypeError:
+        return _encoded_call_line(record)
+
+
+def _encoded_call_line(record: Any) -> bytes:
+    """The general path: a dict with the fixed key order through the JSON encoder."""
     values = (
         rfc3339(record.time),
         record.work_id,

@@ -37,6 +37,7 @@ TabPark = Callable[[WorkspaceId, int], Awaitable[None]]
 """Move a tab to about:blank."""
 
 _SERVICE_LOCAL = "service_local"
+_MEMO_LIMIT = 512
 
 
 @attrs.frozen
@@ -76,6 +77,8 @@ class GovernanceGate:
         self._stopped: dict[CallState, str] = {}
         self._policies: dict[CallState, _CallPolicy] = {}
         self._held_since: float | None = None
+        self._memo_tiers: object = None
+        self._memo: dict[Requirement, tuple[Decision, GateFacts]] = {}
         governor.listeners.append(self._switched)
 
     # --- the switches ------------------------------------------------------------------------
@@ -171,15 +174,17 @@ class GovernanceGate:
             )
             return None
         needed = requirement(spec, arguments)
-        self._policies[call] = _CallPolicy(tiers, sacred, needed)
         tab = tab_id_argument(arguments) if "tabId" in arguments else None
         where: HostResolution | None = None
         if navigating:
+            self._policies[call] = _CallPolicy(tiers, sacred, needed)
             where = _target(arguments)
             if where is None:  # back/forward: judged by the page now, then by the landing
                 where = await self._read_tab(call, tab)
         elif tab is not None and (sacred or (tiers and needed.needs)):
             where = await self._read_tab(call, tab)
+        elif raw_restriction is None:
+            return self._hostless(call, tiers, needed)
         pattern = sacred_match(sacred, where)
         if pattern is not None:
             decision = sacred_decision(pattern)
@@ -193,6 +198,24 @@ class GovernanceGate:
             return None
         self._count_denial(call, where, needed, decision)
         return GateStop("denied", _denial_text(decision, needed, where))
+
+    def _hostless(
+        self, call: CallState, tiers: tuple[tuple[str, TierPolicy], ...], needed: Requirement
+    ) -> GateStop | None:
+        """A call judged without a host (no tab, not navigating) under the governor's own
+        tiers: its decision depends on the requirement alone, so it is computed once per
+        requirement and policy generation (a reload replaces the tiers and empties the memo)."""
+        if tiers is not self._memo_tiers or len(self._memo) >= _MEMO_LIMIT:
+            self._memo_tiers, self._memo = tiers, {}
+        known = self._memo.get(needed)
+        if known is None:
+            decision = combine(tiers, needed, None) if tiers else ALL_OPEN
+            known = self._memo[needed] = (decision, _facts(needed, None, decision))
+        decision, call.gate_facts = known
+        if decision.verdict != "deny":
+            return None
+        self._count_denial(call, None, needed, decision)
+        return GateStop("denied", _denial_text(decision, needed, None))
 
     async def after(self, call: CallState, effects: Effects, result: ToolResult) -> ToolResult:
         facts = call.gate_facts

@@ -94,7 +94,7 @@ class BridgeServer:
         await self._serve_admitted(stream, hello.role)
 
     async def _serve_admitted(self, stream: MessageStream, role: str) -> None:
-        outbox = Outbox()
+        outbox = Outbox(direct=stream)
         opened: set[str] = set()
         async with trio.open_nursery() as calls:
             session = self.engine.open_session(calls, outbox)

@@ -1,5 +1,8 @@
-"""Ordered answers for one stream. Posting never blocks, so a stalled edge cannot stall a call;
-one writer task drains the queue to the socket."""
+"""Ordered answers for one stream. Posting never blocks, so a stalled edge cannot stall a call.
+
+A post that completes what is ready to go is written at once, straight from the posting task,
+when the socket is free (one non-blocking write, no scheduler trip); everything else is drained
+in order by one writer task."""
 
 from __future__ import annotations
 
@@ -17,8 +20,16 @@ _MAX_COALESCING_PASSES = 3
 class Outbox:
     """Implements the engine's ``ResponseSink`` for one bridge stream."""
 
-    def __init__(self, *, backlog_limit: int = 64, progress_limit: int = 32) -> None:
+    def __init__(
+        self,
+        *,
+        backlog_limit: int = 64,
+        progress_limit: int = 32,
+        direct: MessageStream | None = None,
+    ) -> None:
         self._items: deque[Message] = deque()
+        self._direct = direct
+        """The stream posts may be written to at once (``MessageStream.send_now``)."""
         self._in_flight = 0
         self._backlog_limit = backlog_limit
         self._progress_limit = progress_limit
@@ -37,7 +48,17 @@ class Outbox:
     def post(self, message: Message) -> None:
         if self._closed:
             return
-        self._items.append(message)
+        items = self._items
+        items.append(message)
+        direct = self._direct
+        if direct is not None and not self._in_flight:
+            imminent = self.answers_imminent
+            if imminent is None or not imminent():
+                batch = list(items)
+                if direct.send_now(batch):
+                    items.clear()
+                    if not direct.has_backlog:
+                        return
         if self._has_items:
             self._has_items.unpark_all()
 
@@ -78,6 +99,9 @@ class Outbox:
                 while not items:
                     if self._closed:
                         return
+                    if stream.has_backlog:
+                        await stream.flush()
+                        continue
                     await self._has_items.park()
                 passes = 1
             imminent = self.answers_imminent

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 
 import trio
@@ -27,6 +28,11 @@ class MessageStream:
         # costs no schedule point of its own (``send_all`` has one) and no lock bookkeeping.
         self._sending = False
         self._send_waiters = trio.lowlevel.ParkingLot()
+        # On a socket, writes are first tried directly (non-blocking): a frame the kernel takes
+        # at once then costs one ``write`` and no trip through the scheduler. Bytes accepted by
+        # ``send_now`` that the socket did not take yet wait here, ahead of every later send.
+        self._socket = stream.socket if isinstance(stream, trio.SocketStream) else None
+        self._backlog = b""
 
     async def send(self, message: Message) -> None:
         await self.send_body(encode_message(message))
@@ -37,6 +43,35 @@ class MessageStream:
         await self._send_frame(
             b"".join([encode_frame(encode_message(m), ceiling=ceiling) for m in messages])
         )
+
+    def send_now(self, messages: Iterable[Message]) -> bool:
+        """Commit ``messages`` without waiting, when nothing else is being sent: one direct
+        write, any tail the socket does not take kept for the next send or ``flush``.
+
+        False when that is not possible now (a send in progress, a backlog, not a socket, or a
+        failure the async path will report); the caller then queues them for ``send_many``.
+        """
+        if self._sending or self._backlog or self._socket is None:
+            return False
+        try:
+            ceiling = self._ceiling
+            data = b"".join([encode_frame(encode_message(m), ceiling=ceiling) for m in messages])
+            written = self._write_now(data)
+        except (BridgeClosed, BridgeProtocolError, FrameError):
+            return False
+        if written < len(data):
+            self._backlog = data[written:]
+        return True
+
+    @property
+    def has_backlog(self) -> bool:
+        """True while bytes committed by ``send_now`` still wait for the socket."""
+        return bool(self._backlog)
+
+    async def flush(self) -> None:
+        """Write the backlog ``send_now`` left, if any."""
+        if self._backlog:
+            await self._send_frame(b"")
 
     async def send_body(self, body: bytes) -> None:
         """Send an already-encoded body (the hello whose exact bytes get signed)."""
@@ -49,7 +84,13 @@ class MessageStream:
         else:
             self._sending = True
         try:
-            await self.stream.send_all(data)
+            await trio.lowlevel.checkpoint_if_cancelled()
+            if self._backlog:
+                data, self._backlog = self._backlog + data, b""
+            if data:
+                written = self._write_now(data)
+                if written < len(data):
+                    await self.stream.send_all(data[written:])
         except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
             raise BridgeClosed(str(exc)) from None
         finally:
@@ -57,6 +98,21 @@ class MessageStream:
                 self._send_waiters.unpark()
             else:
                 self._sending = False
+
+    def _write_now(self, data: bytes) -> int:
+        """Bytes of ``data`` the socket took at once (0 when it would block or is no socket)."""
+        sock = self._socket
+        if sock is None:
+            return 0
+        fd = sock.fileno()
+        if fd < 0:
+            raise BridgeClosed("the stream is closed")
+        try:
+            return os.write(fd, data)
+        except BlockingIOError:
+            return 0
+        except OSError as exc:
+            raise BridgeClosed(str(exc)) from None
 
     async def receive_body(self) -> bytes:
         """Next whole frame body. Raises BridgeClosed at EOF, FrameError on bad framing."""

@@ -17,11 +17,14 @@ from ghostlight_trio.transport.handshake import open_bridge
 
 from .harness import isolated_instance, print_table, running_service, summarize
 
-ROUNDS = 500
+BLOCKS = 10
+PER_BLOCK = 100
 WARMUP = 50
 """Untimed rounds first on both sides, so neither figure includes first-use costs (imports,
-converter and code generation, allocator growth)."""
+converter and code generation, allocator growth). Then blocks of echo and update_plan rounds
+alternate, so machine drift hits both figures alike."""
 PLAN = {"domains": ["example.com"], "approach": ["read the page"]}
+ECHO_BODY = 200
 
 
 def _echo_server(path: str, ready: threading.Event) -> None:
@@ -40,38 +43,46 @@ def _echo_server(path: str, ready: threading.Event) -> None:
             conn.sendall(header + body)
 
 
-async def _raw_echo(samples: list[float], body_size: int) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = str(Path(tmp) / "echo.sock")
-        ready = threading.Event()
-        thread = threading.Thread(target=_echo_server, args=(path, ready), daemon=True)
-        thread.start()
-        ready.wait()
-        stream = await trio.open_unix_socket(path)
-        frame = struct.pack(">I", body_size) + b"x" * body_size
-        for round_number in range(WARMUP + ROUNDS):
-            start = time.perf_counter()
-            await stream.send_all(frame)
-            received = 0
-            while received < len(frame):
-                received += len(await stream.receive_some(65536))
-            if round_number >= WARMUP:
-                samples.append(time.perf_counter() - start)
-        await stream.aclose()
+async def _echo_rounds(stream: trio.SocketStream, rounds: int, samples: list[float] | None) -> None:
+    frame = struct.pack(">I", ECHO_BODY) + b"x" * ECHO_BODY
+    for _ in range(rounds):
+        start = time.perf_counter()
+        await stream.send_all(frame)
+        received = 0
+        while received < len(frame):
+            received += len(await stream.receive_some(65536))
+        if samples is not None:
+            samples.append(time.perf_counter() - start)
 
 
-async def _plan_round_trips(endpoints, samples: list[float]) -> None:
-    stream, _hello = await open_bridge(endpoints)
-    for sequence in range(WARMUP + ROUNDS):
+async def _plan_rounds(stream, first: int, rounds: int, samples: list[float] | None) -> None:
+    for sequence in range(first, first + rounds):
         start = time.perf_counter()
         await stream.send(Start(sequence=sequence, operation="update_plan", arguments=PLAN))
         started = await stream.receive()
         assert isinstance(started, Started), started
         outcome = await stream.receive()
         assert isinstance(outcome, Outcome) and outcome.kind == "ok", outcome
-        if sequence >= WARMUP:
+        if samples is not None:
             samples.append(time.perf_counter() - start)
-    await stream.aclose()
+
+
+async def _side_by_side(endpoints, plan: list[float], echo: list[float]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = str(Path(tmp) / "echo.sock")
+        ready = threading.Event()
+        thread = threading.Thread(target=_echo_server, args=(path, ready), daemon=True)
+        thread.start()
+        ready.wait()
+        echo_stream = await trio.open_unix_socket(path)
+        bridge, _hello = await open_bridge(endpoints)
+        await _echo_rounds(echo_stream, WARMUP, None)
+        await _plan_rounds(bridge, 0, WARMUP, None)
+        for block in range(BLOCKS):
+            await _echo_rounds(echo_stream, PER_BLOCK, echo)
+            await _plan_rounds(bridge, WARMUP + block * PER_BLOCK, PER_BLOCK, plan)
+        await bridge.aclose()
+        await echo_stream.aclose()
 
 
 def run() -> None:
@@ -79,8 +90,7 @@ def run() -> None:
         os.environ.update({k: env[k] for k in ("GHOSTLIGHT_INSTANCE", "GHOSTLIGHT_HOME", "XDG_RUNTIME_DIR")})
         plan: list[float] = []
         echo: list[float] = []
-        trio.run(_plan_round_trips, endpoints, plan)
-        trio.run(_raw_echo, echo, 200)
+        trio.run(_side_by_side, endpoints, plan, echo)
         plan_stats, echo_stats = summarize(plan), summarize(echo)
         print_table(
             "bridge: update_plan round trip (Start -> Started -> Outcome) vs raw echo",

@@ -2,8 +2,8 @@
 
 Three services, identical but for the chokepoint: no gate and no audit (the baseline), the real
 gate all-open with the JSONL audit, and the real gate under a 50-grant policy with the audit.
-Each is driven over its real bridge socket; rounds are interleaved so drift hits all three
-alike. A second table times the engine alone (admission to Outcome, no socket) to show the
+Each is driven over its real bridge socket; calls go round-robin (one to each service in
+turn), so machine drift hits all three alike. A second table times the engine alone (admission to Outcome, no socket) to show the
 absolute cost the chokepoint adds per call.
 """
 
@@ -34,8 +34,8 @@ from ghostlight_trio.workspace import WorkspaceRegistry
 
 from .harness import print_table, summarize
 
-ROUNDS = 6
-PER_ROUND = 300
+CALLS = 2000
+WARMUP = 100
 ENGINE_CALLS = 3000
 PLAN = {"domains": ["example.com"], "approach": ["read the page"]}
 VARIANTS = ("no gate, no audit", "all-open + audit", "50-grant policy + audit")
@@ -107,17 +107,15 @@ async def _bridge_rounds(tmp: Path) -> dict[str, list[float]]:
                 )
             )
             streams[variant], _ = await open_bridge(endpoints)
-        sequence = 0
-        for _ in range(ROUNDS):
+        for sequence in range(WARMUP + CALLS):
             for variant in VARIANTS:
                 stream = streams[variant]
-                for _ in range(PER_ROUND):
-                    sequence += 1
-                    start = time.perf_counter()
-                    await stream.send(Start(sequence=sequence, operation="update_plan", arguments=PLAN))
-                    assert isinstance(await stream.receive(), Started)
-                    outcome = await stream.receive()
-                    assert isinstance(outcome, Outcome) and outcome.kind == "ok", outcome
+                start = time.perf_counter()
+                await stream.send(Start(sequence=sequence, operation="update_plan", arguments=PLAN))
+                assert isinstance(await stream.receive(), Started)
+                outcome = await stream.receive()
+                assert isinstance(outcome, Outcome) and outcome.kind == "ok", outcome
+                if sequence >= WARMUP:
                     samples[variant].append(time.perf_counter() - start)
         for stream in streams.values():
             await stream.aclose()
@@ -145,16 +143,14 @@ async def _engine_rounds(tmp: Path) -> dict[str, list[float]]:
             engine = _engine(variant, tmp)[0]
             sink = _Sink()
             sessions[variant] = (engine.open_session(nursery, sink), sink)
-        sequence = 0
-        for _ in range(ROUNDS):
+        for sequence in range(WARMUP + ENGINE_CALLS):
             for variant in VARIANTS:
                 session, sink = sessions[variant]
-                for _ in range(ENGINE_CALLS // ROUNDS):
-                    sequence += 1
-                    sink.done = trio.Event()
-                    start = time.perf_counter()
-                    session.start(Start(sequence, "update_plan", PLAN, None, RequestContext("bench")))
-                    await sink.done.wait()
+                sink.done = trio.Event()
+                start = time.perf_counter()
+                session.start(Start(sequence, "update_plan", PLAN, None, RequestContext("bench")))
+                await sink.done.wait()
+                if sequence >= WARMUP:
                     samples[variant].append(time.perf_counter() - start)
         nursery.cancel_scope.cancel()
     return samples

@@ -34,6 +34,7 @@ def _handlers(h_browser, calls):
         "update_plan": page_handler(h_browser, calls),
         "javascript_tool": page_handler(h_browser, calls),
         "tabs_create_mcp": page_handler(h_browser, calls),
+        "tabs_context_mcp": page_handler(h_browser, calls),
     }
 
 
@@ -232,3 +233,23 @@ async def test_a_restriction_only_tightens(nursery, tmp_path):
     assert broken.kind == "denied" and "restriction" in text(broken)
     records = h.records()
     assert records[1]["rule"] == "unmatched_domain" and records[3]["rule"] == "restriction_invalid"
+
+
+async def test_hostless_decisions_follow_a_policy_reload(nursery, tmp_path):
+    """Calls judged without a host are decided once per requirement and policy; a reload
+    (a new policy state) must be decided afresh, never served from the old policy."""
+    reader = manifest(grant("reader", ["docs.example.com"], ["read"]))
+    writer = manifest(grant("writer", ["docs.example.com"], ["write"]))
+    h = harness(nursery, tmp_path, state(reader))
+    ws = h.workspace(TAB)
+    before = [await h.call("tabs_context_mcp", {}, ws) for _ in range(2)]
+    h.governor.set_state(state(writer))
+    after = await h.call("tabs_context_mcp", {}, ws)
+    assert [o.kind for o in before] == ["ok", "ok"]
+    assert after.kind == "denied" and "tabs_context_mcp needs read, which no grant allows" in text(after)
+    records = h.records()
+    assert [(r["decision"], r["rule"]) for r in records] == [
+        ("allow", "domainless"), ("allow", "domainless"), ("deny", "capability")
+    ]
+    assert records[0]["manifest"] == records[1]["manifest"] != records[2]["manifest"]
+    assert records[2]["denial_id"] == DENIAL.match(text(after)).group(0)[8:18]

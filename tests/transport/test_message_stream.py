@@ -1,0 +1,108 @@
+"""MessageStream over a real socket pair: direct writes, the backlog they leave, and order."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+import trio
+import trio.testing
+
+from ghostlight_trio.service.outbox import Outbox
+from ghostlight_trio.transport.bridge import Message, Progress, Started
+from ghostlight_trio.transport.stream import BridgeClosed, MessageStream
+
+
+def _pair() -> tuple[MessageStream, MessageStream, socket.socket, socket.socket]:
+    left, right = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    left.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    right.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    writer = MessageStream(trio.SocketStream(trio.socket.from_stdlib_socket(left)))
+    reader = MessageStream(trio.SocketStream(trio.socket.from_stdlib_socket(right)))
+    return writer, reader, left, right
+
+
+def _progress(index: int, size: int = 100) -> Progress:
+    return Progress(work_id=f"w{index}", progress=float(index), total=None, message="x" * size)
+
+
+async def _receive(reader: MessageStream, count: int) -> list[Message]:
+    return [await reader.receive() for _ in range(count)]
+
+
+async def test_send_now_writes_at_once_when_the_socket_is_free() -> None:
+    writer, reader, _, _ = _pair()
+    assert writer.send_now([Started(sequence=1, work_id="a"), Started(sequence=2, work_id="b")])
+    assert not writer.has_backlog
+    received = await _receive(reader, 2)
+    assert [m.work_id for m in received] == ["a", "b"]  # type: ignore[attr-defined]
+
+
+async def test_a_full_socket_leaves_a_backlog_that_is_sent_before_anything_later() -> None:
+    writer, reader, _, _ = _pair()
+    big = [_progress(index, size=3000) for index in range(40)]  # far more than the buffers hold
+    assert writer.send_now(big)
+    assert writer.has_backlog
+    # Nothing else may jump the queue: a later send waits behind the backlog.
+    assert not writer.send_now([_progress(99)])
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(writer.send, _progress(40))
+        received = await _receive(reader, 41)
+    assert [m.work_id for m in received] == [f"w{i}" for i in range(41)]  # type: ignore[attr-defined]
+    assert not writer.has_backlog
+
+
+async def test_flush_delivers_a_backlog_on_its_own() -> None:
+    writer, reader, _, _ = _pair()
+    assert writer.send_now([_progress(index, size=3000) for index in range(20)])
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(writer.flush)
+        received = await _receive(reader, 20)
+    assert len(received) == 20 and not writer.has_backlog
+
+
+async def test_send_now_declines_while_another_send_is_in_progress() -> None:
+    writer, reader, _, _ = _pair()
+    async with trio.open_nursery() as nursery:
+        # Fill the socket through the async path, so that send parks mid-write.
+        nursery.start_soon(writer.send_many, [_progress(i, size=3000) for i in range(30)])
+        await trio.testing.wait_all_tasks_blocked()
+        assert not writer.send_now([_progress(98)])
+        received = await _receive(reader, 30)
+    assert [m.work_id for m in received] == [f"w{i}" for i in range(30)]  # type: ignore[attr-defined]
+
+
+async def test_send_now_on_a_closed_stream_declines_and_send_says_closed() -> None:
+    writer, reader, _, _ = _pair()
+    await reader.aclose()
+    assert not writer.send_now([_progress(1)])  # the peer is gone: the async path reports it
+    with pytest.raises(BridgeClosed):
+        await writer.send(_progress(2))
+    await writer.aclose()
+    assert not writer.send_now([_progress(3)])  # closed socket: never a write on a stale fd
+
+
+async def test_outbox_writes_ready_answers_directly_and_keeps_order_under_pressure() -> None:
+    writer, reader, _, _ = _pair()
+    outbox = Outbox(direct=writer, backlog_limit=1000, progress_limit=1000)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(outbox.drain_to, writer)
+        for index in range(60):  # enough to fill the socket: later posts queue behind it
+            outbox.post(_progress(index, size=2000))
+        received = await _receive(reader, 60)
+        outbox.close()
+    assert [m.work_id for m in received] == [f"w{i}" for i in range(60)]  # type: ignore[attr-defined]
+
+
+async def test_outbox_holds_answers_while_more_are_imminent() -> None:
+    writer, reader, _, right = _pair()
+    imminent = [True]
+    outbox = Outbox(direct=writer)
+    outbox.answers_imminent = lambda: imminent[0]
+    outbox.post(Started(sequence=1, work_id="a"))
+    with pytest.raises(BlockingIOError):  # nothing was written: it waits for the next answer
+        right.recv(1, socket.MSG_DONTWAIT | socket.MSG_PEEK)
+    imminent[0] = False
+    outbox.post(Started(sequence=2, work_id="b"))
+    received = await _receive(reader, 2)
+    assert [m.work_id for m in received] == ["a", "b"]  # type: ignore[attr-defined]
