@@ -11,15 +11,13 @@ import logging
 import os
 import sys
 
-import trio
-
 from ghostlight_trio.transport.endpoints import Endpoints, InstanceNameError
 
 from . import __version__
 from .era import EraRouter
 from .instructions import INSTRUCTIONS, INSTRUCTIONS_2026_SUFFIX
 from .pagination import DEFAULT_PAGE_SIZE
-from .runtime import run
+from .prelude import answer_first_lines
 
 PAGE_SIZE_ENV = "GHOSTLIGHT_MCP_PAGE_SIZE"
 """Tools per tools/list page (default 100: one page); small values exercise pagination."""
@@ -61,7 +59,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ghostlight-mcp-connector: {exc}", file=sys.stderr)
         return 2
     sys.stdout = sys.stderr  # a stray print must never corrupt the protocol stream
-    trio.run(run, endpoints, build_router())
+    router = build_router()
+    # The first request is answered before Trio and the runtime are even imported: they are
+    # most of a cold start, and the handshake needs neither.
+    handover = answer_first_lines(router)
+
+    import trio
+
+    from .runtime import run
+
+    trio.run(run, endpoints, router, handover)
     return 0
 
 

@@ -26,6 +26,7 @@ from .actions import Action, ConnectBridge, SendBridge, WriteMessage
 from .bridge_client import BridgeConnector, ConnectFailed
 from .era import EraRouter
 from .parent_watch import wait_for_parent_exit
+from .prelude import Handover
 from .stdio import read_lines, write_lines
 
 SHUTDOWN_BUDGET = 1.5
@@ -53,6 +54,7 @@ class Edge:
         self._closing = False
         self._connection_done = trio.Event()
         self._connection_done.set()
+        self._connection_scope = trio.CancelScope()
 
     def apply(self, actions: list[Action]) -> None:
         for action in actions:
@@ -80,34 +82,43 @@ class Edge:
             return
         self._connection_task_running = True
         self._connection_done = trio.Event()
+        self._connection_scope = trio.CancelScope()
         self._nursery.start_soon(self._connection)
 
     async def _connection(self) -> None:
         try:
-            try:
-                stream, hello = await self._connector.connect()
-            except ConnectFailed as exc:
-                self.apply(self.router.bridge_failed(str(exc)))
-                return
-            _log.info("bridge connected to %s", hello.service_version or "the service")
-            send, receive = trio.open_memory_channel[Message](math.inf)
-            self._bridge_out = send
-            self.apply(self.router.bridge_connected())
-            try:
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(self._bridge_writer, stream, receive, nursery.cancel_scope)
-                    await self._bridge_reader(stream)
-                    nursery.cancel_scope.cancel()
-            finally:
-                self._bridge_out = None
-                with trio.CancelScope(shield=True):
-                    await stream.aclose()
-            if not self._closing:
-                _log.warning("bridge connection lost")
-                self.apply(self.router.bridge_lost())
+            with self._connection_scope:
+                await self._connect_and_serve()
         finally:
             self._connection_task_running = False
             self._connection_done.set()
+
+    async def _connect_and_serve(self) -> None:
+        try:
+            stream, hello = await self._connector.connect()
+        except ConnectFailed as exc:
+            self.apply(self.router.bridge_failed(str(exc)))
+            return
+        if self._closing:  # nothing was sent on it yet, so there is nothing to flush
+            with trio.CancelScope(shield=True):
+                await stream.aclose()
+            return
+        _log.info("bridge connected to %s", hello.service_version or "the service")
+        send, receive = trio.open_memory_channel[Message](math.inf)
+        self._bridge_out = send
+        self.apply(self.router.bridge_connected())
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._bridge_writer, stream, receive, nursery.cancel_scope)
+                await self._bridge_reader(stream)
+                nursery.cancel_scope.cancel()
+        finally:
+            self._bridge_out = None
+            with trio.CancelScope(shield=True):
+                await stream.aclose()
+        if not self._closing:
+            _log.warning("bridge connection lost")
+            self.apply(self.router.bridge_lost())
 
     async def _bridge_reader(self, stream: MessageStream) -> None:
         while True:
@@ -138,6 +149,9 @@ class Edge:
         self.apply(self.router.close())
         if self._bridge_out is not None:
             self._bridge_out.close()
+        else:
+            # Still connecting: nothing has gone out on that connection, so stop waiting for it.
+            self._connection_scope.cancel()
         self._lines.close()
         await self._connection_done.wait()
 
@@ -149,8 +163,9 @@ async def _wait_for_signal() -> None:
             return
 
 
-async def run(endpoints: Endpoints, router: EraRouter) -> None:
-    """Serve one MCP client on stdin/stdout until it goes away."""
+async def run(endpoints: Endpoints, router: EraRouter, handover: Handover | None = None) -> None:
+    """Serve one MCP client on stdin/stdout until it goes away; ``handover`` is where the
+    prelude left off (lines already answered, actions still to perform)."""
     lines_send, lines_receive = trio.open_memory_channel[bytes](math.inf)
     stop = trio.Event()
     stdout_done = trio.Event()
@@ -163,7 +178,8 @@ async def run(endpoints: Endpoints, router: EraRouter) -> None:
             stop.set()
 
     async def stdin_reader(edge: Edge) -> None:
-        await read_lines(lambda line: edge.apply(router.receive_line(line)))
+        splitter = handover.splitter if handover is not None else None
+        await read_lines(lambda line: edge.apply(router.receive_line(line)), splitter)
         _log.info("stdin closed; shutting down")
         stop.set()
 
@@ -179,6 +195,8 @@ async def run(endpoints: Endpoints, router: EraRouter) -> None:
     async with trio.open_nursery() as nursery:
         edge = Edge(router, BridgeConnector(endpoints), nursery, lines_send)
         nursery.start_soon(stdout_writer)
+        if handover is not None:
+            edge.apply(handover.pending)
         nursery.start_soon(stdin_reader, edge)
         nursery.start_soon(parent_watch)
         nursery.start_soon(signal_watch)

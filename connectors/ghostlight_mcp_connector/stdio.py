@@ -20,9 +20,12 @@ def _open_fd(fd: int) -> trio.lowlevel.FdStream | None:
     return trio.lowlevel.FdStream(os.dup(fd))
 
 
-async def read_lines(on_line: Callable[[bytes | OversizedLine], None]) -> None:
-    """Feed every stdin line to ``on_line`` until EOF (or a broken pipe, which is EOF too)."""
-    splitter = LineSplitter()
+async def read_lines(
+    on_line: Callable[[bytes | OversizedLine], None], splitter: LineSplitter | None = None
+) -> None:
+    """Feed every stdin line to ``on_line`` until EOF (or a broken pipe, which is EOF too);
+    ``splitter`` may already hold the start of a line read before."""
+    splitter = splitter or LineSplitter()
     stream = _open_fd(0)
     try:
         while True:

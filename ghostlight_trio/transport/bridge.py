@@ -6,11 +6,14 @@ protocol-neutral: no JSON-RPC ids, no MCP revision dates. ``specs/bridge.md`` do
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from functools import cache
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
-import cattrs
 import cbor2
+
+if TYPE_CHECKING:
+    import cattrs
 
 BRIDGE_MAJOR: Final = 1
 BRIDGE_MINOR: Final = 0
@@ -355,7 +358,13 @@ def _strict(kind: type[Any]) -> Any:
     return structure
 
 
-def _make_converter() -> cattrs.Converter:
+@cache
+def _converter() -> cattrs.Converter:
+    """The general converter, built on first use: the per-call messages have fast paths
+    below, so a process that only ever sees those (an edge answering its handshake) never pays
+    for importing and configuring cattrs."""
+    import cattrs
+
     conv = cattrs.Converter(forbid_extra_keys=True)
     for kind in (str, int, float, bool, bytes):
         conv.register_structure_hook(kind, _strict(kind))
@@ -381,16 +390,13 @@ def _make_converter() -> cattrs.Converter:
     return conv
 
 
-converter: Final = _make_converter()
-
-
 def encode_message(message: Message) -> bytes:
     """Encode one message as a CBOR map body (without the length prefix)."""
     fast = _FAST_UNSTRUCTURE.get(type(message))
     body = fast(message) if fast is not None else None
     if body is None:
         body = {"t": type(message).__name__}
-        body.update(converter.unstructure(message))
+        body.update(_converter().unstructure(message))
     return cbor2.dumps(body)
 
 
@@ -412,7 +418,7 @@ def decode_message(body: bytes) -> Message:
         if quick is not None:
             return quick
     try:
-        message: Message = converter.structure(raw, cls)
+        message: Message = _converter().structure(raw, cls)
     except Exception as exc:
         raise BridgeProtocolError(f"malformed {tag}: {_describe(exc)}") from None
     return message

@@ -5,6 +5,10 @@ the Ghostlight service already warm; every run is a fresh process, closed before
 Contenders run round-robin (one run each per round) so background load hits them alike. The
 peers launch their browser lazily, so their cold start holds no browser either.
 
+The connector answers its first request before it loads Trio and its runtime (see
+``ghostlight_mcp_connector.prelude``), so the rows "to first tools/list" are printed too: spawn
+→ handshake → the first ``tools/list`` answered, for Ghostlight and @playwright/mcp alike.
+
 Rows:
 * ``ghostlight-mcp-connector`` as this environment runs it (it exports
   PYTHONDONTWRITEBYTECODE=1, so the editable checkout's modules compile on every start);
@@ -47,18 +51,28 @@ LIST_GOAL_MS = 2.0
 
 
 class _Contender:
-    def __init__(self, name: str, argv: list[str], env: dict[str, str], era: str | None, log: Path) -> None:
+    def __init__(
+        self, name: str, argv: list[str], env: dict[str, str], era: str | None, log: Path,
+        *, until_tools: bool = False,
+    ) -> None:
         self.name, self.argv, self.env, self.era, self.log = name, argv, env, era, log
+        self.until_tools = until_tools
+        """Time spawn -> the first tools/list answered (after the handshake) instead."""
         self.samples: list[float] = []
 
     async def once(self) -> float:
+        started = time.perf_counter()
         if self.era is None:  # an interpreter floor: spawn -> exit
-            started = time.perf_counter()
             await trio.run_process(self.argv, env=self.env, stdout=subprocess.DEVNULL)
             return time.perf_counter() - started
         with self.log.open("ab") as stderr:
             session = await peers.open_session(self.argv, env=self.env, stderr=stderr, era=self.era)
-            await session.aclose()
+            try:
+                if self.until_tools:
+                    await session.client.request("tools/list")
+                    return time.perf_counter() - started
+            finally:
+                await session.aclose()
         return session.ready_s
 
 
@@ -122,6 +136,8 @@ def run() -> None:
                            logs / "connector.log"),
                 _Contender(f"{ours} (2026-07-28 server/discover)", connector, env, MODERN,
                            logs / "connector.log"),
+                _Contender(f"{ours} (to first tools/list, bytecode cached)", connector, cached_env,
+                           LEGACY, logs / "connector.log", until_tools=True),
                 _Contender("floor: python -c pass (spawn -> exit)", [sys.executable, "-c", "pass"], env, None,
                            logs / "floor.log"),
                 _Contender("floor: python -c 'import trio' (spawn -> exit)",
@@ -133,6 +149,8 @@ def run() -> None:
             if peer_problem is None:
                 contenders += [
                     _Contender(pw_name, pw_argv, penv, LEGACY, logs / "pw.log"),
+                    _Contender(f"{peers.peer_label('@playwright/mcp')} (to first tools/list)", pw_argv,
+                               penv, LEGACY, logs / "pw.log", until_tools=True),
                     _Contender(cdm_name, peers.cdm_argv(), penv, LEGACY, logs / "cdm.log"),
                 ]
             if node:
