@@ -1,18 +1,20 @@
 """Governance + audit overhead on a service-local call (update_plan), in one run.
 
-Three services, identical but for the chokepoint: no gate and no audit (the baseline), the real
-gate all-open with the JSONL audit, and the real gate under a 50-grant policy with the audit.
-Each is driven over its real bridge socket; calls go round-robin (one to each service in
-turn), so machine drift hits all three alike. A second table times the engine alone (admission to Outcome, no socket) to show the
+Three service processes, identical but for the chokepoint: no gate and no audit (the baseline),
+the real gate all-open with the JSONL audit, and the real gate under a 50-grant policy with the
+audit. Each runs as its own process, as the service does (``python -m tests.bench.governance_bench
+VARIANT DIR``), and is driven over its real bridge socket; calls go round-robin (one to each
+service in turn), so machine drift hits all three alike. A second table times the engine alone (admission to Outcome, no socket) to show the
 absolute cost the chokepoint adds per call.
 """
 
 from __future__ import annotations
 
 import json
-import os
+import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +34,9 @@ from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.transport.handshake import open_bridge
 from ghostlight_trio.workspace import WorkspaceRegistry
 
-from .harness import print_table, summarize
+from .harness import cpu_seconds, isolated_instance, print_table, service_process, summarize
 
-CALLS = 2000
+CALLS = 3000
 WARMUP = 100
 ENGINE_CALLS = 3000
 PLAN = {"domains": ["example.com"], "approach": ["read the page"]}
@@ -75,52 +77,32 @@ def _engine(variant: str, tmp: Path) -> tuple[WorkEngine, Catalog, WorkspaceRegi
     return engine, catalog, workspaces, scheduler
 
 
-def _endpoints(tmp: Path, name: str) -> Endpoints:
-    runtime = tmp / f"run-{name}"
-    runtime.mkdir(mode=0o700)
-    saved = {k: os.environ.get(k) for k in ("XDG_RUNTIME_DIR", "GHOSTLIGHT_HOME")}
-    os.environ.update(XDG_RUNTIME_DIR=str(runtime), GHOSTLIGHT_HOME=str(tmp / f"home-{name}"))
-    try:
-        return Endpoints.for_instance(name)
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-
-
-async def _bridge_rounds(tmp: Path) -> dict[str, list[float]]:
+async def _bridge_rounds(endpoints: list[Endpoints]) -> dict[str, list[float]]:
     samples: dict[str, list[float]] = {variant: [] for variant in VARIANTS}
-    async with trio.open_nursery() as nursery:
-        streams = {}
-        for index, variant in enumerate(VARIANTS):
-            endpoints = _endpoints(tmp, f"gov{index}")
-
-            def build(ep: Endpoints, variant: str = variant) -> ServiceParts:
-                engine, catalog, workspaces, scheduler = _engine(variant, tmp)
-                return ServiceParts(catalog, workspaces, scheduler, engine, None)
-
-            await nursery.start(
-                lambda task_status, ep=endpoints, b=build: run_service(
-                    ep, keep_warm=True, build=b, handle_signals=False, task_status=task_status
-                )
-            )
-            streams[variant], _ = await open_bridge(endpoints)
-        for sequence in range(WARMUP + CALLS):
-            for variant in VARIANTS:
-                stream = streams[variant]
-                start = time.perf_counter()
-                await stream.send(Start(sequence=sequence, operation="update_plan", arguments=PLAN))
-                assert isinstance(await stream.receive(), Started)
-                outcome = await stream.receive()
-                assert isinstance(outcome, Outcome) and outcome.kind == "ok", outcome
-                if sequence >= WARMUP:
-                    samples[variant].append(time.perf_counter() - start)
-        for stream in streams.values():
-            await stream.aclose()
-        nursery.cancel_scope.cancel()
+    streams = {variant: (await open_bridge(ep))[0] for variant, ep in zip(VARIANTS, endpoints, strict=True)}
+    for sequence in range(WARMUP + CALLS):
+        for variant in VARIANTS:
+            stream = streams[variant]
+            start = time.perf_counter()
+            await stream.send(Start(sequence=sequence, operation="update_plan", arguments=PLAN))
+            assert isinstance(await stream.receive(), Started)
+            outcome = await stream.receive()
+            assert isinstance(outcome, Outcome) and outcome.kind == "ok", outcome
+            if sequence >= WARMUP:
+                samples[variant].append(time.perf_counter() - start)
+    for stream in streams.values():
+        await stream.aclose()
     return samples
+
+
+def _serve_variant(variant: str, tmp: Path) -> None:
+    """The service process for one variant (the instance comes from the environment)."""
+
+    def build(ep: Endpoints) -> ServiceParts:
+        engine, catalog, workspaces, scheduler = _engine(variant, tmp)
+        return ServiceParts(catalog, workspaces, scheduler, engine, None)
+
+    trio.run(lambda: run_service(Endpoints.for_instance(), keep_warm=True, build=build))
 
 
 class _Sink:
@@ -157,9 +139,21 @@ async def _engine_rounds(tmp: Path) -> dict[str, list[float]]:
 
 
 def run() -> None:
-    with tempfile.TemporaryDirectory(prefix="glt-gov-bench-") as raw:
+    with tempfile.TemporaryDirectory(prefix="glt-gov-bench-") as raw, ExitStack() as stack:
         tmp = Path(raw)
-        bridge = trio.run(_bridge_rounds, tmp)
+        endpoints, pids = [], []
+        for index, variant in enumerate(VARIANTS):
+            env = stack.enter_context(isolated_instance(f"gov{index}"))
+            argv = [sys.executable, "-m", "tests.bench.governance_bench", variant, str(tmp)]
+            ep, process = stack.enter_context(service_process(env, argv))
+            endpoints.append(ep)
+            pids.append(process.pid)
+        cpu_before = [cpu_seconds(pid) for pid in pids]
+        bridge = trio.run(_bridge_rounds, endpoints)
+        cpu_per_call = {
+            variant: (cpu_seconds(pid) - before) / (WARMUP + CALLS)
+            for variant, pid, before in zip(VARIANTS, pids, cpu_before, strict=True)
+        }
         engine = trio.run(_engine_rounds, tmp)
     for title, samples in (
         ("governance: update_plan round trip over the bridge (goal: < 10% added)", bridge),
@@ -170,4 +164,17 @@ def run() -> None:
         base = stats[VARIANTS[0]]["p50_ms"]
         for variant in VARIANTS[1:]:
             added = stats[variant]["p50_ms"] - base
-            print(f"  {variant}: +{added * 1000:.1f} us per call, +{added / base * 100:.1f}%")
+            print(f"  {variant}: {added * 1000:+.1f} us per call, {added / base * 100:+.1f}%")
+        if samples is bridge:
+            # The answer leaves before the audit line is written, so latency hides part of the
+            # work; the service processes' own CPU time per call shows all of it.
+            base_cpu = cpu_per_call[VARIANTS[0]]
+            print(f"  service CPU per call: {VARIANTS[0]} {base_cpu * 1e6:.0f} us", end="")
+            for variant in VARIANTS[1:]:
+                extra = cpu_per_call[variant] - base_cpu
+                print(f"; {variant} {extra * 1e6:+.0f} us ({extra / base_cpu * 100:+.1f}%)", end="")
+            print()
+
+
+if __name__ == "__main__":
+    _serve_variant(sys.argv[1], Path(sys.argv[2]))

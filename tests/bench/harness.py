@@ -57,10 +57,25 @@ def isolated_instance(name: str = "bench") -> Iterator[dict[str, str]]:
 
 
 @contextmanager
-def running_service(env: dict[str, str]) -> Iterator[Endpoints]:
-    """A warm service subprocess for the instance in ``env``."""
+def running_service(env: dict[str, str], argv: list[str] | None = None) -> Iterator[Endpoints]:
+    """A warm service subprocess for the instance in ``env`` (``argv``: another launcher)."""
+    with service_process(env, argv) as (endpoints, _process):
+        yield endpoints
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU a process has used so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def service_process(
+    env: dict[str, str], argv: list[str] | None = None
+) -> Iterator[tuple[Endpoints, subprocess.Popen[bytes]]]:
+    """``running_service``, also yielding the process (to read its CPU use)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "ghostlight_trio", "service", "--keep-warm"],
+        argv or [sys.executable, "-m", "ghostlight_trio", "service", "--keep-warm"],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -79,7 +94,7 @@ def running_service(env: dict[str, str]) -> Iterator[Endpoints]:
             if time.monotonic() > deadline or process.poll() is not None:
                 raise RuntimeError("the service did not start")
             time.sleep(0.02)
-        yield endpoints
+        yield endpoints, process
     finally:
         process.terminate()
         try:
