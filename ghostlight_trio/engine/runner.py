@@ -214,11 +214,13 @@ class CallRunner:
         self._finish(call, _outcome(call, kind, text))
 
     def _finish(self, call: CallState, outcome: Outcome) -> None:
-        """The single terminal step: answer (unless already answered) and audit."""
+        """The single terminal step: audit, then answer (unless already answered).
+
+        The record is written first, so a caller that has its answer can always find it.
+        """
         if call.settled:
             return
         call.settled = True
-        self._report(call, outcome)
         facts: GateFacts = call.gate_facts or NOT_EVALUATED
         safe_audit(
             self._audit,
@@ -241,6 +243,7 @@ class CallRunner:
                 manifest=facts.manifest,
             ),
         )
+        self._report(call, outcome)
 
     def _report(self, call: CallState, outcome: Outcome) -> None:
         if call.reported is not None:

@@ -188,3 +188,26 @@ async def test_jsonl_audit_appends_and_failures_never_escape(tmp_path, caplog):
 
     safe_audit(broken, record)
     assert "audit" in caplog.text
+
+
+async def test_the_audit_record_exists_before_the_caller_has_its_answer(nursery):
+    """Whoever holds an Outcome can find its record: the record is written first."""
+    h = Harness(nursery, {"update_plan": PlanBook().update_plan, "navigate": Counting()})
+    seen_when_answered: dict[str, bool] = {}
+    post = h.sink.post
+
+    def checking_post(message):
+        work_id = getattr(message, "work_id", None)
+        if work_id is not None and type(message).__name__ == "Outcome":
+            seen_when_answered[work_id] = any(r.work_id == work_id for r in h.audit)
+        post(message)
+
+    h.sink.post = checking_post  # type: ignore[method-assign]
+    ws = h.workspace(TAB)
+    works = [
+        h.work_id(h.start("update_plan", {"domains": ["a"], "approach": ["b"]})),
+        h.work_id(h.start("navigate", {"tabId": TAB, "bogus": 1}, ws)),  # a validation failure
+        h.work_id(h.start("navigate", {"tabId": OTHER_TAB, "url": "x"}, ws)),  # a foreign tab
+    ]
+    await trio.sleep(0.1)
+    assert seen_when_answered == {work: True for work in works}
