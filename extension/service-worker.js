@@ -5,6 +5,9 @@
 // MV3 may suspend this worker at any time. Listeners are registered synchronously at the top
 // level (so Chrome can wake us for them) and every handler first awaits `ready`, which
 // rehydrates state from chrome.storage.session.
+//
+// A `stop` frame (the service's kill switch) is obeyed at once, ahead of anything still waiting
+// for `ready`: every request received before it is answered with the `stopped` error.
 
 import { createCapture } from "./lib/capture.js";
 import { ChunkAssembler } from "./lib/chunks.js";
@@ -87,22 +90,24 @@ const dispatcher = createDispatcher({
   tabs_context: (args, request) => tabOps.tabsContext(args, request),
   tabs_create: (args, request) => tabOps.tabsCreate(args, request),
   tab_info: (args) => tabOps.tabInfo(args),
-  navigate: (args) => navigate(chrome, args, { cdp: (tabId, method, params) => debuggers.send(tabId, method, params) }),
-  cdp: async (args) => {
+  navigate: (args, _request, { signal }) =>
+    navigate(chrome, args, { cdp: (tabId, method, params) => debuggers.send(tabId, method, params, signal), signal }),
+  cdp: async (args, _request, { signal }) => {
     const tabId = requireTabId(args);
     // Dialogs are only reported while Page is enabled; failures surface through the command.
     await dialogs.watch(tabId).catch(() => {});
-    return { result: await debuggers.send(tabId, args.method, args.params) };
+    return { result: await debuggers.send(tabId, args.method, args.params, signal) };
   },
-  tab_control: (args) => tabControl.tabControl(args),
+  tab_control: (args, _request, { signal }) => tabControl.tabControl(args, { signal }),
   dialog: (args) => dialogs.dialog(args),
   capture_read: (args) => capture.captureRead(args),
-  screenshot: (args) => screenshots.screenshot(args),
+  screenshot: (args, _request, { signal }) => screenshots.screenshot(args, { signal }),
   window_resize: (args) => resizeWindow(chrome, args),
-  content: (args) =>
+  content: (args, _request, { signal }) =>
     runContent(chrome, args, {
       files: contentScriptFiles(chrome.runtime.getManifest()),
       timeoutMs: Number.isFinite(args.timeoutMs) ? Math.max(1, args.timeoutMs) : CONTENT_TIMEOUT_MS,
+      signal,
     }),
 });
 
@@ -144,8 +149,14 @@ const ready = (async () => {
 ready.catch((err) => log("startup failed", err));
 
 async function handleFrame(frame) {
-  await ready;
   const incoming = classifyIncoming(frame);
+  if (incoming.kind === "stop") {
+    stopAll(incoming.reason);
+    return;
+  }
+  // Stamped on arrival: a request that arrived before a stop is answered `stopped`, never run.
+  const arrivedAt = dispatcher.epoch();
+  await ready;
   switch (incoming.kind) {
     case "welcome":
       session = { slot: incoming.slot, features: incoming.features, serviceVersion: incoming.serviceVersion };
@@ -156,28 +167,35 @@ async function handleFrame(frame) {
       link.incompatible();
       break;
     case "request":
-      await runRequest(incoming.request);
+      await runRequest(incoming.request, arrivedAt);
       break;
     case "invalid_request":
       link.reply(errorFrame(incoming.id, `Malformed request: ${incoming.message}`, "extension", "bad_request"));
       break;
     case "chunk":
-      await acceptChunk(incoming.frame);
+      await acceptChunk(incoming.frame, arrivedAt);
       break;
     default:
       break; // unknown frames are ignored by design
   }
 }
 
-async function runRequest(request) {
-  const reply = await dispatcher.dispatch(request);
+async function runRequest(request, arrivedAt) {
+  const reply = await dispatcher.dispatch(request, arrivedAt);
   if (reply) link.reply(reply);
 }
 
-async function acceptChunk(frame) {
+// The service's kill switch: every request in flight is answered `stopped` now (its dispatch
+// resolves with that reply) and its waits end; what it already set going is not undone.
+function stopAll(reason) {
+  const stopped = dispatcher.stop(reason);
+  log(`stop: ${stopped.length} request(s) stopped`, reason || "");
+}
+
+async function acceptChunk(frame, arrivedAt) {
   const outcome = await chunks.accept(frame);
   scheduleChunkSweep();
-  if (outcome.kind === "complete") await runRequest(outcome.frame);
+  if (outcome.kind === "complete") await runRequest(outcome.frame, arrivedAt);
   else if (outcome.kind === "rejected") link.reply(errorFrame(outcome.requestId, outcome.message, "extension", "large_request_rejected"));
 }
 

@@ -1,9 +1,11 @@
 // Runs a named content-script mechanism in a tab's top frame. If the content script is not
 // there (tab opened before install, page loaded before the worker, restricted timing), it
-// is injected with chrome.scripting and the message is sent once more.
+// is injected with chrome.scripting and the message is sent once more. A stopped request stops
+// waiting for the page's answer at once and injects or sends nothing more.
 
 import { CONTENT_CHANNEL, CONTENT_TIMEOUT_MS, HOPS } from "./constants.js";
-import { OpError, requireTabId } from "./frames.js";
+import { OpError, requireTabId, stoppedError } from "./frames.js";
+import { onStop, throwIfStopped } from "./stopping.js";
 import { getTab } from "./tab-lookup.js";
 
 const NO_RECEIVER = /receiving end does not exist|could not establish connection/i;
@@ -13,22 +15,25 @@ export function contentScriptFiles(manifest) {
   return scripts.length ? [...scripts[0].js] : [];
 }
 
-export async function runContent(chromeApi, args, { files, timeoutMs = CONTENT_TIMEOUT_MS } = {}) {
+export async function runContent(chromeApi, args, { files, timeoutMs = CONTENT_TIMEOUT_MS, signal } = {}) {
   const tabId = requireTabId(args);
   if (typeof args.fn !== "string" || !args.fn) {
     throw new OpError("args.fn must name a content mechanism", { code: "bad_args" });
   }
   await getTab(chromeApi, tabId);
+  throwIfStopped(signal);
   const message = { channel: CONTENT_CHANNEL, fn: args.fn, args: args.args ?? {} };
 
   let reply;
   try {
-    reply = await sendWithTimeout(chromeApi, tabId, message, timeoutMs);
+    reply = await sendWithTimeout(chromeApi, tabId, message, timeoutMs, signal);
   } catch (err) {
     if (!NO_RECEIVER.test(messageOf(err))) throw pageFailure(err);
+    throwIfStopped(signal);
     await inject(chromeApi, tabId, files);
+    throwIfStopped(signal);
     try {
-      reply = await sendWithTimeout(chromeApi, tabId, message, timeoutMs);
+      reply = await sendWithTimeout(chromeApi, tabId, message, timeoutMs, signal);
     } catch (retryErr) {
       throw pageFailure(retryErr);
     }
@@ -57,19 +62,25 @@ async function inject(chromeApi, tabId, files) {
   }
 }
 
-function sendWithTimeout(chromeApi, tabId, message, timeoutMs) {
+function sendWithTimeout(chromeApi, tabId, message, timeoutMs, signal) {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new OpError(`The page did not answer within ${timeoutMs} ms`, { hop: HOPS.page, code: "page_timeout" })),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => {
+      offStop();
+      reject(new OpError(`The page did not answer within ${timeoutMs} ms`, { hop: HOPS.page, code: "page_timeout" }));
+    }, timeoutMs);
+    const offStop = onStop(signal, () => {
+      clearTimeout(timer);
+      reject(stoppedError(signal.reason));
+    });
     chromeApi.tabs.sendMessage(tabId, message, { frameId: 0 }).then(
       (value) => {
         clearTimeout(timer);
+        offStop();
         resolve(value);
       },
       (err) => {
         clearTimeout(timer);
+        offStop();
         reject(err);
       },
     );

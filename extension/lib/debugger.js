@@ -13,6 +13,7 @@
 
 import { CDP_PROTOCOL_VERSION, HOPS } from "./constants.js";
 import { OpError } from "./frames.js";
+import { throwIfStopped } from "./stopping.js";
 
 const ALREADY_ATTACHED = /already attached/i;
 const NOT_ATTACHED = /not attached|detached/i;
@@ -29,7 +30,9 @@ export class DebuggerSessions {
     this.attached.delete(tabId);
   }
 
-  async send(tabId, method, params) {
+  // `signal`: the request's stop signal; a stopped request sends no command after attaching.
+  // A command already sent cannot be recalled.
+  async send(tabId, method, params, signal) {
     if (typeof method !== "string" || !method) {
       throw new OpError("args.method must be a CDP method name", { code: "bad_args" });
     }
@@ -37,6 +40,7 @@ export class DebuggerSessions {
       throw new OpError("args.params must be an object", { code: "bad_args" });
     }
     await this.#ensureAttached(tabId);
+    throwIfStopped(signal);
     try {
       return await this.chrome.debugger.sendCommand({ tabId }, method, params || {});
     } catch (err) {
@@ -45,6 +49,7 @@ export class DebuggerSessions {
       // The session went away under us (worker restart, user dismissed the bar): once more.
       this.attached.delete(tabId);
       await this.#ensureAttached(tabId);
+      throwIfStopped(signal);
       try {
         return await this.chrome.debugger.sendCommand({ tabId }, method, params || {});
       } catch (retryErr) {

@@ -40,6 +40,18 @@ export function errorFrameFrom(id, err) {
   return errorFrame(id, message, HOPS.extension);
 }
 
+// The error a request gets when the service's `stop` frame ended it (the kill switch): the
+// request had started, so what it set going may or may not have taken effect.
+export const STOPPED_CODE = "stopped";
+const REASON_LIMIT = 200;
+
+export function stoppedError(reason) {
+  const why = typeof reason === "string" && reason.trim() ? reason.trim().slice(0, REASON_LIMIT) : "the service stopped all browser work";
+  return new OpError(`Stopped before it finished (${why}); what it had already started may or may not have taken effect`, {
+    code: STOPPED_CODE,
+  });
+}
+
 export function tabRemovedFrame(tabId) {
   return { type: "tab_removed", tabId };
 }
@@ -59,7 +71,7 @@ function normalizeHop(hop) {
 }
 
 // Sorts an incoming service frame into what the worker should do with it.
-// Returns {kind: "welcome"|"incompatible"|"request"|"chunk"|"invalid_request"|"ignore", ...}.
+// Returns {kind: "welcome"|"incompatible"|"request"|"chunk"|"stop"|"invalid_request"|"ignore", ...}.
 export function classifyIncoming(frame) {
   if (!frame || typeof frame !== "object" || Array.isArray(frame)) return { kind: "ignore" };
   switch (frame.type) {
@@ -74,6 +86,8 @@ export function classifyIncoming(frame) {
       return { kind: "incompatible", message: String(frame.message || "incompatible wire") };
     case "chunk":
       return { kind: "chunk", frame };
+    case "stop":
+      return { kind: "stop", reason: typeof frame.reason === "string" ? frame.reason : "" };
     case "request": {
       const problem = requestProblem(frame);
       if (problem) {

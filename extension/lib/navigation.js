@@ -1,8 +1,10 @@
 // The navigate operation: start a navigation (URL, back or forward) and wait, bounded, for
-// the tab to report a completed load through chrome.tabs.onUpdated.
+// the tab to report a completed load through chrome.tabs.onUpdated. A stopped request ends
+// the wait at once (the navigation itself is not undone).
 
 import { NAVIGATE_DEFAULT_TIMEOUT_MS, NAVIGATE_MAX_TIMEOUT_MS } from "./constants.js";
-import { OpError, requireTabId } from "./frames.js";
+import { OpError, requireTabId, stoppedError } from "./frames.js";
+import { onStop, throwIfStopped } from "./stopping.js";
 import { getTab, tabUrl } from "./tab-lookup.js";
 import { normalizeNavigateTarget } from "./urls.js";
 
@@ -17,7 +19,8 @@ export function navigationTimeout(args) {
 
 // deps.cdp(tabId, method, params): a CDP sender, used when Chrome's own back/forward
 // refuses an entry (Chrome skips entries it considers unvisited, e.g. pages the user never
-// interacted with, but the agent asked for exactly that entry).
+// interacted with, but the agent asked for exactly that entry). deps.signal: the request's
+// stop signal.
 export async function navigate(chromeApi, args, deps = {}) {
   const tabId = requireTabId(args);
   let target;
@@ -27,10 +30,11 @@ export async function navigate(chromeApi, args, deps = {}) {
     throw new OpError(err.message, { code: "bad_args" });
   }
   const before = await getTab(chromeApi, tabId);
-  const waiter = watchLoad(chromeApi, tabId, tabUrl(before), navigationTimeout(args));
+  throwIfStopped(deps.signal);
+  const waiter = watchLoad(chromeApi, tabId, tabUrl(before), navigationTimeout(args), deps.signal);
   try {
     if (target.kind === "url") await chromeApi.tabs.update(tabId, { url: target.url });
-    else await stepHistory(chromeApi, tabId, target.kind, deps.cdp);
+    else await stepHistory(chromeApi, tabId, target.kind, deps.cdp, deps.signal);
   } catch (err) {
     waiter.cancel();
     if (err instanceof OpError) throw err;
@@ -41,7 +45,7 @@ export async function navigate(chromeApi, args, deps = {}) {
   return { url: tabUrl(after), title: after.title || "", loaded };
 }
 
-async function stepHistory(chromeApi, tabId, direction, cdp) {
+async function stepHistory(chromeApi, tabId, direction, cdp, signal) {
   try {
     if (direction === "back") await chromeApi.tabs.goBack(tabId);
     else await chromeApi.tabs.goForward(tabId);
@@ -50,6 +54,7 @@ async function stepHistory(chromeApi, tabId, direction, cdp) {
     if (!cdp) throw noHistory(direction);
   }
   const history = await cdp(tabId, "Page.getNavigationHistory", {});
+  throwIfStopped(signal);
   const entry = history && history.entries ? history.entries[history.currentIndex + (direction === "back" ? -1 : 1)] : null;
   if (!entry) throw noHistory(direction);
   await cdp(tabId, "Page.navigateToHistoryEntry", { entryId: entry.id });
@@ -65,8 +70,8 @@ function messageOf(err) {
 }
 
 // Resolves to true once a load completes after the navigation began, false on timeout;
-// rejects if the tab closes meanwhile.
-function watchLoad(chromeApi, tabId, startUrl, timeoutMs) {
+// rejects if the tab closes meanwhile or the request is stopped.
+function watchLoad(chromeApi, tabId, startUrl, timeoutMs, signal) {
   let finish;
   let fail;
   let started = false;
@@ -74,6 +79,7 @@ function watchLoad(chromeApi, tabId, startUrl, timeoutMs) {
     finish = resolve;
     fail = reject;
   });
+  done.catch(() => {}); // observed by navigate; a failure before it awaits is not "unhandled"
   const onUpdated = (id, change, tab) => {
     if (id !== tabId) return;
     if (change.status === "loading" || (change.url && change.url !== startUrl)) started = true;
@@ -93,7 +99,9 @@ function watchLoad(chromeApi, tabId, startUrl, timeoutMs) {
     }
   }, POLL_MS);
   const timer = setTimeout(() => settle(false), timeoutMs);
+  let offStop = () => {};
   function cleanup() {
+    offStop();
     clearInterval(poll);
     clearTimeout(timer);
     chromeApi.tabs.onUpdated.removeListener(onUpdated);
@@ -105,5 +113,9 @@ function watchLoad(chromeApi, tabId, startUrl, timeoutMs) {
   }
   chromeApi.tabs.onUpdated.addListener(onUpdated);
   chromeApi.tabs.onRemoved.addListener(onRemoved);
+  offStop = onStop(signal, () => {
+    cleanup();
+    fail(stoppedError(signal.reason));
+  });
   return { done, cancel: () => settle(false) };
 }

@@ -11,8 +11,10 @@
 //   3. if even that does not answer, return the screencast frame itself, with its metadata,
 //   4. always stop the screencast.
 // Nothing is activated or focused: no tab switch, no window focus, no bringToFront.
+// A stopped request ends its waits at once, and the screencast is stopped all the same.
 
-import { OpError, requireTabId } from "./frames.js";
+import { OpError, requireTabId, stoppedError } from "./frames.js";
+import { onStop, throwIfStopped } from "./stopping.js";
 import { HOPS } from "./constants.js";
 import { getTab } from "./tab-lookup.js";
 
@@ -65,19 +67,21 @@ export function createScreenshots({ chromeApi, cdp, timing = SCREENSHOT_TIMING }
     }
   }
 
-  async function screenshot(args) {
+  async function screenshot(args, { signal } = {}) {
     const tabId = requireTabId(args);
     const params = args.params && typeof args.params === "object" ? args.params : {};
     const frameParams = args.frame && typeof args.frame === "object" ? args.frame : {};
     const tab = await getTab(chromeApi, tabId);
     if (await shown(tab)) {
-      const direct = await within(cdp(tabId, "Page.captureScreenshot", params), timing.directMs);
+      throwIfStopped(signal);
+      const direct = await within(cdp(tabId, "Page.captureScreenshot", params), timing.directMs, signal);
       if (direct) return { data: direct.data, via: "capture" };
     }
-    return forced(tabId, params, frameParams);
+    throwIfStopped(signal);
+    return forced(tabId, params, frameParams, signal);
   }
 
-  async function forced(tabId, params, frameParams) {
+  async function forced(tabId, params, frameParams, signal) {
     const first = nextFrame(tabId);
     try {
       await cdp(tabId, "Page.startScreencast", {
@@ -86,7 +90,7 @@ export function createScreenshots({ chromeApi, cdp, timing = SCREENSHOT_TIMING }
         everyNthFrame: 1,
         ...frameParams,
       });
-      const frame = await within(first.promise, timing.frameMs);
+      const frame = await within(first.promise, timing.frameMs, signal);
       if (!frame) {
         throw new OpError("The tab produced no frame to capture (it may be frozen or crashed)", {
           hop: HOPS.cdp,
@@ -94,7 +98,7 @@ export function createScreenshots({ chromeApi, cdp, timing = SCREENSHOT_TIMING }
         });
       }
       // The renderer is drawing now; the requested (clipped) capture can be served.
-      const clipped = await within(cdp(tabId, "Page.captureScreenshot", params), timing.clippedMs);
+      const clipped = await within(cdp(tabId, "Page.captureScreenshot", params), timing.clippedMs, signal);
       if (clipped) return { data: clipped.data, via: "screencast_capture" };
       return { data: frame.data, via: "screencast_frame", metadata: frame.metadata || {} };
     } finally {
@@ -106,15 +110,19 @@ export function createScreenshots({ chromeApi, cdp, timing = SCREENSHOT_TIMING }
   return { screenshot, onEvent };
 }
 
-// The promise's value, or null if it did not settle within `ms` (a rejection is thrown).
-async function within(promise, ms) {
+// The promise's value, or null if it did not settle within `ms` (a rejection is thrown, and
+// so is the `stopped` error once the request is stopped).
+async function within(promise, ms, signal) {
   let timer = null;
-  const late = new Promise((resolve) => {
+  let offStop = () => {};
+  const late = new Promise((resolve, reject) => {
     timer = setTimeout(() => resolve(null), ms);
+    offStop = onStop(signal, () => reject(stoppedError(signal.reason)));
   });
   try {
     return await Promise.race([promise, late]);
   } finally {
     clearTimeout(timer);
+    offStop();
   }
 }

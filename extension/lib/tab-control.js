@@ -1,10 +1,12 @@
 // The `tab_control` operation: focus, reload or close one tab. Focus makes the tab active in its
 // window and focuses that window (an explicit request of the user's agent); reload waits,
 // bounded, for the reloaded document to complete; close removes the tab (the worker's
-// tabs.onRemoved listener then reports `tab_removed` as for any managed tab).
+// tabs.onRemoved listener then reports `tab_removed` as for any managed tab). A stopped request
+// starts nothing more and ends its reload wait at once.
 
 import { NAVIGATE_DEFAULT_TIMEOUT_MS, NAVIGATE_MAX_TIMEOUT_MS } from "./constants.js";
 import { OpError, requireTabId } from "./frames.js";
+import { stoppableSleep, throwIfStopped } from "./stopping.js";
 import { getTab, tabUrl } from "./tab-lookup.js";
 
 export const TAB_ACTIONS = Object.freeze(["focus", "reload", "close"]);
@@ -17,8 +19,9 @@ export function reloadTimeout(args) {
 }
 
 export function createTabControl({ chromeApi, sleep = (ms) => new Promise((r) => setTimeout(r, ms)), now = () => Date.now() }) {
-  async function focus(tabId) {
+  async function focus(tabId, signal) {
     const tab = await getTab(chromeApi, tabId);
+    throwIfStopped(signal);
     await chromeApi.tabs.update(tabId, { active: true });
     try {
       await chromeApi.windows.update(tab.windowId, { focused: true });
@@ -30,8 +33,9 @@ export function createTabControl({ chromeApi, sleep = (ms) => new Promise((r) =>
   }
 
   // Reload and wait until Chrome reports a load that started after the reload completed.
-  async function reload(tabId, timeoutMs) {
+  async function reload(tabId, timeoutMs, signal) {
     await getTab(chromeApi, tabId);
+    throwIfStopped(signal);
     let started = false;
     let removed = false;
     const onUpdated = (id, change) => {
@@ -55,7 +59,7 @@ export function createTabControl({ chromeApi, sleep = (ms) => new Promise((r) =>
           break;
         }
         if (now() >= deadline) break;
-        await sleep(POLL_MS);
+        await stoppableSleep(POLL_MS, signal, sleep);
       }
     } finally {
       chromeApi.tabs.onUpdated.removeListener(onUpdated);
@@ -65,8 +69,9 @@ export function createTabControl({ chromeApi, sleep = (ms) => new Promise((r) =>
     return { action: "reload", tabId, loaded, url: tabUrl(after), title: after.title || "" };
   }
 
-  async function close(tabId) {
+  async function close(tabId, signal) {
     const tab = await getTab(chromeApi, tabId);
+    throwIfStopped(signal);
     try {
       await chromeApi.tabs.remove(tabId);
     } catch (err) {
@@ -75,14 +80,14 @@ export function createTabControl({ chromeApi, sleep = (ms) => new Promise((r) =>
     return { action: "close", tabId, closed: true, url: tabUrl(tab), title: tab.title || "" };
   }
 
-  async function tabControl(args) {
+  async function tabControl(args, { signal } = {}) {
     const tabId = requireTabId(args);
     if (!TAB_ACTIONS.includes(args.action)) {
       throw new OpError(`args.action must be one of ${TAB_ACTIONS.join(", ")}`, { code: "bad_args" });
     }
-    if (args.action === "focus") return focus(tabId);
-    if (args.action === "reload") return reload(tabId, reloadTimeout(args));
-    return close(tabId);
+    if (args.action === "focus") return focus(tabId, signal);
+    if (args.action === "reload") return reload(tabId, reloadTimeout(args), signal);
+    return close(tabId, signal);
   }
 
   return { tabControl };

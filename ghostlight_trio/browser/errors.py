@@ -36,3 +36,15 @@ class OutcomeUnknown(BrowserFailure):
     def __init__(self, message: str, proof: str = "") -> None:
         super().__init__(message)
         self.proof = proof
+
+
+class BrowserStopped(BrowserFailure):
+    """The extension stopped the request on the service's ``stop`` (the kill switch).
+
+    A reply did come, so nothing is left pending; but whatever the request had already set
+    going in the browser (a navigation, a reload) may or may not have taken effect.
+    """
+
+    def __init__(self, message: str, proof: str = "") -> None:
+        super().__init__(message)
+        self.proof = proof

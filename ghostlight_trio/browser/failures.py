@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..engine.contracts import ToolResult
-from .errors import BrowserError, BrowserFailure, OutcomeUnknown
+from .errors import BrowserError, BrowserFailure, BrowserStopped, OutcomeUnknown
 
 _NEXT_STEP = {
     "extension": "check the Ghostlight extension in chrome://extensions, then retry",
@@ -20,6 +20,13 @@ def failure_result(failure: BrowserFailure) -> ToolResult:
         return ToolResult.text(
             f"[hop: {hop}] {message}. The browser action may or may not have happened."
             " Next step: check the tab with tabs_context_mcp before retrying.",
+            kind="outcome_unknown",
+        )
+    if isinstance(failure, BrowserStopped):
+        return ToolResult.text(
+            f"[hop: {hop}] {message}. The browser action may or may not have happened."
+            " Next step: stop and wait for the user; once they resume, check the tab with"
+            " tabs_context_mcp before doing anything else.",
             kind="outcome_unknown",
         )
     if isinstance(failure, BrowserError):

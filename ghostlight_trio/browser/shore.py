@@ -2,7 +2,8 @@
 
 Each admitted relay connection is one task in ``serve``'s nursery. Requests are written by the
 calling task (shielded per frame) and settled by the connection's reader task; replies are
-accepted only from the connection the request went out on.
+accepted only from the connection the request went out on. ``stop_all`` (the kill switch) tells
+every browser to answer what it is running at once, so shielded calls settle promptly.
 """
 
 from __future__ import annotations
@@ -26,7 +27,13 @@ from . import wire
 from .admission import HELLO_TIMEOUT, AdmissionRefused, ExtensionHello, WireSkew, admit
 from .compat import skew_message
 from .connection import BrowserConnection, LinkClosedBeforeSend, PendingCall
-from .errors import BrowserError, BrowserRefused, BrowserUnavailable, OutcomeUnknown
+from .errors import (
+    BrowserError,
+    BrowserRefused,
+    BrowserStopped,
+    BrowserUnavailable,
+    OutcomeUnknown,
+)
 from .tabids import ForeignTabError, compose, rewrite_text, slot_for, split, to_composite, to_native
 
 log = logging.getLogger(__name__)
@@ -94,6 +101,7 @@ class BrowserShore:
         self._request_ids = itertools.count(1)
         self._changed = trio.Event()
         self._known_workspaces: OrderedDict[Any, None] = OrderedDict()
+        self._nursery: trio.Nursery | None = None
         self.last_wire_refusal = ""
         """Why the latest extension of another wire major was refused (diagnostics)."""
 
@@ -151,11 +159,13 @@ class BrowserShore:
         listener = trio.SocketListener(sock)
         try:
             async with trio.open_nursery() as nursery:
+                self._nursery = nursery
                 task_status.started()
                 while True:
                     stream = await listener.accept()
                     nursery.start_soon(self._serve_connection, stream)
         finally:
+            self._nursery = None
             with trio.CancelScope(shield=True):
                 await listener.aclose()
             path.unlink(missing_ok=True)
@@ -220,6 +230,30 @@ class BrowserShore:
         assert pending.result is not None
         result: dict[str, Any] = to_composite(pending.result, connection.slot)
         return result
+
+    def stop_all(self, reason: str = wire.KILL_SWITCH_REASON) -> int:
+        """Send ``stop`` to every attached browser; returns how many were told.
+
+        Synchronous so a governor listener can call it: the frames go out from the serving
+        nursery, behind any frame already being written on each link. Every request written
+        before the stop is answered by the extension (code ``stopped``); an extension without
+        ``stopV1`` ignores the frame and its requests drain as before.
+        """
+        nursery = self._nursery
+        if nursery is None:
+            return 0
+        connections = list(self._live.values())
+        for connection in connections:
+            nursery.start_soon(self._send_stop, connection, reason)
+        if connections:
+            log.warning("stopping browser work in %d browser(s): %s", len(connections), reason)
+        return len(connections)
+
+    async def _send_stop(self, connection: BrowserConnection, reason: str) -> None:
+        try:
+            await connection.send_frames([wire.encode(wire.stop_frame(reason))])
+        except BridgeClosed:
+            pass  # the link is gone: its pending calls already failed as outcome unknown
 
     def group_title(self, workspace_id: Any) -> str:
         """The visible tab-group title of a workspace (presentation only, never routing)."""
@@ -432,7 +466,11 @@ class BrowserShore:
         hop = str(error.get("hop")) if error.get("hop") in _ERROR_HOPS else "extension"
         message = str(error.get("message") or "The browser reported an unspecified error")
         code = error.get("code") if isinstance(error.get("code"), str) else None
-        pending.fail(BrowserError(rewrite_text(message, connection.slot), hop, code))
+        message = rewrite_text(message, connection.slot)
+        if code == wire.STOPPED_CODE:
+            pending.fail(BrowserStopped(message, proof=pending.proof))
+            return
+        pending.fail(BrowserError(message, hop, code))
 
     def _on_tab_created(self, connection: BrowserConnection, frame: dict[str, Any]) -> None:
         child, opener = frame.get("tabId"), frame.get("openerTabId")

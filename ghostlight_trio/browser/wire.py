@@ -23,7 +23,13 @@ MAX_CHUNKED_BYTES: Final = 32 * 1024 * 1024
 
 FEATURE_CHUNKING: Final = "chunkingV1"
 FEATURE_TAB_GROUPS: Final = "tabGroupsV1"
-SERVICE_FEATURES: Final = (FEATURE_CHUNKING, FEATURE_TAB_GROUPS)
+FEATURE_STOP: Final = "stopV1"
+"""The extension answers every request it is running as soon as it gets a ``stop`` frame."""
+SERVICE_FEATURES: Final = (FEATURE_CHUNKING, FEATURE_TAB_GROUPS, FEATURE_STOP)
+
+STOPPED_CODE: Final = "stopped"
+"""The error code of a request the extension stopped on the service's ``stop`` frame."""
+KILL_SWITCH_REASON: Final = "the user engaged the kill switch"
 
 TOO_OLD_FOR_LARGE = (
     "This Ghostlight extension is too old for large values; update or reload the extension."
@@ -48,6 +54,11 @@ def decode(body: bytes) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise WireError("frame is not a JSON object")
     return value
+
+
+def stop_frame(reason: str) -> dict[str, Any]:
+    """Tell an extension to stop every request it is running and answer each one now."""
+    return {"type": "stop", "reason": reason}
 
 
 def chunk_frames(body: bytes, request_id: str) -> list[bytes]:

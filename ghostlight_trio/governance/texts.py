@@ -13,8 +13,9 @@ PANICKED = (
     " retry until the user resumes."
 )
 PANICKED_AFTER_DISPATCH = (
-    "The user ended the browser session (kill switch). An effect already dispatched was allowed"
-    " to finish; inspect the browser before doing anything else. Do not retry."
+    "The user ended the browser session (kill switch) while this call was running. What it had"
+    " already sent to the browser was stopped there or allowed to finish, so it may or may not"
+    " have taken effect; inspect the browser before doing anything else. Do not retry."
 )
 ATTENTION = (
     "Attention required: repeated denials paused this workspace. This call was NOT executed and"

@@ -16,6 +16,7 @@ from ..engine.contracts import ToolHandler
 from ..engine.engine import WorkEngine
 from ..governance.assembly import GovernanceParts, advertise, default_files, governance_parts
 from ..governance.explain import explain_handler
+from ..governance.governor import Governor
 from ..scheduler import Scheduler
 from ..tools.plan import PlanBook
 from ..transport.bridge import BrowserSummary
@@ -32,6 +33,10 @@ class BrowserEndpoint(Protocol):
     async def serve(self, *, task_status: trio.TaskStatus[None] = ...) -> None: ...
 
     def summaries(self) -> list[BrowserSummary]: ...
+
+    def stop_all(self) -> int:
+        """Tell every attached browser to stop what it is running (the kill switch)."""
+        ...
 
 
 def browser_summaries(browser: BrowserEndpoint | None) -> list[BrowserSummary]:
@@ -77,6 +82,18 @@ def browser_parts(
     return BrowserParts(shore=shore, handlers=handlers)
 
 
+def stop_browsers_on_panic(governor: Governor, browsers: BrowserEndpoint) -> None:
+    """The kill switch reaches the browser too: requests already dispatched stop waiting there
+    and answer at once, instead of draining for as long as their own bounds allow. Hold does
+    not: it lets work already running finish."""
+
+    def on_switch(what: str) -> None:
+        if what == "panic":
+            browsers.stop_all()
+
+    governor.listeners.append(on_switch)
+
+
 def build_service_parts(endpoints: Endpoints) -> ServiceParts:
     """Everything ``run_service`` serves, wired together."""
     workspaces = WorkspaceRegistry()
@@ -113,6 +130,10 @@ def assemble(
         requests: Any = browser if hasattr(browser, "request") else None
         governance = governance_parts(default_files(endpoints.data_dir), requests)
     governance.governor.fingerprint = workspaces.fingerprint
+    # A workspace that goes takes its attention circuit (and a pause on it) with it.
+    workspaces.retire_listeners.append(governance.governor.attention.forget)
+    if browser is not None and hasattr(browser, "stop_all"):
+        stop_browsers_on_panic(governance.governor, browser)
     catalog = Catalog(load_specs(), available=handlers.keys())
     advertise(governance.governor, catalog, handlers.keys())
     catalog.generation = 1

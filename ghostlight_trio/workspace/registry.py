@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import secrets
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -19,6 +20,8 @@ import trio
 
 from ..engine.contracts import WorkspaceId
 from .tab_ids import split_tab_id
+
+log = logging.getLogger(__name__)
 
 UNKNOWN_WORKSPACE_MESSAGE = "Unknown or expired workspaceId."
 
@@ -66,6 +69,9 @@ class WorkspaceRegistry:
         self._key = fingerprint_key or secrets.token_bytes(32)
         self._live: dict[WorkspaceId, _Workspace] = {}
         self._tab_owner: dict[int, WorkspaceId] = {}
+        self.retire_listeners: list[Callable[[WorkspaceId], None]] = []
+        """Called with each workspace as it goes (released or expired), so state other parts
+        keep per workspace goes with it."""
 
     # --- lifecycle --------------------------------------------------------------------------
 
@@ -236,3 +242,8 @@ class WorkspaceRegistry:
         for tab in entry.tabs:
             if self._tab_owner.get(tab) == workspace:
                 del self._tab_owner[tab]
+        for listener in list(self.retire_listeners):
+            try:
+                listener(workspace)
+            except Exception:
+                log.exception("workspace retire listener failed")

@@ -135,6 +135,29 @@ async def test_relay_drops_oversized_frames_toward_chrome_and_keeps_going(
     await chrome_writes.aclose()
 
 
+async def test_relay_passes_the_kill_switch_stop_and_its_answers_unchanged(
+    socket_path: Path, nursery: trio.Nursery
+) -> None:
+    chrome_writes, relay_in = trio.testing.memory_stream_one_way_pair()
+    relay_out, chrome_reads = trio.testing.memory_stream_one_way_pair()
+    service = FakeService(socket_path)
+    await nursery.start(service.serve)
+    relay = Relay(socket_path, relay_in, relay_out, retry_interval=0.05, retry_window=5)
+    nursery.start_soon(relay.run)
+    await chrome_writes.send_all(le(HELLO))
+    link = await service.accepted.receive()
+    await frames(link, 2)
+    stop = b'{"type":"stop","reason":"the user engaged the kill switch"}'
+    await link.send_body(stop)
+    reader = ChromeFrameReader(chrome_reads)
+    with trio.fail_after(5):
+        assert await reader.next_frame() == stop  # byte for byte
+    answer = {"type": "error", "id": "r7", "error": {"message": "Stopped", "hop": "extension", "code": "stopped"}}
+    await chrome_writes.send_all(le(answer))
+    assert await frames(link, 1) == [answer]
+    await chrome_writes.aclose()
+
+
 async def test_reader_skips_oversized_frames_without_losing_step() -> None:
     send, receive = trio.testing.memory_stream_one_way_pair()
     reader = ChromeFrameReader(receive, ceiling=8)

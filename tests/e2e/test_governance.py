@@ -221,3 +221,95 @@ async def test_cli_hold_and_panic_stop_a_running_agent_loop(stack, site, switch)
     audit = _cli(env, "audit", "show", "--decision", "held")
     assert audit.returncode == 0 and "navigate" in audit.stdout
     assert endpoints.audit_file.exists()  # noqa: ASYNC240
+
+
+# --- the kill switch reaches the browser ------------------------------------------------------
+
+
+@pytest.fixture
+def hanging_site() -> Iterator[tuple[int, threading.Event]]:
+    """A loopback server whose ``/hang`` page never finishes loading (until teardown); the event
+    is set once the browser has asked for it."""
+    asked = threading.Event()
+    release = threading.Event()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            if self.path == "/hang":
+                asked.set()
+                release.wait(120)
+            body = f"<title>page {self.path}</title>".encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            try:
+                self.wfile.write(body)
+            except OSError:
+                pass
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    server.block_on_close = False
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_address[1], asked
+    release.set()
+    server.shutdown()
+    server.server_close()
+
+
+async def test_cli_panic_stops_a_call_blocked_in_the_browser_at_once(stack, hanging_site):
+    port, asked = hanging_site
+    env, endpoints = stack["env"], stack["endpoints"]
+    async with await McpClient.spawn(
+        [sys.executable, "-m", "ghostlight_mcp_connector"], env=env, era=LEGACY, client_name="stuck"
+    ) as client:
+        created = await client.call_tool("tabs_create_mcp", {})
+        tab = created["structuredContent"]["tabId"]
+        answers: list[dict[str, Any] | McpError] = []
+
+        async def navigate_to_the_hanging_page() -> None:
+            try:
+                answers.append(
+                    await client.call_tool("navigate", {"url": f"http://127.0.0.1:{port}/hang", "tabId": tab})
+                )
+            except McpError as error:
+                answers.append(error)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(navigate_to_the_hanging_page)
+            with trio.fail_after(30):
+                while not asked.is_set():  # noqa: ASYNC110 - the server thread sets it
+                    await trio.sleep(0.05)
+            # The browser is now waiting for a load that will not finish before its own bound.
+            assert not answers
+            done = await trio.to_thread.run_sync(_cli, env, "panic")
+            assert done.returncode == 0, done.stderr
+            # Hang guard, shorter than the extension's 10 s load wait the call would otherwise
+            # sit out: the stop makes the browser answer now.
+            with trio.fail_after(8):
+                while not answers:  # noqa: ASYNC110 - the call's task appends
+                    await trio.sleep(0.05)
+        [stopped] = answers
+        # Dispatched, then stopped: an unknown outcome owned up to, never success or "not run".
+        assert isinstance(stopped, McpError), stopped
+        data = stopped.error.get("data") or {}
+        assert data.get("outcome") == "cancelled", stopped.error
+        assert "kill switch" in data.get("detail", "") and "may or may not" in data["detail"]
+
+        refused = await client.call_tool("navigate", {"url": f"http://127.0.0.1:{port}/", "tabId": tab})
+        assert refused.get("isError") and "kill switch" in result_text(refused)
+        assert "NOT executed" in result_text(refused)
+        assert (await query_status(endpoints)).panicked
+
+        resumed = _cli(env, "resume")
+        assert resumed.returncode == 0 and "Resumed" in resumed.stdout
+        again = await client.call_tool("navigate", {"url": f"http://127.0.0.1:{port}/after", "tabId": tab})
+        assert not again.get("isError"), again
+        assert "/after" in result_text(again)
+    audit = _cli(env, "audit", "show")
+    assert audit.returncode == 0 and "cancelled" in audit.stdout

@@ -1,0 +1,197 @@
+"""The kill switch reaches the browser: on panic the shore sends ``stop`` to every attached
+browser, a ``stopped`` reply settles the call at once and truthfully, and hold sends nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import trio
+import trio.testing
+
+from ghostlight_trio.audit.records import read_lines
+from ghostlight_trio.browser import wire
+from ghostlight_trio.browser.errors import BrowserStopped
+from ghostlight_trio.browser.shore import BrowserShore, compose
+from ghostlight_trio.governance import texts
+from ghostlight_trio.governance.assembly import governance_parts
+from ghostlight_trio.governance.sources import PolicyFiles
+from ghostlight_trio.service.app import ServiceParts, assemble
+from ghostlight_trio.tools.browser_context import context_handlers
+from ghostlight_trio.transport.bridge import Outcome, RequestContext, Start, Started
+from ghostlight_trio.transport.endpoints import Endpoints
+from ghostlight_trio.workspace.registry import WorkspaceRegistry
+
+from .fake_extension import FakeExtension
+
+WITH_STOP = ("chunkingV1", "tabGroupsV1", "stopV1")
+TAB = compose(1, 5)
+STOP = {"type": "stop", "reason": wire.KILL_SWITCH_REASON}
+
+
+def stopped_reply(request: dict[str, Any]) -> dict[str, Any]:
+    """What the extension answers for a request it was running when the stop came."""
+    error = {
+        "message": f"Stopped before it finished ({wire.KILL_SWITCH_REASON}); what it had"
+        " already started may or may not have taken effect",
+        "hop": "extension",
+        "code": "stopped",
+    }
+    return {"type": "error", "id": request["id"], "error": error}
+
+
+@attrs.define
+class Agent:
+    """Drives the assembled engine the way a bridge stream does."""
+
+    parts: ServiceParts
+    nursery: trio.Nursery
+    outcomes: dict[str, Outcome] = attrs.Factory(dict)
+    changed: trio.Event = attrs.Factory(trio.Event)
+    session: Any = None
+    sequence: int = 0
+
+    def __attrs_post_init__(self) -> None:
+        self.session = self.parts.engine.open_session(self.nursery, self)
+
+    def post(self, message: Any) -> None:
+        if isinstance(message, Outcome):
+            assert message.work_id not in self.outcomes, "a second outcome"
+            self.outcomes[message.work_id] = message
+            self.changed.set()
+            self.changed = trio.Event()
+
+    def post_progress(self, message: Any) -> None:
+        pass
+
+    def start(self, tool: str, workspace: str, **arguments: Any) -> str:
+        self.sequence += 1
+        start = Start(
+            sequence=self.sequence,
+            operation=tool,
+            arguments=arguments,
+            workspace_id=workspace,
+            context=RequestContext(client_label="agent"),
+        )
+        reply = self.session.start(start)
+        assert isinstance(reply, Started), reply
+        return reply.work_id
+
+    async def outcome(self, work_id: str) -> Outcome:
+        with trio.fail_after(10):  # a hang guard: the call's own bounds are far longer
+            while work_id not in self.outcomes:
+                await self.changed.wait()
+        return self.outcomes[work_id]
+
+
+def assembled(
+    endpoints: Endpoints, registry: WorkspaceRegistry, shore: BrowserShore
+) -> ServiceParts:
+    governance = governance_parts(PolicyFiles(org=None, user=None, settings=None), shore)
+    return assemble(
+        endpoints, registry, context_handlers(registry, shore), shore, governance=governance
+    )
+
+
+def text(outcome: Outcome) -> str:
+    return "".join(getattr(block, "text", "") for block in outcome.content)
+
+
+async def test_panic_sends_stop_to_every_attached_browser_and_hold_sends_nothing(
+    shore: BrowserShore, endpoints: Endpoints, registry: WorkspaceRegistry
+) -> None:
+    parts = assembled(endpoints, registry, shore)
+    governor = parts.governance.governor  # type: ignore[union-attr]
+    a, _ = await FakeExtension.attach(endpoints.browser_socket, "browser-a", features=WITH_STOP)
+    b, _ = await FakeExtension.attach(endpoints.browser_socket, "browser-b", features=WITH_STOP)
+    old, _ = await FakeExtension.attach(endpoints.browser_socket, "browser-old")
+
+    governor.control("hold")
+    await trio.testing.wait_all_tasks_blocked()
+
+    async def ping(slot: int) -> dict[str, Any]:
+        return await shore.request(None, "ping", {}, timeout=2, slot=slot)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(ping, 1)
+        # Hold lets running work finish: the next frame browser a sees is the request itself.
+        request = await a.receive()
+        assert request["type"] == "request" and request["op"] == "ping"
+        await a.reply(request, {})
+    governor.control("resume")
+
+    ok, message = governor.control("panic")
+    assert ok and "Kill switch" in message
+    with trio.fail_after(2):
+        assert [await peer.receive() for peer in (a, b, old)] == [STOP, STOP, STOP]
+    for peer in (a, b, old):
+        await peer.aclose()
+
+
+async def test_a_stopped_reply_settles_the_request_as_stopped_with_its_proof(
+    shore: BrowserShore, endpoints: Endpoints
+) -> None:
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket, features=WITH_STOP)
+    failures: list[BrowserStopped] = []
+
+    async def navigate() -> None:
+        try:
+            await shore.request(
+                None, "navigate", {"tabId": TAB, "url": "http://x.test/"}, timeout=60
+            )
+        except BrowserStopped as stopped:
+            failures.append(stopped)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(navigate)
+        request = await peer.receive()
+        assert shore.stop_all() == 1
+        # The stop follows the request on the link, so the extension has it to answer.
+        assert await peer.receive() == STOP
+        await peer.send(stopped_reply(request))
+    [stopped] = failures
+    assert stopped.proof == f"browser:1:{request['id']}"
+    assert "may or may not have taken effect" in stopped.message
+    await peer.aclose()
+
+
+async def test_panic_answers_a_call_blocked_in_the_browser_at_once_and_truthfully(
+    shore: BrowserShore, endpoints: Endpoints, registry: WorkspaceRegistry, nursery: trio.Nursery
+) -> None:
+    parts = assembled(endpoints, registry, shore)
+    governor = parts.governance.governor  # type: ignore[union-attr]
+    agent = Agent(parts, nursery)
+    ws, _ = registry.open(None, "agent")
+    assert registry.adopt_tabs(ws, [TAB])
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket, features=WITH_STOP)
+
+    blocked = agent.start("navigate", ws, url="http://127.0.0.1:9/never-loads", tabId=TAB)
+    request = await peer.receive()
+    assert request["op"] == "navigate"  # dispatched: the browser is waiting for the load
+    governor.control("panic")
+    assert await peer.receive() == STOP
+    await peer.send(stopped_reply(request))
+
+    out = await agent.outcome(blocked)
+    # Dispatched and stopped: owned up to as maybe-happened, never as success or as not run.
+    assert out.kind == "cancelled"
+    assert text(out) == texts.PANICKED_AFTER_DISPATCH
+    assert "kill switch" in text(out) and "may or may not" in text(out)
+
+    refused = await agent.outcome(agent.start("navigate", ws, url="http://x.test/", tabId=TAB))
+    assert (refused.kind, text(refused)) == ("held", texts.PANICKED)
+
+    governor.control("resume")
+    again = agent.start("navigate", ws, url="http://127.0.0.1:9/fine", tabId=TAB)
+    request = await peer.receive()
+    assert request["args"]["url"] == "http://127.0.0.1:9/fine"  # the tab is not quarantined
+    await peer.reply(request, {"url": "http://127.0.0.1:9/fine", "title": "Fine", "loaded": True})
+    assert (await agent.outcome(again)).kind == "ok"
+
+    with trio.fail_after(5):
+        while parts.engine.active_work:  # noqa: ASYNC110 - the engine's count
+            await trio.sleep(0.01)
+    calls = [r for r in read_lines(endpoints.audit_file) if "event" not in r]
+    stopped = calls[0]
+    assert (stopped["outcome"], stopped["rule"], stopped["effects"]) == ("cancelled", "panic", 1)
+    await peer.aclose()
