@@ -74,26 +74,20 @@ def call_line(record: Any) -> bytes:
     """
     try:
         duration = round(record.duration * 1000, 1)
-        effects = getattr(record, "effects_dispatched", 0)
+        effects = record.effects_dispatched
         if type(effects) is not int or not math.isfinite(duration):
             raise TypeError
         return (
             f'{{"time":"{rfc3339(record.time)}","call":{_text(record.work_id)}'
-            f',"workspace":{_text(record.workspace)}'
-            f',"client":{_text(getattr(record, "client", ""))}'
-            f',"tool":{_text(record.operation)}'
-            f',"action":{_text(getattr(record, "action", None))}'
-            f',"host":{_text(getattr(record, "host", None))}'
-            f',"decision":{_text(getattr(record, "decision", None))}'
-            f',"rule":{_text(getattr(record, "rule", ""))}'
-            f',"grant":{_text(getattr(record, "grant", ""))}'
-            f',"denial_id":{_text(getattr(record, "denial_id", ""))}'
-            f',"manifest":{_text(getattr(record, "manifest", None))}'
-            f',"outcome":{_text(record.outcome)}'
-            f',"reported":{_text(record.reported)}'
+            f',"workspace":{_text(record.workspace)},"client":{_text(record.client)}'
+            f',"tool":{_text(record.operation)},"action":{_text(record.action)}'
+            f',"host":{_text(record.host)},"decision":{_text(record.decision)}'
+            f',"rule":{_text(record.rule)},"grant":{_text(record.grant)}'
+            f',"denial_id":{_text(record.denial_id)},"manifest":{_text(record.manifest)}'
+            f',"outcome":{_text(record.outcome)},"reported":{_text(record.reported)}'
             f',"duration_ms":{float.__repr__(duration)},"effects":{int.__repr__(effects)}}}\n'
         ).encode()
-    except TypeError:
+    except (TypeError, AttributeError):  # a foreign record shape: the general path
         return _encoded_call_line(record)
 
 

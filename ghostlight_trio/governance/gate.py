@@ -38,6 +38,7 @@ TabPark = Callable[[WorkspaceId, int], Awaitable[None]]
 
 _SERVICE_LOCAL = "service_local"
 _MEMO_LIMIT = 512
+_ALL_OPEN_FACTS: dict[str | None, GateFacts] = {}
 
 
 @attrs.frozen
@@ -168,10 +169,17 @@ class GovernanceGate:
                 sacred = (*sacred, *restriction.sacred)
         navigating = spec.name == "navigate"
         if not tiers and not sacred:
-            host = host_text(_target(arguments)) if navigating else None
-            call.gate_facts = GateFacts(
-                action=action_of(spec, arguments), host=host, decision="allow", rule="all_open"
-            )
+            action = action_of(spec, arguments)
+            if navigating:
+                host = host_text(_target(arguments))
+                call.gate_facts = GateFacts(action=action, host=host, decision="allow", rule="all_open")
+            else:  # the same immutable facts for every such call
+                facts = _ALL_OPEN_FACTS.get(action)
+                if facts is None:
+                    facts = GateFacts(action=action, decision="allow", rule="all_open")
+                    if len(_ALL_OPEN_FACTS) < _MEMO_LIMIT:
+                        _ALL_OPEN_FACTS[action] = facts
+                call.gate_facts = facts
             return None
         needed = requirement(spec, arguments)
         tab = tab_id_argument(arguments) if "tabId" in arguments else None
