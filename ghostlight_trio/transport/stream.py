@@ -121,7 +121,10 @@ class MessageStream:
             if body is not None:
                 return body
             try:
-                data = await self.stream.receive_some(_RECEIVE_CHUNK)
+                if self._socket is not None:
+                    data = await self._read_socket()
+                else:
+                    data = await self.stream.receive_some(_RECEIVE_CHUNK)
             except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
                 raise BridgeClosed(str(exc)) from None
             if not data:
@@ -129,6 +132,26 @@ class MessageStream:
                     raise FrameError("stream ended inside a frame")
                 raise BridgeClosed("peer closed the stream")
             self._decoder.feed(data)
+
+    async def _read_socket(self) -> bytes:
+        """Wait until the socket is readable, then read it. A frame is wanted only once the last
+        one is used up, which is nearly always before the peer has answered: waiting first
+        spares the read that would fail and trio's try-first bookkeeping around it."""
+        sock = self._socket
+        assert sock is not None
+        while True:
+            fd = sock.fileno()
+            if fd < 0:
+                raise BridgeClosed("the stream is closed")
+            await trio.lowlevel.wait_readable(fd)
+            if sock.fileno() != fd:
+                raise BridgeClosed("the stream is closed")
+            try:
+                return os.read(fd, _RECEIVE_CHUNK)
+            except BlockingIOError:  # a spurious wake-up
+                continue
+            except OSError as exc:
+                raise BridgeClosed(str(exc)) from None
 
     async def receive(self) -> Message:
         """Next decoded message; BridgeProtocolError / FrameError mean the stream is unusable."""

@@ -106,3 +106,29 @@ async def test_outbox_holds_answers_while_more_are_imminent() -> None:
     outbox.post(Started(sequence=2, work_id="b"))
     received = await _receive(reader, 2)
     assert [m.work_id for m in received] == ["a", "b"]  # type: ignore[attr-defined]
+
+
+async def test_closing_a_stream_ends_a_receive_waiting_on_it() -> None:
+    writer, reader, _, _ = _pair()
+    ended: list[BaseException] = []
+
+    async def receive() -> None:
+        try:
+            await reader.receive()
+        except BridgeClosed as exc:
+            ended.append(exc)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(receive)
+        await trio.testing.wait_all_tasks_blocked()
+        await reader.aclose()
+    assert len(ended) == 1
+
+
+async def test_the_peer_going_away_ends_receive_with_bridge_closed() -> None:
+    writer, reader, _, _ = _pair()
+    assert writer.send_now([_progress(1)])
+    await writer.aclose()
+    assert (await reader.receive()).work_id == "w1"  # type: ignore[attr-defined]
+    with pytest.raises(BridgeClosed):
+        await reader.receive()
