@@ -16,8 +16,9 @@ from ghostlight_trio.transport.endpoints import Endpoints, InstanceNameError
 from . import __version__
 from .era import EraRouter
 from .instructions import INSTRUCTIONS, INSTRUCTIONS_2026_SUFFIX
+from .jsonrpc import LineSplitter
 from .pagination import DEFAULT_PAGE_SIZE
-from .prelude import answer_first_lines
+from .prelude import Handover, answer_first_lines
 
 PAGE_SIZE_ENV = "GHOSTLIGHT_MCP_PAGE_SIZE"
 """Tools per tools/list page (default 100: one page); small values exercise pagination."""
@@ -39,6 +40,8 @@ def build_router() -> EraRouter:
 
 
 def main(argv: list[str] | None = None) -> int:
+    handover = Handover(LineSplitter())
+    handover.capture_signals()
     parser = argparse.ArgumentParser(
         prog="ghostlight-mcp-connector",
         description="MCP stdio server for Ghostlight (MCP 2025-11-25 and 2026-07-28).",
@@ -62,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     router = build_router()
     # The first request is answered before Trio and the runtime are even imported: they are
     # most of a cold start, and the handshake needs neither.
-    handover = answer_first_lines(router)
+    answer_first_lines(router, handover=handover)
 
     import trio
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import os
 import select
+import signal
 import time
+from types import FrameType
 
 import attrs
 
@@ -25,6 +27,7 @@ from .jsonrpc import LineSplitter
 FIRST_LINE_WAIT = 0.5
 """Seconds to wait for the first complete line before handing the reading to the runtime."""
 _READ_CHUNK = 64 * 1024
+SHUTDOWN_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
 @attrs.define
@@ -37,16 +40,35 @@ class Handover:
     """Actions the router asked for that need the runtime, in the order asked."""
     at_eof: bool = False
     """stdin already ended (the runtime then only finishes what was asked)."""
+    signals: list[int] = attrs.Factory(list)
+    """Shutdown signals that arrived before the runtime could take them (see ``capture``)."""
+
+    def capture_signals(self) -> None:
+        """Until the runtime installs its own handlers, a shutdown signal is remembered rather
+        than fatal, so the runtime still closes what the first lines opened (a listen, a
+        workspace) gracefully."""
+
+        def remember(signum: int, _frame: FrameType | None) -> None:
+            self.signals.append(signum)
+
+        for signum in SHUTDOWN_SIGNALS:
+            signal.signal(signum, remember)
 
 
 def answer_first_lines(
-    router: EraRouter, *, stdin: int = 0, stdout: int = 1, wait: float = FIRST_LINE_WAIT
+    router: EraRouter,
+    *,
+    stdin: int = 0,
+    stdout: int = 1,
+    wait: float = FIRST_LINE_WAIT,
+    handover: Handover | None = None,
 ) -> Handover:
-    """Read stdin until at least one complete line (or EOF, or ``wait``), feed every complete
-    line to ``router``, write its protocol lines to ``stdout`` and hand over the rest."""
-    handover = Handover(LineSplitter())
+    """Read stdin until at least one complete line (or EOF, or ``wait``, or a shutdown signal),
+    feed every complete line to ``router``, write its protocol lines to ``stdout`` and hand
+    over the rest."""
+    handover = handover or Handover(LineSplitter())
     deadline = time.monotonic() + wait
-    while True:
+    while not handover.signals:
         remaining = deadline - time.monotonic()
         if remaining <= 0 or not _readable(stdin, remaining):
             return handover
@@ -60,6 +82,7 @@ def answer_first_lines(
             _perform(router.receive_line(line), handover, stdout)
         if lines or handover.at_eof:
             return handover
+    return handover
 
 
 def _readable(fd: int, timeout: float) -> bool:

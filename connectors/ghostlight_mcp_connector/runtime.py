@@ -156,8 +156,11 @@ class Edge:
         await self._connection_done.wait()
 
 
-async def _wait_for_signal() -> None:
+async def _wait_for_signal(early: list[int]) -> None:
     with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
+        if early:
+            _log.info("received signal %d before the runtime started; shutting down", early[0])
+            return
         async for signum in signals:
             _log.info("received signal %d; shutting down", signum)
             return
@@ -189,7 +192,7 @@ async def run(endpoints: Endpoints, router: EraRouter, handover: Handover | None
         stop.set()
 
     async def signal_watch() -> None:
-        await _wait_for_signal()
+        await _wait_for_signal(handover.signals if handover is not None else [])
         stop.set()
 
     async with trio.open_nursery() as nursery:

@@ -121,6 +121,10 @@ class BridgeServer:
     ) -> None:
         while True:
             await outbox.wait_for_room()
+            if stream.frame_ready:
+                # Frames that arrived together are taken one scheduler pass apart, so an edge
+                # sending a burst cannot hold the loop while its own calls and others wait.
+                await trio.lowlevel.checkpoint()
             try:
                 message = await stream.receive()
             except BridgeClosed:

@@ -68,10 +68,10 @@ class Outbox:
             self.post(message)
 
     async def wait_for_room(self) -> None:
-        """The reader waits here, so an edge that never reads cannot grow the queue forever."""
+        """The reader waits here, so an edge that never reads cannot grow the queue forever.
+        Not a checkpoint when there is room: the reader's next read is one."""
         while not self._closed and self._pending >= self._backlog_limit:
             await self._has_room.park()
-        await trio.lowlevel.checkpoint()
 
     def close(self) -> None:
         """The stream is gone: outstanding answers are discarded, later posts ignored."""

@@ -64,6 +64,17 @@ class FrameDecoder:
         return body
 
     @property
+    def frame_ready(self) -> bool:
+        """True when ``next_frame`` can answer without more bytes (a body, or its error)."""
+        buffered = len(self._buffer)
+        if self._pending_length is not None:
+            return buffered >= self._pending_length
+        if buffered < 4:
+            return False
+        length: int = struct.unpack(self._fmt, self._buffer[:4])[0]
+        return length > self._ceiling or buffered >= 4 + length
+
+    @property
     def has_partial_frame(self) -> bool:
         """True while a frame has started but not finished (a truncation if the stream ends now)."""
         return self._pending_length is not None or bool(self._buffer)

@@ -64,6 +64,11 @@ class MessageStream:
         return True
 
     @property
+    def frame_ready(self) -> bool:
+        """True when the next ``receive`` needs no I/O: a whole frame is already buffered."""
+        return self._decoder.frame_ready
+
+    @property
     def has_backlog(self) -> bool:
         """True while bytes committed by ``send_now`` still wait for the socket."""
         return bool(self._backlog)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 
 from ghostlight_mcp_connector.actions import ConnectBridge
-from ghostlight_mcp_connector.prelude import answer_first_lines
+from ghostlight_mcp_connector.jsonrpc import LineSplitter
+from ghostlight_mcp_connector.prelude import SHUTDOWN_SIGNALS, Handover, answer_first_lines
 
 from .harness import Connector, Instance
 from .test_handlers import router
@@ -86,6 +88,47 @@ def test_a_burst_of_first_lines_is_served_across_the_handover(shared_instance: I
         listed = connector.read()
         assert listed["id"] == 2 and {t["name"] for t in listed["result"]["tools"]} >= {"update_plan"}
         connector.process.stdin.close()  # type: ignore[union-attr]
+        assert connector.process.wait(timeout=10) == 0
+    finally:
+        connector.terminate()
+
+
+def test_a_shutdown_signal_before_the_runtime_is_remembered_not_fatal() -> None:
+    handover = Handover(LineSplitter())
+    saved = {signum: signal.getsignal(signum) for signum in SHUTDOWN_SIGNALS}
+    try:
+        handover.capture_signals()
+        os.kill(os.getpid(), signal.SIGTERM)
+        assert handover.signals == [signal.SIGTERM]
+        stdin_r, stdin_w, _stdout_r, stdout_w = _pipes()
+        os.write(stdin_w, _line(INITIALIZE))
+        # A signal already taken: the prelude stops reading and hands everything over.
+        answer_first_lines(router(), stdin=stdin_r, stdout=stdout_w, wait=5, handover=handover)
+        assert list(handover.splitter.finish()) == []
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)
+
+
+def test_terminated_right_after_its_first_answer_it_still_closes_gracefully(
+    shared_instance: Instance,
+) -> None:
+    """SIGTERM while the runtime may still be loading: the open listen gets its closure."""
+    connector = Connector(shared_instance)
+    try:
+        meta = {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+        listen = {
+            "jsonrpc": "2.0", "id": "L1", "method": "subscriptions/listen",
+            "params": {"_meta": meta, "notifications": {"toolsListChanged": True}},
+        }
+        connector.send(listen)
+        assert connector.read()["method"] == "notifications/subscriptions/acknowledged"
+        connector.process.send_signal(signal.SIGTERM)
+        closure = connector.read()
+        assert closure["id"] == "L1" and closure["result"]["resultType"] == "complete"
         assert connector.process.wait(timeout=10) == 0
     finally:
         connector.terminate()

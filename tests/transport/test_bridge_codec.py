@@ -270,3 +270,19 @@ def test_little_endian_native_messaging_frames() -> None:
     decoder = FrameDecoder(endian="little", ceiling=1 << 20)
     decoder.feed(frame)
     assert decoder.next_frame() == b'{"a":1}'
+
+
+def test_frame_ready_says_whether_next_frame_needs_more_bytes():
+    decoder = FrameDecoder(ceiling=16)
+    assert not decoder.frame_ready
+    decoder.feed(b"\x00\x00")
+    assert not decoder.frame_ready
+    decoder.feed(b"\x00\x03ab")
+    assert not decoder.frame_ready
+    decoder.feed(b"c\x00\x00\x00\x01")
+    assert decoder.frame_ready and decoder.next_frame() == b"abc"
+    assert not decoder.frame_ready  # the next frame's body has not arrived
+    decoder.feed(b"z")
+    assert decoder.frame_ready and decoder.next_frame() == b"z"
+    decoder.feed(b"\x00\x00\x01\x00")  # over the ceiling: next_frame answers with its error
+    assert decoder.frame_ready
