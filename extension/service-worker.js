@@ -20,6 +20,7 @@ import {
 } from "./lib/constants.js";
 import { contentScriptFiles, runContent } from "./lib/content-bridge.js";
 import { DebuggerSessions } from "./lib/debugger.js";
+import { createDialogGate, dialogOpenError } from "./lib/dialog-gate.js";
 import { DialogBook, createDialogOps } from "./lib/dialogs.js";
 import { createDispatcher } from "./lib/dispatcher.js";
 import { EventBuffers, hostOf } from "./lib/event-buffers.js";
@@ -38,6 +39,7 @@ import { navigate } from "./lib/navigation.js";
 import { createScreenshots } from "./lib/screenshot.js";
 import { createTabControl } from "./lib/tab-control.js";
 import { createTabOps } from "./lib/tab-ops.js";
+import { getTab, tabUrl } from "./lib/tab-lookup.js";
 import { createTopologyStore } from "./lib/topology-store.js";
 import { resizeWindow } from "./lib/window-ops.js";
 import { WorkspaceBook } from "./lib/workspaces.js";
@@ -59,12 +61,14 @@ const screenshots = createScreenshots({
   chromeApi: chrome,
   cdp: (tabId, method, params) => debuggers.send(tabId, method, params),
 });
-// Open JavaScript dialogs per tab (Page.javascriptDialogOpening), for the `dialog` op.
+// Open JavaScript dialogs per tab (Page.javascriptDialogOpening), for the `dialog` op, and the
+// gate that keeps an open dialog from hanging the requests that touch the tab's page.
 const dialogBook = new DialogBook();
 const dialogs = createDialogOps({
   book: dialogBook,
   cdp: (tabId, method, params) => debuggers.send(tabId, method, params),
 });
+const gate = createDialogGate({ book: dialogBook, watch: (tabId) => dialogs.watch(tabId) });
 const tabControl = createTabControl({ chromeApi: chrome });
 let chunkSweepTimer = null;
 let identity = null;
@@ -91,25 +95,59 @@ const dispatcher = createDispatcher({
   tabs_create: (args, request) => tabOps.tabsCreate(args, request),
   tab_info: (args) => tabOps.tabInfo(args),
   navigate: (args, _request, { signal }) =>
-    navigate(chrome, args, { cdp: (tabId, method, params) => debuggers.send(tabId, method, params, signal), signal }),
+    browserSide(args, () =>
+      navigate(chrome, args, { cdp: (tabId, method, params) => debuggers.send(tabId, method, params, signal), signal }),
+    ),
   cdp: async (args, _request, { signal }) => {
     const tabId = requireTabId(args);
-    // Dialogs are only reported while Page is enabled; failures surface through the command.
-    await dialogs.watch(tabId).catch(() => {});
-    return { result: await debuggers.send(tabId, args.method, args.params, signal) };
+    const send = () => debuggers.send(tabId, args.method, args.params, signal);
+    const out = await gate.run(tabId, send, { method: args.method });
+    return out.dialog ? { dialog: out.dialog } : { result: out.value };
   },
-  tab_control: (args, _request, { signal }) => tabControl.tabControl(args, { signal }),
+  // Only a reload can meet a new dialog (beforeunload); focus and close need no watching.
+  tab_control: (args, _request, { signal }) =>
+    browserSide(args, () => tabControl.tabControl(args, { signal }), { watch: args.action === "reload" }),
   dialog: (args) => dialogs.dialog(args),
-  capture_read: (args) => capture.captureRead(args),
-  screenshot: (args, _request, { signal }) => screenshots.screenshot(args, { signal }),
+  // Starting capture enables a CDP domain, which waits for the page; reading a buffer does not.
+  capture_read: async (args) => {
+    const tabId = requireTabId(args);
+    if (buffers.isCapturing(tabId, args.kind)) return capture.captureRead(args);
+    const out = await gate.run(tabId, () => capture.captureRead(args));
+    if (out.dialog) throw dialogOpenError(tabId, out.dialog);
+    return out.value;
+  },
+  screenshot: async (args, _request, { signal }) => {
+    const tabId = requireTabId(args);
+    const out = await gate.run(tabId, () => screenshots.screenshot(args, { signal }));
+    if (out.dialog) throw dialogOpenError(tabId, out.dialog);
+    return out.value;
+  },
   window_resize: (args) => resizeWindow(chrome, args),
-  content: (args, _request, { signal }) =>
-    runContent(chrome, args, {
-      files: contentScriptFiles(chrome.runtime.getManifest()),
-      timeoutMs: Number.isFinite(args.timeoutMs) ? Math.max(1, args.timeoutMs) : CONTENT_TIMEOUT_MS,
-      signal,
-    }),
+  content: async (args, _request, { signal }) => {
+    const tabId = requireTabId(args);
+    const run = () =>
+      runContent(chrome, args, {
+        files: contentScriptFiles(chrome.runtime.getManifest()),
+        timeoutMs: Number.isFinite(args.timeoutMs) ? Math.max(1, args.timeoutMs) : CONTENT_TIMEOUT_MS,
+        signal,
+      });
+    const out = await gate.run(tabId, run);
+    return out.dialog ? { value: null, dialog: out.dialog } : out.value;
+  },
 });
+
+// navigate and tab_control: the browser carries them out, also while a dialog is open (a
+// navigation closes it); a dialog opening meanwhile (e.g. beforeunload) answers them at once.
+async function browserSide(args, start, options) {
+  const tabId = requireTabId(args);
+  const out = await gate.browserSide(tabId, start, options);
+  if (out.dialog) {
+    const tab = await getTab(chrome, tabId);
+    const action = typeof args.action === "string" ? { action: args.action } : {};
+    return { ...action, tabId, url: tabUrl(tab), title: tab.title || "", loaded: false, dialog: out.dialog };
+  }
+  return out.closed ? { ...out.value, closedDialog: { type: out.closed.type } } : out.value;
+}
 
 const link = new NativeLink({
   connect: () => chrome.runtime.connectNative(NATIVE_HOST_NAME),
@@ -228,6 +266,7 @@ chrome.tabs.onRemoved.addListener((tabId) => {
   ready.then(() => {
     debuggers.forget(tabId);
     buffers.forget(tabId);
+    dialogs.detached(tabId);
     dialogBook.forget(tabId);
     if (book.removeTab(tabId)) {
       store.persist();
@@ -266,7 +305,7 @@ chrome.windows.onFocusChanged.addListener((windowId) => {
 chrome.debugger.onDetach.addListener((source) => {
   if (!Number.isInteger(source.tabId)) return;
   debuggers.forget(source.tabId);
-  dialogBook.detached(source.tabId);
+  dialogs.detached(source.tabId);
   buffers.stop(source.tabId, "the debugger was detached from the tab, which stops capture");
 });
 

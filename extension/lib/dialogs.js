@@ -1,11 +1,19 @@
 // JavaScript dialogs (alert, confirm, prompt, beforeunload) per tab, from CDP Page events.
 // A tab's dialogs are only reported while its debugger session has the Page domain enabled, so
-// the worker enables it (once per session) before any CDP command it sends for a tab and before
-// every `dialog` request. `DialogBook` is pure: the worker feeds it events.
+// the worker enables it (once per session) before any request that touches the tab's page (see
+// dialog-gate.js) and before every `dialog` request. `DialogBook` is pure: the worker feeds it
+// events.
+//
+// A dialog that opened before its tab was watched cannot be seen or answered over CDP at all:
+// Chrome says "No dialog is showing" to the new session, and Page.enable itself waits until the
+// paused page runs again. So enabling Page is bounded; a page that does not answer in time is
+// reported as not responding instead of hanging the request.
 
+import { HOPS } from "./constants.js";
 import { OpError, requireTabId } from "./frames.js";
 
 export const DIALOG_ACTIONS = Object.freeze(["status", "accept", "dismiss", "respond"]);
+export const WATCH_WAIT_MS = 3_000;
 const TEXT_LIMIT = 2_000;
 const NO_DIALOG = /no dialog is showing/i;
 
@@ -19,6 +27,19 @@ export class DialogBook {
     this.now = now;
     this.open = new Map(); // tabId -> {type, message, defaultPrompt, url, openedAt}
     this.watching = new Set(); // tabs whose session has Page enabled
+    this.listeners = new Map(); // tabId -> Set of callbacks for a dialog opening
+  }
+
+  // Calls `fn(dialog)` for each dialog that opens on the tab until the returned function is
+  // called.
+  onOpen(tabId, fn) {
+    const set = this.listeners.get(tabId) || new Set();
+    this.listeners.set(tabId, set);
+    set.add(fn);
+    return () => {
+      set.delete(fn);
+      if (!set.size && this.listeners.get(tabId) === set) this.listeners.delete(tabId);
+    };
   }
 
   onEvent(tabId, method, params) {
@@ -31,6 +52,8 @@ export class DialogBook {
         url: clip(p.url || "", 1_000),
         openedAt: this.now(),
       });
+      const dialog = this.current(tabId);
+      for (const notify of [...(this.listeners.get(tabId) || [])]) notify(dialog);
     } else if (method === "Page.javascriptDialogClosed" || method === "Page.frameNavigated") {
       if (method === "Page.frameNavigated" && params && params.frame && params.frame.parentId) return;
       this.open.delete(tabId);
@@ -70,17 +93,45 @@ export function handleParams(action, text) {
 }
 
 // The `dialog` op: {tabId, action, text?}. `cdp(tabId, method, params)` sends one command.
-export function createDialogOps({ book, cdp }) {
-  async function watch(tabId) {
-    if (book.watching.has(tabId)) return;
-    await cdp(tabId, "Page.enable", {});
-    book.watching.add(tabId);
+export function createDialogOps({ book, cdp, waitMs = WATCH_WAIT_MS }) {
+  const enabling = new Map(); // tabId -> pending Page.enable
+
+  // Makes sure the tab's session reports dialogs. Resolves true once Page is enabled, false if
+  // the page did not answer within `within` ms (the enable keeps going; a later call waits for
+  // the same one). Rejects if the command fails (e.g. the debugger cannot attach).
+  async function watch(tabId, { within = waitMs } = {}) {
+    if (book.watching.has(tabId)) return true;
+    let pending = enabling.get(tabId);
+    if (!pending) {
+      pending = cdp(tabId, "Page.enable", {}).then(() => {
+        book.watching.add(tabId);
+      });
+      pending.catch(() => {}).finally(() => {
+        if (enabling.get(tabId) === pending) enabling.delete(tabId);
+      });
+      enabling.set(tabId, pending);
+    }
+    let timer = null;
+    const late = new Promise((resolve) => {
+      timer = setTimeout(() => resolve(false), within);
+    });
+    try {
+      return await Promise.race([pending.then(() => true), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  // The debugger session ended: a Page.enable still pending belonged to it.
+  function detached(tabId) {
+    enabling.delete(tabId);
+    book.detached(tabId);
   }
 
   async function dialog(args) {
     const tabId = requireTabId(args);
     const params = handleParams(args.action, args.text);
-    await watch(tabId);
+    if (!(await watch(tabId))) throw unresponsive(tabId);
     const open = book.current(tabId);
     if (params === null) {
       return open ? { open: true, ...open } : { open: false };
@@ -100,5 +151,14 @@ export function createDialogOps({ book, cdp }) {
     return out;
   }
 
-  return { dialog, watch };
+  return { dialog, watch, detached };
+}
+
+// The page did not answer Page.enable in time: most likely it shows a dialog that opened before
+// the tab was watched (only the user can answer that one), or it runs a long script.
+export function unresponsive(tabId) {
+  return new OpError(
+    `The page in tab ${tabId} is not responding: it may be showing a JavaScript dialog that opened before Ghostlight watched the tab (answer it in the browser window, or close the tab), or running a long script`,
+    { hop: HOPS.page, code: "page_unresponsive" },
+  );
 }

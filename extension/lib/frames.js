@@ -3,12 +3,14 @@
 import { FEATURES, HOPS, WIRE_VERSION } from "./constants.js";
 
 // An operation failure that knows which hop it belongs to, so the service can word it.
+// `dialog`: the JavaScript dialog that stopped it (code `dialog_open`), sent along.
 export class OpError extends Error {
-  constructor(message, { hop = HOPS.extension, code } = {}) {
+  constructor(message, { hop = HOPS.extension, code, dialog } = {}) {
     super(message);
     this.name = "OpError";
     this.hop = hop;
     if (code) this.code = code;
+    if (dialog && typeof dialog === "object") this.dialog = dialog;
   }
 }
 
@@ -35,7 +37,11 @@ export function errorFrame(id, message, hop = HOPS.extension, code) {
 
 // Turns anything thrown by an operation into an error frame for that request.
 export function errorFrameFrom(id, err) {
-  if (err instanceof OpError) return errorFrame(id, err.message, err.hop, err.code);
+  if (err instanceof OpError) {
+    const frame = errorFrame(id, err.message, err.hop, err.code);
+    if (err.dialog) frame.error.dialog = err.dialog;
+    return frame;
+  }
   const message = err && typeof err.message === "string" ? err.message : String(err);
   return errorFrame(id, message, HOPS.extension);
 }

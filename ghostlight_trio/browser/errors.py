@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class BrowserFailure(Exception):
     """Base for every way a browser request can fail."""
@@ -22,12 +24,23 @@ class BrowserRefused(BrowserFailure):
 
 
 class BrowserError(BrowserFailure):
-    """The extension answered with an error frame; ``hop`` says where it failed."""
+    """The extension answered with an error frame; ``hop`` says where it failed.
 
-    def __init__(self, message: str, hop: str = "extension", code: str | None = None) -> None:
+    ``dialog`` is the JavaScript dialog the extension sent along when an open one refused the
+    request (code ``dialog_open``), so the tool can name it without asking again.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        hop: str = "extension",
+        code: str | None = None,
+        dialog: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(message)
         self.hop = hop
         self.code = code
+        self.dialog = dialog
 
 
 class OutcomeUnknown(BrowserFailure):

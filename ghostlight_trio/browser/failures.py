@@ -10,6 +10,12 @@ _NEXT_STEP = {
     "cdp": "retake a screenshot to see the current page",
     "page": "take a screenshot or read_page to re-locate the element",
 }
+_CODE_NEXT_STEP = {
+    "dialog_open": "answer the dialog with the dialog tool (action accept or dismiss, or respond"
+    " with text for a prompt), then retry",
+    "page_unresponsive": "if a JavaScript dialog is showing there, the user must answer it in the"
+    " browser window (or close the tab with tab_control); otherwise wait a moment and retry",
+}
 
 
 def failure_result(failure: BrowserFailure) -> ToolResult:
@@ -30,5 +36,6 @@ def failure_result(failure: BrowserFailure) -> ToolResult:
             kind="outcome_unknown",
         )
     if isinstance(failure, BrowserError):
-        return ToolResult.error(f"[hop: {hop}] {message}. Next step: {_NEXT_STEP[hop]}.")
+        step = _CODE_NEXT_STEP.get(failure.code or "", _NEXT_STEP[hop])
+        return ToolResult.error(f"[hop: {hop}] {message}. Next step: {step}.")
     return ToolResult.error(f"[hop: {hop}] {message}.")

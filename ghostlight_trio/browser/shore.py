@@ -470,7 +470,8 @@ class BrowserShore:
         if code == wire.STOPPED_CODE:
             pending.fail(BrowserStopped(message, proof=pending.proof))
             return
-        pending.fail(BrowserError(message, hop, code))
+        dialog = error.get("dialog")
+        pending.fail(BrowserError(message, hop, code, dialog if isinstance(dialog, dict) else None))
 
     def _on_tab_created(self, connection: BrowserConnection, frame: dict[str, Any]) -> None:
         child, opener = frame.get("tabId"), frame.get("openerTabId")

@@ -25,7 +25,12 @@ FEATURE_CHUNKING: Final = "chunkingV1"
 FEATURE_TAB_GROUPS: Final = "tabGroupsV1"
 FEATURE_STOP: Final = "stopV1"
 """The extension answers every request it is running as soon as it gets a ``stop`` frame."""
-SERVICE_FEATURES: Final = (FEATURE_CHUNKING, FEATURE_TAB_GROUPS, FEATURE_STOP)
+FEATURE_DIALOGS: Final = "dialogsV1"
+"""A JavaScript dialog answers the request it interrupts at once, and refuses page requests."""
+SERVICE_FEATURES: Final = (FEATURE_CHUNKING, FEATURE_TAB_GROUPS, FEATURE_STOP, FEATURE_DIALOGS)
+
+DIALOG_OPEN_CODE: Final = "dialog_open"
+"""The error code of a request refused because a JavaScript dialog is open on its tab."""
 
 STOPPED_CODE: Final = "stopped"
 """The error code of a request the extension stopped on the service's ``stop`` frame."""

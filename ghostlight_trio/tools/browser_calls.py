@@ -3,7 +3,8 @@
 Every request that may change the page runs inside ``call.effects.atomic`` (once sent it
 drains, even on cancel) and an unknown outcome is handed to the engine as ``UncertainEffect`` so
 it can quarantine the tab. Pure reads (``PageChannel.read``) change nothing, so an unanswered
-read is reported as a plain failure and leaves the tab usable.
+read is reported as a plain failure and leaves the tab usable. A JavaScript dialog that answers or
+refuses a request is raised as ``PageDialog`` (see ``page_dialogs.py``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ..browser.errors import BrowserError, OutcomeUnknown
 from ..engine.contracts import ToolCall
 from .atomic import atomic_request
 from .browser_context import BrowserRequests
+from .page_dialogs import check_answer, refusal
 
 CDP_TIMEOUT = 20.0
 """Bound on one CDP command through the extension."""
@@ -47,7 +49,11 @@ class PageChannel:
         ws = call.context.workspace_id
         if ws is None:
             raise ToolInputError(f"{call.context.operation} needs a workspace; none was given.")
-        return await atomic_request(call, self._browser, ws, op, args, bound)
+        try:
+            answer = await atomic_request(call, self._browser, ws, op, args, bound)
+        except BrowserError as error:
+            raise refusal(error) or error from None
+        return check_answer(answer)
 
     async def read(
         self, call: ToolCall, op: str, args: dict[str, Any], bound: float
@@ -62,7 +68,9 @@ class PageChannel:
             raise ToolInputError(f"{call.context.operation} needs a workspace; none was given.")
         await call.effects.checkpoint()
         try:
-            return await self._browser.request(ws, op, args, timeout=bound)
+            return check_answer(await self._browser.request(ws, op, args, timeout=bound))
+        except BrowserError as error:
+            raise refusal(error) or error from None
         except OutcomeUnknown as unknown:
             raise BrowserError(
                 f"The browser did not answer the read-only {op} request in time; nothing"

@@ -22,6 +22,7 @@ from ..engine.contracts import (
     WorkspaceId,
 )
 from .atomic import atomic_request
+from .page_dialogs import dialog_name, dialog_result
 
 TOPOLOGY_TIMEOUT = 30.0
 """Bound on one tab-listing or tab-creating browser request."""
@@ -172,11 +173,21 @@ class _ContextTools:
             return failure_result(failure)
         final_url = str(result.get("url", ""))
         title = str(result.get("title", ""))
+        structured = {"tabId": int(tab_id), "url": final_url, "title": title}
+        dialog = result.get("dialog")
+        if isinstance(dialog, dict):
+            # e.g. beforeunload: the page asks first, and the navigation waits for the answer.
+            lead = (
+                f"The navigation of tab {tab_id} to {url} started, but {dialog_name(dialog)}"
+                f" opened; the tab is still at {final_url} and the navigation waits for the"
+                " answer."
+            )
+            return dialog_result(call, int(tab_id), lead, dialog, structured=structured)
         suffix = "" if result.get("loaded", True) else " (still loading)"
-        return ToolResult.text(
-            f"Navigated to {final_url}{suffix}.",
-            structured={"tabId": int(tab_id), "url": final_url, "title": title},
-        )
+        closed = result.get("closedDialog")
+        if isinstance(closed, dict):
+            suffix += f"; the {closed.get('type', 'JavaScript')} dialog that was open is closed"
+        return ToolResult.text(f"Navigated to {final_url}{suffix}.", structured=structured)
 
 
 def _tab_entry(tab: dict[str, Any]) -> dict[str, Any]:

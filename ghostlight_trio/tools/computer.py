@@ -1,7 +1,9 @@
 """``computer``: screenshots and mouse, keyboard, scroll and zoom input in one tab via CDP.
 
 Model coordinates are screenshot pixels and go through the tab's latest screenshot context;
-coordinates from refs are CSS pixels already and are used as they are.
+coordinates from refs are CSS pixels already and are used as they are. Input events go out as
+one sequence per action; a JavaScript dialog that opens stops the sequence and the action
+reports what was delivered and that the dialog is open (see ``page_dialogs.py``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ..engine.contracts import ToolCall, ToolResult
 from ..transport.bridge import ImageBlock, TextBlock
 from .browser_calls import PageChannel, ToolInputError, tab_of
 from .keys import KeyComboError, combo_events, key_events, modifier_bits, parse_keys, type_steps
+from .page_dialogs import PageDialog, dialog_name, dialog_result
 from .provenance import origin_of, provenance
 from .receipts import build_receipt, observe_settled, receipt_result
 from .screen_capture import Capture, capture, probe
@@ -43,6 +46,11 @@ WAIT_DEFAULT = 1.0
 WAIT_MAX = 10.0
 WAIT_SLICE = 0.25
 OBSERVE_TIMEOUT = 5.0
+MOUSE = "Input.dispatchMouseEvent"
+KEY = "Input.dispatchKeyEvent"
+
+Step = tuple[str, dict[str, Any], float, bool]
+"""One input event: CDP method, params, pause before it (seconds), checkpoint before it."""
 
 # Read-only probe: the window's scroll offset and that of the nearest scrollable ancestor of
 # the element at a viewport point (the thing a wheel over that point would move).
@@ -99,6 +107,8 @@ class ComputerTool:
             return ToolResult.error(str(problem))
         except BrowserFailure as failure:
             return failure_result(failure)
+        except PageDialog as stop:
+            return _dialog_outcome(call, tab_of(call), action, stop)
 
     # --- shared steps -------------------------------------------------------------------------
 
@@ -120,7 +130,11 @@ class ComputerTool:
         assurance: str,
         target: dict[str, Any] | None,
     ) -> ToolResult:
-        after = await observe_settled(lambda: self._observe(call, tab))
+        try:
+            after = await observe_settled(lambda: self._observe(call, tab))
+        except PageDialog as stop:
+            stop.stage, stop.summary = "after", summary
+            raise
         receipt = None
         if after is not None:
             action = str(call.arguments["action"])
@@ -164,11 +178,32 @@ class ComputerTool:
             raise ToolInputError(need)
         return self._contexts.to_css(tab, float(point[0]), float(point[1]))
 
-    async def _mouse(
-        self, call: ToolCall, tab: int, kind: str, x: float, y: float, **extra: Any
+    async def _send(
+        self,
+        call: ToolCall,
+        tab: int,
+        steps: list[Step],
+        *,
+        summary: str,
+        started: bool = False,
+        final: bool = True,
     ) -> None:
-        params = {"type": kind, "x": x, "y": y, **extra}
-        await self._channel.cdp(call, tab, "Input.dispatchMouseEvent", params)
+        """Send input events in order. A dialog that opens stops the rest; the ``PageDialog``
+        records whether anything of the action went out (``started``: earlier events did) and
+        whether its last event was delivered (``final``: these are the action's last events)."""
+        for index, (method, params, pause, checkpoint) in enumerate(steps):
+            if pause:
+                await trio.sleep(pause)
+            if checkpoint:
+                await call.effects.checkpoint()
+            try:
+                await self._channel.cdp(call, tab, method, params)
+            except PageDialog as stop:
+                went_out = started or index > 0 or stop.delivered
+                stop.stage = "during" if went_out else "before"
+                stop.complete = final and stop.delivered and index == len(steps) - 1
+                stop.summary = summary
+                raise
 
     def _label(self, call: ToolCall, x: float, y: float) -> str:
         given = call.arguments.get("coordinate")
@@ -185,22 +220,22 @@ class ComputerTool:
         button, count = CLICKS[action]
         bits = modifier_bits(call.arguments.get("modifiers"))
         x, y, target, before, assurance = await self._target_point(call, tab)
-        await self._mouse(call, tab, "mouseMoved", x, y, modifiers=bits)
+        steps = [_mouse_step("mouseMoved", x, y, modifiers=bits)]
         for click in range(1, count + 1):
-            if click > 1:
-                await trio.sleep(CLICK_GAP)
-            pressed = {"button": button, "clickCount": click, "modifiers": bits}
-            await self._mouse(
-                call, tab, "mousePressed", x, y, buttons=BUTTON_BITS[button], **pressed
+            pressed: dict[str, Any] = {"button": button, "clickCount": click, "modifiers": bits}
+            gap = CLICK_GAP if click > 1 else 0.0
+            steps.append(
+                _mouse_step("mousePressed", x, y, pause=gap, buttons=BUTTON_BITS[button], **pressed)
             )
-            await self._mouse(call, tab, "mouseReleased", x, y, buttons=0, **pressed)
+            steps.append(_mouse_step("mouseReleased", x, y, buttons=0, **pressed))
         summary = f"{action} at {self._label(call, x, y)}."
+        await self._send(call, tab, steps, summary=summary)
         return await self._finish(call, tab, summary, before, assurance=assurance, target=target)
 
     async def _hover(self, call: ToolCall, tab: int) -> ToolResult:
         x, y, target, before, assurance = await self._target_point(call, tab)
-        await self._mouse(call, tab, "mouseMoved", x, y)
         summary = f"Hovered at {self._label(call, x, y)}."
+        await self._send(call, tab, [_mouse_step("mouseMoved", x, y)], summary=summary)
         return await self._finish(call, tab, summary, before, assurance=assurance, target=target)
 
     async def _type(self, call: ToolCall, tab: int) -> ToolResult:
@@ -208,15 +243,17 @@ class ComputerTool:
         if not isinstance(text, str) or not text:
             raise ToolInputError("text is required for type.")
         before = await self._observe(call, tab)
+        steps: list[Step] = []
         for step in type_steps(text):
-            await call.effects.checkpoint()
+            # A checkpoint before each typed step, never between a key's down and up.
             if step.key is None:
-                await self._channel.cdp(call, tab, "Input.insertText", {"text": step.insert})
-                continue
-            for event in key_events(step.key, 0):
-                await self._channel.cdp(call, tab, "Input.dispatchKeyEvent", event)
-        target = before.get("focused") if before else None
+                steps.append(("Input.insertText", {"text": step.insert}, 0.0, True))
+            else:
+                events = key_events(step.key, 0)
+                steps.extend((KEY, event, 0.0, i == 0) for i, event in enumerate(events))
         summary = f"Typed {len(text)} character(s)."
+        await self._send(call, tab, steps, summary=summary)
+        target = before.get("focused") if before else None
         assurance = "semantic" if target else "none"
         return await self._finish(call, tab, summary, before, assurance=assurance, target=target)
 
@@ -229,16 +266,17 @@ class ComputerTool:
         if not 1 <= repeat <= 100:
             raise ToolInputError("repeat must be between 1 and 100.")
         before = await self._observe(call, tab)
+        steps: list[Step] = []
         for _ in range(repeat):
             for combo in combos:
-                await call.effects.checkpoint()
                 if combo.is_reload:
                     ignore_cache = any(m.key == "Shift" for m in combo.modifiers)
-                    await self._channel.cdp(call, tab, "Page.reload", {"ignoreCache": ignore_cache})
+                    steps.append(("Page.reload", {"ignoreCache": ignore_cache}, 0.0, True))
                     continue
-                for event in combo_events(combo):
-                    await self._channel.cdp(call, tab, "Input.dispatchKeyEvent", event)
+                events = combo_events(combo)
+                steps.extend((KEY, event, 0.0, i == 0) for i, event in enumerate(events))
         summary = f"Pressed: {text} (x{repeat})."
+        await self._send(call, tab, steps, summary=summary)
         return await self._finish(call, tab, summary, before, assurance="none", target=None)
 
     async def _drag(self, call: ToolCall, tab: int) -> ToolResult:
@@ -246,24 +284,42 @@ class ComputerTool:
         ex, ey = self._model_point(call, tab, "coordinate")
         bits = modifier_bits(call.arguments.get("modifiers"))
         before = await self._observe(call, tab, x=sx, y=sy)
-        await self._mouse(call, tab, "mouseMoved", sx, sy, modifiers=bits)
-        press = {"button": "left", "clickCount": 1, "modifiers": bits}
-        await self._mouse(call, tab, "mousePressed", sx, sy, buttons=1, **press)
-        try:
-            for step in range(1, DRAG_STEPS + 1):
-                await trio.sleep(DRAG_STEP_GAP)
-                px = sx + (ex - sx) * step / DRAG_STEPS
-                py = sy + (ey - sy) * step / DRAG_STEPS
-                await self._mouse(
-                    call, tab, "mouseMoved", px, py, button="left", buttons=1, modifiers=bits
-                )
-        finally:
-            # The button always comes up, so the page is never left mid-drag.
-            with trio.CancelScope(shield=True):
-                await self._mouse(call, tab, "mouseReleased", ex, ey, buttons=0, **press)
         start = call.arguments["start_coordinate"]
         end = call.arguments["coordinate"]
         summary = f"Dragged ({_n(start[0])}, {_n(start[1])}) -> ({_n(end[0])}, {_n(end[1])})."
+        press: dict[str, Any] = {"button": "left", "clickCount": 1, "modifiers": bits}
+        grab = [
+            _mouse_step("mouseMoved", sx, sy, modifiers=bits),
+            _mouse_step("mousePressed", sx, sy, buttons=1, **press),
+        ]
+        await self._send(call, tab, grab, summary=summary, final=False)
+        moves = []
+        for step in range(1, DRAG_STEPS + 1):
+            px = sx + (ex - sx) * step / DRAG_STEPS
+            py = sy + (ey - sy) * step / DRAG_STEPS
+            moves.append(
+                _mouse_step(
+                    "mouseMoved",
+                    px,
+                    py,
+                    pause=DRAG_STEP_GAP,
+                    button="left",
+                    buttons=1,
+                    modifiers=bits,
+                )
+            )
+        release = _mouse_step("mouseReleased", ex, ey, buttons=0, **press)
+        paused = False
+        try:
+            await self._send(call, tab, moves, summary=summary, started=True, final=False)
+        except PageDialog:
+            paused = True  # the page is paused: a release would be refused, so none is sent
+            raise
+        finally:
+            # The button always comes up, so the page is never left mid-drag.
+            if not paused:
+                with trio.CancelScope(shield=True):
+                    await self._send(call, tab, [release], summary=summary, started=True)
         target = before.get("target") if before else None
         return await self._finish(call, tab, summary, before, assurance="coordinate", target=target)
 
@@ -342,21 +398,26 @@ class ComputerTool:
             view = await probe(self._channel, call, tab)
             x, y = view.width / 2, view.height / 2
         before = await self._scroll_probe(call, tab, x, y)
-        await self._mouse(call, tab, "mouseWheel", x, y, deltaX=dx, deltaY=dy)
-        moved = await self._scroll_moved(call, tab, x, y, before)
-        note = ""
-        if not moved:
-            await self._scroll_probe(call, tab, x, y, dx=dx, dy=dy)
-            moved = await self._scroll_moved(call, tab, x, y, before, settle=0.1)
-            note = (
-                " The wheel did not move the page; scrolled it directly."
-                if moved
-                else " Nothing scrolled: the page or element may already be at its end."
-            )
-        shot = await capture(self._channel, call, tab)
+        wheel = _mouse_step("mouseWheel", x, y, deltaX=dx, deltaY=dy)
+        done = f"Scrolled {direction} {distance // WHEEL_TICK} tick(s)."
+        await self._send(call, tab, [wheel], summary=done)
+        try:
+            moved = await self._scroll_moved(call, tab, x, y, before)
+            note = ""
+            if not moved:
+                await self._scroll_probe(call, tab, x, y, dx=dx, dy=dy)
+                moved = await self._scroll_moved(call, tab, x, y, before, settle=0.1)
+                note = (
+                    " The wheel did not move the page; scrolled it directly."
+                    if moved
+                    else " Nothing scrolled: the page or element may already be at its end."
+                )
+            shot = await capture(self._channel, call, tab)
+        except PageDialog as stop:
+            stop.stage, stop.summary = "after", done
+            raise
         self._contexts.put(tab, shot.context)
-        summary = f"Scrolled {direction} {distance // WHEEL_TICK} tick(s).{note}"
-        return self._image_result(call, summary, shot)
+        return self._image_result(call, f"{done}{note}", shot)
 
     async def _scroll_probe(
         self, call: ToolCall, tab: int, x: float, y: float, *, dx: float = 0, dy: float = 0
@@ -400,6 +461,34 @@ class ComputerTool:
             ],
             structured={"provenance": provenance(call.context.workspace_id, origin)},
         )
+
+
+def _mouse_step(kind: str, x: float, y: float, *, pause: float = 0.0, **extra: Any) -> Step:
+    return (MOUSE, {"type": kind, "x": x, "y": y, **extra}, pause, False)
+
+
+def _dialog_outcome(call: ToolCall, tab: int, action: str, stop: PageDialog) -> ToolResult:
+    """What the action did before a JavaScript dialog stopped it, and that the dialog is open."""
+    name = dialog_name(stop.dialog)
+    where = f"on tab {tab}"
+    if stop.stage == "before":
+        if stop.delivered:
+            lead = f"{action} was not done: {name} opened {where} before it started."
+        else:
+            lead = f"{action} was not done: {name} is open {where}; nothing was sent."
+        return dialog_result(call, tab, lead, stop.dialog, ok=False)
+    if stop.stage == "after":
+        lead = f"{stop.summary} Then {name} opened {where} and is still open."
+    elif stop.complete:
+        lead = (
+            f"{stop.summary} The input was delivered and {name} opened {where}; it is still open."
+        )
+    else:
+        lead = (
+            f"{stop.summary.rstrip('.')} was cut short: {name} opened {where} before the input"
+            " finished, so the rest of it was not sent."
+        )
+    return dialog_result(call, tab, lead, stop.dialog)
 
 
 def _n(value: Any) -> str:

@@ -20,6 +20,7 @@ from ..browser.failures import failure_result
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from .browser_calls import PageChannel, ToolInputError, tab_of
 from .browser_context import BrowserRequests
+from .page_dialogs import PageDialog, dialog_name, dialog_result, stopped_result
 from .provenance import page_facts, provenance, wrap_page_text
 from .receipts import receipt_result
 from .shaping import actionable, element_line
@@ -77,6 +78,8 @@ class _MoreTools:
                 return ToolResult.error(str(problem))
             except BrowserFailure as failure:
                 return failure_result(failure)
+            except PageDialog as stop:
+                return stopped_result(call, tab_of(call), call.context.operation, stop)
 
         return handler
 
@@ -88,7 +91,7 @@ class _MoreTools:
         try:
             args = {"tabId": tab, "fn": "ping", "args": {}, "timeoutMs": 3_000}
             answer = await self._channel.read(call, "content", args, PING_BOUND)
-        except BrowserFailure:
+        except (BrowserFailure, PageDialog):
             return 0
         value = answer.get("value")
         serial = value.get("renderSerial") if isinstance(value, dict) else None
@@ -100,8 +103,27 @@ class _MoreTools:
         action = call.arguments.get("action")
         if action not in TAB_ACTIONS:
             raise ToolInputError('action must be "focus", "reload" or "close".')
-        ws = call.context.workspace_id
         before = await self._tab_info(call, tab)
+        try:
+            return await self._tab_action(call, tab, str(action), before)
+        except PageDialog as stop:
+            if not stop.delivered:
+                raise
+            name = dialog_name(stop.dialog)
+            if action == "reload":
+                lead = (
+                    f"The reload of tab {tab} started, but {name} opened; it waits for the answer."
+                )
+            elif action == "close":
+                lead = f"Closing tab {tab} started, but {name} opened; the tab stays until then."
+            else:
+                lead = f"Focused tab {tab}; {name} opened."
+            return dialog_result(call, tab, lead, stop.dialog)
+
+    async def _tab_action(
+        self, call: ToolCall, tab: int, action: str, before: dict[str, Any]
+    ) -> ToolResult:
+        ws = call.context.workspace_id
         observed: dict[str, Any] = {}
         blockers: list[dict[str, str]] = []
         if action == "close":
@@ -142,6 +164,9 @@ class _MoreTools:
             if before.get("url") and url and url != before.get("url"):
                 observed["urlChanged"] = url
             serial = await self._render_serial(call, tab)
+        closed = done.get("closedDialog")
+        if isinstance(closed, dict):
+            summary += f" The {closed.get('type', 'JavaScript')} dialog that was open is closed."
         receipt = {
             "targetAssurance": "none",
             "action": str(action),
@@ -303,8 +328,17 @@ class _MoreTools:
             if resolved:
                 verb = {"accept": "Accepted", "dismiss": "Dismissed", "respond": "Answered"}
                 what = f"the {kind} dialog" if kind else "the dialog"
-                extra = f" with {json.dumps(text, ensure_ascii=False)}" if action == "respond" else ""
+                extra = (
+                    f" with {json.dumps(text, ensure_ascii=False)}" if action == "respond" else ""
+                )
                 text_out = f"{verb[str(action)]} {what} on tab {tab}{extra}."
+                if kind == "beforeunload":
+                    text_out += (
+                        " The page is leaving: the navigation continues; wait_for with state"
+                        " settled waits for the next page."
+                        if action == "accept"
+                        else " The page stays; the navigation was cancelled."
+                    )
             else:
                 text_out = f"No JavaScript dialog was open on tab {tab}; nothing was answered."
         structured["page"] = page

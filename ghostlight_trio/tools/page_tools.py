@@ -20,6 +20,7 @@ from .browser_calls import PageChannel, ToolInputError, tab_of
 from .browser_context import BrowserRequests
 from .buffers import bounded_limit, buffer_notes, console_lines, network_lines
 from .computer import ComputerTool
+from .page_dialogs import PageDialog, dialog_name, dialog_result, stopped_result
 from .provenance import page_facts, provenance, wrap_page_text
 from .receipts import build_receipt, observe_settled, receipt_result
 from .screenshots import ContextBook
@@ -80,6 +81,8 @@ class _PageTools:
                 return ToolResult.error(str(problem))
             except BrowserFailure as failure:
                 return failure_result(failure)
+            except PageDialog as stop:
+                return stopped_result(call, tab_of(call), call.context.operation, stop)
 
         return handler
 
@@ -124,13 +127,28 @@ class _PageTools:
         ref = str(call.arguments.get("ref", ""))
         value = call.arguments.get("value")
         before = await self._channel.content(call, tab, "observe", {})
-        done = await self._channel.content(call, tab, "form_input", {"ref": ref, "value": value})
+        try:
+            done = await self._channel.content(
+                call, tab, "form_input", {"ref": ref, "value": value}
+            )
+        except PageDialog as stop:
+            if not stop.delivered:
+                raise
+            lead = (
+                f"Set {ref}: the value was delivered and {dialog_name(stop.dialog)} opened on"
+                f" tab {tab} while the page handled it; it is still open."
+            )
+            return dialog_result(call, tab, lead, stop.dialog)
         shown = "[value redacted]" if done.get("secret") else json.dumps(value, ensure_ascii=False)
         summary = f"Set {ref} = {shown}."
         await call.effects.checkpoint()
-        after = await observe_settled(
-            lambda: self._channel.content(call, tab, "observe", {"ref": ref})
-        )
+        try:
+            after = await observe_settled(
+                lambda: self._channel.content(call, tab, "observe", {"ref": ref})
+            )
+        except PageDialog as stop:
+            lead = f"{summary} Then {dialog_name(stop.dialog)} opened on tab {tab}."
+            return dialog_result(call, tab, lead, stop.dialog)
         target = after.get("target") if isinstance(after, dict) else None
         receipt = build_receipt("form_input", tab, before, after, assurance="ref", target=target)
         return receipt_result(summary, receipt, call.context.workspace_id)
@@ -190,11 +208,21 @@ class _PageTools:
         code = str(call.arguments.get("text", ""))
         if not code.strip():
             raise ToolInputError("text must hold the JavaScript to run.")
-        evaluated = await self._evaluate(call, tab, code)
-        details = evaluated.get("exceptionDetails")
-        if details and ILLEGAL_RETURN in _exception_text(details):
-            evaluated = await self._evaluate(call, tab, f"(async () => {{\n{code}\n}})()")
+        try:
+            evaluated = await self._evaluate(call, tab, code)
             details = evaluated.get("exceptionDetails")
+            if details and ILLEGAL_RETURN in _exception_text(details):
+                evaluated = await self._evaluate(call, tab, f"(async () => {{\n{code}\n}})()")
+                details = evaluated.get("exceptionDetails")
+        except PageDialog as stop:
+            if not stop.delivered:
+                raise
+            lead = (
+                f"The script ran and {dialog_name(stop.dialog)} opened on tab {tab}; the script"
+                " is paused in it, so its result is not available (once the dialog is answered"
+                " the script finishes on its own, unreported)."
+            )
+            return dialog_result(call, tab, lead, stop.dialog)
         if details:
             text = f"Error: {_exception_text(details)}"
         else:

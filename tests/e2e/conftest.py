@@ -293,6 +293,71 @@ async def tools_browser(tools_service: Service) -> AsyncIterator[managed.Managed
         await launched.aclose()
 
 
+# --- every page tool, tab_control, wait_for and dialog ------------------------------------------
+
+
+@pytest.fixture
+async def more_service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIterator[Service]:
+    """The engine with the context tools, the page tools and tab_control / wait_for / dialog."""
+    from ghostlight_trio.tools.more_tools import more_tool_handlers
+    from ghostlight_trio.tools.page_tools import page_tool_handlers
+
+    registry = WorkspaceRegistry()
+    scheduler = Scheduler()
+    shore = BrowserShore(endpoints, registry, scheduler=scheduler)
+    handlers = {
+        **context_handlers(registry, shore),
+        **page_tool_handlers(registry, shore),
+        **more_tool_handlers(registry, shore),
+    }
+    engine = WorkEngine(
+        catalog=Catalog(load_specs(), handlers),
+        handlers=handlers,
+        workspaces=registry,
+        scheduler=scheduler,
+    )
+    await nursery.start(shore.serve)
+    yield Service(endpoints, registry, shore, engine, nursery)
+
+
+@pytest.fixture
+async def more_browser(more_service: Service) -> AsyncIterator[managed.ManagedBrowser]:
+    launched = await launch_for(more_service)
+    try:
+        yield launched
+    finally:
+        await launched.aclose()
+
+
+async def page_value(service: Service, ws: str, tab: int, expression: str) -> Any:
+    """An expression's value read straight over the shore (independent of the tools)."""
+    answer = await service.shore.request(
+        ws,
+        "cdp",
+        {
+            "tabId": tab,
+            "method": "Runtime.evaluate",
+            "params": {"expression": expression, "returnByValue": True},
+        },
+        timeout=20,
+    )
+    return answer["result"]["result"].get("value")
+
+
+async def tab_info(service: Service, ws: str, tab: int) -> dict[str, Any]:
+    return await service.shore.request(ws, "tab_info", {"tabId": tab}, timeout=20)
+
+
+async def open_page(service: Service, url: str, ws: str | None = None) -> tuple[str, int]:
+    """A new workspace tab (in ``ws``, or a new workspace) navigated to ``url``."""
+    created = await service.call("tabs_create_mcp", ws)
+    assert created.kind == "ok", text(created)
+    ws, tab = created.workspace_id, created.structured["tabId"]
+    landed = await service.call("navigate", ws, url=url, tabId=tab)
+    assert landed.kind == "ok", text(landed)
+    return ws, tab
+
+
 # --- same-origin frames and shadow DOM (tests/e2e/test_frames.py) -----------------------------
 
 # The outer frame sits at an offset, with a border and padding, so a click that ignored the

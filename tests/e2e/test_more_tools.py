@@ -7,25 +7,14 @@ registry, never from the tool's own echo.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 import trio
 
-from ghostlight_trio.browser import managed
 from ghostlight_trio.browser.errors import BrowserError
-from ghostlight_trio.browser.shore import BrowserShore
-from ghostlight_trio.catalog.registry import Catalog, load_specs
-from ghostlight_trio.engine.engine import WorkEngine
-from ghostlight_trio.scheduler import Scheduler
-from ghostlight_trio.tools.browser_context import context_handlers
-from ghostlight_trio.tools.more_tools import more_tool_handlers
-from ghostlight_trio.tools.page_tools import page_tool_handlers
-from ghostlight_trio.transport.endpoints import Endpoints
-from ghostlight_trio.workspace.registry import WorkspaceRegistry
 
-from .conftest import PAGES, Service, launch_for, text
+from .conftest import PAGES, Service, open_page, page_value, tab_info, text
 
 pytestmark = pytest.mark.e2e
 
@@ -55,62 +44,6 @@ const timer = setInterval(() => {
     "/more/plain": "<!doctype html><title>Plain page</title><p>plain</p>",
 }
 PAGES.update(MORE_PAGES)
-
-
-@pytest.fixture
-async def more_service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIterator[Service]:
-    registry = WorkspaceRegistry()
-    scheduler = Scheduler()
-    shore = BrowserShore(endpoints, registry, scheduler=scheduler)
-    handlers = {
-        **context_handlers(registry, shore),
-        **page_tool_handlers(registry, shore),
-        **more_tool_handlers(registry, shore),
-    }
-    engine = WorkEngine(
-        catalog=Catalog(load_specs(), handlers),
-        handlers=handlers,
-        workspaces=registry,
-        scheduler=scheduler,
-    )
-    await nursery.start(shore.serve)
-    yield Service(endpoints, registry, shore, engine, nursery)
-
-
-@pytest.fixture
-async def more_browser(more_service: Service) -> AsyncIterator[managed.ManagedBrowser]:
-    launched = await launch_for(more_service)
-    try:
-        yield launched
-    finally:
-        await launched.aclose()
-
-
-async def page_value(service: Service, ws: str, tab: int, expression: str) -> Any:
-    answer = await service.shore.request(
-        ws,
-        "cdp",
-        {
-            "tabId": tab,
-            "method": "Runtime.evaluate",
-            "params": {"expression": expression, "returnByValue": True},
-        },
-        timeout=20,
-    )
-    return answer["result"]["result"].get("value")
-
-
-async def tab_info(service: Service, ws: str, tab: int) -> dict[str, Any]:
-    return await service.shore.request(ws, "tab_info", {"tabId": tab}, timeout=20)
-
-
-async def open_page(service: Service, url: str, ws: str | None = None) -> tuple[str, int]:
-    created = await service.call("tabs_create_mcp", ws)
-    assert created.kind == "ok", text(created)
-    ws, tab = created.workspace_id, created.structured["tabId"]
-    landed = await service.call("navigate", ws, url=url, tabId=tab)
-    assert landed.kind == "ok", text(landed)
-    return ws, tab
 
 
 async def test_tab_control_focuses_reloads_and_closes(

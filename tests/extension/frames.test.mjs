@@ -13,9 +13,9 @@ test("hello carries identity, wire and features", () => {
     browserId: "b",
     generation: "g",
     extensionVersion: "0.1.0",
-    features: ["chunkingV1", "tabGroupsV1", "stopV1"],
+    features: ["chunkingV1", "tabGroupsV1", "stopV1", "dialogsV1"],
   });
-  assert.deepEqual([...FEATURES], ["chunkingV1", "tabGroupsV1", "stopV1"]);
+  assert.deepEqual([...FEATURES], ["chunkingV1", "tabGroupsV1", "stopV1", "dialogsV1"]);
 });
 
 test("response and error frames", () => {

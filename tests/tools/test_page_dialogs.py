@@ -1,0 +1,149 @@
+"""How tools word a JavaScript dialog that stops them, over a scripted browser (no socket).
+
+Each reply is what the extension sends: ``{"dialog": ...}`` for a request a dialog answered once
+delivered, a ``dialog_open`` error for one refused before anything was sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import trio
+
+from ghostlight_trio.browser.errors import BrowserError
+from ghostlight_trio.engine.contracts import ToolCall, ToolResult, WorkContext, WorkspaceId
+from ghostlight_trio.tools.browser_context import context_handlers
+from ghostlight_trio.tools.page_tools import page_tool_handlers
+
+ALERT = {"type": "alert", "message": "stop", "defaultPrompt": "", "url": "http://a.test/"}
+UNLOAD = {"type": "beforeunload", "message": "", "defaultPrompt": "", "url": "http://a.test/"}
+OBSERVED = {"url": "http://a.test/", "title": "A", "renderSerial": 1, "mutations": 0}
+
+
+class _Effects:
+    async def atomic(self, effect: Any) -> Any:
+        return await effect()
+
+    async def checkpoint(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+    def progress(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+
+class ScriptedBrowser:
+    """Answers each request with ``answer(op, args)``; keeps what was asked, in order."""
+
+    def __init__(self, answer: Callable[[str, dict[str, Any]], dict[str, Any]]) -> None:
+        self.answer = answer
+        self.seen: list[str] = []
+
+    async def request(
+        self,
+        workspace_id: Any,
+        op: str,
+        args: dict[str, Any],
+        *,
+        timeout: float,  # noqa: ASYNC109 - the shore's own bound
+    ) -> dict[str, Any]:
+        await trio.lowlevel.checkpoint()
+        name = args.get("method") or args.get("fn") or ""
+        kind = (args.get("params") or {}).get("type", "")
+        self.seen.append(" ".join(part for part in (op, name, kind) if part))
+        return self.answer(op, args)
+
+
+def refused(dialog: dict[str, Any]) -> BrowserError:
+    return BrowserError("A JavaScript dialog is open", "page", "dialog_open", dialog)
+
+
+def tool_call(tool: str, **arguments: Any) -> ToolCall:
+    context = WorkContext("w1", tool, WorkspaceId("ws"))
+    return ToolCall(context=context, arguments={"tabId": 7, **arguments}, effects=_Effects())
+
+
+def said(result: ToolResult) -> str:
+    return "".join(getattr(block, "text", "") for block in result.content)
+
+
+async def test_a_drag_cut_short_by_a_dialog_sends_no_release_to_the_paused_page() -> None:
+    moves = 0
+
+    def answer(op: str, args: dict[str, Any]) -> dict[str, Any]:
+        nonlocal moves
+        if op == "content":
+            return {"value": OBSERVED}
+        if args["params"]["type"] == "mouseMoved":
+            moves += 1
+            if moves == 3:  # the second step of the drag: a dragover handler calls alert()
+                return {"dialog": ALERT}
+        return {"result": {}}
+
+    browser = ScriptedBrowser(answer)
+    computer = page_tool_handlers(None, browser)["computer"]
+    result = await computer(
+        tool_call(
+            "computer", action="left_click_drag", start_coordinate=[10, 10], coordinate=[90, 10]
+        )
+    )
+    assert result.kind == "ok"
+    assert said(result).startswith(
+        "Dragged (10, 10) -> (90, 10) was cut short: a JavaScript alert dialog opened on tab 7"
+        " before the input finished, so the rest of it was not sent."
+    )
+    assert "call dialog with tabId 7 and action accept" in said(result)
+    assert browser.seen[-1] == "cdp Input.dispatchMouseEvent mouseMoved"
+    assert not any("mouseReleased" in line for line in browser.seen)
+
+
+async def test_a_scroll_reports_a_dialog_that_opened_after_its_wheel() -> None:
+    def answer(op: str, args: dict[str, Any]) -> dict[str, Any]:
+        if args.get("method") == "Runtime.evaluate":
+            if any("mouseWheel" in line for line in browser.seen):
+                raise refused(ALERT)
+            return {"result": {"result": {"value": {"wx": 0, "wy": 0, "ex": 0, "ey": 0}}}}
+        return {"result": {}}
+
+    browser = ScriptedBrowser(answer)
+    computer = page_tool_handlers(None, browser)["computer"]
+    result = await computer(tool_call("computer", action="scroll", coordinate=[5, 5]))
+    assert result.kind == "ok"
+    assert said(result).startswith(
+        "Scrolled down 3 tick(s). Then a JavaScript alert dialog opened on tab 7 and is still open."
+    )
+    assert result.structured is not None and result.structured["dialog"]["message"] == "stop"
+
+
+async def test_form_input_whose_change_handler_opens_a_dialog_says_the_value_went_in() -> None:
+    def answer(op: str, args: dict[str, Any]) -> dict[str, Any]:
+        if args.get("fn") == "form_input":
+            return {"value": None, "dialog": {**ALERT, "type": "confirm", "message": "Sure?"}}
+        return {"value": OBSERVED}
+
+    browser = ScriptedBrowser(answer)
+    form_input = page_tool_handlers(None, browser)["form_input"]
+    result = await form_input(tool_call("form_input", ref="ref_2", value=True))
+    assert result.kind == "ok"
+    assert said(result).startswith(
+        "Set ref_2: the value was delivered and a JavaScript confirm dialog opened on tab 7"
+    )
+    assert browser.seen == ["content observe", "content form_input"]
+
+
+async def test_navigate_held_by_beforeunload_says_where_the_tab_is_and_what_to_answer() -> None:
+    def answer(op: str, args: dict[str, Any]) -> dict[str, Any]:
+        return {"tabId": 7, "url": "http://a.test/", "title": "A", "loaded": False, "dialog": UNLOAD}
+
+    navigate = context_handlers(None, ScriptedBrowser(answer))["navigate"]  # type: ignore[arg-type]
+    result = await navigate(tool_call("navigate", url="http://b.test/"))
+    assert result.kind == "ok"
+    assert said(result).startswith(
+        "The navigation of tab 7 to http://b.test/ started, but a beforeunload dialog (the page"
+        " asks whether to leave it) opened; the tab is still at http://a.test/ and the"
+        " navigation waits for the answer. Next step: call dialog with tabId 7 and action"
+        " accept to leave the page, or dismiss to stay."
+    )
+    assert result.structured is not None
+    assert result.structured["url"] == "http://a.test/"
+    assert result.structured["dialog"] == {"open": True, "type": "beforeunload", "message": ""}
