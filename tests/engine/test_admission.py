@@ -6,7 +6,8 @@ import json
 
 import trio
 
-from ghostlight_trio.engine.audit import AuditRecord, JsonlAuditLog, safe_audit
+from ghostlight_trio.audit.log import RotatingAuditLog
+from ghostlight_trio.engine.audit import AuditRecord, safe_audit
 from ghostlight_trio.engine.contracts import ToolCall, ToolResult
 from ghostlight_trio.engine.limits import EngineLimits
 from ghostlight_trio.tools.plan import PlanBook
@@ -163,9 +164,9 @@ async def test_update_plan_runs_service_local_and_progress_only_when_asked(nurse
     assert order == ["Started", "Progress", "Outcome"]
 
 
-async def test_jsonl_audit_appends_and_failures_never_escape(tmp_path, caplog):
+async def test_audit_log_appends_and_failures_never_escape(tmp_path, caplog):
     path = tmp_path / "audit.jsonl"
-    log = JsonlAuditLog(path)
+    log = RotatingAuditLog(path)
     record = AuditRecord(
         time=1.0,
         work_id="w",
@@ -178,10 +179,10 @@ async def test_jsonl_audit_appends_and_failures_never_escape(tmp_path, caplog):
     log(record)
     log(record)
     lines = path.read_text().splitlines()
-    assert len(lines) == 2 and json.loads(lines[0])["operation"] == "navigate"
+    assert len(lines) == 2 and json.loads(lines[0])["tool"] == "navigate"
     assert oct(path.stat().st_mode & 0o777) == "0o600"
 
-    JsonlAuditLog(tmp_path / "missing" / "audit.jsonl")(record)  # logged, not raised
+    RotatingAuditLog(tmp_path / "missing" / "audit.jsonl")(record)  # logged, not raised
 
     def broken(_: AuditRecord) -> None:
         raise RuntimeError("disk on fire")

@@ -4,13 +4,13 @@ every line, and simulate reproducing live denial ids."""
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
 
 import trio
 
 from ghostlight_trio.audit.log import RotatingAuditLog
 from ghostlight_trio.audit.records import CALL_KEYS, call_records, generations, read_lines
 from ghostlight_trio.catalog.registry import load_specs
+from ghostlight_trio.engine.audit import AuditRecord
 from ghostlight_trio.engine.contracts import ToolCall, ToolResult
 from ghostlight_trio.governance.simulate import simulate
 
@@ -118,7 +118,7 @@ async def test_rotation_never_loses_splits_or_rewrites_a_line(tmp_path):
     path = tmp_path / "audit.jsonl"
     log = RotatingAuditLog(path, max_bytes=4096, keep=100)
     for index in range(600):
-        log(SimpleNamespace(
+        log(AuditRecord(
             time=1_700_000_000 + index, work_id=f"w{index}", workspace="ws-x", operation="update_plan",
             outcome="ok", reported="ok", duration=0.001, effects_dispatched=0,
         ))
