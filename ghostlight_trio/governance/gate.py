@@ -38,7 +38,6 @@ TabPark = Callable[[WorkspaceId, int], Awaitable[None]]
 
 _SERVICE_LOCAL = "service_local"
 _MEMO_LIMIT = 512
-_ALL_OPEN_FACTS: dict[str | None, GateFacts] = {}
 
 
 @attrs.frozen
@@ -168,20 +167,15 @@ class GovernanceGate:
             if restriction.sacred:
                 sacred = (*sacred, *restriction.sacred)
         navigating = spec.name == "navigate"
-        if not tiers and not sacred:
-            action = action_of(spec, arguments)
-            if navigating:
-                host = host_text(_target(arguments))
-                call.gate_facts = GateFacts(action=action, host=host, decision="allow", rule="all_open")
-            else:  # the same immutable facts for every such call
-                facts = _ALL_OPEN_FACTS.get(action)
-                if facts is None:
-                    facts = GateFacts(action=action, decision="allow", rule="all_open")
-                    if len(_ALL_OPEN_FACTS) < _MEMO_LIMIT:
-                        _ALL_OPEN_FACTS[action] = facts
-                call.gate_facts = facts
-            return None
         needed = requirement(spec, arguments)
+        if not tiers and not sacred:  # all-open: nothing to read, only the facts to record
+            if not navigating:
+                return self._hostless(call, tiers, needed)
+            host = host_text(_target(arguments))
+            call.gate_facts = GateFacts(
+                action=needed.action, host=host, decision="allow", rule="all_open"
+            )
+            return None
         tab = tab_id_argument(arguments) if "tabId" in arguments else None
         where: HostResolution | None = None
         if navigating:
@@ -210,9 +204,10 @@ class GovernanceGate:
     def _hostless(
         self, call: CallState, tiers: tuple[tuple[str, TierPolicy], ...], needed: Requirement
     ) -> GateStop | None:
-        """A call judged without a host (no tab, not navigating) under the governor's own
-        tiers: its decision depends on the requirement alone, so it is computed once per
-        requirement and policy generation (a reload replaces the tiers and empties the memo)."""
+        """A call judged without a host (no tab, not navigating, or all-open) under the
+        governor's own tiers: its decision depends on the requirement alone, so it is computed
+        once per requirement and policy generation (a reload replaces the tiers and empties the
+        memo)."""
         if tiers is not self._memo_tiers or len(self._memo) >= _MEMO_LIMIT:
             self._memo_tiers, self._memo = tiers, {}
         known = self._memo.get(needed)
