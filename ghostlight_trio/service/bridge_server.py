@@ -94,7 +94,7 @@ class BridgeServer:
         await self._serve_admitted(stream, hello.role)
 
     async def _serve_admitted(self, stream: MessageStream, role: str) -> None:
-        outbox = Outbox(direct=stream)
+        outbox = Outbox(stream)
         opened: set[str] = set()
         async with trio.open_nursery() as calls:
             session = self.engine.open_session(calls, outbox)
@@ -102,7 +102,7 @@ class BridgeServer:
             self.streams.add(outbox, role)
             try:
                 async with trio.open_nursery() as io:
-                    io.start_soon(_write_until_lost, outbox, stream, io.cancel_scope)
+                    io.start_soon(_write_until_lost, outbox, io.cancel_scope)
                     await self._read_until_lost(stream, outbox, session, opened)
                     io.cancel_scope.cancel()
             finally:
@@ -202,11 +202,9 @@ class BridgeServer:
         )
 
 
-async def _write_until_lost(
-    outbox: Outbox, stream: MessageStream, io_scope: trio.CancelScope
-) -> None:
+async def _write_until_lost(outbox: Outbox, io_scope: trio.CancelScope) -> None:
     try:
-        await outbox.drain_to(stream)
+        await outbox.drain()
     except BridgeClosed:
         pass
     io_scope.cancel()

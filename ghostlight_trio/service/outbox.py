@@ -21,15 +21,10 @@ class Outbox:
     """Implements the engine's ``ResponseSink`` for one bridge stream."""
 
     def __init__(
-        self,
-        *,
-        backlog_limit: int = 64,
-        progress_limit: int = 32,
-        direct: MessageStream | None = None,
+        self, stream: MessageStream, *, backlog_limit: int = 64, progress_limit: int = 32
     ) -> None:
+        self._stream = stream
         self._items: deque[Message] = deque()
-        self._direct = direct
-        """The stream posts may be written to at once (``MessageStream.send_now``)."""
         self._in_flight = 0
         self._backlog_limit = backlog_limit
         self._progress_limit = progress_limit
@@ -50,15 +45,13 @@ class Outbox:
             return
         items = self._items
         items.append(message)
-        direct = self._direct
-        if direct is not None and not self._in_flight:
+        if not self._in_flight:
             imminent = self.answers_imminent
-            if imminent is None or not imminent():
-                batch = list(items)
-                if direct.send_now(batch):
-                    items.clear()
-                    if not direct.has_backlog:
-                        return
+            stream = self._stream
+            if (imminent is None or not imminent()) and stream.send_now(list(items)):
+                items.clear()
+                if not stream.has_backlog:
+                    return
         if self._has_items:
             self._has_items.unpark_all()
 
@@ -80,7 +73,7 @@ class Outbox:
         self._has_items.unpark_all()
         self._has_room.unpark_all()
 
-    async def drain_to(self, stream: MessageStream) -> None:
+    async def drain(self) -> None:
         """Write queued messages in order until closed. Raises BridgeClosed if the peer left.
 
         Answers that become ready together (a call's Started and, for work that settles at
@@ -91,7 +84,7 @@ class Outbox:
         writer yielded past that pass (once when the post woke the writer, twice when the post
         came while the writer was busy, because it may have been in the current pass).
         """
-        items = self._items
+        items, stream = self._items, self._stream
         while True:
             if items:
                 passes = 2

@@ -84,9 +84,9 @@ async def test_send_now_on_a_closed_stream_declines_and_send_says_closed() -> No
 
 async def test_outbox_writes_ready_answers_directly_and_keeps_order_under_pressure() -> None:
     writer, reader, _, _ = _pair()
-    outbox = Outbox(direct=writer, backlog_limit=1000, progress_limit=1000)
+    outbox = Outbox(writer, backlog_limit=1000, progress_limit=1000)
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(outbox.drain_to, writer)
+        nursery.start_soon(outbox.drain)
         for index in range(60):  # enough to fill the socket: later posts queue behind it
             outbox.post(_progress(index, size=2000))
         received = await _receive(reader, 60)
@@ -97,7 +97,7 @@ async def test_outbox_writes_ready_answers_directly_and_keeps_order_under_pressu
 async def test_outbox_holds_answers_while_more_are_imminent() -> None:
     writer, reader, _, right = _pair()
     imminent = [True]
-    outbox = Outbox(direct=writer)
+    outbox = Outbox(writer)
     outbox.answers_imminent = lambda: imminent[0]
     outbox.post(Started(sequence=1, work_id="a"))
     with pytest.raises(BlockingIOError):  # nothing was written: it waits for the next answer
