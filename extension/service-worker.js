@@ -112,16 +112,10 @@ const dispatcher = createDispatcher({
   capture_read: async (args) => {
     const tabId = requireTabId(args);
     if (buffers.isCapturing(tabId, args.kind)) return capture.captureRead(args);
-    const out = await gate.run(tabId, () => capture.captureRead(args));
-    if (out.dialog) throw dialogOpenError(tabId, out.dialog);
-    return out.value;
+    return pageRead(tabId, () => capture.captureRead(args));
   },
-  screenshot: async (args, _request, { signal }) => {
-    const tabId = requireTabId(args);
-    const out = await gate.run(tabId, () => screenshots.screenshot(args, { signal }));
-    if (out.dialog) throw dialogOpenError(tabId, out.dialog);
-    return out.value;
-  },
+  screenshot: (args, _request, { signal }) =>
+    pageRead(requireTabId(args), () => screenshots.screenshot(args, { signal })),
   window_resize: (args) => resizeWindow(chrome, args),
   content: async (args, _request, { signal }) => {
     const tabId = requireTabId(args);
@@ -135,6 +129,14 @@ const dispatcher = createDispatcher({
     return out.dialog ? { value: null, dialog: out.dialog } : out.value;
   },
 });
+
+// capture_read and screenshot: through the gate; a dialog that opens meanwhile fails them like
+// one that was already open (they have no use for a partial answer).
+async function pageRead(tabId, start) {
+  const out = await gate.run(tabId, start);
+  if (out.dialog) throw dialogOpenError(tabId, out.dialog);
+  return out.value;
+}
 
 // navigate and tab_control: the browser carries them out, also while a dialog is open (a
 // navigation closes it); a dialog opening meanwhile (e.g. beforeunload) answers them at once.

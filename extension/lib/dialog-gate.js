@@ -43,12 +43,6 @@ export function createDialogGate({ book, watch }) {
     }
   }
 
-  function refuseIfOpen(tabId, method) {
-    if (method && ANSWERED_DURING_DIALOG.has(method)) return;
-    const open = book.current(tabId);
-    if (open) throw dialogOpenError(tabId, open);
-  }
-
   // Runs `start()` and resolves with `{value}`, or with `{dialog}` as soon as a dialog opens on
   // the tab first. A failure of `start()` is thrown, unless the dialog came first.
   async function race(tabId, start) {
@@ -69,8 +63,11 @@ export function createDialogGate({ book, watch }) {
   // `method`: the CDP method for the `cdp` op (a few are answered during a dialog).
   async function run(tabId, start, { method } = {}) {
     const answered = await watched(tabId);
-    refuseIfOpen(tabId, method);
-    if (!answered && !(method && ANSWERED_DURING_DIALOG.has(method))) throw unresponsive(tabId);
+    if (!ANSWERED_DURING_DIALOG.has(method)) {
+      const open = book.current(tabId);
+      if (open) throw dialogOpenError(tabId, open);
+      if (!answered) throw unresponsive(tabId);
+    }
     return race(tabId, start);
   }
 
@@ -85,5 +82,5 @@ export function createDialogGate({ book, watch }) {
     return before && book.current(tabId) !== before ? { ...out, closed: before } : out;
   }
 
-  return { run, browserSide, race, refuseIfOpen };
+  return { run, browserSide };
 }

@@ -4,18 +4,22 @@ Every request that may change the page runs inside ``call.effects.atomic`` (once
 drains, even on cancel) and an unknown outcome is handed to the engine as ``UncertainEffect`` so
 it can quarantine the tab. Pure reads (``PageChannel.read``) change nothing, so an unanswered
 read is reported as a plain failure and leaves the tab usable. A JavaScript dialog that answers or
-refuses a request is raised as ``PageDialog`` (see ``page_dialogs.py``).
+refuses a request is raised as ``PageDialog`` (see ``page_dialogs.py``); ``guarded`` turns it, bad
+arguments and browser failures into the tool's result.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..browser.errors import BrowserError, OutcomeUnknown
-from ..engine.contracts import ToolCall
+from ..browser.errors import BrowserError, BrowserFailure, OutcomeUnknown
+from ..browser.failures import failure_result
+from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from .atomic import atomic_request
 from .browser_context import BrowserRequests
-from .page_dialogs import check_answer, refusal
+from .page_dialogs import PageDialog, check_answer, refusal, stopped_result
+from .provenance import page_facts
 
 CDP_TIMEOUT = 20.0
 """Bound on one CDP command through the extension."""
@@ -23,6 +27,8 @@ CONTENT_TIMEOUT = 20.0
 """Bound on one content-script mechanism, including injection."""
 CONTENT_WAIT_MS = 15_000
 """How long the extension waits for the page's answer."""
+INFO_BOUND = 10.0
+"""Bound on a ``tab_info`` read."""
 
 
 class ToolInputError(Exception):
@@ -38,7 +44,10 @@ def tab_of(call: ToolCall) -> int:
 
 
 class PageChannel:
-    """The browser requests the page tools make, each as one effect of the calling work."""
+    """The browser requests the page tools make, each as one effect of the calling work.
+
+    Methods that take ``read=True`` send a side-effect-free request through ``read`` instead.
+    """
 
     def __init__(self, browser: BrowserRequests) -> None:
         self._browser = browser
@@ -46,9 +55,7 @@ class PageChannel:
     async def request(
         self, call: ToolCall, op: str, args: dict[str, Any], bound: float
     ) -> dict[str, Any]:
-        ws = call.context.workspace_id
-        if ws is None:
-            raise ToolInputError(f"{call.context.operation} needs a workspace; none was given.")
+        ws = _workspace(call)
         try:
             answer = await atomic_request(call, self._browser, ws, op, args, bound)
         except BrowserError as error:
@@ -63,9 +70,7 @@ class PageChannel:
         A read that gets no answer is an error, not an uncertain effect: nothing can have
         changed, so the tab is not quarantined.
         """
-        ws = call.context.workspace_id
-        if ws is None:
-            raise ToolInputError(f"{call.context.operation} needs a workspace; none was given.")
+        ws = _workspace(call)
         await call.effects.checkpoint()
         try:
             return check_answer(await self._browser.request(ws, op, args, timeout=bound))
@@ -79,17 +84,6 @@ class PageChannel:
                 code="read_timeout",
             ) from None
 
-    async def read_cdp(
-        self,
-        call: ToolCall,
-        tab: int,
-        method: str,
-        params: dict[str, Any] | None = None,
-        bound: float = CDP_TIMEOUT,
-    ) -> dict[str, Any]:
-        """One side-effect-free CDP command on the tab, as a read; its result object."""
-        return _cdp_result(await self.read(call, "cdp", _cdp_args(tab, method, params), bound))
-
     async def cdp(
         self,
         call: ToolCall,
@@ -97,9 +91,16 @@ class PageChannel:
         method: str,
         params: dict[str, Any] | None = None,
         bound: float = CDP_TIMEOUT,
+        *,
+        read: bool = False,
     ) -> dict[str, Any]:
-        """One CDP command on the tab, as an effect; its result object."""
-        return _cdp_result(await self.request(call, "cdp", _cdp_args(tab, method, params), bound))
+        """One CDP command on the tab; its result object."""
+        send = self.read if read else self.request
+        answer = await send(
+            call, "cdp", {"tabId": tab, "method": method, "params": params or {}}, bound
+        )
+        result = answer.get("result")
+        return result if isinstance(result, dict) else {}
 
     async def content(
         self,
@@ -108,25 +109,58 @@ class PageChannel:
         fn: str,
         args: dict[str, Any] | None = None,
         bound: float = CONTENT_TIMEOUT,
+        *,
+        read: bool = False,
+        wait_ms: int | None = None,
     ) -> Any:
-        """One content-script mechanism in the tab's top frame; its value."""
-        wait_ms = int(min(CONTENT_WAIT_MS, max(1.0, bound - 2.0) * 1000))
+        """One content-script mechanism in the tab's top frame; its value.
+
+        ``wait_ms``: how long the extension waits for the page (by default what ``bound``
+        leaves, at most ``CONTENT_WAIT_MS``).
+        """
+        if wait_ms is None:
+            wait_ms = int(min(CONTENT_WAIT_MS, max(1.0, bound - 2.0) * 1000))
         request = {"tabId": tab, "fn": fn, "args": args or {}, "timeoutMs": wait_ms}
-        answer = await self.request(call, "content", request, bound)
+        send = self.read if read else self.request
+        answer = await send(call, "content", request, bound)
         return answer.get("value")
 
-    async def evaluate(self, call: ToolCall, tab: int, expression: str) -> Any:
-        """The by-value result of a side-effect-free probe expression in the page."""
-        result = await self.cdp(
-            call, tab, "Runtime.evaluate", {"expression": expression, "returnByValue": True}
-        )
+    async def evaluate(
+        self, call: ToolCall, tab: int, expression: str, *, read: bool = False
+    ) -> Any:
+        """The by-value result of an expression evaluated in the page."""
+        params = {"expression": expression, "returnByValue": True}
+        result = await self.cdp(call, tab, "Runtime.evaluate", params, read=read)
         return (result.get("result") or {}).get("value")
 
+    async def tab_page(self, call: ToolCall, tab: int) -> dict[str, Any]:
+        """The tab's page facts (url, title, origin) from a ``tab_info`` read."""
+        info = await self.read(call, "tab_info", {"tabId": tab}, INFO_BOUND)
+        return page_facts(tab, str(info.get("url", "")), str(info.get("title", "")), None)
 
-def _cdp_args(tab: int, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
-    return {"tabId": tab, "method": method, "params": params or {}}
+
+Body = Callable[[ToolCall, int], Awaitable[ToolResult]]
 
 
-def _cdp_result(answer: dict[str, Any]) -> dict[str, Any]:
-    result = answer.get("result")
-    return result if isinstance(result, dict) else {}
+def guarded(body: Body) -> ToolHandler:
+    """A tool handler running ``body(call, tab)``: argument problems, browser failures and a
+    JavaScript dialog that stops the request become truthful results."""
+
+    async def handler(call: ToolCall) -> ToolResult:
+        try:
+            return await body(call, tab_of(call))
+        except ToolInputError as problem:
+            return ToolResult.error(str(problem))
+        except BrowserFailure as failure:
+            return failure_result(failure)
+        except PageDialog as stop:
+            return stopped_result(call, tab_of(call), call.context.operation, stop)
+
+    return handler
+
+
+def _workspace(call: ToolCall) -> Any:
+    ws = call.context.workspace_id
+    if ws is None:
+        raise ToolInputError(f"{call.context.operation} needs a workspace; none was given.")
+    return ws

@@ -10,17 +10,17 @@ untrusted page content (see ``provenance.py``).
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import trio
 
 from ..browser.errors import BrowserError, BrowserFailure
-from ..browser.failures import failure_result
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
-from .browser_calls import PageChannel, ToolInputError, tab_of
+from .browser_calls import INFO_BOUND, PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
-from .page_dialogs import PageDialog, dialog_name, dialog_result, stopped_result
+from .page_dialogs import PageDialog, dialog_name, dialog_result
 from .provenance import page_facts, provenance, wrap_page_text
 from .receipts import receipt_result
 from .shaping import actionable, element_line
@@ -31,7 +31,6 @@ TAB_BOUND = 15.0
 RELOAD_WAIT_MS = 15_000
 """How long the extension waits for the reloaded document to complete."""
 RELOAD_BOUND = 25.0
-INFO_BOUND = 10.0
 PING_BOUND = 5.0
 
 WAIT_STATES = ("visible", "present", "gone", "settled")
@@ -54,13 +53,10 @@ def more_tool_handlers(workspaces: Any, browser: BrowserRequests) -> dict[str, T
     """Handlers for tab_control, wait_for and dialog."""
     tools = _MoreTools(PageChannel(browser), workspaces)
     return {
-        "wait_for": tools.guarded(tools.wait_for),
-        "dialog": tools.guarded(tools.dialog),
-        "tab_control": tools.guarded(tools.tab_control),
+        "wait_for": guarded(tools.wait_for),
+        "dialog": guarded(tools.dialog),
+        "tab_control": guarded(tools.tab_control),
     }
-
-
-Body = Callable[[ToolCall, int], Awaitable[ToolResult]]
 
 
 class _MoreTools:
@@ -68,32 +64,15 @@ class _MoreTools:
         self._channel = channel
         self._workspaces = workspaces
 
-    def guarded(self, body: Body) -> ToolHandler:
-        """Argument problems and browser failures become truthful results."""
-
-        async def handler(call: ToolCall) -> ToolResult:
-            try:
-                return await body(call, tab_of(call))
-            except ToolInputError as problem:
-                return ToolResult.error(str(problem))
-            except BrowserFailure as failure:
-                return failure_result(failure)
-            except PageDialog as stop:
-                return stopped_result(call, tab_of(call), call.context.operation, stop)
-
-        return handler
-
     async def _tab_info(self, call: ToolCall, tab: int) -> dict[str, Any]:
         return await self._channel.read(call, "tab_info", {"tabId": tab}, INFO_BOUND)
 
     async def _render_serial(self, call: ToolCall, tab: int) -> int:
         """The page's render serial, or 0 where no content script can run (best effort)."""
         try:
-            args = {"tabId": tab, "fn": "ping", "args": {}, "timeoutMs": 3_000}
-            answer = await self._channel.read(call, "content", args, PING_BOUND)
+            value = await self._channel.content(call, tab, "ping", bound=PING_BOUND, read=True)
         except (BrowserFailure, PageDialog):
             return 0
-        value = answer.get("value")
         serial = value.get("renderSerial") if isinstance(value, dict) else None
         return serial if isinstance(serial, int) else 0
 
@@ -188,7 +167,6 @@ class _MoreTools:
         last_error: BrowserError | None = None
         met = False
         while True:
-            elapsed_ms = (trio.current_time() - start) * 1000
             try:
                 last = await self._probe(call, tab, plan, deadline)
                 last_error = None
@@ -225,9 +203,9 @@ class _MoreTools:
             probe_args["selector"] = plan.selector
         if plan.text is not None:
             probe_args["text"] = plan.text
-        args = {"tabId": tab, "fn": "wait_probe", "args": probe_args, "timeoutMs": wait_ms}
-        answer = await self._channel.read(call, "content", args, bound)
-        value = answer.get("value")
+        value = await self._channel.content(
+            call, tab, "wait_probe", probe_args, bound, read=True, wait_ms=wait_ms
+        )
         if not isinstance(value, dict):
             raise BrowserError("The page gave no observation", hop="page", code="no_answer")
         return value
@@ -302,66 +280,71 @@ class _MoreTools:
             answer = await self._channel.read(call, "dialog", args, DIALOG_BOUND)
         else:
             answer = await self._channel.request(call, "dialog", args, DIALOG_BOUND)
-        info = await self._tab_info(call, tab)
-        page = page_facts(tab, str(info.get("url", "")), str(info.get("title", "")), None)
-        structured: dict[str, Any] = {"open": bool(answer.get("open"))}
-        kind = answer.get("type")
-        message = str(answer.get("message", ""))
+        page = await self._channel.tab_page(call, tab)
+        origin = page["origin"]
         if action == "status":
-            if answer.get("open"):
-                structured.update(type=str(kind), message=message)
-                if kind == "prompt":
-                    structured["defaultPrompt"] = str(answer.get("defaultPrompt", ""))
-                head = (
-                    f"A {kind} dialog is open on tab {tab}; answer it with dialog accept,"
-                    " dismiss or respond. Its message:"
-                )
-                body = wrap_page_text(message, ws, page["origin"])
-                text_out = f"{head}\n{body}"
-            else:
-                text_out = f"No JavaScript dialog is open on tab {tab}."
+            text_out, structured = _dialog_status(answer, tab, ws, origin)
         else:
-            resolved = bool(answer.get("resolved"))
-            structured.update(resolved=resolved, action=str(action))
-            if kind is not None:
-                structured["type"] = str(kind)
-            if resolved:
-                verb = {"accept": "Accepted", "dismiss": "Dismissed", "respond": "Answered"}
-                what = f"the {kind} dialog" if kind else "the dialog"
-                extra = (
-                    f" with {json.dumps(text, ensure_ascii=False)}" if action == "respond" else ""
-                )
-                text_out = f"{verb[str(action)]} {what} on tab {tab}{extra}."
-                if kind == "beforeunload":
-                    text_out += (
-                        " The page is leaving: the navigation continues; wait_for with state"
-                        " settled waits for the next page."
-                        if action == "accept"
-                        else " The page stays; the navigation was cancelled."
-                    )
-            else:
-                text_out = f"No JavaScript dialog was open on tab {tab}; nothing was answered."
-        structured["page"] = page
-        structured["provenance"] = provenance(ws, page["origin"])
+            text_out, structured = _dialog_answered(answer, str(action), text, tab)
+        structured.update(page=page, provenance=provenance(ws, origin))
         return ToolResult.text(text_out, structured=structured)
 
 
+def _dialog_status(
+    answer: dict[str, Any], tab: int, ws: Any, origin: str
+) -> tuple[str, dict[str, Any]]:
+    """The agent's text and structured facts for ``dialog`` action status."""
+    if not answer.get("open"):
+        return f"No JavaScript dialog is open on tab {tab}.", {"open": False}
+    kind = answer.get("type")
+    message = str(answer.get("message", ""))
+    structured: dict[str, Any] = {"open": True, "type": str(kind), "message": message}
+    if kind == "prompt":
+        structured["defaultPrompt"] = str(answer.get("defaultPrompt", ""))
+    head = (
+        f"A {kind} dialog is open on tab {tab}; answer it with dialog accept,"
+        " dismiss or respond. Its message:"
+    )
+    return f"{head}\n{wrap_page_text(message, ws, origin)}", structured
+
+
+def _dialog_answered(
+    answer: dict[str, Any], action: str, text: Any, tab: int
+) -> tuple[str, dict[str, Any]]:
+    """The agent's text and structured facts for ``dialog`` accept, dismiss or respond."""
+    resolved = bool(answer.get("resolved"))
+    kind = answer.get("type")
+    structured: dict[str, Any] = {
+        "open": bool(answer.get("open")),
+        "resolved": resolved,
+        "action": action,
+    }
+    if kind is not None:
+        structured["type"] = str(kind)
+    if not resolved:
+        return f"No JavaScript dialog was open on tab {tab}; nothing was answered.", structured
+    verb = {"accept": "Accepted", "dismiss": "Dismissed", "respond": "Answered"}[action]
+    what = f"the {kind} dialog" if kind else "the dialog"
+    extra = f" with {json.dumps(text, ensure_ascii=False)}" if action == "respond" else ""
+    text_out = f"{verb} {what} on tab {tab}{extra}."
+    if kind == "beforeunload":
+        text_out += (
+            " The page is leaving: the navigation continues; wait_for with state"
+            " settled waits for the next page."
+            if action == "accept"
+            else " The page stays; the navigation was cancelled."
+        )
+    return text_out, structured
+
+
+@dataclass(frozen=True)
 class _WaitPlan:
-    def __init__(
-        self,
-        selector: str | None,
-        text: str | None,
-        state: str,
-        timeout_ms: int,
-        min_ms: int,
-        settle: bool,
-    ) -> None:
-        self.selector = selector
-        self.text = text
-        self.state = state
-        self.timeout_ms = timeout_ms
-        self.min_ms = min_ms
-        self.settle = settle
+    selector: str | None
+    text: str | None
+    state: str
+    timeout_ms: int
+    min_ms: int
+    settle: bool
 
     def has_target(self) -> bool:
         return self.selector is not None or self.text is not None

@@ -38,7 +38,12 @@ class PageDialog(Exception):
 
     @property
     def kind(self) -> str:
-        return str(self.dialog.get("type") or "alert")
+        return dialog_kind(self.dialog)
+
+
+def dialog_kind(dialog: Mapping[str, Any]) -> str:
+    """The dialog's type (alert, confirm, prompt, beforeunload); alert when not given."""
+    return str(dialog.get("type") or "alert")
 
 
 def check_answer(answer: dict[str, Any]) -> dict[str, Any]:
@@ -57,7 +62,7 @@ def refusal(error: BrowserError) -> PageDialog | None:
 
 
 def dialog_name(dialog: Mapping[str, Any]) -> str:
-    kind = str(dialog.get("type") or "alert")
+    kind = dialog_kind(dialog)
     if kind == "beforeunload":
         return "a beforeunload dialog (the page asks whether to leave it)"
     return f"a JavaScript {kind} dialog"
@@ -65,7 +70,7 @@ def dialog_name(dialog: Mapping[str, Any]) -> str:
 
 def next_step(tab: int, dialog: Mapping[str, Any]) -> str:
     """What the agent does about an open dialog, naming the ``dialog`` tool."""
-    kind = str(dialog.get("type") or "alert")
+    kind = dialog_kind(dialog)
     how = {
         "prompt": "action respond with text (the answer typed into the prompt), or dismiss",
         "confirm": "action accept (OK) or dismiss (Cancel)",
@@ -89,7 +94,7 @@ def dialog_result(
     """``lead``, the next step and the fenced dialog message, with the dialog structured."""
     ws = call.context.workspace_id
     origin = origin_of(str(dialog.get("url") or ""))
-    kind = str(dialog.get("type") or "alert")
+    kind = dialog_kind(dialog)
     message = str(dialog.get("message") or "")
     info: dict[str, Any] = {"open": True, "type": kind, "message": message}
     if kind == "prompt":

@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
-from ..browser.errors import BrowserFailure
-from ..browser.failures import failure_result
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.bridge import TextBlock
-from .browser_calls import PageChannel, ToolInputError, tab_of
+from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
 from .buffers import bounded_limit, buffer_notes, console_lines, network_lines
 from .computer import ComputerTool
-from .page_dialogs import PageDialog, dialog_name, dialog_result, stopped_result
+from .page_dialogs import PageDialog, dialog_name, dialog_result
 from .provenance import page_facts, provenance, wrap_page_text
 from .receipts import build_receipt, observe_settled, receipt_result
 from .screenshots import ContextBook
@@ -49,18 +47,15 @@ def page_tool_handlers(
     tools = _PageTools(PageChannel(browser), redact)
     return {
         "computer": tools.computer,
-        "find": tools.guarded(tools.find),
-        "form_input": tools.guarded(tools.form_input),
-        "get_page_text": tools.guarded(tools.get_page_text),
-        "javascript_tool": tools.guarded(tools.javascript),
-        "read_console_messages": tools.guarded(tools.read_console),
-        "read_network_requests": tools.guarded(tools.read_network),
-        "read_page": tools.guarded(tools.read_page),
-        "resize_window": tools.guarded(tools.resize_window),
+        "find": guarded(tools.find),
+        "form_input": guarded(tools.form_input),
+        "get_page_text": guarded(tools.get_page_text),
+        "javascript_tool": guarded(tools.javascript),
+        "read_console_messages": guarded(tools.read_console),
+        "read_network_requests": guarded(tools.read_network),
+        "read_page": guarded(tools.read_page),
+        "resize_window": guarded(tools.resize_window),
     }
-
-
-Body = Callable[[ToolCall, int], Awaitable[ToolResult]]
 
 
 class _PageTools:
@@ -71,21 +66,6 @@ class _PageTools:
         self.computer = ComputerTool(channel, self._contexts)
         self._baselines: OrderedDict[int, tuple[str, str]] = OrderedDict()
 
-    def guarded(self, body: Body) -> ToolHandler:
-        """Argument problems and browser failures become truthful results."""
-
-        async def handler(call: ToolCall) -> ToolResult:
-            try:
-                return await body(call, tab_of(call))
-            except ToolInputError as problem:
-                return ToolResult.error(str(problem))
-            except BrowserFailure as failure:
-                return failure_result(failure)
-            except PageDialog as stop:
-                return stopped_result(call, tab_of(call), call.context.operation, stop)
-
-        return handler
-
     def _page_result(
         self, call: ToolCall, text: str, page: dict[str, Any], **extra: Any
     ) -> ToolResult:
@@ -94,10 +74,6 @@ class _PageTools:
         origin = page["origin"]
         structured = {"page": page, **extra, "provenance": provenance(ws, origin)}
         return ToolResult.text(wrap_page_text(text, ws, origin), structured=structured)
-
-    async def _tab_page(self, call: ToolCall, tab: int) -> dict[str, Any]:
-        info = await self._channel.request(call, "tab_info", {"tabId": tab}, CAPTURE_BOUND)
-        return page_facts(tab, str(info.get("url", "")), str(info.get("title", "")), None)
 
     # --- content-script readers --------------------------------------------------------------
 
@@ -227,7 +203,7 @@ class _PageTools:
             text = f"Error: {_exception_text(details)}"
         else:
             text = clip_text(_remote_value(evaluated.get("result") or {}), JS_RESULT_LIMIT)
-        page = await self._tab_page(call, tab)
+        page = await self._channel.tab_page(call, tab)
         return self._page_result(call, text, page)
 
     async def _evaluate(self, call: ToolCall, tab: int, code: str) -> dict[str, Any]:
@@ -279,24 +255,24 @@ class _PageTools:
         matched: int,
         answer: dict[str, Any],
     ) -> ToolResult:
-        page = await self._tab_page(call, tab)
+        page = await self._channel.tab_page(call, tab)
         head = f"{len(lines)} of {matched} matching entries (newest last)." if lines else ""
         parts = [part for part in (head, "\n".join(lines)) if part]
         cleared = " The buffer was cleared after this read." if call.arguments.get("clear") else ""
-        own = "\n".join(notes) + cleared
+        own = ("\n".join(notes) + cleared).strip()
         if not parts:
             return ToolResult.text(
-                own.strip(),
+                own,
                 structured={
                     "page": page,
                     "provenance": provenance(call.context.workspace_id, page["origin"]),
                 },
             )
         result = self._page_result(call, "\n".join(parts), page)
-        if own.strip():
+        if own:
             return ToolResult(
                 kind="ok",
-                content=[*result.content, TextBlock(text=own.strip())],
+                content=[*result.content, TextBlock(text=own)],
                 structured=result.structured,
             )
         return result

@@ -69,10 +69,7 @@ def viewport_from(value: Any) -> Viewport:
 
 
 async def probe(channel: PageChannel, call: ToolCall, tab: int) -> Viewport:
-    result = await channel.read_cdp(
-        call, tab, "Runtime.evaluate", {"expression": PROBE, "returnByValue": True}
-    )
-    return viewport_from((result.get("result") or {}).get("value"))
+    return viewport_from(await channel.evaluate(call, tab, PROBE, read=True))
 
 
 async def _shoot(
@@ -86,7 +83,9 @@ async def _shoot(
         if error.code != "unknown_op":
             raise
     # An older extension without the op: a direct capture (foreground tabs only).
-    result = await channel.read_cdp(call, tab, "Page.captureScreenshot", params, CAPTURE_TIMEOUT)
+    result = await channel.cdp(
+        call, tab, "Page.captureScreenshot", params, CAPTURE_TIMEOUT, read=True
+    )
     return {"data": result.get("data", ""), "via": "capture"}
 
 

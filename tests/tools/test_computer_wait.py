@@ -6,19 +6,9 @@ from typing import Any
 
 import trio
 
-from ghostlight_trio.engine.contracts import ToolCall, WorkContext, WorkspaceId
 from ghostlight_trio.tools.page_tools import page_tool_handlers
 
-
-class _Effects:
-    async def atomic(self, effect: Any) -> Any:
-        return await effect()
-
-    async def checkpoint(self) -> None:
-        await trio.lowlevel.checkpoint()
-
-    def progress(self, *args: Any, **kwargs: Any) -> None:
-        pass
+from .fakes import tool_call
 
 
 class _NoBrowser:
@@ -26,15 +16,10 @@ class _NoBrowser:
         raise AssertionError("no browser traffic expected")
 
 
-def computer_call(**arguments: Any) -> ToolCall:
-    context = WorkContext("w1", "computer", WorkspaceId("ws"))
-    return ToolCall(context=context, arguments={"tabId": 7, **arguments}, effects=_Effects())
-
-
 async def test_wait_sleeps_the_duration_and_reports_it() -> None:
     computer = page_tool_handlers(None, _NoBrowser())["computer"]
     started = trio.current_time()
-    result = await computer(computer_call(action="wait", duration=0.3))
+    result = await computer(tool_call("computer", action="wait", duration=0.3))
     assert result.kind == "ok" and result.content[0].text == "Waited 0.3s."  # type: ignore[union-attr]
     assert trio.current_time() - started >= 0.3
 
@@ -43,7 +28,7 @@ async def test_wait_is_cancellable() -> None:
     computer = page_tool_handlers(None, _NoBrowser())["computer"]
     started = trio.current_time()
     with trio.move_on_after(0.2):
-        await computer(computer_call(action="wait", duration=10))
+        await computer(tool_call("computer", action="wait", duration=10))
     assert trio.current_time() - started < 1.0
 
 
@@ -57,6 +42,6 @@ async def test_missing_prerequisites_are_corrective_errors_before_any_traffic() 
         ({"action": "left_click_drag", "coordinate": [1, 2]}, "start_coordinate is required"),
         ({"action": "fly"}, "Unknown computer action"),
     ):
-        result = await computer(computer_call(**arguments))
+        result = await computer(tool_call("computer", **arguments))
         assert result.kind == "tool_error", arguments
         assert fragment in result.content[0].text, arguments  # type: ignore[union-attr]

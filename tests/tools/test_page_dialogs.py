@@ -12,24 +12,15 @@ from typing import Any
 import trio
 
 from ghostlight_trio.browser.errors import BrowserError
-from ghostlight_trio.engine.contracts import ToolCall, ToolResult, WorkContext, WorkspaceId
+from ghostlight_trio.engine.contracts import ToolResult
 from ghostlight_trio.tools.browser_context import context_handlers
 from ghostlight_trio.tools.page_tools import page_tool_handlers
+
+from .fakes import tool_call
 
 ALERT = {"type": "alert", "message": "stop", "defaultPrompt": "", "url": "http://a.test/"}
 UNLOAD = {"type": "beforeunload", "message": "", "defaultPrompt": "", "url": "http://a.test/"}
 OBSERVED = {"url": "http://a.test/", "title": "A", "renderSerial": 1, "mutations": 0}
-
-
-class _Effects:
-    async def atomic(self, effect: Any) -> Any:
-        return await effect()
-
-    async def checkpoint(self) -> None:
-        await trio.lowlevel.checkpoint()
-
-    def progress(self, *args: Any, **kwargs: Any) -> None:
-        pass
 
 
 class ScriptedBrowser:
@@ -56,11 +47,6 @@ class ScriptedBrowser:
 
 def refused(dialog: dict[str, Any]) -> BrowserError:
     return BrowserError("A JavaScript dialog is open", "page", "dialog_open", dialog)
-
-
-def tool_call(tool: str, **arguments: Any) -> ToolCall:
-    context = WorkContext("w1", tool, WorkspaceId("ws"))
-    return ToolCall(context=context, arguments={"tabId": 7, **arguments}, effects=_Effects())
 
 
 def said(result: ToolResult) -> str:

@@ -10,21 +10,7 @@ from ghostlight_trio.browser.errors import BrowserError, OutcomeUnknown
 from ghostlight_trio.engine.contracts import ToolCall, UncertainEffect, WorkContext, WorkspaceId
 from ghostlight_trio.tools.browser_calls import PageChannel
 
-
-class _Effects:
-    def __init__(self) -> None:
-        self.atomic_calls = 0
-        self.checkpoints = 0
-
-    async def atomic(self, effect: Any) -> Any:
-        self.atomic_calls += 1
-        return await effect()
-
-    async def checkpoint(self) -> None:
-        self.checkpoints += 1
-
-    def progress(self, *args: Any, **kwargs: Any) -> None:
-        pass
+from .fakes import Effects
 
 
 class _SilentBrowser:
@@ -32,23 +18,23 @@ class _SilentBrowser:
         raise OutcomeUnknown("no answer", proof="r1")
 
 
-def _call(effects: _Effects) -> ToolCall:
+def _call(effects: Effects) -> ToolCall:
     context = WorkContext(work_id="w", operation="computer", workspace_id=WorkspaceId("ws"))
     return ToolCall(context, {"tabId": 1}, effects)  # type: ignore[arg-type]
 
 
 async def test_an_unanswered_read_is_a_plain_error_outside_the_effect_path() -> None:
-    effects = _Effects()
+    effects = Effects()
     channel = PageChannel(_SilentBrowser())  # type: ignore[arg-type]
     with pytest.raises(BrowserError) as failure:
-        await channel.read_cdp(_call(effects), 1, "Page.captureScreenshot")
+        await channel.cdp(_call(effects), 1, "Page.captureScreenshot", read=True)
     assert failure.value.code == "read_timeout"
     assert "nothing was changed" in str(failure.value)
     assert effects.atomic_calls == 0 and effects.checkpoints == 1
 
 
 async def test_an_unanswered_effect_is_uncertain_for_the_engine() -> None:
-    effects = _Effects()
+    effects = Effects()
     channel = PageChannel(_SilentBrowser())  # type: ignore[arg-type]
     with pytest.raises(OutcomeUnknown):
         await channel.cdp(_call(effects), 1, "Input.dispatchMouseEvent")
@@ -58,7 +44,7 @@ async def test_an_unanswered_effect_is_uncertain_for_the_engine() -> None:
 async def test_the_effect_path_raises_uncertainty_inside_atomic() -> None:
     seen: list[BaseException] = []
 
-    class _Recording(_Effects):
+    class _Recording(Effects):
         async def atomic(self, effect: Any) -> Any:
             try:
                 return await effect()
