@@ -14,6 +14,8 @@ from pathlib import Path
 
 from ghostlight_trio.transport.endpoints import Endpoints
 
+from .peers import instance_environ
+
 
 def summarize(samples_s: list[float]) -> dict[str, float]:
     ordered = sorted(samples_s)
@@ -73,31 +75,30 @@ def cpu_seconds(pid: int) -> float:
 def service_process(
     env: dict[str, str], argv: list[str] | None = None
 ) -> Iterator[tuple[Endpoints, subprocess.Popen[bytes]]]:
-    """``running_service``, also yielding the process (to read its CPU use)."""
-    process = subprocess.Popen(
-        argv or [sys.executable, "-m", "ghostlight_trio", "service", "--keep-warm"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        saved = {key: os.environ.get(key) for key in ("GHOSTLIGHT_INSTANCE", "GHOSTLIGHT_HOME", "XDG_RUNTIME_DIR")}
-        os.environ.update({key: env[key] for key in saved})
-        endpoints = Endpoints.for_instance()
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        deadline = time.monotonic() + 15
-        while not endpoints.edge_socket.exists():
-            if time.monotonic() > deadline or process.poll() is not None:
-                raise RuntimeError("the service did not start")
-            time.sleep(0.02)
-        yield endpoints, process
-    finally:
-        process.terminate()
+    """``running_service``, also yielding the process (to read its CPU use). Raises
+    ``RuntimeError`` with the service's stderr when it does not come up within 15 s."""
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(
+            argv or [sys.executable, "-m", "ghostlight_trio", "service", "--keep-warm"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+        )
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+            with instance_environ(env):  # the instance in ``env``, not this process's own
+                endpoints = Endpoints.for_instance()
+            deadline = time.monotonic() + 15
+            while not endpoints.edge_socket.exists():
+                if time.monotonic() > deadline or process.poll() is not None:
+                    errors.seek(0)
+                    raise RuntimeError(f"the service did not start: {errors.read()!r}")
+                time.sleep(0.02)
+            yield endpoints, process
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+

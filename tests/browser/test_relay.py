@@ -6,6 +6,7 @@ import json
 import struct
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -71,20 +72,41 @@ def socket_path(tmp_path: Path) -> Path:
     return tmp_path / "b.sock"
 
 
-async def test_relay_replays_identity_and_loses_nothing_across_service_restart(
-    socket_path: Path, nursery: trio.Nursery
-) -> None:
+@dataclass
+class Wired:
+    """A running relay between in-memory Chrome pipes and a ``FakeService``."""
+
+    chrome_writes: trio.abc.SendStream
+    chrome_reads: trio.abc.ReceiveStream
+    service: FakeService
+    service_scope: trio.CancelScope
+    relay: Relay
+    exit_codes: list[int] = field(default_factory=list)
+
+
+async def start_relay(socket_path: Path, nursery: trio.Nursery) -> Wired:
+    """Serve a ``FakeService`` on ``socket_path`` and run a relay to it in ``nursery`` (each
+    exit code the relay returns lands in ``exit_codes``)."""
     chrome_writes, relay_in = trio.testing.memory_stream_one_way_pair()
     relay_out, chrome_reads = trio.testing.memory_stream_one_way_pair()
     service = FakeService(socket_path)
     service_scope = await nursery.start(service.serve)
     relay = Relay(socket_path, relay_in, relay_out, retry_interval=0.05, retry_window=5)
-    exit_codes: list[int] = []
+    wired = Wired(chrome_writes, chrome_reads, service, service_scope, relay)
 
     async def run_relay() -> None:
-        exit_codes.append(await relay.run())
+        wired.exit_codes.append(await relay.run())
 
     nursery.start_soon(run_relay)
+    return wired
+
+
+async def test_relay_replays_identity_and_loses_nothing_across_service_restart(
+    socket_path: Path, nursery: trio.Nursery
+) -> None:
+    wired = await start_relay(socket_path, nursery)
+    chrome_writes, chrome_reads, service = wired.chrome_writes, wired.chrome_reads, wired.service
+    relay, exit_codes = wired.relay, wired.exit_codes
     await chrome_writes.send_all(le(HELLO) + le({"type": "response", "id": "r1", "result": {}}))
     first = await service.accepted.receive()
     relay_hello, hello, reply = await frames(first, 3)
@@ -96,7 +118,7 @@ async def test_relay_replays_identity_and_loses_nothing_across_service_restart(
     assert (await read_le(chrome_reads))["type"] == "welcome"
 
     # The service goes away; Chrome keeps talking; nothing may be lost or the port closed.
-    service_scope.cancel()
+    wired.service_scope.cancel()
     await first.aclose()
     await trio.sleep(0.1)
     await chrome_writes.send_all(le({"type": "tab_removed", "tabId": 1}))
@@ -119,12 +141,8 @@ async def test_relay_replays_identity_and_loses_nothing_across_service_restart(
 async def test_relay_drops_oversized_frames_toward_chrome_and_keeps_going(
     socket_path: Path, nursery: trio.Nursery
 ) -> None:
-    chrome_writes, relay_in = trio.testing.memory_stream_one_way_pair()
-    relay_out, chrome_reads = trio.testing.memory_stream_one_way_pair()
-    service = FakeService(socket_path)
-    await nursery.start(service.serve)
-    relay = Relay(socket_path, relay_in, relay_out, retry_interval=0.05, retry_window=5)
-    nursery.start_soon(relay.run)
+    wired = await start_relay(socket_path, nursery)
+    chrome_writes, chrome_reads, service = wired.chrome_writes, wired.chrome_reads, wired.service
     await chrome_writes.send_all(le(b"not json") + le(HELLO))
     link = await service.accepted.receive()
     _, hello = await frames(link, 2)
@@ -138,12 +156,8 @@ async def test_relay_drops_oversized_frames_toward_chrome_and_keeps_going(
 async def test_relay_passes_the_kill_switch_stop_and_its_answers_unchanged(
     socket_path: Path, nursery: trio.Nursery
 ) -> None:
-    chrome_writes, relay_in = trio.testing.memory_stream_one_way_pair()
-    relay_out, chrome_reads = trio.testing.memory_stream_one_way_pair()
-    service = FakeService(socket_path)
-    await nursery.start(service.serve)
-    relay = Relay(socket_path, relay_in, relay_out, retry_interval=0.05, retry_window=5)
-    nursery.start_soon(relay.run)
+    wired = await start_relay(socket_path, nursery)
+    chrome_writes, chrome_reads, service = wired.chrome_writes, wired.chrome_reads, wired.service
     await chrome_writes.send_all(le(HELLO))
     link = await service.accepted.receive()
     await frames(link, 2)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import shutil
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from contextlib import asynccontextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -142,31 +143,46 @@ class Service:
         return self.sink.outcomes[work_id]
 
 
-@pytest.fixture
-async def service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIterator[Service]:
+HandlerSet = Callable[[WorkspaceRegistry, BrowserShore], Mapping[str, Any]]
+"""Makes a group of tool handlers over the workspace registry and the shore."""
+
+
+def build_engine(
+    endpoints: Endpoints, *handler_sets: HandlerSet
+) -> tuple[WorkspaceRegistry, BrowserShore, WorkEngine]:
+    """A workspace registry, a browser shore and an engine offering the tools of ``handler_sets``."""
     registry = WorkspaceRegistry()
     scheduler = Scheduler()
     shore = BrowserShore(endpoints, registry, scheduler=scheduler)
-    handlers = context_handlers(registry, shore)
+    handlers: dict[str, Any] = {}
+    for handler_set in handler_sets:
+        handlers.update(handler_set(registry, shore))
     engine = WorkEngine(
         catalog=Catalog(load_specs(), handlers),
         handlers=handlers,
         workspaces=registry,
         scheduler=scheduler,
     )
+    return registry, shore, engine
+
+
+async def serve(endpoints: Endpoints, nursery: trio.Nursery, *handler_sets: HandlerSet) -> Service:
+    """``build_engine`` with its shore serving in ``nursery``: the service to drive."""
+    registry, shore, engine = build_engine(endpoints, *handler_sets)
     await nursery.start(shore.serve)
-    yield Service(endpoints, registry, shore, engine, nursery)
+    return Service(endpoints, registry, shore, engine, nursery)
+
+
+@pytest.fixture
+async def service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIterator[Service]:
+    yield await serve(endpoints, nursery, context_handlers)
 
 
 @pytest.fixture
 async def browser(service: Service) -> AsyncIterator[managed.ManagedBrowser]:
     """A managed headless Chromium whose extension has connected to the service."""
-    launched = await managed.launch(service.endpoints, headless=True, no_sandbox=True)
-    try:
-        await launched.wait_connected(lambda: service.shore.connected_count > 0, within=30)
+    async with launched_for(service) as launched:
         yield launched
-    finally:
-        await launched.aclose()
 
 
 async def until(predicate: Any, *, within: float) -> None:
@@ -250,17 +266,7 @@ def page_tool_engine(endpoints: Endpoints) -> tuple[WorkspaceRegistry, BrowserSh
     """The engine with the context tools and the page tools registered."""
     from ghostlight_trio.tools.page_tools import page_tool_handlers
 
-    registry = WorkspaceRegistry()
-    scheduler = Scheduler()
-    shore = BrowserShore(endpoints, registry, scheduler=scheduler)
-    handlers = {**context_handlers(registry, shore), **page_tool_handlers(registry, shore)}
-    engine = WorkEngine(
-        catalog=Catalog(load_specs(), handlers),
-        handlers=handlers,
-        workspaces=registry,
-        scheduler=scheduler,
-    )
-    return registry, shore, engine
+    return build_engine(endpoints, context_handlers, page_tool_handlers)
 
 
 @pytest.fixture
@@ -283,14 +289,21 @@ async def launch_for(service: Service, *extra: str) -> managed.ManagedBrowser:
     return launched
 
 
-@pytest.fixture
-async def tools_browser(tools_service: Service) -> AsyncIterator[managed.ManagedBrowser]:
-    """A managed headless Chromium connected to ``tools_service``."""
-    launched = await launch_for(tools_service)
+@asynccontextmanager
+async def launched_for(service: Service, *extra: str) -> AsyncIterator[managed.ManagedBrowser]:
+    """``launch_for``, closing the browser on the way out."""
+    launched = await launch_for(service, *extra)
     try:
         yield launched
     finally:
         await launched.aclose()
+
+
+@pytest.fixture
+async def tools_browser(tools_service: Service) -> AsyncIterator[managed.ManagedBrowser]:
+    """A managed headless Chromium connected to ``tools_service``."""
+    async with launched_for(tools_service) as launched:
+        yield launched
 
 
 # --- every page tool, tab_control, wait_for and dialog ------------------------------------------
@@ -302,31 +315,13 @@ async def more_service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIter
     from ghostlight_trio.tools.more_tools import more_tool_handlers
     from ghostlight_trio.tools.page_tools import page_tool_handlers
 
-    registry = WorkspaceRegistry()
-    scheduler = Scheduler()
-    shore = BrowserShore(endpoints, registry, scheduler=scheduler)
-    handlers = {
-        **context_handlers(registry, shore),
-        **page_tool_handlers(registry, shore),
-        **more_tool_handlers(registry, shore),
-    }
-    engine = WorkEngine(
-        catalog=Catalog(load_specs(), handlers),
-        handlers=handlers,
-        workspaces=registry,
-        scheduler=scheduler,
-    )
-    await nursery.start(shore.serve)
-    yield Service(endpoints, registry, shore, engine, nursery)
+    yield await serve(endpoints, nursery, context_handlers, page_tool_handlers, more_tool_handlers)
 
 
 @pytest.fixture
 async def more_browser(more_service: Service) -> AsyncIterator[managed.ManagedBrowser]:
-    launched = await launch_for(more_service)
-    try:
+    async with launched_for(more_service) as launched:
         yield launched
-    finally:
-        await launched.aclose()
 
 
 async def page_value(service: Service, ws: str, tab: int, expression: str) -> Any:

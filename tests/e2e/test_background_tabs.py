@@ -25,6 +25,17 @@ async def is_active(service: Service, ws: str, tab: int) -> bool:
     return bool(info["active"])
 
 
+async def targets_in_workspaces(
+    service: Service, web: str
+) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    """The targets page opened in ``WORKSPACES`` new workspaces, one after another: every
+    (workspace, tab), and those left in the background (at least one, oldest first)."""
+    opened = [await open_page(service, f"{web}/targets") for _ in range(WORKSPACES)]
+    background = [(ws, tab) for ws, tab in opened if not await is_active(service, ws, tab)]
+    assert background, "expected at least one workspace tab in the background"
+    return opened, background
+
+
 async def centre(service: Service, ws: str, tab: int, element_id: str) -> list[float]:
     """The element's centre in viewport CSS pixels (no screenshot: coordinates are CSS)."""
     box = await page_value(
@@ -43,9 +54,7 @@ async def test_click_and_hover_land_in_a_background_tab_of_another_workspace(
     service = tools_service
     # Created one after another, each workspace's new tab becomes its window's active tab; the
     # earlier workspaces' tabs are left in the background of that window.
-    opened = [await open_page(service, f"{web}/targets") for _ in range(WORKSPACES)]
-    background = [(ws, tab) for ws, tab in opened if not await is_active(service, ws, tab)]
-    assert background, "expected at least one workspace tab in the background"
+    opened, background = await targets_in_workspaces(service, web)
     ws, tab = background[0]
 
     clicked = await service.call(
@@ -71,9 +80,7 @@ async def test_screenshot_of_an_older_background_tab_and_a_click_at_its_coordina
     tools_service: Service, tools_browser: Any, web: str
 ) -> None:
     service = tools_service
-    opened = [await open_page(service, f"{web}/targets") for _ in range(WORKSPACES)]
-    background = [(ws, tab) for ws, tab in opened if not await is_active(service, ws, tab)]
-    assert background, "expected at least one workspace tab in the background"
+    _, background = await targets_in_workspaces(service, web)
     # The oldest one: Chrome keeps only the most recently shown background tabs drawable.
     ws, tab = background[0]
 

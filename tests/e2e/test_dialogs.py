@@ -65,6 +65,12 @@ async def ref_of(service: Service, ws: str, tab: int, name: str) -> str:
     return ref_for(text(tree), name)
 
 
+async def click_named(service: Service, ws: str, tab: int, name: str) -> Outcome:
+    """Left-click the interactive element named ``name`` (found with ``read_page``)."""
+    ref = await ref_of(service, ws, tab, name)
+    return await call(service, "computer", ws, tabId=tab, action="left_click", ref=ref)
+
+
 async def answer(service: Service, ws: str, tab: int, action: str, **extra: Any) -> Outcome:
     done = await call(service, "dialog", ws, tabId=tab, action=action, **extra)
     assert done.kind == "ok", text(done)
@@ -127,8 +133,7 @@ async def test_confirm_dismissed_and_prompt_answered_reach_the_page(
     service = more_service
     ws, tab = await open_page(service, f"{web}/dialogs")
 
-    confirm = await ref_of(service, ws, tab, '"Ask to proceed"')
-    asked = await call(service, "computer", ws, tabId=tab, action="left_click", ref=confirm)
+    asked = await click_named(service, ws, tab, '"Ask to proceed"')
     assert asked.kind == "ok", text(asked)
     assert asked.structured["dialog"]["type"] == "confirm"
     assert "action accept (OK) or dismiss (Cancel)" in text(asked)
@@ -137,8 +142,7 @@ async def test_confirm_dismissed_and_prompt_answered_reach_the_page(
     page = await call(service, "get_page_text", ws, tabId=tab)
     assert "confirm:false" in text(page), text(page)
 
-    prompt = await ref_of(service, ws, tab, '"Ask a name"')
-    asked = await call(service, "computer", ws, tabId=tab, action="left_click", ref=prompt)
+    asked = await click_named(service, ws, tab, '"Ask a name"')
     assert asked.structured["dialog"] == {
         "open": True,
         "type": "prompt",
@@ -157,8 +161,7 @@ async def test_a_dialog_opening_just_after_a_click_is_reported_by_that_click(
 ) -> None:
     service = more_service
     ws, tab = await open_page(service, f"{web}/dialogs")
-    later = await ref_of(service, ws, tab, '"Alert later"')
-    clicked = await call(service, "computer", ws, tabId=tab, action="left_click", ref=later)
+    clicked = await click_named(service, ws, tab, '"Alert later"')
     assert clicked.kind == "ok", text(clicked)
     assert f"Then a JavaScript alert dialog opened on tab {tab} and is still open." in text(clicked)
     assert clicked.structured["dialog"]["message"] == "later"
@@ -194,8 +197,7 @@ async def test_key_and_type_stop_at_the_dialog_they_open(
     service = more_service
     ws, tab = await open_page(service, f"{web}/dialogs")
 
-    enter = await ref_of(service, ws, tab, '"Enter field"')
-    focused = await call(service, "computer", ws, tabId=tab, action="left_click", ref=enter)
+    focused = await click_named(service, ws, tab, '"Enter field"')
     assert focused.kind == "ok" and "dialog" not in focused.structured, text(focused)
     pressed = await call(service, "computer", ws, tabId=tab, action="key", text="Enter")
     assert pressed.kind == "ok", text(pressed)
@@ -203,8 +205,7 @@ async def test_key_and_type_stop_at_the_dialog_they_open(
     assert text(pressed).startswith("Pressed: Enter (x1) was cut short")  # its key-up is unsent
     await answer(service, ws, tab, "accept")
 
-    typed_ref = await ref_of(service, ws, tab, '"Typed field"')
-    await call(service, "computer", ws, tabId=tab, action="left_click", ref=typed_ref)
+    await click_named(service, ws, tab, '"Typed field"')
     typed = await call(service, "computer", ws, tabId=tab, action="type", text="abcd")
     assert typed.kind == "ok", text(typed)
     assert typed.structured["dialog"]["message"] == "two: ab"
@@ -223,8 +224,7 @@ async def test_navigation_meets_beforeunload_and_closes_an_open_alert(
     service = more_service
     ws, tab = await open_page(service, f"{web}/dialogs/leave")
     # Chrome asks before unloading only a page the user interacted with.
-    touch = await ref_of(service, ws, tab, '"Touch"')
-    await call(service, "computer", ws, tabId=tab, action="left_click", ref=touch)
+    await click_named(service, ws, tab, '"Touch"')
     assert await page_value(service, ws, tab, "window.touched") is True
 
     leaving = await call(service, "navigate", ws, tabId=tab, url=f"{web}/dialogs/plain")
@@ -260,8 +260,7 @@ async def test_a_dialog_that_opened_before_the_tab_was_watched_is_reported_not_w
 ) -> None:
     service = more_service
     ws, tab = await open_page(service, f"{web}/dialogs/opener")
-    link = await ref_of(service, ws, tab, '"Open the greeter"')
-    opened = await call(service, "computer", ws, tabId=tab, action="left_click", ref=link)
+    opened = await click_named(service, ws, tab, '"Open the greeter"')
     assert opened.kind == "ok", text(opened)
     # The page opened a tab that greets with an alert before anything of ours touched it.
     with trio.fail_after(HANG_GUARD):

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -29,7 +30,7 @@ from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.transport.mcp_client import LEGACY, McpClient, McpError, result_text
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
 
-from .conftest import Service, launch_for, text
+from .conftest import Service, launched_for, text
 
 POLICY = {
     "schema": 3,
@@ -111,8 +112,7 @@ async def test_policy_denies_navigation_and_parks_denied_landings(endpoints, nur
     policy = tmp_path / "policy.json"
     policy.write_text(json.dumps(POLICY))
     service = await _governed_service(endpoints, nursery, PolicyFiles(org=None, user=policy, settings=None))
-    browser = await launch_for(service)
-    try:
+    async with launched_for(service):
         ws, tab = await _tab(service)
         allowed = await service.call("navigate", ws, url=f"http://127.0.0.1:{port}/start", tabId=tab)
         assert allowed.kind == "ok", text(allowed)
@@ -128,8 +128,6 @@ async def test_policy_denies_navigation_and_parks_denied_landings(endpoints, nur
         assert parked.kind == "denied" and "about:blank" in text(parked), text(parked)
         assert await _live_url(service, ws, tab) == "about:blank"
         assert ("localhost", "/landed") in log  # the redirect really happened, then was parked
-    finally:
-        await browser.aclose()
 
 
 async def test_sacred_sites_are_refused_all_open(endpoints, nursery, tmp_path, site):
@@ -138,16 +136,13 @@ async def test_sacred_sites_are_refused_all_open(endpoints, nursery, tmp_path, s
     settings.write_text(json.dumps({"sacred_domains": ["localhost"]}))
     files = PolicyFiles(org=None, user=None, settings=settings)
     service = await _governed_service(endpoints, nursery, files)
-    browser = await launch_for(service)
-    try:
+    async with launched_for(service):
         ws, tab = await _tab(service)
         refused = await service.call("navigate", ws, url=f"http://localhost:{port}/x", tabId=tab)
         assert refused.kind == "denied" and "never-touch" in text(refused)
         fine = await service.call("navigate", ws, url=f"http://127.0.0.1:{port}/y", tabId=tab)
         assert fine.kind == "ok", text(fine)
         assert [(host, path) for host, path in log if path != "/favicon.ico"] == [("127.0.0.1", "/y")]
-    finally:
-        await browser.aclose()
 
 
 # --- the CLI stops a running agent loop -------------------------------------------------------
@@ -174,6 +169,17 @@ async def stack(endpoints: Endpoints, instance_env: dict[str, str]) -> AsyncIter
             process.wait(timeout=15)
 
 
+@asynccontextmanager
+async def _connector_with_tab(env: dict[str, str], name: str) -> AsyncIterator[tuple[McpClient, int]]:
+    """A real MCP connector process for the instance in ``env`` (client ``name``), and a new
+    workspace tab opened through it."""
+    async with await McpClient.spawn(
+        [sys.executable, "-m", "ghostlight_mcp_connector"], env=env, era=LEGACY, client_name=name
+    ) as client:
+        created = await client.call_tool("tabs_create_mcp", {})
+        yield client, created["structuredContent"]["tabId"]
+
+
 async def _loop_until_stopped(client: McpClient, tab: int, url: str, results: list[tuple[float, str]]) -> None:
     """An agent loop: keep navigating until a call is refused (bounded)."""
     for _ in range(400):
@@ -191,11 +197,7 @@ async def _loop_until_stopped(client: McpClient, tab: int, url: str, results: li
 async def test_cli_hold_and_panic_stop_a_running_agent_loop(stack, site, switch):
     port, _ = site
     env, endpoints = stack["env"], stack["endpoints"]
-    async with await McpClient.spawn(
-        [sys.executable, "-m", "ghostlight_mcp_connector"], env=env, era=LEGACY, client_name="loop"
-    ) as client:
-        created = await client.call_tool("tabs_create_mcp", {})
-        tab = created["structuredContent"]["tabId"]
+    async with _connector_with_tab(env, "loop") as (client, tab):
         results: list[tuple[float, str]] = []
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_loop_until_stopped, client, tab, f"http://127.0.0.1:{port}/", results)
@@ -265,11 +267,7 @@ def hanging_site() -> Iterator[tuple[int, threading.Event]]:
 async def test_cli_panic_stops_a_call_blocked_in_the_browser_at_once(stack, hanging_site):
     port, asked = hanging_site
     env, endpoints = stack["env"], stack["endpoints"]
-    async with await McpClient.spawn(
-        [sys.executable, "-m", "ghostlight_mcp_connector"], env=env, era=LEGACY, client_name="stuck"
-    ) as client:
-        created = await client.call_tool("tabs_create_mcp", {})
-        tab = created["structuredContent"]["tabId"]
+    async with _connector_with_tab(env, "stuck") as (client, tab):
         answers: list[dict[str, Any] | McpError] = []
 
         async def navigate_to_the_hanging_page() -> None:

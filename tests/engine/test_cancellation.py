@@ -31,10 +31,25 @@ class Recorder:
         return ToolResult.text("navigated")
 
 
-async def test_cancel_before_queueing_runs_nothing(autojump_clock, nursery):
-    tool = Recorder(5)
+def navigating(nursery: trio.Nursery, seconds: float) -> tuple[Recorder, Harness, str]:
+    """A harness whose navigate is a ``Recorder(seconds)``, and a workspace holding ``TAB``."""
+    tool = Recorder(seconds)
     h = Harness(nursery, {"navigate": tool})
-    ws = h.workspace(TAB)
+    return tool, h, h.workspace(TAB)
+
+
+async def first_and_queued(h: Harness, ws: str) -> tuple[str, str]:
+    """Start a navigate, then another one a second later that queues behind it: both work ids,
+    a second after the second start."""
+    first = h.work_id(h.start("navigate", NAVIGATE, ws))
+    await trio.sleep(1)
+    second = h.work_id(h.start("navigate", NAVIGATE, ws))
+    await trio.sleep(1)
+    return first, second
+
+
+async def test_cancel_before_queueing_runs_nothing(autojump_clock, nursery):
+    tool, h, ws = navigating(nursery, 5)
     work = h.work_id(h.start("navigate", NAVIGATE, ws))
     h.session.cancel(work)  # the call's task has not even reached the scheduler
     await trio.sleep(10)
@@ -47,13 +62,8 @@ async def test_cancel_before_queueing_runs_nothing(autojump_clock, nursery):
 
 
 async def test_cancel_while_queued_retires_undispatched(autojump_clock, nursery):
-    tool = Recorder(10)
-    h = Harness(nursery, {"navigate": tool})
-    ws = h.workspace(TAB)
-    first = h.work_id(h.start("navigate", NAVIGATE, ws))
-    await trio.sleep(1)
-    second = h.work_id(h.start("navigate", NAVIGATE, ws))
-    await trio.sleep(1)
+    tool, h, ws = navigating(nursery, 10)
+    first, second = await first_and_queued(h, ws)
     assert h.scheduler.queued == 1
     h.session.cancel(second)
     await trio.sleep(0.5)
@@ -66,9 +76,7 @@ async def test_cancel_while_queued_retires_undispatched(autojump_clock, nursery)
 
 
 async def test_cancel_during_atomic_effect_drains_and_audits(autojump_clock, nursery):
-    tool = Recorder(10)
-    h = Harness(nursery, {"navigate": tool})
-    ws = h.workspace(TAB)
+    tool, h, ws = navigating(nursery, 10)
     work = h.work_id(h.start("navigate", NAVIGATE, ws))
     await trio.sleep(2)
     h.session.cancel(work)
@@ -111,13 +119,8 @@ async def test_composition_stops_between_steps(autojump_clock, nursery):
 
 
 async def test_stream_loss_cancels_queued_and_drains_dispatched(autojump_clock, nursery):
-    tool = Recorder(10)
-    h = Harness(nursery, {"navigate": tool})
-    ws = h.workspace(TAB)
-    first = h.work_id(h.start("navigate", NAVIGATE, ws))
-    await trio.sleep(1)
-    second = h.work_id(h.start("navigate", NAVIGATE, ws))
-    await trio.sleep(1)
+    tool, h, ws = navigating(nursery, 10)
+    first, second = await first_and_queued(h, ws)
     h.session.abandon()
     await trio.sleep(30)
     assert tool.invoked == [0] and tool.effects_done == [10]
@@ -130,9 +133,7 @@ async def test_stream_loss_cancels_queued_and_drains_dispatched(autojump_clock, 
 
 
 async def test_late_cancel_after_settling_is_ignored(autojump_clock, nursery):
-    tool = Recorder(1)
-    h = Harness(nursery, {"navigate": tool})
-    ws = h.workspace(TAB)
+    tool, h, ws = navigating(nursery, 1)
     work = h.work_id(h.start("navigate", NAVIGATE, ws))
     await trio.sleep(5)
     h.session.cancel(work)

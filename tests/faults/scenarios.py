@@ -31,9 +31,11 @@ from .stack import (
     alive,
     browser_available,
     call,
+    call_until_ok,
     command_of,
     instance,
     is_false_success,
+    open_instance,
     processes_with,
     summary,
 )
@@ -89,181 +91,160 @@ def _truthful(result: Any) -> bool:
 
 
 async def sigkill_service(row: Row) -> None:
-    with instance() as it:
-        try:
-            await it.start_service()
-            await it.start_browser()
-            async with await it.connector() as client:
-                tab = await _tab(client, it.pages.url)
-                pid = (await it.status()).pid
+    async with open_instance() as it:
+        await it.start_service()
+        await it.start_browser()
+        async with await it.connector() as client:
+            tab = await _tab(client, it.pages.url)
+            pid = (await it.status()).pid
 
-                async def kill() -> None:
-                    os.kill(pid, signal.SIGKILL)
+            async def kill() -> None:
+                os.kill(pid, signal.SIGKILL)
 
-                result, waited = await _slow_call_with_fault(client, tab, it.pages.url, kill)
-                # The connector starts a new service; the browser's relay reattaches to it.
+            result, waited = await _slow_call_with_fault(client, tab, it.pages.url, kill)
+            # The connector starts a new service; the browser's relay reattaches to it.
+            await trio.sleep(1)
+            later = await call(client, "tabs_create_mcp", {})
+            for _ in range(20):
+                if summary(later) == "ok":
+                    break
                 await trio.sleep(1)
                 later = await call(client, "tabs_create_mcp", {})
-                for _ in range(20):
-                    if summary(later) == "ok":
-                        break
-                    await trio.sleep(1)
-                    later = await call(client, "tabs_create_mcp", {})
-            slow_hits = it.pages.hits["/slow"]
-            row.observed = (
-                f"in-flight: {summary(result)} after {waited:.1f}s; slow page hits {slow_hits};"
-                f" later call: {summary(later)}"
-            )
-            row.passed = _truthful(result) and slow_hits <= 1 and summary(later) == "ok"
-        finally:
-            await it.aclose()
+        slow_hits = it.pages.hits["/slow"]
+        row.observed = (
+            f"in-flight: {summary(result)} after {waited:.1f}s; slow page hits {slow_hits};"
+            f" later call: {summary(later)}"
+        )
+        row.passed = _truthful(result) and slow_hits <= 1 and summary(later) == "ok"
 
 
 async def sigkill_browser_connector(row: Row) -> None:
-    with instance() as it:
-        try:
-            await it.start_service()
-            browser = await it.start_browser()
-            async with await it.connector() as client:
-                tab = await _tab(client, it.pages.url)
-                relays = [
-                    p for p in processes_with(it.env["GHOSTLIGHT_INSTANCE"])
-                    if "ghostlight_browser_connector" in command_of(p)
-                    or "ghostlight-browser-connector" in command_of(p)
-                ]
-                assert relays, "no browser connector process found"
+    async with open_instance() as it:
+        await it.start_service()
+        browser = await it.start_browser()
+        async with await it.connector() as client:
+            tab = await _tab(client, it.pages.url)
+            relays = [
+                p for p in processes_with(it.env["GHOSTLIGHT_INSTANCE"])
+                if "ghostlight_browser_connector" in command_of(p)
+                or "ghostlight-browser-connector" in command_of(p)
+            ]
+            assert relays, "no browser connector process found"
 
-                async def kill() -> None:
-                    for pid in relays:
-                        os.kill(pid, signal.SIGKILL)
+            async def kill() -> None:
+                for pid in relays:
+                    os.kill(pid, signal.SIGKILL)
 
-                result, waited = await _slow_call_with_fault(client, tab, it.pages.url, kill)
-                later = None
-                with trio.move_on_after(60):
-                    while True:
-                        later = await call(client, "tabs_create_mcp", {})
-                        if summary(later) == "ok":
-                            break
-                        await trio.sleep(2)
-            row.observed = (
-                f"in-flight: {summary(result)} after {waited:.1f}s; browser alive:"
-                f" {browser.process.returncode is None}; later call: {summary(later)}"
-            )
-            row.passed = _truthful(result) and summary(later) == "ok"
-        finally:
-            await it.aclose()
+            result, waited = await _slow_call_with_fault(client, tab, it.pages.url, kill)
+            later = await call_until_ok(client, "tabs_create_mcp", within=60, pause=2)
+        row.observed = (
+            f"in-flight: {summary(result)} after {waited:.1f}s; browser alive:"
+            f" {browser.process.returncode is None}; later call: {summary(later)}"
+        )
+        row.passed = _truthful(result) and summary(later) == "ok"
 
 
 async def kill_browser(row: Row) -> None:
-    with instance() as it:
-        try:
-            await it.start_service()
-            browser = await it.start_browser()
-            async with await it.connector() as client:
-                tab = await _tab(client, it.pages.url)
+    async with open_instance() as it:
+        await it.start_service()
+        browser = await it.start_browser()
+        async with await it.connector() as client:
+            tab = await _tab(client, it.pages.url)
 
-                async def kill() -> None:
-                    browser.process.send_signal(signal.SIGKILL)
+            async def kill() -> None:
+                browser.process.send_signal(signal.SIGKILL)
 
-                result, waited = await _slow_call_with_fault(client, tab, it.pages.url, kill)
-                await it.start_browser()
-                later = await call(client, "tabs_create_mcp", {})
-            row.observed = (
-                f"in-flight: {summary(result)} after {waited:.1f}s; after relaunch: {summary(later)}"
-            )
-            row.passed = _truthful(result) and summary(later) == "ok"
-        finally:
-            await it.aclose()
+            result, waited = await _slow_call_with_fault(client, tab, it.pages.url, kill)
+            await it.start_browser()
+            later = await call(client, "tabs_create_mcp", {})
+        row.observed = (
+            f"in-flight: {summary(result)} after {waited:.1f}s; after relaunch: {summary(later)}"
+        )
+        row.passed = _truthful(result) and summary(later) == "ok"
 
 
 async def close_connector_stdin(row: Row) -> None:
-    with instance() as it:
-        try:
-            await it.start_service()
-            await it.start_browser()
-            client = await it.connector()
-            tab = await _tab(client, it.pages.url)
-            before = len(it.audit())
-            process = client._process
-            await client._send(
-                {"jsonrpc": "2.0", "id": 99, "method": "tools/call",
-                 "params": {"name": "navigate", "arguments": {"url": f"{it.pages.url}/slow", "tabId": tab}}}
-            )
-            await trio.sleep(1.5)
-            started = trio.current_time()
-            await process.stdin.aclose()
-            exited = None
-            with trio.move_on_after(15):
-                exited = await process.wait()
-            waited = trio.current_time() - started
-            if exited is None:
-                process.kill()
-            # The abandoned call drains and is audited once; the service keeps serving.
-            records: list[dict[str, Any]] = []
-            with trio.move_on_after(SLOW_SECONDS + 20):
-                while True:
-                    records = [r for r in it.audit()[before:] if r["tool"] == "navigate"]
-                    if records:
-                        break
-                    await trio.sleep(0.2)
-            await trio.sleep(1)
-            records = [r for r in it.audit()[before:] if r["tool"] == "navigate"]
-            async with await it.connector() as again:
-                later = await call(again, "tabs_create_mcp", {})
-            row.observed = (
-                f"connector exit {exited} after {waited:.1f}s; navigate audited"
-                f" {len(records)}x as {[r['outcome'] for r in records]}; slow hits"
-                f" {it.pages.hits['/slow']}; new connector: {summary(later)}"
-            )
-            row.passed = (
-                exited == 0 and len(records) == 1 and it.pages.hits["/slow"] == 1
-                and summary(later) == "ok"
-            )
-        finally:
-            await it.aclose()
+    async with open_instance() as it:
+        await it.start_service()
+        await it.start_browser()
+        client = await it.connector()
+        tab = await _tab(client, it.pages.url)
+        before = len(it.audit())
+        process = client._process
+        await client._send(
+            {"jsonrpc": "2.0", "id": 99, "method": "tools/call",
+             "params": {"name": "navigate", "arguments": {"url": f"{it.pages.url}/slow", "tabId": tab}}}
+        )
+        await trio.sleep(1.5)
+        started = trio.current_time()
+        await process.stdin.aclose()
+        exited = None
+        with trio.move_on_after(15):
+            exited = await process.wait()
+        waited = trio.current_time() - started
+        if exited is None:
+            process.kill()
+        # The abandoned call drains and is audited once; the service keeps serving.
+        records: list[dict[str, Any]] = []
+        with trio.move_on_after(SLOW_SECONDS + 20):
+            while True:
+                records = [r for r in it.audit()[before:] if r["tool"] == "navigate"]
+                if records:
+                    break
+                await trio.sleep(0.2)
+        await trio.sleep(1)
+        records = [r for r in it.audit()[before:] if r["tool"] == "navigate"]
+        async with await it.connector() as again:
+            later = await call(again, "tabs_create_mcp", {})
+        row.observed = (
+            f"connector exit {exited} after {waited:.1f}s; navigate audited"
+            f" {len(records)}x as {[r['outcome'] for r in records]}; slow hits"
+            f" {it.pages.hits['/slow']}; new connector: {summary(later)}"
+        )
+        row.passed = (
+            exited == 0 and len(records) == 1 and it.pages.hits["/slow"] == 1
+            and summary(later) == "ok"
+        )
 
 
 async def kill_mcp_client(row: Row) -> None:
     """The MCP client dies without closing the connector's stdin (parent death)."""
-    with instance() as it:
-        try:
-            await it.start_service()
-            # A stand-in MCP client: initializes, opens a workspace, then waits to be killed
-            # while holding the connector's stdin open.
-            script = CLIENT_SCRIPT
-            parent = await trio.lowlevel.open_process(
-                [sys.executable, "-c", script, sys.executable], env=it.env,
-                stdout=subprocess.PIPE, stdin=subprocess.PIPE,
-            )
-            line = b""
-            with trio.fail_after(30):
-                while not line.endswith(b"\n"):
-                    line += await parent.stdout.receive_some(1)
-            connector_pid, answer = json.loads(line)
-            before = await it.status()
-            parent.kill()
-            started = trio.current_time()
-            with trio.move_on_after(10):
-                while True:  # another process: nothing to wait on but its /proc entry
-                    if not alive(connector_pid):
-                        break
-                    await trio.sleep(0.1)
-            waited = trio.current_time() - started
-            gone = not alive(connector_pid)
-            if not gone:
-                os.kill(connector_pid, signal.SIGKILL)
-            after = await it.status()
-            with trio.move_on_after(10):
-                while after.workspaces >= before.workspaces or after.edges:
-                    await trio.sleep(0.2)
-                    after = await it.status()
-            row.observed = (
-                f"connector exited: {gone} after {waited:.1f}s; workspaces {before.workspaces}"
-                f" -> {after.workspaces}; edges {before.edges} -> {after.edges}; first answer {answer}"
-            )
-            row.passed = gone and after.workspaces < before.workspaces and after.edges == 0
-        finally:
-            await it.aclose()
+    async with open_instance() as it:
+        await it.start_service()
+        # A stand-in MCP client: initializes, opens a workspace, then waits to be killed
+        # while holding the connector's stdin open.
+        script = CLIENT_SCRIPT
+        parent = await trio.lowlevel.open_process(
+            [sys.executable, "-c", script, sys.executable], env=it.env,
+            stdout=subprocess.PIPE, stdin=subprocess.PIPE,
+        )
+        line = b""
+        with trio.fail_after(30):
+            while not line.endswith(b"\n"):
+                line += await parent.stdout.receive_some(1)
+        connector_pid, answer = json.loads(line)
+        before = await it.status()
+        parent.kill()
+        started = trio.current_time()
+        with trio.move_on_after(10):
+            while True:  # another process: nothing to wait on but its /proc entry
+                if not alive(connector_pid):
+                    break
+                await trio.sleep(0.1)
+        waited = trio.current_time() - started
+        gone = not alive(connector_pid)
+        if not gone:
+            os.kill(connector_pid, signal.SIGKILL)
+        after = await it.status()
+        with trio.move_on_after(10):
+            while after.workspaces >= before.workspaces or after.edges:
+                await trio.sleep(0.2)
+                after = await it.status()
+        row.observed = (
+            f"connector exited: {gone} after {waited:.1f}s; workspaces {before.workspaces}"
+            f" -> {after.workspaces}; edges {before.edges} -> {after.edges}; first answer {answer}"
+        )
+        row.passed = gone and after.workspaces < before.workspaces and after.edges == 0
 
 
 CLIENT_SCRIPT = r"""
@@ -286,36 +267,27 @@ time.sleep(600)
 
 
 async def stop_service_worker(row: Row) -> None:
-    with instance() as it:
-        try:
-            await it.start_service()
-            browser = await it.start_browser(
-                "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1"
-            )
-            async with await it.connector() as client:
-                tab = await _tab(client, it.pages.url)
-                port = _devtools_port(browser.profile)
+    async with open_instance() as it:
+        await it.start_service()
+        browser = await it.start_browser(
+            "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1"
+        )
+        async with await it.connector() as client:
+            tab = await _tab(client, it.pages.url)
+            port = _devtools_port(browser.profile)
 
-                async def stop_worker() -> None:
-                    await _close_workers(await trio.to_thread.run_sync(_browser_ws_url, port))
+            async def stop_worker() -> None:
+                await _close_workers(await trio.to_thread.run_sync(_browser_ws_url, port))
 
-                result, waited = await _slow_call_with_fault(client, tab, it.pages.url, stop_worker)
-                later = None
-                started = trio.current_time()
-                with trio.move_on_after(75):
-                    while True:
-                        later = await call(client, "tabs_context_mcp", {})
-                        if summary(later) == "ok":
-                            break
-                        await trio.sleep(2)
-                recovered = trio.current_time() - started
-            row.observed = (
-                f"in-flight: {summary(result)} after {waited:.1f}s; later call: {summary(later)}"
-                f" after {recovered:.0f}s (the keepalive alarm wakes the worker)"
-            )
-            row.passed = _truthful(result) and summary(later) == "ok"
-        finally:
-            await it.aclose()
+            result, waited = await _slow_call_with_fault(client, tab, it.pages.url, stop_worker)
+            started = trio.current_time()
+            later = await call_until_ok(client, "tabs_context_mcp", within=75, pause=2)
+            recovered = trio.current_time() - started
+        row.observed = (
+            f"in-flight: {summary(result)} after {waited:.1f}s; later call: {summary(later)}"
+            f" after {recovered:.0f}s (the keepalive alarm wakes the worker)"
+        )
+        row.passed = _truthful(result) and summary(later) == "ok"
 
 
 def _devtools_port(profile: Path) -> int:
@@ -429,60 +401,57 @@ async def audit_disk_full(row: Row) -> None:
 
 async def socket_squatter(row: Row) -> None:
     """Another process of the same user listens on the service's socket path first."""
-    with instance() as it:
+    async with open_instance() as it:
+        it.endpoints.ensure_private_dirs()
+        path = it.endpoints.edge_socket
+        path.parent.mkdir(parents=True, exist_ok=True)
+        squatter = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        squatter.bind(str(path))
+        squatter.listen(8)
+        received: list[bytes] = []
+        stop = threading.Event()
+
+        def serve() -> None:
+            squatter.settimeout(0.2)
+            while not stop.is_set():
+                try:
+                    peer, _ = squatter.accept()
+                except (TimeoutError, OSError):
+                    continue
+                peer.settimeout(2)
+                try:
+                    # Pretends to be a service: answers with garbage, keeps what it hears.
+                    peer.sendall(b"\x00\x00\x00\x05hello")
+                    while chunk := peer.recv(65536):
+                        received.append(chunk)
+                except OSError:
+                    pass
+                peer.close()
+
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        plan = {"domains": ["127.0.0.1"], "approach": ["look"]}
         try:
-            it.endpoints.ensure_private_dirs()
-            path = it.endpoints.edge_socket
-            path.parent.mkdir(parents=True, exist_ok=True)
-            squatter = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            squatter.bind(str(path))
-            squatter.listen(8)
-            received: list[bytes] = []
-            stop = threading.Event()
-
-            def serve() -> None:
-                squatter.settimeout(0.2)
-                while not stop.is_set():
-                    try:
-                        peer, _ = squatter.accept()
-                    except (TimeoutError, OSError):
-                        continue
-                    peer.settimeout(2)
-                    try:
-                        # Pretends to be a service: answers with garbage, keeps what it hears.
-                        peer.sendall(b"\x00\x00\x00\x05hello")
-                        while chunk := peer.recv(65536):
-                            received.append(chunk)
-                    except OSError:
-                        pass
-                    peer.close()
-
-            thread = threading.Thread(target=serve, daemon=True)
-            thread.start()
-            plan = {"domains": ["127.0.0.1"], "approach": ["look"]}
-            try:
-                async with await it.connector() as client:
-                    first = await call(client, "update_plan", plan, within=60)
-            finally:
-                stop.set()
-                thread.join(5)
-                squatter.close()  # its socket file stays behind, stale
             async with await it.connector() as client:
-                later = await call(client, "update_plan", plan, within=60)
-            heard = b"".join(received)
-            leaked = b"update_plan" in heard
-            row.observed = (
-                f"while squatted: {summary(first)}; squatter heard {len(heard)} bytes, tool call"
-                f" leaked: {leaked}; after the squatter left: {summary(later)}"
-            )
-            # Truthful while squatted: refused as not sent (proof failed), or served by a genuine
-            # service that took the path over; never a call handed to the squatter.
-            row.passed = (
-                not leaked and summary(first) in ("ok", "json-rpc error -33001")
-                and summary(later) == "ok"
-            )
+                first = await call(client, "update_plan", plan, within=60)
         finally:
-            await it.aclose()
+            stop.set()
+            thread.join(5)
+            squatter.close()  # its socket file stays behind, stale
+        async with await it.connector() as client:
+            later = await call(client, "update_plan", plan, within=60)
+        heard = b"".join(received)
+        leaked = b"update_plan" in heard
+        row.observed = (
+            f"while squatted: {summary(first)}; squatter heard {len(heard)} bytes, tool call"
+            f" leaked: {leaked}; after the squatter left: {summary(later)}"
+        )
+        # Truthful while squatted: refused as not sent (proof failed), or served by a genuine
+        # service that took the path over; never a call handed to the squatter.
+        row.passed = (
+            not leaked and summary(first) in ("ok", "json-rpc error -33001")
+            and summary(later) == "ok"
+        )
 
 
 OTHER_UID_PROBE = Path(__file__).resolve().parents[1] / "other_uid_probe.py"
@@ -493,33 +462,30 @@ async def other_uid_peer(row: Row) -> None:
         row.observed = "skipped: needs root to run a peer as another uid"
         row.passed = True
         return
-    with instance() as it:
-        try:
-            await it.start_service()
-            opened = [it.endpoints.runtime_dir, *it.endpoints.runtime_dir.parents]
-            for directory in opened[: opened.index(it.base) + 1]:
-                directory.chmod(0o711)
-            it.endpoints.edge_socket.chmod(0o666)
-            hello = encode_frame(
-                encode_message(
-                    ClientHello(bridge_major=BRIDGE_MAJOR, bridge_minor=BRIDGE_MINOR, nonce=b"n" * 16)
-                )
+    async with open_instance() as it:
+        await it.start_service()
+        opened = [it.endpoints.runtime_dir, *it.endpoints.runtime_dir.parents]
+        for directory in opened[: opened.index(it.base) + 1]:
+            directory.chmod(0o711)
+        it.endpoints.edge_socket.chmod(0o666)
+        hello = encode_frame(
+            encode_message(
+                ClientHello(bridge_major=BRIDGE_MAJOR, bridge_minor=BRIDGE_MINOR, nonce=b"n" * 16)
             )
-            done = await trio.run_process(
-                ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3",
-                 "-c", OTHER_UID_PROBE.read_text(), str(it.endpoints.edge_socket), hello.hex()],
-                capture_stdout=True, capture_stderr=True, check=False,
-            )
-            got = done.stdout.decode().strip().splitlines()
-            async with await it.connector() as client:
-                later = await call(client, "update_plan", {"domains": ["x.test"], "approach": ["a"]})
-            row.observed = (
-                f"other uid received {got} bytes before close{done.stderr.decode()[-200:]};"
-                f" owner call: {summary(later)}"
-            )
-            row.passed = got == ["0"] and summary(later) == "ok"
-        finally:
-            await it.aclose()
+        )
+        done = await trio.run_process(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3",
+             "-c", OTHER_UID_PROBE.read_text(), str(it.endpoints.edge_socket), hello.hex()],
+            capture_stdout=True, capture_stderr=True, check=False,
+        )
+        got = done.stdout.decode().strip().splitlines()
+        async with await it.connector() as client:
+            later = await call(client, "update_plan", {"domains": ["x.test"], "approach": ["a"]})
+        row.observed = (
+            f"other uid received {got} bytes before close{done.stderr.decode()[-200:]};"
+            f" owner call: {summary(later)}"
+        )
+        row.passed = got == ["0"] and summary(later) == "ok"
 
 
 # --- the table --------------------------------------------------------------------------------

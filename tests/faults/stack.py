@@ -12,8 +12,8 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -205,6 +205,16 @@ def instance() -> Iterator[Instance]:
         shutil.rmtree(base, ignore_errors=True)
 
 
+@asynccontextmanager
+async def open_instance() -> AsyncIterator[Instance]:
+    """``instance()`` whose processes (browser, service, connectors) are closed on the way out."""
+    with instance() as made:
+        try:
+            yield made
+        finally:
+            await made.aclose()
+
+
 async def call(client: McpClient, tool: str, arguments: dict[str, Any], within: float = 90) -> Any:
     """One tools/call: the result, or the McpError; raises TooSlow past ``within``."""
     with trio.fail_after(within):
@@ -212,6 +222,21 @@ async def call(client: McpClient, tool: str, arguments: dict[str, Any], within: 
             return await client.call_tool(tool, arguments)
         except McpError as exc:
             return exc
+
+
+async def call_until_ok(
+    client: McpClient, tool: str, *, within: float, pause: float, arguments: dict[str, Any] | None = None
+) -> Any:
+    """Repeat one tools/call until it is ok or ``within`` seconds pass: the last result (None if
+    no call finished in time)."""
+    later = None
+    with trio.move_on_after(within):
+        while True:
+            later = await call(client, tool, arguments or {})
+            if summary(later) == "ok":
+                break
+            await trio.sleep(pause)
+    return later
 
 
 def summary(result: Any) -> str:

@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import trio
+from bench.harness import running_service  # tests/ is on sys.path (rootdir packages)
 
 from ghostlight_trio.transport.bridge import (
     OpenWorkspace,
@@ -72,26 +72,8 @@ def write_json(path: Path, body: Any) -> Path:
 @contextmanager
 def service_process(env: dict[str, str]) -> Iterator[Endpoints]:
     """A warm real service (``ghostlight service --keep-warm``) for the instance in ``env``."""
-    command = ["-m", "ghostlight_trio", "service", "--keep-warm"]
-    endpoints = Endpoints.for_instance(env["GHOSTLIGHT_INSTANCE"])
-    process = subprocess.Popen(
-        [sys.executable, *command], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    try:
-        deadline = time.monotonic() + 15
-        while not endpoints.edge_socket.exists():
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the service did not start: {process.stderr.read()!r}")  # type: ignore[union-attr]
-            time.sleep(0.02)
+    with running_service(env) as endpoints:
         yield endpoints
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        process.stderr.close()  # type: ignore[union-attr]
 
 
 class Edge:

@@ -10,13 +10,12 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
-import time
 import uuid
 from pathlib import Path
 
 import pytest
+from bench.harness import running_service  # tests/ is on sys.path (rootdir packages)
 
 from ghostlight_trio.transport.bridge import BRIDGE_MAJOR, BRIDGE_MINOR, ClientHello, encode_message
 from ghostlight_trio.transport.endpoints import Endpoints
@@ -45,32 +44,13 @@ def open_service():
         "GHOSTLIGHT_HOME": str(base / "home"),
         "XDG_RUNTIME_DIR": str(base),
     }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "ghostlight_trio", "service", "--keep-warm"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    saved = {key: os.environ.get(key) for key in ("GHOSTLIGHT_INSTANCE", "GHOSTLIGHT_HOME", "XDG_RUNTIME_DIR")}
-    os.environ.update({key: env[key] for key in saved})
-    endpoints = Endpoints.for_instance()
-    for key, value in saved.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
     try:
-        deadline = time.monotonic() + 15
-        while not endpoints.edge_socket.exists():
-            assert time.monotonic() < deadline and process.poll() is None, "service did not start"
-            time.sleep(0.05)
-        for directory in (endpoints.runtime_dir.parent, endpoints.runtime_dir):
-            directory.chmod(0o711)
-        endpoints.edge_socket.chmod(0o666)
-        yield endpoints
+        with running_service(env) as endpoints:
+            for directory in (endpoints.runtime_dir.parent, endpoints.runtime_dir):
+                directory.chmod(0o711)
+            endpoints.edge_socket.chmod(0o666)
+            yield endpoints
     finally:
-        process.terminate()
-        process.wait(timeout=10)
         shutil.rmtree(base, ignore_errors=True)
 
 

@@ -9,9 +9,8 @@ import stat
 import trio
 
 from ghostlight_trio.engine.contracts import ToolCall, ToolResult
-from ghostlight_trio.service import bridge_server, run_service
-from ghostlight_trio.service.app import assemble
-from ghostlight_trio.tools.plan import PlanBook
+from ghostlight_trio.service import bridge_server
+from ghostlight_trio.service.app import assemble, build_service_parts
 from ghostlight_trio.transport.bridge import (
     CatalogChanged,
     CatalogProjection,
@@ -30,19 +29,13 @@ from ghostlight_trio.transport.bridge import (
 from ghostlight_trio.transport.handshake import open_bridge
 from ghostlight_trio.workspace import WorkspaceRegistry
 
+from .serving import start_service
+
 PLAN = {"domains": ["example.test"], "approach": ["read the page"]}
 
 
-def plan_only(endpoints):
-    return assemble(endpoints, WorkspaceRegistry(), {"update_plan": PlanBook().update_plan}, None)
-
-
 async def test_hello_catalog_start_outcome(endpoints, nursery):
-    running = await nursery.start(
-        lambda task_status: run_service(
-            endpoints, keep_warm=True, handle_signals=False, task_status=task_status
-        )
-    )
+    running = await start_service(nursery, endpoints, build=build_service_parts)
     mode = os.stat(endpoints.edge_socket).st_mode
     assert stat.S_ISSOCK(mode) and stat.S_IMODE(mode) == 0o600
     assert stat.S_IMODE(os.stat(endpoints.runtime_dir).st_mode) == 0o700
@@ -76,15 +69,7 @@ async def test_hello_catalog_start_outcome(endpoints, nursery):
 
 
 async def test_workspace_open_release_and_reattach_after_loss(endpoints, nursery, autojump_clock):
-    running = await nursery.start(
-        lambda task_status: run_service(
-            endpoints,
-            keep_warm=True,
-            build=plan_only,
-            handle_signals=False,
-            task_status=task_status,
-        )
-    )
+    running = await start_service(nursery, endpoints)
     registry = running.parts.workspaces
     stream, _ = await open_bridge(endpoints)
     await stream.send(OpenWorkspace(sequence=1, client_label="client"))
@@ -114,15 +99,7 @@ async def test_workspace_open_release_and_reattach_after_loss(endpoints, nursery
 
 
 async def test_catalog_changes_are_broadcast(endpoints, nursery, autojump_clock):
-    running = await nursery.start(
-        lambda task_status: run_service(
-            endpoints,
-            keep_warm=True,
-            build=plan_only,
-            handle_signals=False,
-            task_status=task_status,
-        )
-    )
+    running = await start_service(nursery, endpoints)
     streams = [(await open_bridge(endpoints))[0] for _ in range(2)]
     await trio.sleep(0.5)
     running.parts.catalog.set_available([])
@@ -135,15 +112,7 @@ async def test_catalog_changes_are_broadcast(endpoints, nursery, autojump_clock)
 
 async def test_other_users_are_closed_before_any_frame(endpoints, nursery, monkeypatch):
     monkeypatch.setattr(bridge_server, "is_same_user", lambda sock: False)
-    await nursery.start(
-        lambda task_status: run_service(
-            endpoints,
-            keep_warm=True,
-            build=plan_only,
-            handle_signals=False,
-            task_status=task_status,
-        )
-    )
+    await start_service(nursery, endpoints)
     raw = await trio.open_unix_socket(str(endpoints.edge_socket))
     with trio.fail_after(5):
         assert await raw.receive_some(100) == b""
@@ -152,15 +121,7 @@ async def test_other_users_are_closed_before_any_frame(endpoints, nursery, monke
 
 
 async def test_protocol_violation_closes_only_that_stream(endpoints, nursery):
-    await nursery.start(
-        lambda task_status: run_service(
-            endpoints,
-            keep_warm=True,
-            build=plan_only,
-            handle_signals=False,
-            task_status=task_status,
-        )
-    )
+    await start_service(nursery, endpoints)
     bad, _ = await open_bridge(endpoints)
     await bad.send_body(b"\xff\xff")
     fatal = await bad.receive()
@@ -180,11 +141,7 @@ async def test_slow_edge_does_not_stall_other_streams(endpoints, nursery, autoju
     def build(e):
         return assemble(e, WorkspaceRegistry(), {"update_plan": quick}, None)
 
-    await nursery.start(
-        lambda task_status: run_service(
-            endpoints, keep_warm=True, build=build, handle_signals=False, task_status=task_status
-        )
-    )
+    await start_service(nursery, endpoints, build=build)
     silent, _ = await open_bridge(endpoints)  # never reads its answers
     for n in range(200):
         await silent.send(Start(sequence=n, operation="update_plan", arguments=PLAN))
@@ -198,11 +155,7 @@ async def test_slow_edge_does_not_stall_other_streams(endpoints, nursery, autoju
 
 
 async def test_status_report(endpoints, nursery):
-    await nursery.start(
-        lambda task_status: run_service(
-            endpoints, keep_warm=True, handle_signals=False, task_status=task_status
-        )
-    )
+    await start_service(nursery, endpoints, build=build_service_parts)
     edge, _ = await open_bridge(endpoints)
     await edge.send(OpenWorkspace(sequence=1))
     await edge.receive()
@@ -221,11 +174,7 @@ async def test_arguments_of_any_cbor_type_get_a_corrective_error_and_the_stream_
     endpoints, nursery
 ):
     """Regression: byte strings where text is expected once crashed the stream's nursery."""
-    await nursery.start(
-        lambda task_status: run_service(
-            endpoints, keep_warm=True, handle_signals=False, build=plan_only, task_status=task_status
-        )
-    )
+    await start_service(nursery, endpoints)
     stream, _ = await open_bridge(endpoints)
     bad = {"domains": [b"x"], "approach": [b"y"]}
     await stream.send(Start(sequence=1, operation="update_plan", arguments=bad))

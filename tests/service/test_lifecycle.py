@@ -14,25 +14,13 @@ import trio
 from ghostlight_trio.engine.contracts import ToolCall, ToolResult
 from ghostlight_trio.service import ServiceAlreadyRunning, run_service
 from ghostlight_trio.service.app import assemble
-from ghostlight_trio.tools.plan import PlanBook
 from ghostlight_trio.transport.bridge import Start, Started
 from ghostlight_trio.transport.handshake import open_bridge
 from ghostlight_trio.workspace import WorkspaceRegistry
 
+from .serving import plan_only, start_service
+
 PLAN = {"domains": [], "approach": []}
-
-
-def plan_only(endpoints):
-    return assemble(endpoints, WorkspaceRegistry(), {"update_plan": PlanBook().update_plan}, None)
-
-
-async def start_service(nursery, endpoints, **options):
-    options.setdefault("keep_warm", True)
-    options.setdefault("build", plan_only)
-    options.setdefault("handle_signals", False)
-    return await nursery.start(
-        lambda task_status: run_service(endpoints, task_status=task_status, **options)
-    )
 
 
 async def test_second_service_for_the_instance_fails_fast(endpoints, nursery):
