@@ -1,26 +1,35 @@
 """The service-supplied tool projection, cached until the service says it changed.
 
-Requests that need the projection while it is being fetched wait here as opaque waiters.
+Requests that need the projection while it is being fetched wait here, keyed by their JSON-RPC
+id; one the client cancelled meanwhile is withdrawn, and stays unanswered.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 import attrs
 
 from ghostlight_trio.transport.bridge import CatalogChanged, CatalogProjection, CatalogRequest
 
 from .actions import Action
+from .jsonrpc import RequestId
 from .link import Link
 
-W = TypeVar("W")
+
+class _Waiter(Protocol):
+    @property
+    def request_id(self) -> RequestId: ...
+
+
+W = TypeVar("W", bound=_Waiter)
 
 
 @attrs.frozen
 class Accepted(Generic[W]):
     waiters: list[W]
+    """Those still owed an answer, in the order they arrived."""
     announce: bool
     """True when a refetch after reconnect found a different tool set than before."""
 
@@ -30,6 +39,7 @@ class CatalogStore(Generic[W]):
         self.projection: CatalogProjection | None = None
         self._fetching: int | None = None
         self._waiters: list[W] = []
+        self._owed: dict[RequestId, W] = {}
         self._previous: CatalogProjection | None = None
         self._announce_if_changed = False
 
@@ -46,6 +56,14 @@ class CatalogStore(Generic[W]):
 
     def park(self, waiter: W) -> None:
         self._waiters.append(waiter)
+        self._owed[waiter.request_id] = waiter
+
+    def is_waiting(self, request_id: RequestId) -> bool:
+        return request_id in self._owed
+
+    def withdraw(self, request_id: RequestId) -> None:
+        """The client cancelled: no answer is owed any more."""
+        self._owed.pop(request_id, None)
 
     def is_news(self, message: CatalogChanged) -> bool:
         return self.projection is None or message.generation != self.projection.generation
@@ -65,11 +83,14 @@ class CatalogStore(Generic[W]):
         changed = self._previous is not None and self._previous.tools != message.tools
         announce = self._announce_if_changed and changed
         self._announce_if_changed = False
-        waiters, self._waiters = self._waiters, []
-        return Accepted(waiters, announce)
+        return Accepted(self._take_waiters(), announce)
 
     def abandon(self) -> list[W]:
         """The fetch cannot complete (connection failed or lost): hand back the waiters."""
         self._fetching = None
+        return self._take_waiters()
+
+    def _take_waiters(self) -> list[W]:
+        """The parked waiters still owed an answer; each is handed back at most once."""
         waiters, self._waiters = self._waiters, []
-        return waiters
+        return [w for w in waiters if self._owed.pop(w.request_id, None) is not None]

@@ -15,34 +15,26 @@ import attrs
 from ghostlight_trio.transport.bridge import (
     CatalogChanged,
     CatalogProjection,
-    Fatal,
     Message,
     OpenWorkspace,
-    Outcome,
-    Progress,
     Rejected,
     ReleaseWorkspace,
     RequestContext,
     Start,
-    Started,
     WorkspaceOpened,
 )
 
 from . import failures, jsonrpc
 from .actions import Action, Reply, SendBridge, WriteMessage
+from .call_events import answer_call_event
+from .call_params import call_target
 from .catalog_store import CatalogStore
-from .correlation import CallBook, Completed, Lost, PendingCall, Refused
+from .correlation import CallBook, Completed, PendingCall
 from .jsonrpc import JsonObject, Notification, Request, RequestId
 from .link import Link
-from .pagination import DEFAULT_PAGE_SIZE, INVALID_CURSOR_MESSAGE, tools_page
-from .rendering import (
-    content_json,
-    corrective_result,
-    joined_text,
-    progress_notification,
-    progress_token,
-    tool_json,
-)
+from .pagination import DEFAULT_PAGE_SIZE, tools_page
+from .rendering import content_json, progress_token, tool_json
+from .replies import id_in_use, invalid_cursor, invalid_params, lost, unavailable
 from .restriction import restriction_from_meta
 
 REVISION: Final = "2025-11-25"
@@ -58,10 +50,6 @@ WorkspaceState = Literal["none", "opening", "open"]
 class _ListWaiter:
     request_id: RequestId
     cursor: str | None
-
-
-def _invalid_params(request_id: RequestId, message: str) -> Reply:
-    return Reply([WriteMessage(jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, message))])
 
 
 def _initialize_problem(params: JsonObject | None) -> str | None:
@@ -96,7 +84,6 @@ class Mcp20251125:
         self.book = CallBook()
         self.link = Link()
         self.catalog: CatalogStore[_ListWaiter] = CatalogStore()
-        self._list_waiters: dict[RequestId, _ListWaiter] = {}
         self.workspace_id: str | None = None
         self.workspace_state: WorkspaceState = "none"
         self._workspace_sequence: int | None = None
@@ -112,7 +99,7 @@ class Mcp20251125:
         if method == "ping":
             return Reply([WriteMessage(jsonrpc.result(request_id, {}))])
         if self.lifecycle == "new":
-            return _invalid_params(request_id, "Invalid params: send initialize first")
+            return invalid_params(request_id, "Invalid params: send initialize first")
         if method not in ("tools/list", "tools/call"):
             return Reply(
                 [
@@ -142,7 +129,7 @@ class Mcp20251125:
             )
         problem = _initialize_problem(request.params)
         if problem is not None:
-            return _invalid_params(request.id, f"Invalid params: {problem}")
+            return invalid_params(request.id, f"Invalid params: {problem}")
         assert request.params is not None
         self._client_label = str(request.params["clientInfo"]["name"])[:120]
         self._restriction = restriction_from_meta(request.params.get("_meta"))
@@ -161,33 +148,25 @@ class Mcp20251125:
         params = request.params or {}
         cursor = params.get("cursor")
         if cursor is not None and not isinstance(cursor, str):
-            return _invalid_params(request.id, "Invalid params: cursor must be a string")
+            return invalid_params(request.id, "Invalid params: cursor must be a string")
         waiter = _ListWaiter(request.id, cursor)
         projection = self.catalog.projection
         if projection is not None:
             return Reply([self._list_page(waiter, projection)], accepted=True)
-        self._list_waiters[request.id] = waiter
         self.catalog.park(waiter)
         return Reply(self._fetch_catalog(), accepted=True)
 
     def _tools_call(self, request: Request) -> Reply:
-        params = request.params or {}
-        name = params.get("name")
-        arguments = params.get("arguments", {})
-        if not isinstance(name, str):
-            return _invalid_params(request.id, "Invalid params: tools/call needs a string name")
-        if not isinstance(arguments, dict):
-            return _invalid_params(request.id, "Invalid params: arguments must be an object")
-        if self.book.is_active(request.id) or request.id in self._list_waiters:
-            message = "Invalid Request: this id is already in use by an active request"
-            return Reply(
-                [WriteMessage(jsonrpc.error(request.id, jsonrpc.INVALID_REQUEST, message))]
-            )
-        token = progress_token(params)
+        target = call_target(request)
+        if isinstance(target, Reply):
+            return target
+        if self.book.is_active(request.id) or self.catalog.is_waiting(request.id):
+            return id_in_use(request.id)
+        token = progress_token(request.params or {})
         start = Start(
             sequence=self.book.next_sequence(),
-            operation=name,
-            arguments=arguments,
+            operation=target.name,
+            arguments=target.arguments,
             workspace_id=self.workspace_id,
             context=RequestContext(
                 client_label=self._client_label,
@@ -209,7 +188,7 @@ class Mcp20251125:
             request_id = (note.params or {}).get("requestId")
             if not jsonrpc.is_request_id(request_id):
                 return []
-            self._list_waiters.pop(request_id, None)
+            self.catalog.withdraw(request_id)
             return [SendBridge(m) for m in self.book.cancel(request_id)]
         return []
 
@@ -218,26 +197,15 @@ class Mcp20251125:
     def receive_bridge(self, message: Message) -> list[Action]:
         if isinstance(message, WorkspaceOpened):
             return self._workspace_opened(message)
+        if isinstance(message, Rejected) and message.sequence == self._workspace_sequence:
+            return self._workspace_refused(message)
         if isinstance(message, CatalogProjection):
             return self._catalog_arrived(message)
         if isinstance(message, CatalogChanged):
             return self._catalog_changed(message)
-        if isinstance(message, Started):
-            return [SendBridge(m) for m in self.book.started(message)]
-        if isinstance(message, Outcome):
-            completed = self.book.outcome(message)
-            return [] if completed is None else [self._render_outcome(completed)]
-        if isinstance(message, Rejected):
-            if message.sequence == self._workspace_sequence:
-                return self._workspace_refused(message)
-            refused = self.book.rejected(message)
-            return [] if refused is None else [self._render_refusal(refused)]
-        if isinstance(message, Progress):
-            update = self.book.progress(message)
-            return [] if update is None else [WriteMessage(progress_notification(update))]
-        if isinstance(message, Fatal):
-            _log.error("service closed the bridge: %s", message.message)
-        return []
+        return answer_call_event(
+            self.book, message, render_result=_render_result, wrap_result=lambda body: body
+        )
 
     def bridge_connected(self) -> list[Action]:
         actions: list[Action] = [SendBridge(m) for m in self.link.connected()]
@@ -251,7 +219,7 @@ class Mcp20251125:
         self._workspace_sequence = None
         message = failures.unavailable_message(reason)
         actions: list[Action] = [
-            self._unavailable(call.request_id, message) for call in self.book.take_queued()
+            unavailable(call.request_id, message) for call in self.book.take_queued()
         ]
         actions += self._fail_list_waiters(message)
         return actions
@@ -260,7 +228,7 @@ class Mcp20251125:
         self.link.lost()
         self.workspace_state = "none"
         self._workspace_sequence = None
-        actions: list[Action] = [self._render_lost(lost) for lost in self.book.lose_bridge()]
+        actions: list[Action] = [lost(call) for call in self.book.lose_bridge()]
         actions += self._fail_list_waiters(failures.unavailable_message("connection lost"))
         self.catalog.invalidate(announce_if_changed=True)
         return actions
@@ -326,10 +294,7 @@ class Mcp20251125:
         accepted = self.catalog.accept(message)
         if accepted is None:
             return []
-        actions: list[Action] = []
-        for waiter in accepted.waiters:
-            if self._list_waiters.pop(waiter.request_id, None) is not None:
-                actions.append(self._list_page(waiter, message))
+        actions: list[Action] = [self._list_page(w, message) for w in accepted.waiters]
         if accepted.announce and self.lifecycle == "operational":
             actions.append(WriteMessage(jsonrpc.notification("notifications/tools/list_changed")))
         return actions
@@ -349,66 +314,19 @@ class Mcp20251125:
     def _list_page(self, waiter: _ListWaiter, projection: CatalogProjection) -> WriteMessage:
         body = tools_page(waiter.cursor, projection, self._page_size, tool_json)
         if body is None:
-            return WriteMessage(
-                jsonrpc.error(waiter.request_id, jsonrpc.INVALID_PARAMS, INVALID_CURSOR_MESSAGE)
-            )
+            return invalid_cursor(waiter.request_id)
         return WriteMessage(jsonrpc.result(waiter.request_id, body))
 
     def _fail_list_waiters(self, message: str) -> list[Action]:
-        actions: list[Action] = []
-        for waiter in self.catalog.abandon():
-            if self._list_waiters.pop(waiter.request_id, None) is not None:
-                actions.append(self._unavailable(waiter.request_id, message))
-        return actions
+        return [unavailable(waiter.request_id, message) for waiter in self.catalog.abandon()]
 
-    def _unavailable(self, request_id: RequestId, message: str) -> WriteMessage:
-        data = {"nextStep": failures.UNAVAILABLE_NEXT_STEP}
-        return WriteMessage(jsonrpc.error(request_id, failures.SERVICE_UNAVAILABLE, message, data))
 
-    def _render_outcome(self, completed: Completed) -> WriteMessage:
-        outcome, request_id = completed.outcome, completed.call.request_id
-        if outcome.kind in ("outcome_unknown", "cancelled"):
-            message = (
-                failures.UNKNOWN_MESSAGE
-                if outcome.kind == "outcome_unknown"
-                else failures.CANCELLED_MESSAGE
-            )
-            data: JsonObject = {"outcome": outcome.kind, "nextStep": failures.UNKNOWN_NEXT_STEP}
-            detail = joined_text(outcome.content)
-            if detail:
-                data["detail"] = detail
-            return WriteMessage(jsonrpc.error(request_id, failures.OUTCOME_UNKNOWN, message, data))
-        answer: JsonObject = {"content": content_json(outcome.content)}
-        if outcome.structured is not None:
-            answer["structuredContent"] = outcome.structured
-        if outcome.kind != "ok":
-            answer["isError"] = True
-        return WriteMessage(jsonrpc.result(request_id, answer))
-
-    def _render_refusal(self, refused: Refused) -> WriteMessage:
-        rejected, request_id = refused.rejected, refused.call.request_id
-        data: JsonObject = {"reason": rejected.code}
-        if rejected.next_step:
-            data["nextStep"] = rejected.next_step
-        if rejected.code in ("unknown_tool", "invalid_request"):
-            return WriteMessage(
-                jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, rejected.message, data)
-            )
-        if rejected.code in ("workspace_required", "unknown_workspace"):
-            return WriteMessage(jsonrpc.result(request_id, corrective_result(rejected)))
-        data.setdefault("nextStep", failures.UNAVAILABLE_NEXT_STEP)
-        return WriteMessage(
-            jsonrpc.error(request_id, failures.SERVICE_UNAVAILABLE, rejected.message, data)
-        )
-
-    def _render_lost(self, lost: Lost) -> WriteMessage:
-        request_id = lost.call.request_id
-        if lost.may_have_started:
-            data: JsonObject = {
-                "outcome": "outcome_unknown",
-                "nextStep": failures.UNKNOWN_NEXT_STEP,
-            }
-            return WriteMessage(
-                jsonrpc.error(request_id, failures.OUTCOME_UNKNOWN, failures.LOST_MESSAGE, data)
-            )
-        return self._unavailable(request_id, failures.unavailable_message("connection lost"))
+def _render_result(completed: Completed) -> WriteMessage:
+    """A call that ran to an outcome: its content, structured content and error flag."""
+    outcome = completed.outcome
+    answer: JsonObject = {"content": content_json(outcome.content)}
+    if outcome.structured is not None:
+        answer["structuredContent"] = outcome.structured
+    if outcome.kind != "ok":
+        answer["isError"] = True
+    return WriteMessage(jsonrpc.result(completed.call.request_id, answer))

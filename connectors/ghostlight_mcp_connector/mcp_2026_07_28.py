@@ -8,7 +8,6 @@ request. Workspace continuity is an ordinary ``workspaceId`` tool argument, neve
 from __future__ import annotations
 
 import copy
-import logging
 from typing import Any, Final
 
 import attrs
@@ -16,22 +15,19 @@ import attrs
 from ghostlight_trio.transport.bridge import (
     CatalogChanged,
     CatalogProjection,
-    Fatal,
     Message,
-    Outcome,
-    Progress,
-    Rejected,
     RequestContext,
     Start,
-    Started,
     TextBlock,
     ToolDescriptor,
 )
 
 from . import failures, jsonrpc
 from .actions import Action, Reply, SendBridge, WriteMessage
+from .call_events import answer_call_event
+from .call_params import call_target
 from .catalog_store import CatalogStore
-from .correlation import CallBook, Completed, Lost, PendingCall, Refused
+from .correlation import CallBook, Completed, PendingCall
 from .jsonrpc import JsonObject, Notification, Request, RequestId
 from .link import Link
 from .pagination import (
@@ -40,14 +36,8 @@ from .pagination import (
     cursor_is_well_formed,
     tools_page,
 )
-from .rendering import (
-    content_json,
-    corrective_result,
-    joined_text,
-    progress_notification,
-    progress_token,
-    tool_json,
-)
+from .rendering import content_json, progress_token, tool_json
+from .replies import id_in_use, invalid_cursor, invalid_params, lost, unavailable
 from .restriction import restriction_from_meta
 
 REVISION: Final = "2026-07-28"
@@ -85,8 +75,6 @@ WORKSPACE_PROPERTY: Final[JsonObject] = {
     ),
 }
 WORKSPACE_OUTPUT_PROPERTY: Final[JsonObject] = {"type": "string"}
-
-_log = logging.getLogger(__name__)
 
 
 @attrs.frozen
@@ -136,7 +124,6 @@ class Mcp20260728:
         self.book = CallBook()
         self.link = Link()
         self.catalog: CatalogStore[_ListWaiter] = CatalogStore()
-        self._list_waiters: dict[RequestId, _ListWaiter] = {}
         self.subscriptions: dict[RequestId, bool] = {}
         """Open subscriptions/listen streams: id -> whether tool-list changes were asked for."""
 
@@ -219,30 +206,25 @@ class Mcp20260728:
     def _tools_list(self, request: Request, meta: RequestMeta) -> Reply:
         cursor = (request.params or {}).get("cursor")
         if cursor is not None and not isinstance(cursor, str):
-            return _invalid_params(request.id, "Invalid params: cursor must be a string")
+            return invalid_params(request.id, "Invalid params: cursor must be a string")
         if cursor is not None and not cursor_is_well_formed(cursor):
-            return _invalid_params(request.id, INVALID_CURSOR_MESSAGE)
+            return invalid_params(request.id, INVALID_CURSOR_MESSAGE)
         if self._id_in_use(request.id):
-            return _id_in_use(request.id)
+            return id_in_use(request.id)
         waiter = _ListWaiter(request.id, cursor, private=meta.restriction is not None)
         projection = self.catalog.projection
         if projection is not None:
             return Reply([self._list_page(waiter, projection)], accepted=True)
-        self._list_waiters[request.id] = waiter
         self.catalog.park(waiter)
         return Reply(self._fetch_catalog(), accepted=True)
 
     def _tools_call(self, request: Request, meta: RequestMeta) -> Reply:
-        params = request.params or {}
-        name = params.get("name")
-        arguments = params.get("arguments", {})
-        if not isinstance(name, str):
-            return _invalid_params(request.id, "Invalid params: tools/call needs a string name")
-        if not isinstance(arguments, dict):
-            return _invalid_params(request.id, "Invalid params: arguments must be an object")
+        target = call_target(request)
+        if isinstance(target, Reply):
+            return target
         if self._id_in_use(request.id):
-            return _id_in_use(request.id)
-        arguments = dict(arguments)
+            return id_in_use(request.id)
+        arguments = dict(target.arguments)
         workspace_id = arguments.pop("workspaceId", None)
         if workspace_id is not None and not isinstance(workspace_id, str):
             text = "workspaceId must be the string returned by tabs_context_mcp or tabs_create_mcp."
@@ -250,7 +232,7 @@ class Mcp20260728:
             return Reply([WriteMessage(jsonrpc.result(request.id, answer))], accepted=True)
         start = Start(
             sequence=self.book.next_sequence(),
-            operation=name,
+            operation=target.name,
             arguments=arguments,
             workspace_id=workspace_id,
             context=RequestContext(
@@ -269,11 +251,11 @@ class Mcp20260728:
     def _listen(self, request: Request) -> Reply:
         wanted = (request.params or {}).get("notifications")
         if not isinstance(wanted, dict):
-            return _invalid_params(
+            return invalid_params(
                 request.id, "Invalid params: subscriptions/listen needs a notifications object"
             )
         if self._id_in_use(request.id):
-            return _id_in_use(request.id)
+            return id_in_use(request.id)
         tools = wanted.get("toolsListChanged") is True
         self.subscriptions[request.id] = tools
         honoured: JsonObject = {"toolsListChanged": True} if tools else {}
@@ -289,7 +271,7 @@ class Mcp20260728:
     def _id_in_use(self, request_id: RequestId) -> bool:
         return (
             self.book.is_active(request_id)
-            or request_id in self._list_waiters
+            or self.catalog.is_waiting(request_id)
             or request_id in self.subscriptions
         )
 
@@ -303,7 +285,7 @@ class Mcp20260728:
             return []
         if self.subscriptions.pop(request_id, None) is not None:
             return []
-        self._list_waiters.pop(request_id, None)
+        self.catalog.withdraw(request_id)
         return [SendBridge(m) for m in self.book.cancel(request_id)]
 
     # --- bridge --------------------------------------------------------------------------------
@@ -313,20 +295,9 @@ class Mcp20260728:
             return self._catalog_arrived(message)
         if isinstance(message, CatalogChanged):
             return self._catalog_changed(message)
-        if isinstance(message, Started):
-            return [SendBridge(m) for m in self.book.started(message)]
-        if isinstance(message, Outcome):
-            completed = self.book.outcome(message)
-            return [] if completed is None else [self._render_outcome(completed)]
-        if isinstance(message, Rejected):
-            refused = self.book.rejected(message)
-            return [] if refused is None else [self._render_refusal(refused)]
-        if isinstance(message, Progress):
-            update = self.book.progress(message)
-            return [] if update is None else [WriteMessage(progress_notification(update))]
-        if isinstance(message, Fatal):
-            _log.error("service closed the bridge: %s", message.message)
-        return []
+        return answer_call_event(
+            self.book, message, render_result=self._render_result, wrap_result=self._envelope
+        )
 
     def bridge_connected(self) -> list[Action]:
         held = self.link.connected()
@@ -341,14 +312,14 @@ class Mcp20260728:
         self.link.failed()
         message = failures.unavailable_message(reason)
         actions: list[Action] = [
-            _unavailable(call.request_id, message) for call in self.book.take_queued()
+            unavailable(call.request_id, message) for call in self.book.take_queued()
         ]
         actions += self._fail_list_waiters(message)
         return actions
 
     def bridge_lost(self) -> list[Action]:
         self.link.lost()
-        actions: list[Action] = [_render_lost(lost) for lost in self.book.lose_bridge()]
+        actions: list[Action] = [lost(call) for call in self.book.lose_bridge()]
         actions += self._fail_list_waiters(failures.unavailable_message("connection lost"))
         self.catalog.invalidate(announce_if_changed=True)
         if self._wants_changes():
@@ -376,10 +347,7 @@ class Mcp20260728:
         accepted = self.catalog.accept(message)
         if accepted is None:
             return []
-        actions: list[Action] = []
-        for waiter in accepted.waiters:
-            if self._list_waiters.pop(waiter.request_id, None) is not None:
-                actions.append(self._list_page(waiter, message))
+        actions: list[Action] = [self._list_page(w, message) for w in accepted.waiters]
         if accepted.announce:
             actions += self._announce_change()
         return actions
@@ -409,34 +377,18 @@ class Mcp20260728:
     def _list_page(self, waiter: _ListWaiter, projection: CatalogProjection) -> WriteMessage:
         body = tools_page(waiter.cursor, projection, self._page_size, _tool_json)
         if body is None:
-            return WriteMessage(
-                jsonrpc.error(waiter.request_id, jsonrpc.INVALID_PARAMS, INVALID_CURSOR_MESSAGE)
-            )
+            return invalid_cursor(waiter.request_id)
         private = projection.restricted or waiter.private
         body["ttlMs"] = 0 if private else LIST_TTL_MS
         body["cacheScope"] = "private" if private else "public"
         return WriteMessage(jsonrpc.result(waiter.request_id, self._envelope(body)))
 
     def _fail_list_waiters(self, message: str) -> list[Action]:
-        actions: list[Action] = []
-        for waiter in self.catalog.abandon():
-            if self._list_waiters.pop(waiter.request_id, None) is not None:
-                actions.append(_unavailable(waiter.request_id, message))
-        return actions
+        return [unavailable(waiter.request_id, message) for waiter in self.catalog.abandon()]
 
-    def _render_outcome(self, completed: Completed) -> WriteMessage:
+    def _render_result(self, completed: Completed) -> WriteMessage:
+        """A call that ran to an outcome; a new workspace's handle is both data and text."""
         outcome, request_id = completed.outcome, completed.call.request_id
-        if outcome.kind in ("outcome_unknown", "cancelled"):
-            message = (
-                failures.UNKNOWN_MESSAGE
-                if outcome.kind == "outcome_unknown"
-                else failures.CANCELLED_MESSAGE
-            )
-            data: JsonObject = {"outcome": outcome.kind, "nextStep": failures.UNKNOWN_NEXT_STEP}
-            detail = joined_text(outcome.content)
-            if detail:
-                data["detail"] = detail
-            return WriteMessage(jsonrpc.error(request_id, failures.OUTCOME_UNKNOWN, message, data))
         content = list(outcome.content)
         structured = outcome.structured
         if outcome.kind == "ok" and outcome.workspace_id is not None:
@@ -454,23 +406,6 @@ class Mcp20260728:
         if outcome.kind != "ok":
             body["isError"] = True
         return WriteMessage(jsonrpc.result(request_id, self._envelope(body)))
-
-    def _render_refusal(self, refused: Refused) -> WriteMessage:
-        rejected, request_id = refused.rejected, refused.call.request_id
-        data: JsonObject = {"reason": rejected.code}
-        if rejected.next_step:
-            data["nextStep"] = rejected.next_step
-        if rejected.code in ("unknown_tool", "invalid_request"):
-            return WriteMessage(
-                jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, rejected.message, data)
-            )
-        if rejected.code in ("workspace_required", "unknown_workspace"):
-            answer = self._envelope(corrective_result(rejected))
-            return WriteMessage(jsonrpc.result(request_id, answer))
-        data.setdefault("nextStep", failures.UNAVAILABLE_NEXT_STEP)
-        return WriteMessage(
-            jsonrpc.error(request_id, failures.SERVICE_UNAVAILABLE, rejected.message, data)
-        )
 
 
 def _tool_json(tool: ToolDescriptor) -> JsonObject:
@@ -498,27 +433,3 @@ def _tool_json(tool: ToolDescriptor) -> JsonObject:
             if annotations is not None:
                 rendered["annotations"] = annotations
     return rendered
-
-
-def _invalid_params(request_id: RequestId, message: str) -> Reply:
-    return Reply([WriteMessage(jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, message))])
-
-
-def _id_in_use(request_id: RequestId) -> Reply:
-    message = "Invalid Request: this id is already in use by an active request"
-    return Reply([WriteMessage(jsonrpc.error(request_id, jsonrpc.INVALID_REQUEST, message))])
-
-
-def _unavailable(request_id: RequestId, message: str) -> WriteMessage:
-    data = {"nextStep": failures.UNAVAILABLE_NEXT_STEP}
-    return WriteMessage(jsonrpc.error(request_id, failures.SERVICE_UNAVAILABLE, message, data))
-
-
-def _render_lost(lost: Lost) -> WriteMessage:
-    request_id = lost.call.request_id
-    if lost.may_have_started:
-        data: JsonObject = {"outcome": "outcome_unknown", "nextStep": failures.UNKNOWN_NEXT_STEP}
-        return WriteMessage(
-            jsonrpc.error(request_id, failures.OUTCOME_UNKNOWN, failures.LOST_MESSAGE, data)
-        )
-    return _unavailable(request_id, failures.unavailable_message("connection lost"))

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import math
-import signal
 
 import trio
 
@@ -26,7 +25,7 @@ from .actions import Action, ConnectBridge, SendBridge, WriteMessage
 from .bridge_client import BridgeConnector, ConnectFailed
 from .era import EraRouter
 from .parent_watch import wait_for_parent_exit
-from .prelude import Handover
+from .prelude import SHUTDOWN_SIGNALS, Handover
 from .stdio import read_lines, write_lines
 
 SHUTDOWN_BUDGET = 1.5
@@ -50,9 +49,9 @@ class Edge:
         self._nursery = nursery
         self._lines = lines
         self._bridge_out: trio.MemorySendChannel[Message] | None = None
-        self._connection_task_running = False
         self._closing = False
         self._connection_done = trio.Event()
+        """Unset exactly while the (single) connection task runs."""
         self._connection_done.set()
         self._connection_scope = trio.CancelScope()
 
@@ -78,9 +77,8 @@ class Edge:
             _log.debug("bridge connection closing; dropped %s", type(message).__name__)
 
     def _start_connection(self) -> None:
-        if self._closing or self._connection_task_running:
+        if self._closing or not self._connection_done.is_set():
             return
-        self._connection_task_running = True
         self._connection_done = trio.Event()
         self._connection_scope = trio.CancelScope()
         self._nursery.start_soon(self._connection)
@@ -90,7 +88,6 @@ class Edge:
             with self._connection_scope:
                 await self._connect_and_serve()
         finally:
-            self._connection_task_running = False
             self._connection_done.set()
 
     async def _connect_and_serve(self) -> None:
@@ -157,7 +154,7 @@ class Edge:
 
 
 async def _wait_for_signal(early: list[int]) -> None:
-    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
+    with trio.open_signal_receiver(*SHUTDOWN_SIGNALS) as signals:
         if early:
             _log.info("received signal %d before the runtime started; shutting down", early[0])
             return
@@ -166,7 +163,7 @@ async def _wait_for_signal(early: list[int]) -> None:
             return
 
 
-async def run(endpoints: Endpoints, router: EraRouter, handover: Handover | None = None) -> None:
+async def run(endpoints: Endpoints, router: EraRouter, handover: Handover) -> None:
     """Serve one MCP client on stdin/stdout until it goes away; ``handover`` is where the
     prelude left off (lines already answered, actions still to perform)."""
     lines_send, lines_receive = trio.open_memory_channel[bytes](math.inf)
@@ -181,8 +178,8 @@ async def run(endpoints: Endpoints, router: EraRouter, handover: Handover | None
             stop.set()
 
     async def stdin_reader(edge: Edge) -> None:
-        splitter = handover.splitter if handover is not None else None
-        await read_lines(lambda line: edge.apply(router.receive_line(line)), splitter)
+        if not handover.at_eof:  # a terminal's end of input is not sticky: never read past it
+            await read_lines(lambda line: edge.apply(router.receive_line(line)), handover.splitter)
         _log.info("stdin closed; shutting down")
         stop.set()
 
@@ -192,14 +189,13 @@ async def run(endpoints: Endpoints, router: EraRouter, handover: Handover | None
         stop.set()
 
     async def signal_watch() -> None:
-        await _wait_for_signal(handover.signals if handover is not None else [])
+        await _wait_for_signal(handover.signals)
         stop.set()
 
     async with trio.open_nursery() as nursery:
         edge = Edge(router, BridgeConnector(endpoints), nursery, lines_send)
         nursery.start_soon(stdout_writer)
-        if handover is not None:
-            edge.apply(handover.pending)
+        edge.apply(handover.pending)
         nursery.start_soon(stdin_reader, edge)
         nursery.start_soon(parent_watch)
         nursery.start_soon(signal_watch)

@@ -59,6 +59,10 @@ def feed(r: EraRouter, message: dict[str, Any]) -> list[Action]:
     return r.receive_line(json.dumps(message).encode())
 
 
+def tools_call(request_id: int | str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
 def written(actions: list[Action]) -> list[dict[str, Any]]:
     return [a.payload for a in actions if isinstance(a, WriteMessage)]
 
@@ -87,7 +91,7 @@ def legacy_ready() -> tuple[EraRouter, str]:
 def test_legacy_call_carries_the_workspace_and_progress_is_monotonic() -> None:
     r, ws = legacy_ready()
     call = {"name": "update_plan", "arguments": {}, "_meta": {"progressToken": "p"}}
-    start = sent(feed(r, {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": call}))[0]
+    start = sent(feed(r, tools_call(5, call)))[0]
     assert isinstance(start, Start) and start.workspace_id == ws and start.context.wants_progress
     assert "5" not in repr(start.arguments)
     r.receive_bridge(Started(start.sequence, "w1"))
@@ -113,13 +117,11 @@ def test_legacy_call_carries_the_workspace_and_progress_is_monotonic() -> None:
 
 def test_bridge_loss_reports_outcome_unknown_then_reattaches() -> None:
     r, ws = legacy_ready()
-    start = sent(
-        feed(r, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x"}})
-    )[0]
+    start = sent(feed(r, tools_call(1, {"name": "x"})))[0]
     r.receive_bridge(Started(start.sequence, "w1"))
     [lost] = written(r.bridge_lost())
     assert lost["error"]["code"] == -33003 and lost["error"]["data"]["outcome"] == "outcome_unknown"
-    actions = feed(r, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "x"}})
+    actions = feed(r, tools_call(2, {"name": "x"}))
     assert any(isinstance(a, ConnectBridge) for a in actions)
     [reopen] = sent(r.bridge_connected())
     assert isinstance(reopen, OpenWorkspace) and reopen.reattach == ws
@@ -129,9 +131,7 @@ def test_bridge_loss_reports_outcome_unknown_then_reattaches() -> None:
 
 def test_failed_connection_answers_not_sent() -> None:
     r = router()
-    feed(
-        r, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"_meta": M, "name": "x"}}
-    )
+    feed(r, tools_call(1, {"_meta": M, "name": "x"}))
     [answer] = written(r.bridge_failed("nothing listens"))
     assert answer["error"]["code"] == -33001 and "nothing listens" in answer["error"]["message"]
 
@@ -139,7 +139,7 @@ def test_failed_connection_answers_not_sent() -> None:
 def test_modern_workspace_argument_and_projection() -> None:
     r = router()
     params = {"_meta": M, "name": "navigate", "arguments": {"url": "u", "workspaceId": "ws-9"}}
-    actions = feed(r, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+    actions = feed(r, tools_call(1, params))
     assert r.era == "2026-07-28"
     [start] = sent(r.bridge_connected() + actions)
     assert start.workspace_id == "ws-9" and start.arguments == {"url": "u"}
@@ -194,28 +194,8 @@ def test_concurrent_requests_keep_their_own_metadata() -> None:
         },
     )
     b = dict(M, **{"io.modelcontextprotocol/clientInfo": {"name": "beta", "version": "1"}})
-    [sa] = sent(
-        feed(
-            r,
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "tools/call",
-                "params": {"_meta": a, "name": "x"},
-            },
-        )
-    )
-    [sb] = sent(
-        feed(
-            r,
-            {
-                "jsonrpc": "2.0",
-                "id": 2,
-                "method": "tools/call",
-                "params": {"_meta": b, "name": "x"},
-            },
-        )
-    )
+    [sa] = sent(feed(r, tools_call(1, {"_meta": a, "name": "x"})))
+    [sb] = sent(feed(r, tools_call(2, {"_meta": b, "name": "x"})))
     assert (sa.context.client_label, sa.context.wants_progress) == ("alpha", True)
     assert (sb.context.client_label, sb.context.wants_progress) == ("beta", False)
 
@@ -248,17 +228,7 @@ def test_listen_gets_only_its_own_changes_and_closes_gracefully() -> None:
 
 def test_cancel_before_started_cancels_on_the_service_and_suppresses_the_answer() -> None:
     r = modern_router()
-    [start] = sent(
-        feed(
-            r,
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "tools/call",
-                "params": {"_meta": M, "name": "x"},
-            },
-        )
-    )
+    [start] = sent(feed(r, tools_call(1, {"_meta": M, "name": "x"})))
     assert (
         feed(r, {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
         == []
