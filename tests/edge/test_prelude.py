@@ -105,6 +105,7 @@ def test_a_shutdown_signal_before_the_runtime_is_remembered_not_fatal() -> None:
         # A signal already taken: the prelude stops reading and hands everything over.
         answer_first_lines(router(), stdin=stdin_r, stdout=stdout_w, wait=5, handover=handover)
         assert list(handover.splitter.finish()) == []
+        assert os.read(stdin_r, 65536) == _line(INITIALIZE)  # left for the runtime, unread
     finally:
         for signum, handler in saved.items():
             signal.signal(signum, handler)
