@@ -45,6 +45,9 @@ class WorkSession:
         self._sink = sink
         self._active: dict[str, CallState] = {}
         self._numbers = itertools.count(1)
+        # Work ids need only be unique within the stream; the stream's own random tag keeps them
+        # apart from other streams' ids in the audit trail without asking the OS for each call.
+        self._work_tag = secrets.token_urlsafe(6)
         self._closed = False
         self._unstarted = 0
         # Reply deadlines of this stream's calls, earliest first, watched by one task (not one
@@ -108,7 +111,7 @@ class WorkSession:
         if len(self._active) >= limit:
             raise _Refusal("busy", texts.TOO_MUCH_ACTIVE_WORK.format(limit=limit))
         workspace, minted = self._resolve_workspace(spec, message)
-        work_id = f"{next(self._numbers):x}.{secrets.token_urlsafe(6)}"
+        work_id = f"{next(self._numbers):x}.{self._work_tag}"
         now = engine.clock()
         call = CallState(
             context=WorkContext(

@@ -37,8 +37,8 @@ class FrameDecoder:
         self._buffer = bytearray()
         self._pending_length: int | None = None
 
-    def feed(self, data: bytes) -> None:
-        """Append received bytes."""
+    def feed(self, data: bytes | memoryview) -> None:
+        """Append received bytes (copied: a view may be reused by the reader afterwards)."""
         self._buffer += data
 
     def next_frame(self) -> bytes | None:

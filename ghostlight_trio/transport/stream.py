@@ -33,6 +33,9 @@ class MessageStream:
         # ``send_now`` that the socket did not take yet wait here, ahead of every later send.
         self._socket = stream.socket if isinstance(stream, trio.SocketStream) else None
         self._backlog = b""
+        # Socket reads land in one reused buffer: a fresh 256 KiB ``bytes`` per read would be
+        # mapped, shrunk and unmapped by the allocator every time (three system calls a frame).
+        self._read_buffer: memoryview | None = None
 
     async def send(self, message: Message) -> None:
         await self.send_body(encode_message(message))
@@ -125,6 +128,7 @@ class MessageStream:
             body = self._decoder.next_frame()
             if body is not None:
                 return body
+            data: bytes | memoryview
             try:
                 if self._socket is not None:
                     data = await self._read_socket()
@@ -138,10 +142,11 @@ class MessageStream:
                 raise BridgeClosed("peer closed the stream")
             self._decoder.feed(data)
 
-    async def _read_socket(self) -> bytes:
+    async def _read_socket(self) -> memoryview:
         """Wait until the socket is readable, then read it. A frame is wanted only once the last
         one is used up, which is nearly always before the peer has answered: waiting first
-        spares the read that would fail and trio's try-first bookkeeping around it."""
+        spares the read that would fail and trio's try-first bookkeeping around it. The view
+        is valid until the next read; the decoder copies it at once."""
         sock = self._socket
         assert sock is not None
         while True:
@@ -151,8 +156,11 @@ class MessageStream:
             await trio.lowlevel.wait_readable(fd)
             if sock.fileno() != fd:
                 raise BridgeClosed("the stream is closed")
+            buffer = self._read_buffer
+            if buffer is None:
+                buffer = self._read_buffer = memoryview(bytearray(_RECEIVE_CHUNK))
             try:
-                return os.read(fd, _RECEIVE_CHUNK)
+                return buffer[: os.readv(fd, (buffer,))]
             except BlockingIOError:  # a spurious wake-up
                 continue
             except OSError as exc:

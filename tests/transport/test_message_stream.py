@@ -132,3 +132,19 @@ async def test_the_peer_going_away_ends_receive_with_bridge_closed() -> None:
     assert (await reader.receive()).work_id == "w1"  # type: ignore[attr-defined]
     with pytest.raises(BridgeClosed):
         await reader.receive()
+
+
+async def test_frames_larger_than_one_read_arrive_intact_through_the_reused_read_buffer() -> None:
+    """Reads reuse one buffer; every byte must be copied out before the next read lands."""
+    left, right = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    writer = MessageStream(trio.SocketStream(trio.socket.from_stdlib_socket(left)))
+    reader = MessageStream(trio.SocketStream(trio.socket.from_stdlib_socket(right)))
+    sizes = [700_000, 10, 300_000, 3, 262_144]  # several span more than one 256 KiB read
+    sent = [
+        Progress(work_id=f"w{i}", progress=float(i), total=None, message=chr(ord("a") + i) * size)
+        for i, size in enumerate(sizes)
+    ]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(writer.send_many, sent)
+        received = await _receive(reader, len(sent))
+    assert received == sent
