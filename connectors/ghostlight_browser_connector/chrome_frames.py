@@ -17,7 +17,9 @@ FROM_CHROME_CEILING = 64 * 1024 * 1024
 """Chrome never sends more than 64 MiB in one message to a native host."""
 TO_CHROME_CEILING = 1024 * 1024
 """Chrome drops the port on a host message over 1 MiB, so such frames are refused here."""
-_READ = 256 * 1024
+_READ = 64 * 1024
+"""Below the allocator's mapping threshold: a larger read buffer is mapped and unmapped again
+for every read, three system calls per message."""
 
 
 class ChromeClosed(Exception):
