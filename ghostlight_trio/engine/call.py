@@ -39,6 +39,9 @@ class CallState:
     wants_progress: bool = False
     minted_workspace: bool = False
     scope: trio.CancelScope = attrs.Factory(trio.CancelScope)
+    """The call's cancellation token. Its settlement bound (``settle_by``) is applied by the
+    session's deadline watcher rather than as a deadline here: one timer per stream, not one
+    per call."""
     cancel_reason: CancelReason | None = None
     lease_request: LeaseRequest | None = None
     handler_started: bool = False
@@ -49,9 +52,6 @@ class CallState:
     settled: bool = False
     gate_facts: Any = None
     """The governance gate's ``GateFacts`` for the audit record, once it has decided."""
-
-    def __attrs_post_init__(self) -> None:
-        self.scope.deadline = self.settle_by
 
     def cancel(self, reason: CancelReason) -> None:
         if self.cancel_reason is None:

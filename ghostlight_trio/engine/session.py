@@ -50,9 +50,10 @@ class WorkSession:
         self._work_tag = secrets.token_urlsafe(6)
         self._closed = False
         self._unstarted = 0
-        # Reply deadlines of this stream's calls, earliest first, watched by one task (not one
-        # task per call). Entries of settled calls are dropped lazily.
-        self._deadlines: list[tuple[float, int, CallState]] = []
+        # The reply deadline, then the settlement bound, of each of this stream's calls, earliest
+        # first, watched by one task (not one task or timer per call). Entries of settled calls
+        # are dropped lazily.
+        self._deadlines: list[tuple[float, int, CallState, bool]] = []
         self._deadline_order = itertools.count()
         self._watcher_running = False
         self._watcher_wakes_at = -math.inf
@@ -181,15 +182,15 @@ class WorkSession:
 
     def _watch_reply_deadline(self, call: CallState) -> None:
         deadlines = self._deadlines
-        # Drop answered calls from the front, and compact when answered ones pile up behind a
+        # Drop settled calls from the front, and compact when settled ones pile up behind a
         # long call, so the heap stays proportional to the active work.
-        while deadlines and deadlines[0][2].reported is not None:
+        while deadlines and deadlines[0][2].settled:
             heapq.heappop(deadlines)
         if len(deadlines) > 2 * len(self._active) + 16:
-            deadlines[:] = [entry for entry in deadlines if entry[2].reported is None]
+            deadlines[:] = [entry for entry in deadlines if not entry[2].settled]
             heapq.heapify(deadlines)
         deadline = self._engine.runner.reply_deadline(call)
-        heapq.heappush(deadlines, (deadline, next(self._deadline_order), call))
+        heapq.heappush(deadlines, (deadline, next(self._deadline_order), call, False))
         if not self._watcher_running:
             self._watcher_running = True
             self._nursery.start_soon(self._watch_deadlines, name="reply deadlines")
@@ -199,18 +200,28 @@ class WorkSession:
             self._watcher_wake.unpark_all()
 
     async def _watch_deadlines(self) -> None:
-        """Apply each call's reply deadline when it comes. Runs while the stream is open or any
-        of its calls is active."""
+        """Apply each call's reply deadline, then its settlement bound, when they come. Runs
+        while the stream is open or any of its calls is active.
+
+        At the settlement bound the call's scope is cancelled: whatever still runs stops there
+        and the call settles as "outcome unknown" (a dispatched atomic effect carries the same
+        bound on its own shielded scope)."""
         runner = self._engine.runner
         deadlines = self._deadlines
         try:
             while True:
                 now = trio.current_time()
-                while deadlines and (
-                    deadlines[0][2].reported is not None or deadlines[0][0] <= now
-                ):
-                    _, _, call = heapq.heappop(deadlines)
+                while deadlines and (deadlines[0][2].settled or deadlines[0][0] <= now):
+                    _, _, call, settling = heapq.heappop(deadlines)
+                    if call.settled:
+                        continue
+                    if settling:
+                        call.scope.cancel()
+                        continue
                     runner.reply_deadline_passed(call)
+                    if not call.settled:
+                        entry = (call.settle_by, next(self._deadline_order), call, True)
+                        heapq.heappush(deadlines, entry)
                 if self._closed and not self._active:
                     return
                 self._watcher_wakes_at = deadlines[0][0] if deadlines else math.inf

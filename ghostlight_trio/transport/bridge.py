@@ -406,17 +406,20 @@ def decode_message(body: bytes) -> Message:
         raw = cbor2.loads(body)
     except Exception as exc:  # cbor2 raises several types on corrupt input
         raise BridgeProtocolError(f"frame is not valid CBOR: {exc}") from None
-    if not isinstance(raw, dict) or not all(isinstance(key, str) for key in raw):
+    if not isinstance(raw, dict):
         raise BridgeProtocolError("frame is not a CBOR map with text keys")
     tag = raw.pop("t", None)
     cls = MESSAGE_TYPES.get(tag) if isinstance(tag, str) else None
-    if cls is None:
-        raise BridgeProtocolError(f"unknown bridge message {tag!r}")
-    fast = _FAST_STRUCTURE.get(cls)
+    fast = _FAST_STRUCTURE.get(cls) if cls is not None else None
     if fast is not None:
+        # A fast path accepts only its own known text keys, so it needs no key scan first.
         quick: Message | None = fast(raw)
         if quick is not None:
             return quick
+    if not all(isinstance(key, str) for key in raw):
+        raise BridgeProtocolError("frame is not a CBOR map with text keys")
+    if cls is None:
+        raise BridgeProtocolError(f"unknown bridge message {tag!r}")
     try:
         message: Message = _converter().structure(raw, cls)
     except Exception as exc:

@@ -82,6 +82,34 @@ async def test_effect_past_180s_is_cut_and_quarantines_the_surface(autojump_cloc
     assert called == []
 
 
+async def test_a_handler_still_waiting_outside_an_effect_is_stopped_at_180s(autojump_clock, nursery):
+    """The settlement bound holds for work between effects too, and for every call of a stream."""
+    stopped: list[float] = []
+
+    async def dawdle(call: ToolCall) -> ToolResult:
+        try:
+            await trio.sleep(1000)  # cancellable: no effect is in flight
+        except trio.Cancelled:
+            stopped.append(trio.current_time())
+            raise
+        return ToolResult.text("never")
+
+    h = Harness(nursery, {"navigate": dawdle})
+    ws = h.workspace(TAB)
+    first = h.work_id(h.start("navigate", NAVIGATE, ws))
+    await trio.sleep(10)
+    second = h.work_id(h.start("navigate", NAVIGATE, ws))  # queued behind the first
+    await trio.sleep(300)
+    assert stopped == [180]  # only the first ever ran
+    assert [(t, o.kind) for t, o in h.outcomes(first)] == [(60, "outcome_unknown")]
+    assert h.engine.active_work == 0 and h.session.active == 0
+    records = {record.work_id: record for record in h.audit}
+    assert (records[first].outcome, records[first].duration) == ("outcome_unknown", 180)
+    [(retired_at, retired)] = h.outcomes(second)
+    assert (retired_at, retired.kind) == (40, "tool_error")  # retired undispatched (queue bound)
+    assert records[second].effects_dispatched == 0
+
+
 async def test_work_still_queued_at_60s_is_retired_as_not_started(autojump_clock, nursery):
     finished: list[float] = []
     h = Harness(
