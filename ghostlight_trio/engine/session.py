@@ -11,6 +11,7 @@ import itertools
 import logging
 import math
 import secrets
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import trio
@@ -21,6 +22,7 @@ from ..workspace import WorkspaceLimitReached
 from . import texts
 from .call import CallState, ResponseSink
 from .contracts import WorkContext, WorkspaceId
+from .first_step import after_first_step
 
 if TYPE_CHECKING:
     from .engine import WorkEngine
@@ -50,6 +52,9 @@ class WorkSession:
         self._work_tag = secrets.token_urlsafe(6)
         self._closed = False
         self._unstarted = 0
+        self.answers_due: Callable[[], None] | None = None
+        """Set by the stream's owner: called when a call's first step is over, so answers held
+        back while calls were still to take theirs can leave (see ``answers_imminent``)."""
         # The reply deadline, then the settlement bound, of each of this stream's calls, earliest
         # first, watched by one task (not one task or timer per call). Entries of settled calls
         # are dropped lazily.
@@ -165,7 +170,11 @@ class WorkSession:
         self._unstarted -= 1
         engine = self._engine
         try:
-            await engine.runner.run(call)
+            due = self.answers_due
+            if due is None:
+                await engine.runner.run(call)
+            else:
+                await after_first_step(engine.runner.run(call), due)
         finally:
             self._active.pop(call.context.work_id, None)
             workspace = call.context.workspace_id

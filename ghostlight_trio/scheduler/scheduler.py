@@ -68,7 +68,9 @@ class LeaseRequest:
         self.granted = False
         self.seq = 0
         self.error: SchedulerRefusal | None = None
-        self.event = trio.Event()
+        self.event: trio.Event | None = None
+        """Set when a queued request is granted or retired; made only once it is queued (a
+        service-local lease, never queued, costs no event)."""
         self._held = False
 
     async def __aenter__(self) -> Lease:
@@ -177,6 +179,7 @@ class Scheduler:
         self._check_bounds(request)
         try:
             with trio.move_on_at(self._clock() + self._limits.queue_deadline):
+                assert request.event is not None  # made when it was queued
                 await request.event.wait()
         except BaseException:
             if request.granted:
@@ -246,6 +249,7 @@ class Scheduler:
 
     def _enqueue(self, request: LeaseRequest) -> None:
         request.seq = next(self._sequence)
+        request.event = trio.Event()
         producers = self._queues.setdefault(request.key, OrderedDict())
         producers.setdefault(request.producer, deque()).append(request)
         self._per_producer[request.producer] = self._per_producer.get(request.producer, 0) + 1
@@ -280,7 +284,8 @@ class Scheduler:
     def _retire(self, request: LeaseRequest, error: SchedulerRefusal) -> None:
         request.error = error
         self._withdraw(request)
-        request.event.set()
+        if request.event is not None:
+            request.event.set()
 
     def _all_queued(self) -> list[LeaseRequest]:
         return [
@@ -310,7 +315,8 @@ class Scheduler:
                 self._forget_queued(request, producers, line)
                 self._grants[key] = _Grant(holder=request.holder)
                 request.granted = True
-                request.event.set()
+                if request.event is not None:
+                    request.event.set()
                 progress = True
 
     def _blocked(self, request: LeaseRequest) -> bool:

@@ -1,8 +1,9 @@
 """Ordered answers for one stream. Posting never blocks, so a stalled edge cannot stall a call.
 
-A post that completes what is ready to go is written at once, straight from the posting task,
-when the socket is free (one non-blocking write, no scheduler trip); everything else is drained
-in order by one writer task."""
+A post is written at once, straight from the posting task, when the socket is free (one
+non-blocking write, no scheduler trip). While a just-admitted call has yet to take its first
+step, posts are held so that its answers share the write; the end of that step releases them.
+Only what the socket cannot take at once is drained, in order, by one writer task."""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ class Outbox:
         self._closed = False
         self.answers_imminent: Callable[[], bool] | None = None
         """Set by the stream's owner: True while more answers are about to be posted (a call
-        was admitted but has not run yet), so the writer waits for them to share its write."""
+        was admitted but has not run yet), so they wait to share one write. Whoever sets it
+        must call ``release`` when it turns False."""
 
     @property
     def _pending(self) -> int:
@@ -43,12 +45,22 @@ class Outbox:
     def post(self, message: Message) -> None:
         if self._closed:
             return
+        self._items.append(message)
+        self.release()
+
+    def release(self) -> None:
+        """Send what is queued, unless more answers are imminent: then the first step that ends
+        the imminence calls this again (``WorkSession.answers_due``), so answers ready together
+        share one write without waking the writer task."""
         items = self._items
-        items.append(message)
+        if not items:
+            return
         if not self._in_flight:
             imminent = self.answers_imminent
+            if imminent is not None and imminent():
+                return
             stream = self._stream
-            if (imminent is None or not imminent()) and stream.send_now(list(items)):
+            if stream.send_now(list(items)):
                 items.clear()
                 if not stream.has_backlog:
                     return
@@ -76,10 +88,11 @@ class Outbox:
     async def drain(self) -> None:
         """Write queued messages in order until closed. Raises BridgeClosed if the peer left.
 
-        Answers that become ready together (a call's Started and, for work that settles at
-        once, its Outcome) leave in one write instead of one each: before writing, the writer
-        yields while ``answers_imminent`` says a just-admitted call has not run yet (at most a
-        few scheduling passes). Without that probe it yields a fixed number of passes instead:
+        The writer runs only when a direct write was not possible (a write in progress, or a
+        socket that did not take everything). Answers that become ready together still leave
+        in one write: before writing, it yields while ``answers_imminent`` says a just-admitted
+        call has not run yet (at most a few scheduling passes). Without that probe it yields a
+        fixed number of passes instead:
         a call's task is spawned in the step that posts its Started, so it has run once the
         writer yielded past that pass (once when the post woke the writer, twice when the post
         came while the writer was busy, because it may have been in the current pass).

@@ -1,0 +1,131 @@
+"""Answers held while admitted calls have yet to run leave when the last of them took its first
+step: together in one write when the calls settled at once, at the first wait otherwise. No
+writer task runs here, so anything left unsent would show."""
+
+from __future__ import annotations
+
+import socket
+import struct
+
+import trio
+import trio.testing
+
+from ghostlight_trio.catalog.registry import Catalog, load_specs
+from ghostlight_trio.engine.contracts import ToolCall, ToolResult
+from ghostlight_trio.engine.engine import WorkEngine
+from ghostlight_trio.engine.session import WorkSession
+from ghostlight_trio.scheduler import Scheduler
+from ghostlight_trio.service.outbox import Outbox
+from ghostlight_trio.transport.bridge import (
+    Message,
+    Outcome,
+    RequestContext,
+    Start,
+    Started,
+    decode_message,
+)
+from ghostlight_trio.transport.stream import MessageStream
+from ghostlight_trio.workspace import WorkspaceRegistry
+
+QUICK = {"domains": ["quick.example"], "approach": ["read"]}
+SLOW = {"domains": ["slow.example"], "approach": ["read"]}
+
+
+class _CountingStream(MessageStream):
+    writes = 0
+
+    def _write_now(self, data: bytes) -> int:
+        self.writes += 1
+        return super()._write_now(data)
+
+
+class _Rig:
+    def __init__(self, nursery: trio.Nursery) -> None:
+        self.gate = trio.Event()
+
+        async def plan(call: ToolCall) -> ToolResult:
+            if "slow.example" in call.arguments["domains"]:
+                await self.gate.wait()
+            return ToolResult.text("noted")
+
+        engine = WorkEngine(
+            catalog=Catalog(load_specs(), available={"update_plan"}),
+            handlers={"update_plan": plan},
+            workspaces=WorkspaceRegistry(),
+            scheduler=Scheduler(),
+        )
+        ours, self.peer = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.stream = _CountingStream(trio.SocketStream(trio.socket.from_stdlib_socket(ours)))
+        outbox = Outbox(self.stream)
+        self.session: WorkSession = engine.open_session(nursery, outbox)
+        outbox.answers_imminent = self.session.answers_imminent  # wired as the bridge server does
+        self.session.answers_due = outbox.release
+        self._sequence = 0
+
+    def start(self, arguments: dict[str, list[str]]) -> None:
+        self._sequence += 1
+        self.session.start(Start(self._sequence, "update_plan", arguments, None, RequestContext()))
+
+    def sent(self) -> list[Message]:
+        """Every whole frame written so far, without waiting."""
+        data = b""
+        while True:
+            try:
+                data += self.peer.recv(65536, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                break
+        messages = []
+        while data:
+            (length,) = struct.unpack(">I", data[:4])
+            messages.append(decode_message(data[4 : 4 + length]))
+            data = data[4 + length :]
+        return messages
+
+
+def _kinds(messages: list[Message]) -> list[str]:
+    return [type(m).__name__ for m in messages]
+
+
+async def test_a_call_that_settles_at_once_sends_started_and_outcome_in_one_write() -> None:
+    async with trio.open_nursery() as nursery:
+        rig = _Rig(nursery)
+        rig.start(QUICK)
+        assert rig.sent() == []  # held: the call has not run yet
+        await trio.testing.wait_all_tasks_blocked()
+        assert _kinds(rig.sent()) == ["Started", "Outcome"]
+        assert rig.stream.writes == 1
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_call_that_waits_has_its_started_sent_at_its_first_wait() -> None:
+    async with trio.open_nursery() as nursery:
+        rig = _Rig(nursery)
+        rig.start(SLOW)
+        await trio.testing.wait_all_tasks_blocked()
+        [started] = rig.sent()
+        assert isinstance(started, Started)
+        rig.gate.set()
+        await trio.testing.wait_all_tasks_blocked()
+        [outcome] = rig.sent()
+        assert isinstance(outcome, Outcome) and outcome.work_id == started.work_id
+        assert outcome.kind == "ok"
+        nursery.cancel_scope.cancel()
+
+
+async def test_calls_admitted_together_share_one_write_whichever_of_them_waits() -> None:
+    async with trio.open_nursery() as nursery:
+        rig = _Rig(nursery)
+        for arguments in (QUICK, SLOW, QUICK):
+            rig.start(arguments)
+        await trio.testing.wait_all_tasks_blocked()
+        sent = rig.sent()
+        assert sorted(_kinds(sent)) == ["Outcome", "Outcome", "Started", "Started", "Started"]
+        assert rig.stream.writes == 1
+        started = [m.work_id for m in sent if isinstance(m, Started)]
+        for outcome in (m for m in sent if isinstance(m, Outcome)):  # each after its Started
+            assert started.index(outcome.work_id) < sent.index(outcome)
+        rig.gate.set()
+        await trio.testing.wait_all_tasks_blocked()
+        [last] = rig.sent()
+        assert isinstance(last, Outcome) and last.work_id == started[1]
+        nursery.cancel_scope.cancel()
