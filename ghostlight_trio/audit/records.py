@@ -56,16 +56,8 @@ def rfc3339(epoch: float) -> str:
 
 
 _string = json.encoder.encode_basestring  # type: ignore[attr-defined]
-"""The encoder's own string quoting (C), as used with ``ensure_ascii=False``."""
-
-
-def _text(value: Any) -> str:
-    """A JSON string or null; anything else raises so the general encoder takes over."""
-    if value is None:
-        return "null"
-    if type(value) is not str:
-        raise TypeError
-    return _string(value)  # type: ignore[no-any-return]
+"""The encoder's own string quoting (C), as used with ``ensure_ascii=False``. It raises
+TypeError for anything but a string, which sends the record down the general path."""
 
 
 def call_line(record: AuditRecord) -> bytes:
@@ -80,14 +72,18 @@ def call_line(record: AuditRecord) -> bytes:
         effects = record.effects_dispatched
         if type(effects) is not int or not math.isfinite(duration):
             raise TypeError
+        quote = _string
+        (call, workspace, client, tool, action, host, decision, rule, grant, denial_id, manifest,
+         outcome, reported) = ["null" if value is None else quote(value) for value in (
+            record.work_id, record.workspace, record.client, record.operation, record.action,
+            record.host, record.decision, record.rule, record.grant, record.denial_id,
+            record.manifest, record.outcome, record.reported,
+        )]  # fmt: skip
         return (
-            f'{{"time":"{rfc3339(record.time)}","call":{_text(record.work_id)}'
-            f',"workspace":{_text(record.workspace)},"client":{_text(record.client)}'
-            f',"tool":{_text(record.operation)},"action":{_text(record.action)}'
-            f',"host":{_text(record.host)},"decision":{_text(record.decision)}'
-            f',"rule":{_text(record.rule)},"grant":{_text(record.grant)}'
-            f',"denial_id":{_text(record.denial_id)},"manifest":{_text(record.manifest)}'
-            f',"outcome":{_text(record.outcome)},"reported":{_text(record.reported)}'
+            f'{{"time":"{rfc3339(record.time)}","call":{call},"workspace":{workspace}'
+            f',"client":{client},"tool":{tool},"action":{action},"host":{host}'
+            f',"decision":{decision},"rule":{rule},"grant":{grant},"denial_id":{denial_id}'
+            f',"manifest":{manifest},"outcome":{outcome},"reported":{reported}'
             f',"duration_ms":{float.__repr__(duration)},"effects":{int.__repr__(effects)}}}\n'
         ).encode()
     except TypeError:  # a field of an unexpected type: the general path

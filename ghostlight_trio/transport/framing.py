@@ -32,7 +32,7 @@ class FrameDecoder:
     """Feed bytes in, take whole frame bodies out. Never allocates past the ceiling."""
 
     def __init__(self, *, endian: Endian = "big", ceiling: int = BRIDGE_FRAME_CEILING) -> None:
-        self._fmt = ">I" if endian == "big" else "<I"
+        self._header = struct.Struct(">I" if endian == "big" else "<I")
         self._ceiling = ceiling
         self._buffer = bytearray()
         self._pending_length: int | None = None
@@ -46,20 +46,28 @@ class FrameDecoder:
 
         Raises FrameError as soon as a declared length exceeds the ceiling.
         """
-        if self._pending_length is None:
-            if len(self._buffer) < 4:
+        buffer = self._buffer
+        length = self._pending_length
+        if length is None:
+            if len(buffer) < 4:
                 return None
-            (length,) = struct.unpack(self._fmt, self._buffer[:4])
+            (length,) = self._header.unpack_from(buffer)
             if length > self._ceiling:
                 raise FrameError(
                     f"declared frame length {length} exceeds the {self._ceiling}-byte ceiling"
                 )
-            del self._buffer[:4]
+            end = 4 + length
+            if len(buffer) >= end:  # the usual case: the whole frame is here
+                body = bytes(buffer[4:end])
+                del buffer[:end]
+                return body
+            del buffer[:4]
             self._pending_length = length
-        if len(self._buffer) < self._pending_length:
             return None
-        body = bytes(self._buffer[: self._pending_length])
-        del self._buffer[: self._pending_length]
+        if len(buffer) < length:
+            return None
+        body = bytes(buffer[:length])
+        del buffer[:length]
         self._pending_length = None
         return body
 
@@ -71,7 +79,7 @@ class FrameDecoder:
             return buffered >= self._pending_length
         if buffered < 4:
             return False
-        length: int = struct.unpack(self._fmt, self._buffer[:4])[0]
+        length: int = self._header.unpack_from(self._buffer)[0]
         return length > self._ceiling or buffered >= 4 + length
 
     @property
