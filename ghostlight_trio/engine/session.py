@@ -215,22 +215,10 @@ class WorkSession:
         At the settlement bound the call's scope is cancelled: whatever still runs stops there
         and the call settles as "outcome unknown" (a dispatched atomic effect carries the same
         bound on its own shielded scope)."""
-        runner = self._engine.runner
         deadlines = self._deadlines
         try:
             while True:
-                now = trio.current_time()
-                while deadlines and (deadlines[0][2].settled or deadlines[0][0] <= now):
-                    _, _, call, settling = heapq.heappop(deadlines)
-                    if call.settled:
-                        continue
-                    if settling:
-                        call.scope.cancel()
-                        continue
-                    runner.reply_deadline_passed(call)
-                    if not call.settled:
-                        entry = (call.settle_by, next(self._deadline_order), call, True)
-                        heapq.heappush(deadlines, entry)
+                self._apply_due_deadlines(trio.current_time())
                 if self._closed and not self._active:
                     return
                 self._watcher_wakes_at = deadlines[0][0] if deadlines else math.inf
@@ -239,3 +227,19 @@ class WorkSession:
                 self._watcher_wakes_at = -math.inf
         finally:
             self._watcher_running = False
+
+    def _apply_due_deadlines(self, now: float) -> None:
+        """A function of its own, so the watcher holds no call while it sleeps."""
+        runner = self._engine.runner
+        deadlines = self._deadlines
+        while deadlines and (deadlines[0][2].settled or deadlines[0][0] <= now):
+            _, _, call, settling = heapq.heappop(deadlines)
+            if call.settled:
+                continue
+            if settling:
+                call.scope.cancel()
+                continue
+            runner.reply_deadline_passed(call)
+            if not call.settled:
+                entry = (call.settle_by, next(self._deadline_order), call, True)
+                heapq.heappush(deadlines, entry)

@@ -212,3 +212,36 @@ async def test_the_audit_record_exists_before_the_caller_has_its_answer(nursery)
     ]
     await trio.sleep(0.1)
     assert seen_when_answered == {work: True for work in works}
+
+
+async def test_a_finished_call_is_freed_without_the_cycle_collector(nursery):
+    """Nothing a call leaves behind may form a reference cycle: with the collector off, its
+    state must go as soon as the engine lets go of it."""
+    import gc
+    import weakref
+
+    async def navigate(call: ToolCall) -> ToolResult:
+        return await call.effects.atomic(lambda: _landed())
+
+    async def _landed() -> ToolResult:
+        return ToolResult.text("landed")
+
+    h = Harness(nursery, {"update_plan": PlanBook().update_plan, "navigate": navigate})
+    ws = h.workspace(TAB)
+    gc.collect()
+    gc.disable()
+    try:
+        gone = []
+        for operation, arguments in (
+            ("update_plan", {"domains": ["a.example"], "approach": ["read"]}),
+            ("navigate", {"url": "https://a.example", "tabId": TAB}),
+        ):
+            work = h.work_id(h.start(operation, arguments, ws))
+            gone.append(weakref.ref(h.session._active[work]))
+            await trio.testing.wait_all_tasks_blocked()
+            h.only_outcome(work)
+        h.start("update_plan", {"domains": ["b.example"], "approach": ["read"]})  # drops settled deadlines
+        await trio.testing.wait_all_tasks_blocked()
+        assert [ref() for ref in gone] == [None, None]
+    finally:
+        gc.enable()
