@@ -63,8 +63,9 @@ async def test_healthy_setup_has_no_broken_link(
 ) -> None:
     await start_service(nursery, endpoints)
     peer, _ = await FakeExtension.attach(endpoints.browser_socket, browser_id="b-healthy")
-    rows = await collect(endpoints, installed)
-    assert failures(rows) == [] and peer is not None
+    rows = await collect(endpoints, installed)  # the extension stays connected while doctor looks
+    await peer.messages.aclose()
+    assert failures(rows) == []
     assert row(rows, "service").verdict == "ok"
     assert row(rows, "Cursor").verdict == "ok"
     assert row(rows, "Chromium").verdict == "ok"
@@ -93,6 +94,7 @@ async def test_wrong_socket_and_secret_modes(
     os.chmod(endpoints.edge_socket, 0o666)
     os.chmod(endpoints.secret_file, 0o644)
     rows = await collect(endpoints, installed)
+    await peer.messages.aclose()
     socket = row(rows, "MCP socket")
     assert socket.verdict == "fail" and "mode 0666" in socket.detail
     assert socket.fix.startswith(f"chmod 600 {endpoints.edge_socket}")
@@ -101,7 +103,7 @@ async def test_wrong_socket_and_secret_modes(
     # the client side refuses a loose secret, so the service itself is unreachable too
     service = row(rows, "service")
     assert service.verdict == "fail" and "bridge.secret must be owned by you and mode 0600" in service.detail
-    assert len(failures(rows)) == 3 and peer is not None, failures(rows)
+    assert len(failures(rows)) == 3, failures(rows)
 
 
 async def test_missing_manifest(installed: Place, endpoints: Endpoints) -> None:
@@ -148,8 +150,8 @@ async def test_extension_version_skew(
 ) -> None:
     await start_service(nursery, endpoints)
     peer, _ = await FakeExtension.attach(endpoints.browser_socket, extension_version="0.0.1")
-    rows = await collect(endpoints, installed)
-    assert peer is not None  # kept open while doctor looks
+    rows = await collect(endpoints, installed)  # the extension stays connected while doctor looks
+    await peer.messages.aclose()
     browser = row(rows, "browser 1")
     assert browser.verdict == "fail" and "SKEW" in browser.detail
     assert "extension 0.0.1 is not supported" in browser.fix
