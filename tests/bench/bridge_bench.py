@@ -1,10 +1,13 @@
 """One update_plan round trip through the real service socket vs raw length-prefixed echoes.
 
-Two echo peers on the same kind of socket (a Unix stream socket), timed in the same run and
+Three echo peers on the same kind of socket (a Unix stream socket), timed in the same run and
 interleaved with the update_plan rounds block by block:
 
-* a blocking echo thread inside the benchmark process (the kernel floor: no process boundary,
-  no event loop on the far side);
+* a blocking echo thread inside the benchmark process (the kernel floor without a process
+  boundary: it shares the caller's process and caches, no event loop on the far side);
+* the same blocking echo as a process of its own (the kernel floor across processes, as
+  between an edge and the service). Run as ``python -m tests.bench.bridge_bench
+  blocking-echo PATH``;
 * a Trio echo process (the floor for any Trio service: a process woken by the kernel, one
   scheduler pass, ``receive_some`` / ``send_all``, no protocol work). Run as
   ``python -m tests.bench.bridge_bench echo PATH``.
@@ -41,11 +44,12 @@ drift hits every figure alike."""
 PLAN = {"domains": ["example.com"], "approach": ["read the page"]}
 ECHO_BODY = 200
 THREAD_ECHO = f"raw echo, blocking thread ({ECHO_BODY} B)"
+PROCESS_ECHO = f"raw echo, blocking process ({ECHO_BODY} B)"
 TRIO_ECHO = f"raw echo, Trio process ({ECHO_BODY} B)"
 SERVICE = "update_plan via service"
 
 
-def _thread_echo(path: str, ready: threading.Event) -> None:
+def _blocking_echo(path: str, ready: threading.Event) -> None:
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(path)
     server.listen(1)
@@ -116,50 +120,57 @@ async def _connect(path: str) -> trio.SocketStream:
             await trio.sleep(0.02)
 
 
-async def _side_by_side(
-    endpoints, thread_path: str, trio_path: str, samples: dict[str, list[float]]
-) -> None:
-    thread_echo = await trio.open_unix_socket(thread_path)
-    trio_echo = await _connect(trio_path)
+async def _side_by_side(endpoints, echo_paths: dict[str, str], samples: dict[str, list[float]]) -> None:
+    echoes = {name: await _connect(path) for name, path in echo_paths.items()}
     bridge, _hello = await open_bridge(endpoints)
-    await _echo_rounds(thread_echo, WARMUP, None)
-    await _echo_rounds(trio_echo, WARMUP, None)
+    for echo in echoes.values():
+        await _echo_rounds(echo, WARMUP, None)
     await _plan_rounds(bridge, 0, WARMUP, None)
     for block in range(BLOCKS):
-        await _echo_rounds(thread_echo, PER_BLOCK, samples[THREAD_ECHO])
-        await _echo_rounds(trio_echo, PER_BLOCK, samples[TRIO_ECHO])
+        for name, echo in echoes.items():
+            await _echo_rounds(echo, PER_BLOCK, samples[name])
         await _plan_rounds(bridge, WARMUP + block * PER_BLOCK, PER_BLOCK, samples[SERVICE])
-    for stream in (bridge, thread_echo, trio_echo):
+    for stream in (bridge, *echoes.values()):
         await stream.aclose()
 
 
 def run() -> None:
     with isolated_instance() as env, running_service(env) as endpoints, tempfile.TemporaryDirectory() as tmp:
         os.environ.update({k: env[k] for k in ("GHOSTLIGHT_INSTANCE", "GHOSTLIGHT_HOME", "XDG_RUNTIME_DIR")})
-        samples: dict[str, list[float]] = {THREAD_ECHO: [], TRIO_ECHO: [], SERVICE: []}
-        thread_path, trio_path = str(Path(tmp) / "thread.sock"), str(Path(tmp) / "trio.sock")
+        samples: dict[str, list[float]] = {THREAD_ECHO: [], PROCESS_ECHO: [], TRIO_ECHO: [], SERVICE: []}
+        paths = {name: str(Path(tmp) / f"echo{index}.sock") for index, name in enumerate(samples)}
         ready = threading.Event()
-        threading.Thread(target=_thread_echo, args=(thread_path, ready), daemon=True).start()
+        threading.Thread(target=_blocking_echo, args=(paths[THREAD_ECHO], ready), daemon=True).start()
         ready.wait()
-        echo = subprocess.Popen([sys.executable, "-m", "tests.bench.bridge_bench", "echo", trio_path])
+        echo_processes = [
+            subprocess.Popen([sys.executable, "-m", "tests.bench.bridge_bench", mode, paths[name]])
+            for mode, name in (("blocking-echo", PROCESS_ECHO), ("echo", TRIO_ECHO))
+        ]
         try:
-            trio.run(_side_by_side, endpoints, thread_path, trio_path, samples)
+            echo_paths = {name: paths[name] for name in (THREAD_ECHO, PROCESS_ECHO, TRIO_ECHO)}
+            trio.run(_side_by_side, endpoints, echo_paths, samples)
         finally:
-            echo.terminate()
-            echo.wait()
+            for process in echo_processes:
+                process.terminate()
+                process.wait()
     stats = {name: summarize(values) for name, values in samples.items()}
     print_table(
         "bridge: update_plan round trip (Start -> Started -> Outcome) vs raw echoes, same run",
-        [(name, stats[name]) for name in (THREAD_ECHO, TRIO_ECHO, SERVICE)],
+        [(name, stats[name]) for name in (THREAD_ECHO, PROCESS_ECHO, TRIO_ECHO, SERVICE)],
         baseline=TRIO_ECHO,
     )
     p50 = stats[SERVICE]["p50_ms"]
     verdicts = [f"p50 {p50:.3f} ms: {'met' if p50 < 0.5 else 'MISSED'}"]
-    for name, label in ((TRIO_ECHO, "the Trio echo process"), (THREAD_ECHO, "the blocking echo thread")):
+    for name, label in (
+        (TRIO_ECHO, "the Trio echo process"),
+        (PROCESS_ECHO, "the blocking echo process"),
+        (THREAD_ECHO, "the blocking echo thread"),
+    ):
         ratio = p50 / stats[name]["p50_ms"]
         verdicts.append(f"{ratio:.2f}x {label}: {'within 5x' if ratio <= 5 else 'above 5x'}")
     print("  goal: p50 < 0.5 ms and within 5x of the raw echo -> " + "; ".join(verdicts))
 
-
 if __name__ == "__main__" and sys.argv[1:2] == ["echo"]:
     trio.run(_trio_echo, sys.argv[2])
+elif __name__ == "__main__" and sys.argv[1:2] == ["blocking-echo"]:
+    _blocking_echo(sys.argv[2], threading.Event())
