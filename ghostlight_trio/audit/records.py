@@ -60,6 +60,12 @@ _string = json.encoder.encode_basestring  # type: ignore[attr-defined]
 TypeError for anything but a string, which sends the record down the general path."""
 
 
+_MIDDLES: dict[tuple[Any, ...], str] = {}
+"""Rendered middles of call lines (every field but time, call, duration and effects), by their
+values. Calls repeat the same client, tool, decision and outcome, so most lines reuse one."""
+_MIDDLES_LIMIT = 4096
+
+
 def call_line(record: AuditRecord) -> bytes:
     """One engine ``AuditRecord`` as a JSON line with the fixed key order.
 
@@ -72,22 +78,37 @@ def call_line(record: AuditRecord) -> bytes:
         effects = record.effects_dispatched
         if type(effects) is not int or not math.isfinite(duration):
             raise TypeError
-        quote = _string
-        (call, workspace, client, tool, action, host, decision, rule, grant, denial_id, manifest,
-         outcome, reported) = ["null" if value is None else quote(value) for value in (
-            record.work_id, record.workspace, record.client, record.operation, record.action,
-            record.host, record.decision, record.rule, record.grant, record.denial_id,
-            record.manifest, record.outcome, record.reported,
-        )]  # fmt: skip
+        values = (
+            record.workspace, record.client, record.operation, record.action, record.host,
+            record.decision, record.rule, record.grant, record.denial_id, record.manifest,
+            record.outcome, record.reported,
+        )  # fmt: skip
+        middle = _MIDDLES.get(values)  # only strings and nulls are ever stored
+        if middle is None:
+            middle = _middle(values)
+            if len(_MIDDLES) >= _MIDDLES_LIMIT:
+                _MIDDLES.clear()
+            _MIDDLES[values] = middle
+        work_id = record.work_id
+        call = "null" if work_id is None else _string(work_id)
         return (
-            f'{{"time":"{rfc3339(record.time)}","call":{call},"workspace":{workspace}'
-            f',"client":{client},"tool":{tool},"action":{action},"host":{host}'
-            f',"decision":{decision},"rule":{rule},"grant":{grant},"denial_id":{denial_id}'
-            f',"manifest":{manifest},"outcome":{outcome},"reported":{reported}'
+            f'{{"time":"{rfc3339(record.time)}","call":{call}{middle}'
             f',"duration_ms":{float.__repr__(duration)},"effects":{int.__repr__(effects)}}}\n'
         ).encode()
-    except TypeError:  # a field of an unexpected type: the general path
+    except TypeError:  # a field of an unexpected type (or unhashable): the general path
         return _encoded_call_line(record)
+
+
+def _middle(values: tuple[Any, ...]) -> str:
+    quote = _string
+    (workspace, client, tool, action, host, decision, rule, grant, denial_id, manifest, outcome,
+     reported) = ["null" if value is None else quote(value) for value in values]  # fmt: skip
+    return (
+        f',"workspace":{workspace},"client":{client},"tool":{tool},"action":{action}'
+        f',"host":{host},"decision":{decision},"rule":{rule},"grant":{grant}'
+        f',"denial_id":{denial_id},"manifest":{manifest},"outcome":{outcome}'
+        f',"reported":{reported}'
+    )
 
 
 def _encoded_call_line(record: AuditRecord) -> bytes:

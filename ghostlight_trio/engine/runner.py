@@ -234,7 +234,7 @@ class CallRunner:
                 workspace=self._workspaces.fingerprint(call.context.workspace_id),
                 outcome=outcome.kind,
                 reported=call.reported or outcome.kind,
-                duration=round(self._clock() - call.started_at, 6),
+                duration=self._clock() - call.started_at,
                 effects_dispatched=call.effects_dispatched,
                 client=call.context.client_label,
                 action=facts.action,

@@ -17,7 +17,7 @@ _SEMANTIC_TARGET = ("query", "name")
 _ACT_ON_READS = {"left_click", "right_click", "double_click", "set_value"}
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Requirement:
     """What one call needs. ``needs`` is None for an unclassified action."""
 
@@ -42,18 +42,29 @@ def action_of(spec: ToolSpec, arguments: Mapping[str, Any]) -> str | None:
     return value if isinstance(value, str) else repr(value)
 
 
+_SHARED: dict[tuple[str, str | None, tuple[str, ...]], Requirement] = {}
+"""Requirements that follow from the catalog row alone, made once: the gate looks decisions up
+by requirement, and a shared one hashes in no time."""
+_SHARED_LIMIT = 1024
+
+
 def requirement(spec: ToolSpec, arguments: Mapping[str, Any]) -> Requirement:
     action = action_of(spec, arguments)
     row = spec.capabilities.get(action if action is not None else "*")
+    name = spec.name
     if row is None:
-        return Requirement(spec.name, action, None)
-    needs = set(row)
-    if spec.name == "act_on" and _semantic(arguments) and action in _ACT_ON_READS:
-        needs.add("read")
-    if spec.name == "gif_creator" and action == "export" and _places_on_page(arguments):
-        needs.discard("read")
-        needs.add("write")
-    return Requirement(spec.name, action, frozenset(needs))
+        return Requirement(name, action, None)
+    if name == "act_on" and _semantic(arguments) and action in _ACT_ON_READS:
+        return Requirement(name, action, frozenset(row) | {"read"})
+    if name == "gif_creator" and action == "export" and _places_on_page(arguments):
+        return Requirement(name, action, (frozenset(row) - {"read"}) | {"write"})
+    key = (name, action, tuple(row))
+    shared = _SHARED.get(key)
+    if shared is None:
+        if len(_SHARED) >= _SHARED_LIMIT:  # actions are free text: keep the table bounded
+            _SHARED.clear()
+        shared = _SHARED[key] = Requirement(name, action, frozenset(row))
+    return shared
 
 
 def _semantic(arguments: Mapping[str, Any]) -> bool:

@@ -47,3 +47,20 @@ def test_an_unexpected_field_type_takes_the_encoder_path():
     )
     assert call_line(record) == _encoded_call_line(record)
     assert json.loads(call_line(record))["effects"] is True
+
+
+def test_a_reused_middle_never_stands_in_for_values_of_another_type():
+    def record(action, work_id="1.abc", duration=0.25):
+        return AuditRecord(
+            time=1.5, work_id=work_id, operation="computer", workspace=None, outcome="ok",
+            reported="ok", duration=duration, effects_dispatched=1, client="c", action=action,
+        )
+
+    first, again = record("1"), record("1", work_id="2.abc", duration=1.0)
+    assert call_line(first) == _encoded_call_line(first)
+    assert call_line(again) == _encoded_call_line(again)  # the same middle, its own call fields
+    assert json.loads(call_line(again))["call"] == "2.abc"
+    for other in (1, True, 1.0):  # equal-looking values of other types take the encoder path
+        line = call_line(record(other))
+        assert line == _encoded_call_line(record(other))
+        assert json.loads(line)["action"] == other and type(json.loads(line)["action"]) is type(other)
