@@ -24,11 +24,12 @@ from ghostlight_trio.scheduler import Scheduler, TabSurface
 from ghostlight_trio.tools.browser_context import context_handlers
 from ghostlight_trio.tools.more_tools import more_tool_handlers
 from ghostlight_trio.tools.page_tools import page_tool_handlers
-from ghostlight_trio.transport.bridge import Outcome, RequestContext, Start, Started
+from ghostlight_trio.transport.bridge import Outcome
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
 
 from .fake_extension import FakeExtension
+from .session_driver import SessionDriver
 
 FEATURES = ("chunkingV1", "tabGroupsV1", "stopV1", "dialogsV1")
 TAB = compose(1, 5)
@@ -87,48 +88,10 @@ class Browser:
             await self.peer.send(self.script[key](request))
 
 
-@attrs.define
-class Agent:
-    engine: WorkEngine
-    nursery: trio.Nursery
-    outcomes: dict[str, Outcome] = attrs.Factory(dict)
-    changed: trio.Event = attrs.Factory(trio.Event)
-    session: Any = None
-    sequence: int = 0
-
-    def __attrs_post_init__(self) -> None:
-        self.session = self.engine.open_session(self.nursery, self)
-
-    def post(self, message: Any) -> None:
-        if isinstance(message, Outcome):
-            self.outcomes[message.work_id] = message
-            self.changed.set()
-            self.changed = trio.Event()
-
-    def post_progress(self, message: Any) -> None:
-        pass
-
-    async def call(self, tool: str, ws: str, **arguments: Any) -> Outcome:
-        self.sequence += 1
-        start = Start(
-            sequence=self.sequence,
-            operation=tool,
-            arguments=arguments,
-            workspace_id=ws,
-            context=RequestContext(client_label="agent"),
-        )
-        started = self.session.start(start)
-        assert isinstance(started, Started), started
-        with trio.fail_after(5):  # a hang guard: a hanging browser request waits 20 s
-            while started.work_id not in self.outcomes:
-                await self.changed.wait()
-        return self.outcomes[started.work_id]
-
-
 @pytest.fixture
 async def setup(
     endpoints: Endpoints, registry: WorkspaceRegistry, nursery: trio.Nursery
-) -> tuple[Agent, Scheduler, FakeExtension, str]:
+) -> tuple[SessionDriver, Scheduler, FakeExtension, str]:
     scheduler = Scheduler()
     shore = BrowserShore(endpoints, registry, first_call_wait=2, scheduler=scheduler)
     await nursery.start(shore.serve)
@@ -147,7 +110,7 @@ async def setup(
     assert registry.adopt_tabs(ws, [TAB])
     peer, welcome = await FakeExtension.attach(endpoints.browser_socket, features=FEATURES)
     assert wire.FEATURE_DIALOGS in welcome["features"]
-    return Agent(engine, nursery), scheduler, peer, ws
+    return SessionDriver(engine, nursery, hang_guard=5), scheduler, peer, ws
 
 
 def text(outcome: Outcome) -> str:
@@ -155,7 +118,7 @@ def text(outcome: Outcome) -> str:
 
 
 async def test_a_click_answered_by_a_dialog_reports_it_and_leaves_the_tab_usable(
-    setup: tuple[Agent, Scheduler, FakeExtension, str], nursery: trio.Nursery
+    setup: tuple[SessionDriver, Scheduler, FakeExtension, str], nursery: trio.Nursery
 ) -> None:
     agent, scheduler, peer, ws = setup
     browser = Browser(
@@ -171,7 +134,7 @@ async def test_a_click_answered_by_a_dialog_reports_it_and_leaves_the_tab_usable
     )
     nursery.start_soon(browser.serve)
 
-    clicked = await agent.call("computer", ws, tabId=TAB, action="left_click", ref="ref_1")
+    clicked = await agent.call("computer", {"tabId": TAB, "action": "left_click", "ref": "ref_1"}, ws)
     assert clicked.kind == "ok", text(clicked)
     assert text(clicked).startswith(
         f"left_click at ref_1 (40, 20). The input was delivered and a JavaScript alert dialog"
@@ -189,13 +152,13 @@ async def test_a_click_answered_by_a_dialog_reports_it_and_leaves_the_tab_usable
     ]
     assert not scheduler.is_quarantined(TabSurface(1, 5))
 
-    accepted = await agent.call("dialog", ws, tabId=TAB, action="accept")
+    accepted = await agent.call("dialog", {"tabId": TAB, "action": "accept"}, ws)
     assert accepted.kind == "ok" and accepted.structured["resolved"] is True, text(accepted)
     assert browser.seen[-2:] == ["dialog", "tab_info"]
 
 
 async def test_a_request_refused_by_an_open_dialog_sends_nothing_more_and_says_why(
-    setup: tuple[Agent, Scheduler, FakeExtension, str], nursery: trio.Nursery
+    setup: tuple[SessionDriver, Scheduler, FakeExtension, str], nursery: trio.Nursery
 ) -> None:
     agent, scheduler, peer, ws = setup
     confirm = {**ALERT, "type": "confirm", "message": "Sure?"}
@@ -209,7 +172,7 @@ async def test_a_request_refused_by_an_open_dialog_sends_nothing_more_and_says_w
     )
     nursery.start_soon(browser.serve)
 
-    clicked = await agent.call("computer", ws, tabId=TAB, action="left_click", ref="ref_1")
+    clicked = await agent.call("computer", {"tabId": TAB, "action": "left_click", "ref": "ref_1"}, ws)
     assert clicked.kind == "tool_error"
     assert text(clicked).startswith(
         f"left_click was not done: a JavaScript confirm dialog is open on tab {TAB}; nothing was"
@@ -217,10 +180,10 @@ async def test_a_request_refused_by_an_open_dialog_sends_nothing_more_and_says_w
         " (Cancel)."
     )
     assert clicked.structured["dialog"]["message"] == "Sure?"
-    read = await agent.call("read_page", ws, tabId=TAB)
+    read = await agent.call("read_page", {"tabId": TAB}, ws)
     assert read.kind == "tool_error" and text(read).startswith("read_page did not run: a")
     script = await agent.call(
-        "javascript_tool", ws, tabId=TAB, action="javascript_exec", text="1"
+        "javascript_tool", {"tabId": TAB, "action": "javascript_exec", "text": "1"}, ws
     )
     assert script.kind == "tool_error" and "javascript_tool did not run" in text(script)
     assert browser.seen == ["content observe", "content read_page", "cdp Runtime.evaluate"]

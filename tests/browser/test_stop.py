@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
 import trio
 import trio.testing
 
@@ -18,11 +17,12 @@ from ghostlight_trio.governance.assembly import governance_parts
 from ghostlight_trio.governance.sources import PolicyFiles
 from ghostlight_trio.service.app import ServiceParts, assemble
 from ghostlight_trio.tools.browser_context import context_handlers
-from ghostlight_trio.transport.bridge import Outcome, RequestContext, Start, Started
+from ghostlight_trio.transport.bridge import Outcome
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
 
 from .fake_extension import FakeExtension
+from .session_driver import SessionDriver
 
 WITH_STOP = ("chunkingV1", "tabGroupsV1", "stopV1")
 TAB = compose(1, 5)
@@ -38,50 +38,6 @@ def stopped_reply(request: dict[str, Any]) -> dict[str, Any]:
         "code": "stopped",
     }
     return {"type": "error", "id": request["id"], "error": error}
-
-
-@attrs.define
-class Agent:
-    """Drives the assembled engine the way a bridge stream does."""
-
-    parts: ServiceParts
-    nursery: trio.Nursery
-    outcomes: dict[str, Outcome] = attrs.Factory(dict)
-    changed: trio.Event = attrs.Factory(trio.Event)
-    session: Any = None
-    sequence: int = 0
-
-    def __attrs_post_init__(self) -> None:
-        self.session = self.parts.engine.open_session(self.nursery, self)
-
-    def post(self, message: Any) -> None:
-        if isinstance(message, Outcome):
-            assert message.work_id not in self.outcomes, "a second outcome"
-            self.outcomes[message.work_id] = message
-            self.changed.set()
-            self.changed = trio.Event()
-
-    def post_progress(self, message: Any) -> None:
-        pass
-
-    def start(self, tool: str, workspace: str, **arguments: Any) -> str:
-        self.sequence += 1
-        start = Start(
-            sequence=self.sequence,
-            operation=tool,
-            arguments=arguments,
-            workspace_id=workspace,
-            context=RequestContext(client_label="agent"),
-        )
-        reply = self.session.start(start)
-        assert isinstance(reply, Started), reply
-        return reply.work_id
-
-    async def outcome(self, work_id: str) -> Outcome:
-        with trio.fail_after(10):  # a hang guard: the call's own bounds are far longer
-            while work_id not in self.outcomes:
-                await self.changed.wait()
-        return self.outcomes[work_id]
 
 
 def assembled(
@@ -160,12 +116,12 @@ async def test_panic_answers_a_call_blocked_in_the_browser_at_once_and_truthfull
 ) -> None:
     parts = assembled(endpoints, registry, shore)
     governor = parts.governance.governor  # type: ignore[union-attr]
-    agent = Agent(parts, nursery)
+    agent = SessionDriver(parts.engine, nursery)
     ws, _ = registry.open(None, "agent")
     assert registry.adopt_tabs(ws, [TAB])
     peer, _ = await FakeExtension.attach(endpoints.browser_socket, features=WITH_STOP)
 
-    blocked = agent.start("navigate", ws, url="http://127.0.0.1:9/never-loads", tabId=TAB)
+    blocked = agent.start("navigate", {"url": "http://127.0.0.1:9/never-loads", "tabId": TAB}, ws)
     request = await peer.receive()
     assert request["op"] == "navigate"  # dispatched: the browser is waiting for the load
     governor.control("panic")
@@ -178,11 +134,11 @@ async def test_panic_answers_a_call_blocked_in_the_browser_at_once_and_truthfull
     assert text(out) == texts.PANICKED_AFTER_DISPATCH
     assert "kill switch" in text(out) and "may or may not" in text(out)
 
-    refused = await agent.outcome(agent.start("navigate", ws, url="http://x.test/", tabId=TAB))
+    refused = await agent.call("navigate", {"url": "http://x.test/", "tabId": TAB}, ws)
     assert (refused.kind, text(refused)) == ("held", texts.PANICKED)
 
     governor.control("resume")
-    again = agent.start("navigate", ws, url="http://127.0.0.1:9/fine", tabId=TAB)
+    again = agent.start("navigate", {"url": "http://127.0.0.1:9/fine", "tabId": TAB}, ws)
     request = await peer.receive()
     assert request["args"]["url"] == "http://127.0.0.1:9/fine"  # the tab is not quarantined
     await peer.reply(request, {"url": "http://127.0.0.1:9/fine", "title": "Fine", "loaded": True})
