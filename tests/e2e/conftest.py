@@ -7,7 +7,7 @@ import shutil
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -53,38 +53,53 @@ PAGES = {
 }
 
 
-class _Pages(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-        if self.path == "/slow":
-            time.sleep(SLOW_SECONDS)
-            body = "<title>Slow page</title>"
-        else:
-            body = PAGES.get(self.path, "<title>Not found</title>")
-        data = body.encode()
+class QuietHandler(BaseHTTPRequestHandler):
+    """A loopback page handler that logs nothing and answers HTML."""
+
+    def send_html(self, body: bytes) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         try:
-            self.wfile.write(data)
-        except OSError:
+            self.wfile.write(body)
+        except OSError:  # the browser went away mid-answer
             pass
 
     def log_message(self, *args: Any) -> None:
         pass
 
 
-@pytest.fixture
-def web() -> Iterator[str]:
-    """A loopback HTTP server (content scripts cannot run on data: URLs)."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
+@contextmanager
+def loopback_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
+    """Serve ``handler`` on 127.0.0.1 in a thread; yields the port."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     server.block_on_close = False
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class _Pages(QuietHandler):
+    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        if self.path == "/slow":
+            time.sleep(SLOW_SECONDS)
+            body = "<title>Slow page</title>"
+        else:
+            body = PAGES.get(self.path, "<title>Not found</title>")
+        self.send_html(body.encode())
+
+
+@pytest.fixture
+def web() -> Iterator[str]:
+    """A loopback HTTP server (content scripts cannot run on data: URLs)."""
+    with loopback_server(_Pages) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 @attrs.define

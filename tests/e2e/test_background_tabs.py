@@ -12,8 +12,8 @@ import pytest
 
 from ghostlight_trio.tools.screenshots import jpeg_size
 
-from .conftest import Service, text
-from .test_page_tools import image_of, open_page, page_value, shot_point
+from .conftest import Service, open_page, page_value, text
+from .test_page_tools import image_of, shot_point
 
 pytestmark = pytest.mark.e2e
 

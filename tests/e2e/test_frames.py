@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import trio
 
-from .conftest import Service, text
-from .test_page_tools import open_page, page_value, ref_for
+from .conftest import Service, open_page, page_value, text
+from .test_page_tools import ref_for
 
 pytestmark = pytest.mark.e2e
 

@@ -10,7 +10,6 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -30,7 +29,7 @@ from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.transport.mcp_client import LEGACY, McpClient, McpError, result_text
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
 
-from .conftest import Service, launched_for, text
+from .conftest import QuietHandler, Service, launched_for, loopback_server, text
 
 POLICY = {
     "schema": 3,
@@ -40,7 +39,7 @@ POLICY = {
 }
 
 
-class _Logged(BaseHTTPRequestHandler):
+class _Logged(QuietHandler):
     log: list[tuple[str, str]] = []
 
     def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
@@ -53,15 +52,7 @@ class _Logged(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        body = f"<title>page {self.path}</title><p>{host}</p>".encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        self.send_html(f"<title>page {self.path}</title><p>{host}</p>".encode())
 
 
 @pytest.fixture
@@ -69,13 +60,8 @@ def site() -> Iterator[tuple[int, list[tuple[str, str]]]]:
     """One loopback server reachable as 127.0.0.1 (granted) and as localhost (not granted)."""
     log: list[tuple[str, str]] = []
     handler = type("Handler", (_Logged,), {"log": log})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server.server_address[1], log
-    server.shutdown()
-    server.server_close()
+    with loopback_server(handler) as port:
+        yield port, log
 
 
 async def _governed_service(endpoints: Endpoints, nursery: trio.Nursery, files: PolicyFiles) -> Service:
@@ -235,33 +221,18 @@ def hanging_site() -> Iterator[tuple[int, threading.Event]]:
     asked = threading.Event()
     release = threading.Event()
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
             if self.path == "/hang":
                 asked.set()
                 release.wait(120)
-            body = f"<title>page {self.path}</title>".encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            try:
-                self.wfile.write(body)
-            except OSError:
-                pass
+            self.send_html(f"<title>page {self.path}</title>".encode())
 
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    server.block_on_close = False
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server.server_address[1], asked
-    release.set()
-    server.shutdown()
-    server.server_close()
+    with loopback_server(Handler) as port:
+        try:
+            yield port, asked
+        finally:
+            release.set()  # before the server shuts down, so no handler thread holds it up
 
 
 async def test_cli_panic_stops_a_call_blocked_in_the_browser_at_once(stack, hanging_site):

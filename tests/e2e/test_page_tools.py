@@ -15,33 +15,9 @@ import trio
 from ghostlight_trio.tools.screenshots import jpeg_size
 from ghostlight_trio.transport.bridge import ImageBlock, Outcome
 
-from .conftest import Service, launch_for, text
+from .conftest import Service, launch_for, open_page, page_value, text
 
 pytestmark = pytest.mark.e2e
-
-
-async def page_value(service: Service, ws: str, tab: int, expression: str) -> Any:
-    """Ground truth from the page, read by the test itself."""
-    answer = await service.shore.request(
-        ws,
-        "cdp",
-        {
-            "tabId": tab,
-            "method": "Runtime.evaluate",
-            "params": {"expression": expression, "returnByValue": True},
-        },
-        timeout=20,
-    )
-    return answer["result"]["result"].get("value")
-
-
-async def open_page(service: Service, url: str) -> tuple[str, int]:
-    created = await service.call("tabs_create_mcp")
-    assert created.kind == "ok", text(created)
-    ws, tab = created.workspace_id, created.structured["tabId"]
-    landed = await service.call("navigate", ws, url=url, tabId=tab)
-    assert landed.kind == "ok", text(landed)
-    return ws, tab
 
 
 def image_of(outcome: Outcome) -> bytes:
