@@ -49,25 +49,20 @@ const log = (...parts) => console.debug("[ghostlight]", ...parts);
 let book = new WorkspaceBook();
 const store = createTopologyStore(chrome.storage.session, () => book);
 const debuggers = new DebuggerSessions(chrome);
+const sendCdp = (tabId, method, params) => debuggers.send(tabId, method, params);
 const chunks = new ChunkAssembler();
 const buffers = new EventBuffers();
 const capture = createCapture({
   chromeApi: chrome,
   buffers,
-  cdp: (tabId, method, params) => debuggers.send(tabId, method, params),
+  cdp: sendCdp,
   sessionArea: chrome.storage.session,
 });
-const screenshots = createScreenshots({
-  chromeApi: chrome,
-  cdp: (tabId, method, params) => debuggers.send(tabId, method, params),
-});
+const screenshots = createScreenshots({ chromeApi: chrome, cdp: sendCdp });
 // Open JavaScript dialogs per tab (Page.javascriptDialogOpening), for the `dialog` op, and the
 // gate that keeps an open dialog from hanging the requests that touch the tab's page.
 const dialogBook = new DialogBook();
-const dialogs = createDialogOps({
-  book: dialogBook,
-  cdp: (tabId, method, params) => debuggers.send(tabId, method, params),
-});
+const dialogs = createDialogOps({ book: dialogBook, cdp: sendCdp });
 const gate = createDialogGate({ book: dialogBook, watch: (tabId) => dialogs.watch(tabId) });
 const tabControl = createTabControl({ chromeApi: chrome });
 let chunkSweepTimer = null;

@@ -51,8 +51,8 @@ export function createDialogGate({ book, watch }) {
       off = book.onOpen(tabId, (dialog) => resolve({ dialog }));
     });
     try {
+      // The race also handles start()'s late outcome, after a dialog answered the request.
       const work = Promise.resolve().then(start);
-      work.catch(() => {}); // its late outcome, after a dialog answered the request, is no one's
       return await Promise.race([work.then((value) => ({ value })), opened]);
     } finally {
       off();

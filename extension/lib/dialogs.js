@@ -11,6 +11,7 @@
 
 import { HOPS } from "./constants.js";
 import { OpError, requireTabId } from "./frames.js";
+import { within } from "./stopping.js";
 
 export const DIALOG_ACTIONS = Object.freeze(["status", "accept", "dismiss", "respond"]);
 export const WATCH_WAIT_MS = 3_000;
@@ -45,18 +46,18 @@ export class DialogBook {
   onEvent(tabId, method, params) {
     if (method === "Page.javascriptDialogOpening") {
       const p = params || {};
-      this.open.set(tabId, {
+      const dialog = {
         type: String(p.type || "alert"),
         message: clip(p.message),
         defaultPrompt: clip(p.defaultPrompt || ""),
         url: clip(p.url || "", 1_000),
         openedAt: this.now(),
-      });
-      const dialog = this.current(tabId);
+      };
+      this.open.set(tabId, dialog);
       for (const notify of [...(this.listeners.get(tabId) || [])]) notify(dialog);
-    } else if (method === "Page.javascriptDialogClosed" || method === "Page.frameNavigated") {
-      if (method === "Page.frameNavigated" && params && params.frame && params.frame.parentId) return;
-      this.open.delete(tabId);
+    } else if (method === "Page.javascriptDialogClosed" || (method === "Page.frameNavigated" && !params?.frame?.parentId)) {
+      // Only the top frame navigating takes its dialog away.
+      this.closed(tabId);
     }
   }
 
@@ -74,8 +75,8 @@ export class DialogBook {
   }
 
   forget(tabId) {
-    this.open.delete(tabId);
-    this.watching.delete(tabId);
+    this.closed(tabId);
+    this.detached(tabId);
   }
 }
 
@@ -97,9 +98,9 @@ export function createDialogOps({ book, cdp, waitMs = WATCH_WAIT_MS }) {
   const enabling = new Map(); // tabId -> pending Page.enable
 
   // Makes sure the tab's session reports dialogs. Resolves true once Page is enabled, false if
-  // the page did not answer within `within` ms (the enable keeps going; a later call waits for
+  // the page did not answer within `waitMs` (the enable keeps going; a later call waits for
   // the same one). Rejects if the command fails (e.g. the debugger cannot attach).
-  async function watch(tabId, { within = waitMs } = {}) {
+  async function watch(tabId) {
     if (book.watching.has(tabId)) return true;
     let pending = enabling.get(tabId);
     if (!pending) {
@@ -111,15 +112,7 @@ export function createDialogOps({ book, cdp, waitMs = WATCH_WAIT_MS }) {
       });
       enabling.set(tabId, pending);
     }
-    let timer = null;
-    const late = new Promise((resolve) => {
-      timer = setTimeout(() => resolve(false), within);
-    });
-    try {
-      return await Promise.race([pending.then(() => true), late]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return (await within(pending.then(() => true), waitMs)) === true;
   }
 
   // The debugger session ended: a Page.enable still pending belonged to it.

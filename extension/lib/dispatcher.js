@@ -8,6 +8,7 @@
 // callers stamp each request with `epoch()` when it arrives and pass the stamp to `dispatch`.
 
 import { errorFrame, errorFrameFrom, responseFrame, stoppedError } from "./frames.js";
+import { onStop } from "./stopping.js";
 
 export function createDispatcher(handlers) {
   const inFlight = new Map(); // id -> AbortController
@@ -22,19 +23,20 @@ export function createDispatcher(handlers) {
     const handler = Object.prototype.hasOwnProperty.call(handlers, op) ? handlers[op] : null;
     if (!handler) return errorFrame(id, `Unknown operation: ${op}`, "extension", "unknown_op");
     const controller = new AbortController();
+    const { signal } = controller;
     inFlight.set(id, controller);
     try {
-      const work = Promise.resolve().then(() => handler(request.args || {}, request, { signal: controller.signal }));
-      work.catch(() => {}); // after a stop its outcome is no longer anyone's
-      const result = await Promise.race([work, whenAborted(controller.signal)]);
-      if (controller.signal.aborted) return errorFrameFrom(id, stoppedError(controller.signal.reason));
-      return responseFrame(id, result);
+      // The race also handles a late outcome of the handler after a stop.
+      const work = Promise.resolve().then(() => handler(request.args || {}, request, { signal }));
+      const result = await Promise.race([work, new Promise((resolve) => onStop(signal, resolve))]);
+      if (!signal.aborted) return responseFrame(id, result);
     } catch (err) {
-      if (controller.signal.aborted) return errorFrameFrom(id, stoppedError(controller.signal.reason));
-      return errorFrameFrom(id, err);
+      if (!signal.aborted) return errorFrameFrom(id, err);
     } finally {
       inFlight.delete(id);
     }
+    // Stopped: whatever the handler did or does next, the answer is `stopped`.
+    return errorFrameFrom(id, stoppedError(signal.reason));
   }
 
   // Stops everything in flight; returns the ids stopped (each gets its reply from dispatch).
@@ -47,8 +49,4 @@ export function createDispatcher(handlers) {
   }
 
   return { dispatch, stop, epoch: () => stops, inFlightCount: () => inFlight.size };
-}
-
-function whenAborted(signal) {
-  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(undefined), { once: true }));
 }

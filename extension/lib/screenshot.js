@@ -13,8 +13,8 @@
 // Nothing is activated or focused: no tab switch, no window focus, no bringToFront.
 // A stopped request ends its waits at once, and the screencast is stopped all the same.
 
-import { OpError, requireTabId, stoppedError } from "./frames.js";
-import { onStop, throwIfStopped } from "./stopping.js";
+import { OpError, requireTabId } from "./frames.js";
+import { throwIfStopped, within } from "./stopping.js";
 import { HOPS } from "./constants.js";
 import { getTab } from "./tab-lookup.js";
 
@@ -108,21 +108,4 @@ export function createScreenshots({ chromeApi, cdp, timing = SCREENSHOT_TIMING }
   }
 
   return { screenshot, onEvent };
-}
-
-// The promise's value, or null if it did not settle within `ms` (a rejection is thrown, and
-// so is the `stopped` error once the request is stopped).
-async function within(promise, ms, signal) {
-  let timer = null;
-  let offStop = () => {};
-  const late = new Promise((resolve, reject) => {
-    timer = setTimeout(() => resolve(null), ms);
-    offStop = onStop(signal, () => reject(stoppedError(signal.reason)));
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-    offStop();
-  }
 }

@@ -33,3 +33,20 @@ export function stoppableSleep(ms, signal, sleep = (t) => new Promise((r) => set
     });
   });
 }
+
+// The promise's value, or null if it did not settle within `ms` (a rejection is thrown, and
+// so is the `stopped` error once the request is stopped).
+export async function within(promise, ms, signal) {
+  let timer = null;
+  let offStop = () => {};
+  const late = new Promise((resolve, reject) => {
+    timer = setTimeout(() => resolve(null), ms);
+    offStop = onStop(signal, () => reject(stoppedError(signal.reason)));
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+    offStop();
+  }
+}

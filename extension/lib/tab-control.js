@@ -4,19 +4,16 @@
 // tabs.onRemoved listener then reports `tab_removed` as for any managed tab). A stopped request
 // starts nothing more and ends its reload wait at once.
 
-import { NAVIGATE_DEFAULT_TIMEOUT_MS, NAVIGATE_MAX_TIMEOUT_MS } from "./constants.js";
 import { OpError, requireTabId } from "./frames.js";
+import { navigationTimeout } from "./navigation.js";
 import { stoppableSleep, throwIfStopped } from "./stopping.js";
 import { getTab, tabUrl } from "./tab-lookup.js";
 
 export const TAB_ACTIONS = Object.freeze(["focus", "reload", "close"]);
 const POLL_MS = 250;
 
-export function reloadTimeout(args) {
-  const value = args ? args.timeoutMs : undefined;
-  if (!Number.isFinite(value)) return NAVIGATE_DEFAULT_TIMEOUT_MS;
-  return Math.min(Math.max(0, Math.floor(value)), NAVIGATE_MAX_TIMEOUT_MS);
-}
+// A reload is bounded like a navigation.
+export const reloadTimeout = navigationTimeout;
 
 export function createTabControl({ chromeApi, sleep = (ms) => new Promise((r) => setTimeout(r, ms)), now = () => Date.now() }) {
   async function focus(tabId, signal) {

@@ -26,14 +26,8 @@
       if (scanned > SCAN_CAP || dom.isSkipped(el)) return ["", false];
       let text = "";
       let below = false;
-      if (el.shadowRoot && el.shadowRoot.childNodes) {
-        for (const node of el.shadowRoot.childNodes) {
-          const [t, m] = visitNode(node);
-          text += t;
-          below = below || m;
-        }
-      }
-      for (const node of el.childNodes || []) {
+      const shadow = (el.shadowRoot && el.shadowRoot.childNodes) || [];
+      for (const node of [...shadow, ...(el.childNodes || [])]) {
         const [t, m] = visitNode(node);
         text += t;
         below = below || m;
@@ -76,20 +70,11 @@
     } else {
       matches = [];
     }
-    let visible = 0;
-    let first = null;
-    let firstVisible = null;
-    for (const el of matches.slice(0, SCAN_CAP)) {
-      if (first === null) first = el;
-      if (dom.isVisible(el, ctx.env)) {
-        visible += 1;
-        if (firstVisible === null) firstVisible = el;
-      }
-    }
-    const chosen = firstVisible || first;
+    const shown = matches.slice(0, SCAN_CAP).filter((el) => dom.isVisible(el, ctx.env));
+    const chosen = shown[0] || matches[0];
     return {
       count: matches.length,
-      visible,
+      visible: shown.length,
       element: chosen ? ns.find.describeElement(chosen, ctx) : null,
       kept: Math.min(matches.length, KEEP),
     };

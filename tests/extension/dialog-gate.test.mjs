@@ -17,6 +17,9 @@ function deferred() {
   return { promise, resolve, reject };
 }
 
+// Lets pending callbacks and short timers run.
+const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms));
+
 const ALERT = { type: "alert", message: "hi", defaultPrompt: "", url: "http://a.test/" };
 
 // The worker's wiring of the `cdp` op, over a scripted CDP: `commands` maps a method to what
@@ -51,7 +54,7 @@ describe("dialog gate", () => {
     const reply = w.dispatcher.dispatch(
       request("r1", "cdp", { tabId: 5, method: "Input.dispatchMouseEvent", params: { type: "mouseReleased" } }),
     );
-    await new Promise((r) => setTimeout(r, 5));
+    await tick();
     assert.equal(w.dispatcher.inFlightCount(), 1, "Chrome has not answered the mouse event");
     w.open(5);
     const frame = await reply;
@@ -80,13 +83,13 @@ describe("dialog gate", () => {
     const first = w.dispatcher
       .dispatch(request("r1", "cdp", { tabId: 5, method: "Input.dispatchMouseEvent", params: {} }))
       .then((f) => frames.push(f));
-    await new Promise((r) => setTimeout(r, 5));
+    await tick();
     w.open(5);
     await first;
     const accepted = await w.dispatcher.dispatch(request("r2", "dialog", { tabId: 5, action: "accept" }));
     assert.equal(accepted.result.resolved, true);
     release.resolve({ late: true }); // Chrome answers the mouse event once the dialog closed
-    await new Promise((r) => setTimeout(r, 5));
+    await tick();
     assert.equal(frames.length, 1, "one reply per request id, whatever arrives later");
     assert.deepEqual(frames[0].result.dialog.message, "hi");
     const again = await w.dispatcher.dispatch(request("r3", "cdp", { tabId: 5, method: "Input.dispatchMouseEvent", params: {} }));
@@ -101,12 +104,12 @@ describe("dialog gate", () => {
     process.on("unhandledRejection", onUnhandled);
     try {
       const reply = w.dispatcher.dispatch(request("r1", "cdp", { tabId: 2, method: "Runtime.evaluate", params: {} }));
-      await new Promise((r) => setTimeout(r, 5));
+      await tick();
       w.open(2, { type: "confirm", message: "Sure?" });
       const frame = await reply;
       assert.equal(frame.result.dialog.type, "confirm");
       release.reject(new Error("Runtime.evaluate failed: Debugger detached"));
-      await new Promise((r) => setTimeout(r, 20));
+      await tick(20);
       assert.deepEqual(unhandled, []);
     } finally {
       process.off("unhandledRejection", onUnhandled);
@@ -178,7 +181,7 @@ describe("dialog gate", () => {
 
     const stuck = deferred(); // a navigation waiting on the page's beforeunload answer
     const pending = gate.browserSide(9, () => stuck.promise);
-    await new Promise((r) => setTimeout(r, 5));
+    await tick();
     book.onEvent(9, "Page.javascriptDialogOpening", { type: "beforeunload", message: "" });
     const out = await pending;
     assert.equal(out.dialog.type, "beforeunload");
