@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
+from browser.session_driver import SessionDriver  # tests/ is on sys.path (rootdir packages)
 
 from ghostlight_trio.audit.log import RotatingAuditLog
 from ghostlight_trio.audit.records import read_lines
@@ -20,7 +21,7 @@ from ghostlight_trio.governance.manifest import parse_manifest_object
 from ghostlight_trio.governance.settings import Settings, parse_settings
 from ghostlight_trio.governance.sources import Loaded
 from ghostlight_trio.scheduler import Scheduler
-from ghostlight_trio.transport.bridge import Outcome, RequestContext, Start, Started
+from ghostlight_trio.transport.bridge import Outcome
 from ghostlight_trio.workspace import WorkspaceRegistry, compose_tab_id
 
 TAB = compose_tab_id(1, 7)
@@ -59,7 +60,10 @@ class FakeBrowser:
         self.urls[tab] = "about:blank"
 
 
-class GovernedHarness:
+class GovernedHarness(SessionDriver):
+    """The shared session driver over an engine with the real gate, a fake browser and a real
+    audit file. Calls may wait on mock time, so an outcome is awaited up to 300 s of it."""
+
     def __init__(
         self,
         nursery: trio.Nursery,
@@ -85,53 +89,12 @@ class GovernedHarness:
             audit=self.audit,
             gate=self.gate,
         )
-        self.outcomes: dict[str, Outcome] = {}
-        self.changed = trio.Event()
-        self.session = self.engine.open_session(nursery, self)
-        self._sequence = 0
-
-    # ResponseSink
-    def post(self, message: Any) -> None:
-        if isinstance(message, Outcome):
-            assert message.work_id not in self.outcomes, "a second outcome"
-            self.outcomes[message.work_id] = message
-            self.changed.set()
-            self.changed = trio.Event()
-
-    def post_progress(self, message: Any) -> None:
-        pass
+        super().__init__(self.engine, nursery, hang_guard=300)
 
     def workspace(self, *tabs: int) -> str:
         ws, _ = self.workspaces.open(None, "test", attached=True)
         assert self.workspaces.adopt_tabs(ws, tabs)
         return ws
-
-    def start(
-        self, tool: str, arguments: dict[str, Any], workspace: str | None = None,
-        restriction: dict[str, Any] | None = None,
-    ) -> str:
-        self._sequence += 1
-        reply = self.session.start(
-            Start(
-                sequence=self._sequence,
-                operation=tool,
-                arguments=arguments,
-                workspace_id=workspace,
-                context=RequestContext(client_label="agent", restriction=restriction),
-            )
-        )
-        assert isinstance(reply, Started), reply
-        return reply.work_id
-
-    async def outcome(self, work_id: str, within: float = 300) -> Outcome:
-        with trio.fail_after(within):
-            while work_id not in self.outcomes:
-                await self.changed.wait()
-        return self.outcomes[work_id]
-
-    async def call(self, tool: str, arguments: dict[str, Any], workspace: str | None = None,
-                   restriction: dict[str, Any] | None = None) -> Outcome:
-        return await self.outcome(self.start(tool, arguments, workspace, restriction))
 
     async def settled(self) -> None:
         with trio.fail_after(400):
