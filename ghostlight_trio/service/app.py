@@ -132,7 +132,7 @@ def assemble(
     governance.governor.fingerprint = workspaces.fingerprint
     # A workspace that goes takes its attention circuit (and a pause on it) with it.
     workspaces.retire_listeners.append(governance.governor.attention.forget)
-    if browser is not None and hasattr(browser, "stop_all"):
+    if browser is not None:
         stop_browsers_on_panic(governance.governor, browser)
     catalog = Catalog(load_specs(), available=handlers.keys())
     advertise(governance.governor, catalog, handlers.keys())

@@ -140,21 +140,28 @@ class PageChannel:
 
 
 Body = Callable[[ToolCall, int], Awaitable[ToolResult]]
+DialogWording = Callable[[ToolCall, int, PageDialog], ToolResult]
 
 
-def guarded(body: Body) -> ToolHandler:
+def _stopped(call: ToolCall, tab: int, stop: PageDialog) -> ToolResult:
+    return stopped_result(call, tab, call.context.operation, stop)
+
+
+def guarded(body: Body, on_dialog: DialogWording = _stopped) -> ToolHandler:
     """A tool handler running ``body(call, tab)``: argument problems, browser failures and a
-    JavaScript dialog that stops the request become truthful results."""
+    JavaScript dialog that stops the request become truthful results (the dialog worded by
+    ``on_dialog``; by default as a request that was kept from running or cut short)."""
 
     async def handler(call: ToolCall) -> ToolResult:
         try:
-            return await body(call, tab_of(call))
+            tab = tab_of(call)
+            return await body(call, tab)
         except ToolInputError as problem:
             return ToolResult.error(str(problem))
         except BrowserFailure as failure:
             return failure_result(failure)
         except PageDialog as stop:
-            return stopped_result(call, tab_of(call), call.context.operation, stop)
+            return on_dialog(call, tab, stop)
 
     return handler
 

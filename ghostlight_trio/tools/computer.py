@@ -15,11 +15,10 @@ from typing import Any
 import trio
 
 from ..browser.errors import BrowserError, BrowserFailure
-from ..browser.failures import failure_result
 from ..engine.contracts import ToolCall, ToolResult
 from ..transport.bridge import ImageBlock, TextBlock
-from .browser_calls import PageChannel, ToolInputError, tab_of
-from .keys import KeyComboError, combo_events, key_events, modifier_bits, parse_keys, type_steps
+from .browser_calls import PageChannel, ToolInputError, guarded
+from .keys import combo_events, key_events, modifier_bits, parse_keys, type_steps
 from .page_dialogs import PageDialog, dialog_name, dialog_result
 from .provenance import origin_of, provenance
 from .receipts import build_receipt, observe_settled, receipt_result
@@ -95,20 +94,17 @@ class ComputerTool:
             "left_click_drag": self._drag,
             "wait": self._wait,
         }
+        self._handler = guarded(self._run, on_dialog=_dialog_outcome)
 
     async def __call__(self, call: ToolCall) -> ToolResult:
+        return await self._handler(call)
+
+    async def _run(self, call: ToolCall, tab: int) -> ToolResult:
         action = str(call.arguments.get("action", ""))
         run = self._actions.get(action)
-        try:
-            if run is None:
-                raise ToolInputError(f'Unknown computer action "{action}".')
-            return await run(call, tab_of(call))
-        except (ToolInputError, KeyComboError) as problem:
-            return ToolResult.error(str(problem))
-        except BrowserFailure as failure:
-            return failure_result(failure)
-        except PageDialog as stop:
-            return _dialog_outcome(call, tab_of(call), action, stop)
+        if run is None:
+            raise ToolInputError(f'Unknown computer action "{action}".')
+        return await run(call, tab)
 
     # --- shared steps -------------------------------------------------------------------------
 
@@ -467,8 +463,9 @@ def _mouse_step(kind: str, x: float, y: float, *, pause: float = 0.0, **extra: A
     return (MOUSE, {"type": kind, "x": x, "y": y, **extra}, pause, False)
 
 
-def _dialog_outcome(call: ToolCall, tab: int, action: str, stop: PageDialog) -> ToolResult:
+def _dialog_outcome(call: ToolCall, tab: int, stop: PageDialog) -> ToolResult:
     """What the action did before a JavaScript dialog stopped it, and that the dialog is open."""
+    action = str(call.arguments.get("action", ""))
     name = dialog_name(stop.dialog)
     where = f"on tab {tab}"
     if stop.stage == "before":

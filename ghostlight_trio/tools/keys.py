@@ -10,6 +10,8 @@ import string
 
 import attrs
 
+from .browser_calls import ToolInputError
+
 ALT, CTRL, META, SHIFT = 1, 2, 4, 8
 """CDP modifier bits."""
 
@@ -108,8 +110,8 @@ ALIASES = {
 MODIFIER_BITS = {"alt": ALT, "control": CTRL, "meta": META, "shift": SHIFT}
 
 
-class KeyComboError(ValueError):
-    """A key name or combo that cannot be pressed."""
+class KeyComboError(ToolInputError):
+    """A key name or combo that cannot be pressed (an argument the agent can correct)."""
 
 
 def modifier_bits(text: str | None) -> int:

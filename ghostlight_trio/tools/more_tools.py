@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
+import attrs
 import trio
 
 from ..browser.errors import BrowserError, BrowserFailure
@@ -337,7 +337,7 @@ def _dialog_answered(
     return text_out, structured
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class _WaitPlan:
     selector: str | None
     text: str | None
