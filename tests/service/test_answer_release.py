@@ -5,7 +5,6 @@ writer task runs here, so anything left unsent would show."""
 from __future__ import annotations
 
 import socket
-import struct
 
 import trio
 import trio.testing
@@ -24,6 +23,7 @@ from ghostlight_trio.transport.bridge import (
     Started,
     decode_message,
 )
+from ghostlight_trio.transport.framing import FrameDecoder
 from ghostlight_trio.transport.stream import MessageStream
 from ghostlight_trio.workspace import WorkspaceRegistry
 
@@ -68,17 +68,16 @@ class _Rig:
 
     def sent(self) -> list[Message]:
         """Every whole frame written so far, without waiting."""
-        data = b""
+        frames = FrameDecoder()
         while True:
             try:
-                data += self.peer.recv(65536, socket.MSG_DONTWAIT)
+                frames.feed(self.peer.recv(65536, socket.MSG_DONTWAIT))
             except BlockingIOError:
                 break
         messages = []
-        while data:
-            (length,) = struct.unpack(">I", data[:4])
-            messages.append(decode_message(data[4 : 4 + length]))
-            data = data[4 + length :]
+        while (body := frames.next_frame()) is not None:
+            messages.append(decode_message(body))
+        assert not frames.has_partial_frame, "a frame was written in part"
         return messages
 
 
