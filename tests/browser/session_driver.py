@@ -1,5 +1,5 @@
 """Drives an engine session the way a bridge stream does: starts calls and collects the one
-Outcome each of them gets (a second one fails the test at once)."""
+Outcome each of them gets (a second one fails the test at once). ``text`` reads a result."""
 
 from __future__ import annotations
 
@@ -9,6 +9,11 @@ import trio
 
 from ghostlight_trio.engine.engine import WorkEngine
 from ghostlight_trio.transport.bridge import Outcome, RequestContext, Start, Started
+
+
+def text(result: Any) -> str:
+    """The text blocks of an Outcome (or a handler's ToolResult), joined as one string."""
+    return "".join(getattr(block, "text", "") for block in result.content)
 
 
 class SessionDriver:

@@ -18,6 +18,7 @@ from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
 
 from .fake_extension import FakeExtension
+from .session_driver import text
 
 T = TypeVar("T")
 CATALOG = Path(__file__).resolve().parents[2] / "ghostlight_trio" / "catalog" / "tool-catalog.json"
@@ -39,10 +40,6 @@ class ShieldedEffects:
 def call(operation: str, ws: Any, **arguments: Any) -> ToolCall:
     context = WorkContext(work_id="w1", operation=operation, workspace_id=ws)
     return ToolCall(context=context, arguments=arguments, effects=ShieldedEffects())
-
-
-def text_of(result: Any) -> str:
-    return "".join(block.text for block in result.content)
 
 
 async def serve_script(peer: FakeExtension, answers: dict[str, Callable[[dict], dict]]) -> None:
@@ -96,7 +93,7 @@ async def test_create_adopts_exact_results_and_matches_schema(
         "tabs": [{"tabId": composite, "title": "", "url": "about:blank"}],
     }
     jsonschema.validate(result.structured, SCHEMAS["tabs_create_mcp"])
-    assert text_of(result).startswith(f"Created tab {composite}.\n")
+    assert text(result).startswith(f"Created tab {composite}.\n")
     assert registry.owned_tabs(ws) == {composite}
 
     listed = await handlers["tabs_context_mcp"](call("tabs_context_mcp", ws))
@@ -119,7 +116,7 @@ async def test_context_without_tabs_says_how_to_create_one(
     result = await context_handlers(registry, shore)["tabs_context_mcp"](
         call("tabs_context_mcp", ws)
     )
-    assert text_of(result) == NO_TABS_TEXT
+    assert text(result) == NO_TABS_TEXT
     assert result.structured == {"mcpGroupId": -1, "tabs": []}
     jsonschema.validate(result.structured, SCHEMAS["tabs_context_mcp"])
     assert seen == [{"createIfEmpty": False, "ownedTabIds": []}]
@@ -159,7 +156,7 @@ async def test_navigate_completes_the_scheme_and_reports_the_landing(
         call("navigate", ws, url="example.com", tabId=compose(1, 5))
     )
     assert seen == [{"tabId": 5, "url": "https://example.com", "timeoutMs": 10000}]
-    assert text_of(result) == "Navigated to https://example.com/ (still loading)."
+    assert text(result) == "Navigated to https://example.com/ (still loading)."
     assert result.structured == {
         "tabId": compose(1, 5),
         "url": "https://example.com/",
@@ -176,7 +173,7 @@ async def test_navigate_rejects_an_invalid_url_without_browser_traffic(
         call("navigate", ws, url="not a url", tabId=compose(1, 5))
     )
     assert result.kind == "tool_error"
-    assert text_of(result) == 'Invalid URL: "not a url".'
+    assert text(result) == 'Invalid URL: "not a url".'
 
 
 async def test_no_browser_is_a_clear_tool_error(
@@ -185,4 +182,4 @@ async def test_no_browser_is_a_clear_tool_error(
     ws, _ = registry.open(None, "agent")
     result = await context_handlers(registry, shore)["tabs_create_mcp"](call("tabs_create_mcp", ws))
     assert result.kind == "tool_error"
-    assert "ghostlight browser launch" in text_of(result)
+    assert "ghostlight browser launch" in text(result)

@@ -24,12 +24,11 @@ from ghostlight_trio.scheduler import Scheduler, TabSurface
 from ghostlight_trio.tools.browser_context import context_handlers
 from ghostlight_trio.tools.more_tools import more_tool_handlers
 from ghostlight_trio.tools.page_tools import page_tool_handlers
-from ghostlight_trio.transport.bridge import Outcome
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
 
 from .fake_extension import FakeExtension
-from .session_driver import SessionDriver
+from .session_driver import SessionDriver, text
 
 FEATURES = ("chunkingV1", "tabGroupsV1", "stopV1", "dialogsV1")
 TAB = compose(1, 5)
@@ -111,10 +110,6 @@ async def setup(
     peer, welcome = await FakeExtension.attach(endpoints.browser_socket, features=FEATURES)
     assert wire.FEATURE_DIALOGS in welcome["features"]
     return SessionDriver(engine, nursery, hang_guard=5), scheduler, peer, ws
-
-
-def text(outcome: Outcome) -> str:
-    return "".join(getattr(block, "text", "") for block in outcome.content)
 
 
 async def test_a_click_answered_by_a_dialog_reports_it_and_leaves_the_tab_usable(

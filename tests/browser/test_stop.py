@@ -17,12 +17,11 @@ from ghostlight_trio.governance.assembly import governance_parts
 from ghostlight_trio.governance.sources import PolicyFiles
 from ghostlight_trio.service.app import ServiceParts, assemble
 from ghostlight_trio.tools.browser_context import context_handlers
-from ghostlight_trio.transport.bridge import Outcome
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
 
 from .fake_extension import FakeExtension
-from .session_driver import SessionDriver
+from .session_driver import SessionDriver, text
 
 WITH_STOP = ("chunkingV1", "tabGroupsV1", "stopV1")
 TAB = compose(1, 5)
@@ -47,10 +46,6 @@ def assembled(
     return assemble(
         endpoints, registry, context_handlers(registry, shore), shore, governance=governance
     )
-
-
-def text(outcome: Outcome) -> str:
-    return "".join(getattr(block, "text", "") for block in outcome.content)
 
 
 async def test_panic_sends_stop_to_every_attached_browser_and_hold_sends_nothing(

@@ -107,5 +107,3 @@ class Harness:
         return found[0][1]
 
 
-def text_of(outcome: Outcome) -> str:
-    return "".join(getattr(block, "text", "") for block in outcome.content)

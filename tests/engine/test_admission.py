@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import trio
+from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
 from ghostlight_trio.audit.log import RotatingAuditLog
 from ghostlight_trio.engine.audit import AuditRecord, safe_audit
@@ -14,7 +15,7 @@ from ghostlight_trio.tools.plan import PlanBook
 from ghostlight_trio.transport.bridge import Progress, Rejected, Started
 from ghostlight_trio.workspace import WorkspaceLimits
 
-from .harness import OTHER_TAB, TAB, Harness, text_of
+from .harness import OTHER_TAB, TAB, Harness
 
 NEXT_STEP = "Call tabs_context_mcp (or tabs_create_mcp) first and pass its workspaceId"
 
@@ -58,7 +59,7 @@ async def test_invalid_arguments_get_the_corrective_text_and_nothing_runs(nurser
     await trio.sleep(0.1)
     outcome = h.only_outcome(work)
     assert outcome.kind == "tool_error"
-    assert text_of(outcome) == h.catalog.validate("navigate", {"tabId": TAB, "bogus": 1})
+    assert text(outcome) == h.catalog.validate("navigate", {"tabId": TAB, "bogus": 1})
     assert tool.calls == []
 
 
@@ -73,10 +74,10 @@ async def test_unknown_and_foreign_tabs_get_the_identical_denial(nursery):
     await trio.sleep(0.1)
     a, b = h.only_outcome(foreign), h.only_outcome(unknown)
     assert a.kind == b.kind == "denied"
-    assert text_of(a) == (
+    assert text(a) == (
         f"Tab {OTHER_TAB} is not in this workspace. Use tabs_context_mcp to list your tabs."
     )
-    assert text_of(a).replace(str(OTHER_TAB), "N") == text_of(b).replace(str(unknown_tab), "N")
+    assert text(a).replace(str(OTHER_TAB), "N") == text(b).replace(str(unknown_tab), "N")
     assert tool.calls == []
     assert h.scheduler.active == 0 and h.scheduler.queued == 0
 
@@ -151,7 +152,7 @@ async def test_update_plan_runs_service_local_and_progress_only_when_asked(nurse
     work = h.work_id(h.start("update_plan", args))
     await trio.sleep(0.1)
     outcome = h.only_outcome(work)
-    assert outcome.kind == "ok" and "Plan recorded" in text_of(outcome)
+    assert outcome.kind == "ok" and "Plan recorded" in text(outcome)
 
     ws = h.workspace(TAB)
     quiet = h.work_id(h.start("navigate", {"url": "x", "tabId": TAB}, ws))

@@ -4,10 +4,11 @@ composed steps, and on stream loss. A cancel never claims a dispatched effect di
 from __future__ import annotations
 
 import trio
+from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
 from ghostlight_trio.engine.contracts import ToolCall, ToolResult
 
-from .harness import TAB, Harness, text_of
+from .harness import TAB, Harness
 
 NAVIGATE = {"url": "https://example.test", "tabId": TAB}
 
@@ -55,7 +56,7 @@ async def test_cancel_before_queueing_runs_nothing(autojump_clock, nursery):
     await trio.sleep(10)
     outcome = h.only_outcome(work)
     assert outcome.kind == "cancelled"
-    assert "nothing ran" in text_of(outcome)
+    assert "nothing ran" in text(outcome)
     assert tool.invoked == []
     [record] = h.audit
     assert record.outcome == "cancelled" and record.effects_dispatched == 0
@@ -69,7 +70,7 @@ async def test_cancel_while_queued_retires_undispatched(autojump_clock, nursery)
     await trio.sleep(0.5)
     assert h.scheduler.queued == 0
     [(t, outcome)] = h.outcomes(second)
-    assert t == 2 and outcome.kind == "cancelled" and "nothing ran" in text_of(outcome)
+    assert t == 2 and outcome.kind == "cancelled" and "nothing ran" in text(outcome)
     await trio.sleep(20)
     assert h.only_outcome(first).kind == "ok"
     assert tool.invoked == [0]  # only the first ever ran
@@ -86,7 +87,7 @@ async def test_cancel_during_atomic_effect_drains_and_audits(autojump_clock, nur
     assert tool.effects_done == [10]  # the dispatched effect finished
     [(t, outcome)] = h.outcomes(work)
     assert t == 10 and outcome.kind == "cancelled"
-    assert "allowed to finish" in text_of(outcome)
+    assert "allowed to finish" in text(outcome)
     [record] = h.audit
     assert (record.outcome, record.effects_dispatched) == ("cancelled", 1)
     assert h.scheduler.active == 0 and h.engine.active_work == 0

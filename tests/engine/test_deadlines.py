@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import trio
+from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
 from ghostlight_trio.engine.contracts import ToolCall, ToolResult
 from ghostlight_trio.scheduler import SchedulerLimits, TabSurface
 
-from .harness import TAB, Harness, text_of
+from .harness import TAB, Harness
 
 NAVIGATE = {"url": "https://example.test", "tabId": TAB}
 
@@ -32,7 +33,7 @@ async def test_effect_settling_at_90s_gets_one_outcome_unknown_at_60s(autojump_c
 
     await trio.sleep(70)
     assert [(t, o.kind) for t, o in h.outcomes(work)] == [(60, "outcome_unknown")]
-    assert "do not retry automatically" in text_of(h.outcomes(work)[0][1])
+    assert "do not retry automatically" in text(h.outcomes(work)[0][1])
     assert h.scheduler.holds(TabSurface(1, 7), h.session._active[work])  # lease still held
     assert h.engine.active_work == 1
 
@@ -78,7 +79,7 @@ async def test_effect_past_180s_is_cut_and_quarantines_the_surface(autojump_cloc
     later = h.work_id(h.start("navigate", NAVIGATE, ws))
     await trio.sleep(1)
     outcome = h.only_outcome(later)
-    assert outcome.kind == "tool_error" and "quarantined" in text_of(outcome)
+    assert outcome.kind == "tool_error" and "quarantined" in text(outcome)
     assert called == []
 
 
@@ -126,7 +127,7 @@ async def test_work_still_queued_at_60s_is_retired_as_not_started(autojump_clock
     [(t, outcome)] = h.outcomes(second)
     assert t == 61
     assert outcome.kind == "tool_error"
-    assert "did not start" in text_of(outcome) and "nothing ran" in text_of(outcome)
+    assert "did not start" in text(outcome) and "nothing ran" in text(outcome)
     assert finished == [100]  # the second never dispatched
     assert sorted(r.effects_dispatched for r in h.audit) == [0, 1]
 
@@ -142,5 +143,5 @@ async def test_queue_deadline_retires_undispatched(autojump_clock, nursery):
     [(t, outcome)] = h.outcomes(second)
     assert t == 31
     assert outcome.kind == "tool_error"
-    assert "waited 30 s in the queue" in text_of(outcome)
+    assert "waited 30 s in the queue" in text(outcome)
     assert finished == [45]

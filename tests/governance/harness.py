@@ -21,7 +21,6 @@ from ghostlight_trio.governance.manifest import parse_manifest_object
 from ghostlight_trio.governance.settings import Settings, parse_settings
 from ghostlight_trio.governance.sources import Loaded
 from ghostlight_trio.scheduler import Scheduler
-from ghostlight_trio.transport.bridge import Outcome
 from ghostlight_trio.workspace import WorkspaceRegistry, compose_tab_id
 
 TAB = compose_tab_id(1, 7)
@@ -103,10 +102,6 @@ class GovernedHarness(SessionDriver):
 
     def records(self) -> list[dict[str, Any]]:
         return [r for r in read_lines(self.audit_path) if "event" not in r]
-
-
-def text(outcome: Outcome) -> str:
-    return "".join(getattr(block, "text", "") for block in outcome.content)
 
 
 def navigating_handler(browser: FakeBrowser, redirects: Mapping[str, str] = {}) -> ToolHandler:  # noqa: B006

@@ -125,10 +125,6 @@ async def edge(endpoints: Endpoints) -> AsyncIterator[Edge]:
         await stream.aclose()
 
 
-def text(outcome: Outcome) -> str:
-    return "".join(getattr(block, "text", "") for block in outcome.content)
-
-
 def audit_calls(endpoints: Endpoints) -> list[dict[str, Any]]:
     """The call records of the instance's audit file, in order."""
     lines = endpoints.audit_file.read_text("utf-8").splitlines()

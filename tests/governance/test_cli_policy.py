@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
 from ghostlight_trio.governance.denial import denial_id
 from ghostlight_trio.governance.manifest import load_manifest
@@ -23,7 +24,6 @@ from .processes import (
     cli,
     edge,
     service_process,
-    text,
     write_json,
 )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import trio
+from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
 from ghostlight_trio.engine.contracts import ToolCall, ToolResult
 
@@ -19,7 +20,6 @@ from .harness import (
     navigating_handler,
     page_handler,
     state,
-    text,
 )
 
 DENIAL = re.compile(r"^Denied \(D-[0-9a-f]{8}\): ")

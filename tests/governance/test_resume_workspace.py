@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
 from ghostlight_trio.governance.attention import AttentionCircuits
 from ghostlight_trio.governance.governor import Governor
@@ -20,7 +21,6 @@ from .harness import (
     manifest,
     navigating_handler,
     state,
-    text,
 )
 from .processes import (
     DENYING_POLICY,

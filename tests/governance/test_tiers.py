@@ -7,6 +7,7 @@ import itertools
 
 import attrs
 import pytest
+from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
 from ghostlight_trio.catalog.registry import load_specs
 from ghostlight_trio.governance.directory import requirement
@@ -23,7 +24,6 @@ from .harness import (
     navigating_handler,
     page_handler,
     state,
-    text,
 )
 
 NARROW = manifest(

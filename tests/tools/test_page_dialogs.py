@@ -10,9 +10,9 @@ from collections.abc import Callable
 from typing import Any
 
 import trio
+from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
 from ghostlight_trio.browser.errors import BrowserError
-from ghostlight_trio.engine.contracts import ToolResult
 from ghostlight_trio.tools.browser_context import context_handlers
 from ghostlight_trio.tools.page_tools import page_tool_handlers
 
@@ -49,10 +49,6 @@ def refused(dialog: dict[str, Any]) -> BrowserError:
     return BrowserError("A JavaScript dialog is open", "page", "dialog_open", dialog)
 
 
-def said(result: ToolResult) -> str:
-    return "".join(getattr(block, "text", "") for block in result.content)
-
-
 async def test_a_drag_cut_short_by_a_dialog_sends_no_release_to_the_paused_page() -> None:
     moves = 0
 
@@ -74,11 +70,11 @@ async def test_a_drag_cut_short_by_a_dialog_sends_no_release_to_the_paused_page(
         )
     )
     assert result.kind == "ok"
-    assert said(result).startswith(
+    assert text(result).startswith(
         "Dragged (10, 10) -> (90, 10) was cut short: a JavaScript alert dialog opened on tab 7"
         " before the input finished, so the rest of it was not sent."
     )
-    assert "call dialog with tabId 7 and action accept" in said(result)
+    assert "call dialog with tabId 7 and action accept" in text(result)
     assert browser.seen[-1] == "cdp Input.dispatchMouseEvent mouseMoved"
     assert not any("mouseReleased" in line for line in browser.seen)
 
@@ -95,7 +91,7 @@ async def test_a_scroll_reports_a_dialog_that_opened_after_its_wheel() -> None:
     computer = page_tool_handlers(None, browser)["computer"]
     result = await computer(tool_call("computer", action="scroll", coordinate=[5, 5]))
     assert result.kind == "ok"
-    assert said(result).startswith(
+    assert text(result).startswith(
         "Scrolled down 3 tick(s). Then a JavaScript alert dialog opened on tab 7 and is still open."
     )
     assert result.structured is not None and result.structured["dialog"]["message"] == "stop"
@@ -111,7 +107,7 @@ async def test_form_input_whose_change_handler_opens_a_dialog_says_the_value_wen
     form_input = page_tool_handlers(None, browser)["form_input"]
     result = await form_input(tool_call("form_input", ref="ref_2", value=True))
     assert result.kind == "ok"
-    assert said(result).startswith(
+    assert text(result).startswith(
         "Set ref_2: the value was delivered and a JavaScript confirm dialog opened on tab 7"
     )
     assert browser.seen == ["content observe", "content form_input"]
@@ -124,7 +120,7 @@ async def test_navigate_held_by_beforeunload_says_where_the_tab_is_and_what_to_a
     navigate = context_handlers(None, ScriptedBrowser(answer))["navigate"]  # type: ignore[arg-type]
     result = await navigate(tool_call("navigate", url="http://b.test/"))
     assert result.kind == "ok"
-    assert said(result).startswith(
+    assert text(result).startswith(
         "The navigation of tab 7 to http://b.test/ started, but a beforeunload dialog (the page"
         " asks whether to leave it) opened; the tab is still at http://a.test/ and the"
         " navigation waits for the answer. Next step: call dialog with tabId 7 and action"
