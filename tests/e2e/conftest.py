@@ -209,6 +209,17 @@ async def until(predicate: Any, *, within: float) -> None:
             await trio.sleep(0.1)
 
 
+async def dialog_when_open(service: Service, ws: str, tab: int, *, within: float = 10) -> Outcome:
+    """The ``dialog`` tool's status once the page has opened a dialog (polled: it opens later)."""
+    with trio.fail_after(within):
+        while True:
+            status = await service.call("dialog", ws, tabId=tab, action="status")
+            assert status.kind == "ok", text(status)
+            if status.structured["open"]:
+                return status
+            await trio.sleep(0.05)
+
+
 def text(outcome: Outcome) -> str:
     return "\n".join(getattr(block, "text", "") for block in outcome.content)
 

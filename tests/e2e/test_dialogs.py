@@ -18,7 +18,7 @@ import trio
 from ghostlight_trio.browser.errors import BrowserError
 from ghostlight_trio.transport.bridge import Outcome
 
-from .conftest import PAGES, Service, open_page, page_value, tab_info, text
+from .conftest import PAGES, Service, dialog_when_open, open_page, page_value, tab_info, text
 from .test_page_tools import ref_for
 
 pytestmark = pytest.mark.e2e
@@ -241,12 +241,7 @@ async def test_navigation_meets_beforeunload_and_closes_an_open_alert(
 
     # An alert left open does not block a navigation: Chrome closes it, and the result says so.
     await page_value(service, ws, tab, "setTimeout(() => alert('left open'), 10)")
-    with trio.fail_after(HANG_GUARD):
-        while True:
-            status = await call(service, "dialog", ws, tabId=tab, action="status")
-            if status.structured["open"]:
-                break
-            await trio.sleep(0.05)
+    await dialog_when_open(service, ws, tab, within=HANG_GUARD)
     moved = await call(service, "navigate", ws, tabId=tab, url=f"{web}/dialogs")
     assert moved.kind == "ok", text(moved)
     assert "the alert dialog that was open is closed" in text(moved)

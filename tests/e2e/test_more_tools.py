@@ -14,7 +14,7 @@ import trio
 
 from ghostlight_trio.browser.errors import BrowserError
 
-from .conftest import PAGES, Service, open_page, page_value, tab_info, text
+from .conftest import PAGES, Service, dialog_when_open, open_page, page_value, tab_info, text
 
 pytestmark = pytest.mark.e2e
 
@@ -171,19 +171,10 @@ async def test_dialog_status_and_answers_reach_the_page(
     nothing = await service.call("dialog", ws, tabId=tab, action="accept")
     assert nothing.kind == "ok" and nothing.structured["resolved"] is False
 
-    async def status_when_open() -> Any:
-        with trio.fail_after(10):
-            while True:
-                status = await service.call("dialog", ws, tabId=tab, action="status")
-                assert status.kind == "ok", text(status)
-                if status.structured["open"]:
-                    return status
-                await trio.sleep(0.1)
-
     await page_value(
         service, ws, tab, "setTimeout(() => { window.answer = prompt('Your name?', 'nobody'); }, 50)"
     )
-    status = await status_when_open()
+    status = await dialog_when_open(service, ws, tab)
     assert status.structured["type"] == "prompt"
     assert status.structured["message"] == "Your name?"
     assert status.structured["defaultPrompt"] == "nobody"
@@ -196,7 +187,7 @@ async def test_dialog_status_and_answers_reach_the_page(
     await page_value(
         service, ws, tab, "setTimeout(() => { window.confirmed = confirm('Sure?'); }, 50)"
     )
-    await status_when_open()
+    await dialog_when_open(service, ws, tab)
     dismissed = await service.call("dialog", ws, tabId=tab, action="dismiss")
     assert dismissed.structured["resolved"] is True and dismissed.structured["type"] == "confirm"
     assert await page_value(service, ws, tab, "window.confirmed") is False
