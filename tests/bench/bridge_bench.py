@@ -18,7 +18,6 @@ admits, validates, governs, audits and runs the call, and Started + Outcome come
 
 from __future__ import annotations
 
-import os
 import socket
 import struct
 import subprocess
@@ -34,6 +33,7 @@ from ghostlight_trio.transport.bridge import Outcome, Start, Started
 from ghostlight_trio.transport.handshake import open_bridge
 
 from .harness import isolated_instance, print_table, running_service, summarize
+from .peers import instance_environ
 
 BLOCKS = 10
 PER_BLOCK = 100
@@ -135,8 +135,12 @@ async def _side_by_side(endpoints, echo_paths: dict[str, str], samples: dict[str
 
 
 def run() -> None:
-    with isolated_instance() as env, running_service(env) as endpoints, tempfile.TemporaryDirectory() as tmp:
-        os.environ.update({k: env[k] for k in ("GHOSTLIGHT_INSTANCE", "GHOSTLIGHT_HOME", "XDG_RUNTIME_DIR")})
+    with (
+        isolated_instance() as env,
+        running_service(env) as endpoints,
+        instance_environ(env),
+        tempfile.TemporaryDirectory() as tmp,
+    ):
         samples: dict[str, list[float]] = {THREAD_ECHO: [], PROCESS_ECHO: [], TRIO_ECHO: [], SERVICE: []}
         paths = {name: str(Path(tmp) / f"echo{index}.sock") for index, name in enumerate(samples)}
         ready = threading.Event()

@@ -19,10 +19,11 @@ import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import IO, Any
+from unittest import mock
 from urllib.parse import parse_qs, urlsplit
 
 import trio
@@ -231,16 +232,7 @@ def loopback_page() -> Iterator[str]:
 # -- isolated instance in this process -------------------------------------------------------
 
 
-@contextmanager
-def instance_environ(env: Mapping[str, str]) -> Iterator[None]:
-    """Point this process (Endpoints, the managed browser's host wrapper) at ``env``'s instance."""
-    saved = {key: os.environ.get(key) for key in INSTANCE_KEYS}
-    os.environ.update({key: env[key] for key in INSTANCE_KEYS})
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+def instance_environ(env: Mapping[str, str]) -> AbstractContextManager[Any]:
+    """Point this process (Endpoints, the managed browser's host wrapper) at ``env``'s instance,
+    until the block ends."""
+    return mock.patch.dict(os.environ, {key: env[key] for key in INSTANCE_KEYS})

@@ -13,10 +13,11 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import AbstractContextManager, asynccontextmanager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import trio
 
@@ -141,19 +142,10 @@ class Instance:
         self.pages.close()
 
 
-@contextmanager
-def _environment(env: dict[str, str]) -> Iterator[None]:
+def _environment(env: dict[str, str]) -> AbstractContextManager[Any]:
+    """This process pointed at ``env``'s instance until the block ends."""
     keys = ("GHOSTLIGHT_INSTANCE", "GHOSTLIGHT_HOME", "XDG_RUNTIME_DIR")
-    saved = {key: os.environ.get(key) for key in keys}
-    os.environ.update({key: env[key] for key in keys})
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    return mock.patch.dict(os.environ, {key: env[key] for key in keys})
 
 
 def processes_with(needle: str) -> list[int]:
