@@ -34,9 +34,6 @@ from pathlib import Path
 
 import trio
 
-from ghostlight_trio.browser import managed
-from ghostlight_trio.cli.control import wait_for_browser
-from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.transport.mcp_client import LEGACY, MODERN
 
 from . import peers
@@ -107,15 +104,8 @@ async def _tools_list(argv: list[str], env: dict[str, str], log: Path) -> tuple[
 
 async def _with_browser(connector: list[str], env: dict[str, str], log: Path) -> tuple[list[float], int, int]:
     """tools/list once the managed headless browser's extension is connected (full catalog)."""
-    endpoints = Endpoints.for_instance()
-    browser = await managed.launch(endpoints, headless=True, browser_path=peers.CHROMIUM)
-    try:
-        await wait_for_browser(
-            endpoints, within=managed.CONNECT_TIMEOUT, is_alive=lambda: browser.process.returncode is None
-        )
+    async with peers.managed_browser():
         return await _tools_list(connector, env, log)
-    finally:
-        await browser.aclose()
 
 
 def run() -> None:

@@ -30,9 +30,6 @@ from typing import Any
 
 import trio
 
-from ghostlight_trio.browser import managed
-from ghostlight_trio.cli.control import wait_for_browser
-from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.transport.mcp_client import McpError, result_text
 
 from . import peers
@@ -133,36 +130,20 @@ async def _bench(base_url: str, env: dict[str, str], logs: Path, peer_problem: s
     pw_fast = _Contender(f"{peers.peer_label('@playwright/mcp')} --timeout-settle 0", "playwright settle-0")
     cdm = _Contender(f"{peers.peer_label('chrome-devtools-mcp')} navigate_page", "chrome-devtools-mcp")
     contenders = [ours, pw, pw_fast, cdm]
-    sessions: list[peers.Session] = []
-    browser: managed.ManagedBrowser | None = None
-    log_files = []
-    try:
-        # Ghostlight: managed headless Chromium with the extension, connected through the host.
-        endpoints = Endpoints.for_instance()
-        browser = await managed.launch(endpoints, headless=True, browser_path=peers.CHROMIUM)
-        running = browser
-        await wait_for_browser(
-            endpoints, within=managed.CONNECT_TIMEOUT, is_alive=lambda: running.process.returncode is None
-        )
+    # Ghostlight: managed headless Chromium with the extension, connected through the host.
+    async with peers.managed_browser(), peers.session_pool() as pool:
         setups: list[tuple[_Contender, list[str], dict[str, str], Callable[[peers.Session], Awaitable[Navigate]]]]
         setups = [(ours, peers.connector_argv(), env, _ghostlight)]
         if peer_problem is None:
-            penv = peers.peer_env()
-            setups += [
-                (pw, peers.playwright_argv(logs / "pw-out"), penv, _playwright),
-                (pw_fast, [*peers.playwright_argv(logs / "pw-fast-out"), "--timeout-settle", "0"], penv,
-                 _playwright),
-                (cdm, peers.cdm_argv(), penv, _cdm),
-            ]
+            makers = (_playwright, _playwright, _cdm)
+            for contender, (argv, penv), make in zip((pw, pw_fast, cdm), peers.peer_launches(logs), makers, strict=True):
+                setups.append((contender, argv, penv, make))
         else:
             for contender in (pw, pw_fast, cdm):
                 contender.problem = peer_problem
-        for contender, argv, cenv, make in setups:
-            log = (logs / f"{len(log_files)}.log").open("ab")
-            log_files.append(log)
+        for index, (contender, argv, cenv, make) in enumerate(setups):
             try:
-                session = await peers.open_session(argv, env=cenv, stderr=log)
-                sessions.append(session)
+                session = await pool.open(argv, cenv, logs / f"{index}.log")
                 started = time.perf_counter()
                 contender.navigate = await make(session)
                 await contender.timed(*next_url())
@@ -181,14 +162,6 @@ async def _bench(base_url: str, env: dict[str, str], logs: Path, peer_problem: s
                 except (BenchError, McpError, EOFError) as exc:
                     contender.problem = f"{type(exc).__name__}: {exc}"
                     contender.navigate = None
-    finally:
-        with trio.CancelScope(shield=True):
-            for session in sessions:
-                await session.aclose()
-            if browser is not None:
-                await browser.aclose()
-            for log in log_files:
-                log.close()
     return contenders
 
 

@@ -1,10 +1,12 @@
-"""Plumbing shared by the ``edge`` and ``navigate`` sections.
+"""Plumbing shared by the ``edge``, ``navigate`` and ``snapshot`` sections.
 
 * Peer MCP servers (``@playwright/mcp``, ``chrome-devtools-mcp``) installed with npm into
   ``tests/bench/node`` and run only as processes, each in its own session so that anything
   left behind can be ended by that process group's id.
 * Timed spawning of an MCP server with our own small client (``McpClient``), with the
-  server's stderr sent to a log file so the tables stay readable.
+  server's stderr sent to a log file so the tables stay readable; a pool that closes a
+  contest's sessions and logs together.
+* The instance's managed headless Chromium, connected before a contest starts.
 * A loopback page server whose ``<title>`` names the run, so a result proves it is fresh.
 * Pointing this process at an isolated Ghostlight instance for the duration of a section.
 """
@@ -18,8 +20,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, asynccontextmanager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import IO, Any
@@ -28,6 +30,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import trio
 
+from ghostlight_trio.browser import managed
+from ghostlight_trio.cli.control import wait_for_browser
+from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.transport.mcp_client import LEGACY, MODERN, McpClient
 
 NODE_DIR = Path(__file__).parent / "node"
@@ -120,6 +125,17 @@ def peer_env() -> dict[str, str]:
     }
 
 
+def peer_launches(logs: Path) -> list[tuple[list[str], dict[str, str]]]:
+    """argv and env of the three peers, in contest order: @playwright/mcp, the same with its
+    post-action settle wait removed, chrome-devtools-mcp."""
+    env = peer_env()
+    return [
+        (playwright_argv(logs / "pw-out"), env),
+        ([*playwright_argv(logs / "pw-fast-out"), "--timeout-settle", "0"], env),
+        (cdm_argv(), env),
+    ]
+
+
 def connector_argv() -> list[str]:
     """The installed console script, as an MCP client configuration would name it."""
     script = Path(sys.executable).parent / "ghostlight-mcp-connector"
@@ -187,6 +203,56 @@ async def open_session(
         await Session(client, process, 0.0).aclose()
         raise
     return Session(client, process, ready)
+
+
+class SessionPool:
+    """A contest's MCP sessions, each server's stderr in its own log file; ``aclose`` ends them
+    all and closes the logs, even when the contest is being cancelled."""
+
+    def __init__(self) -> None:
+        self._sessions: list[Session] = []
+        self._logs: list[IO[bytes]] = []
+
+    async def open(self, argv: Sequence[str], env: Mapping[str, str], log: Path) -> Session:
+        stderr = log.open("ab")
+        self._logs.append(stderr)
+        session = await open_session(argv, env=env, stderr=stderr)
+        self._sessions.append(session)
+        return session
+
+    async def aclose(self) -> None:
+        with trio.CancelScope(shield=True):
+            for session in self._sessions:
+                await session.aclose()
+        for stderr in self._logs:
+            stderr.close()
+
+
+@asynccontextmanager
+async def session_pool() -> AsyncIterator[SessionPool]:
+    pool = SessionPool()
+    try:
+        yield pool
+    finally:
+        await pool.aclose()
+
+
+@asynccontextmanager
+async def managed_browser() -> AsyncIterator[managed.ManagedBrowser]:
+    """This instance's managed headless Chromium (/usr/bin/chromium), its extension connected
+    to the service before the block runs; closed after it."""
+    endpoints = Endpoints.for_instance()
+    browser = await managed.launch(endpoints, headless=True, browser_path=CHROMIUM)
+    try:
+        await wait_for_browser(
+            endpoints,
+            within=managed.CONNECT_TIMEOUT,
+            is_alive=lambda: browser.process.returncode is None,
+        )
+        yield browser
+    finally:
+        with trio.CancelScope(shield=True):
+            await browser.aclose()
 
 
 # -- loopback page --------------------------------------------------------------------------

@@ -41,9 +41,6 @@ from typing import Any
 
 import trio
 
-from ghostlight_trio.browser import managed
-from ghostlight_trio.cli.control import wait_for_browser
-from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.transport.mcp_client import McpError, result_text
 
 from . import peers
@@ -488,51 +485,31 @@ async def _bench(
     pw_fast = _Contender("playwright settle-0", f"{pw_label} --timeout-settle 0")
     cdm = _Contender("chrome-devtools-mcp", peers.peer_label("chrome-devtools-mcp"))
     contenders = [ours, pw, pw_fast, cdm]
-    sessions: list[peers.Session] = []
-    browser: managed.ManagedBrowser | None = None
-    log_files = []
     page_count = -1
-    try:
-        endpoints = Endpoints.for_instance()
-        browser = await managed.launch(endpoints, headless=True, browser_path=peers.CHROMIUM)
-        running = browser
-        await wait_for_browser(
-            endpoints,
-            within=managed.CONNECT_TIMEOUT,
-            is_alive=lambda: running.process.returncode is None,
-        )
-        penv = peers.peer_env()
+    async with peers.managed_browser(), peers.session_pool() as pool:
         setups: list[
             tuple[_Contender, list[str], dict[str, str], Callable[[peers.Session], Awaitable[None]]]
         ] = [
             (ours, peers.connector_argv(), env, lambda s: _setup_ours(s, url, ours)),
         ]
         if peer_problem is None:
-            setups += [
-                (
-                    pw,
-                    peers.playwright_argv(logs / "pw-out"),
-                    penv,
-                    lambda s: _setup_playwright(s, url, pw, True),
-                ),
-                (
-                    pw_fast,
-                    [*peers.playwright_argv(logs / "pw-fast-out"), "--timeout-settle", "0"],
-                    penv,
-                    lambda s: _setup_playwright(s, url, pw_fast, False),
-                ),
-                (cdm, peers.cdm_argv(), penv, lambda s: _setup_cdm(s, url, cdm)),
-            ]
+            peer_setups = (
+                lambda s: _setup_playwright(s, url, pw, True),
+                lambda s: _setup_playwright(s, url, pw_fast, False),
+                lambda s: _setup_cdm(s, url, cdm),
+            )
+            launches = peers.peer_launches(logs)
+            for contender, (argv, penv), setup in zip(
+                (pw, pw_fast, cdm), launches, peer_setups, strict=True
+            ):
+                setups.append((contender, argv, penv, setup))
         else:
             for contender in (pw, pw_fast, cdm):
                 contender.problem = peer_problem
         for contender, argv, cenv, setup in setups:
-            log = (logs / f"{contender.short.replace(' ', '-')}.log").open("ab")
-            log_files.append(log)
             try:
-                session = await peers.open_session(argv, env=cenv, stderr=log)
-                sessions.append(session)
-                await setup(session)
+                log = logs / f"{contender.short.replace(' ', '-')}.log"
+                await setup(await pool.open(argv, cenv, log))
             except (BenchError, McpError, EOFError, OSError) as exc:
                 contender.problem = f"{type(exc).__name__}: {exc}"
                 contender.snapshots, contender.click = [], None
@@ -561,14 +538,6 @@ async def _bench(
             else:
                 number = re.search(r"Clicked (\d+) times", seen)
             contender.clicks_seen = int(number.group(1)) if number else None
-    finally:
-        with trio.CancelScope(shield=True):
-            for session in sessions:
-                await session.aclose()
-            if browser is not None:
-                await browser.aclose()
-            for log in log_files:
-                log.close()
     return contenders, page_count
 
 
