@@ -166,8 +166,9 @@ def run() -> None:
             added = stats[variant]["p50_ms"] - base
             print(f"  {variant}: {added * 1000:+.1f} us per call, {added / base * 100:+.1f}%")
         if samples is bridge:
-            # The answer leaves before the audit line is written, so latency hides part of the
-            # work; the service processes' own CPU time per call shows all of it.
+            # The audit line is written before the answer leaves, so latency includes it; the
+            # service processes' own CPU time per call also counts what follows the answer
+            # (the call task's end), which latency alone does not show.
             base_cpu = cpu_per_call[VARIANTS[0]]
             print(f"  service CPU per call: {VARIANTS[0]} {base_cpu * 1e6:.0f} us", end="")
             for variant in VARIANTS[1:]:
