@@ -15,7 +15,11 @@ def run(endpoints: Endpoints, *, keep_warm: bool, idle_timeout: float) -> int:
 
     configure_logging(endpoints)
     try:
-        trio.run(lambda: run_service(endpoints, keep_warm=keep_warm, idle_timeout=idle_timeout))
+        trio.run(
+            lambda: run_service(
+                endpoints, keep_warm=keep_warm, idle_timeout=idle_timeout, own_process=True
+            )
+        )
     except ServiceAlreadyRunning as exc:
         print(f"ghostlight: {exc}", file=sys.stderr)
         return 1

@@ -23,6 +23,7 @@ from .catalog_watch import broadcast_catalog_changes
 from .idle import wait_until_idle
 from .listener import bind_owner_only_socket, remove_socket_file
 from .lock import instance_lock
+from .long_lived import set_aside_startup_state
 from .streams import LiveStreams
 
 log = logging.getLogger("ghostlight.service")
@@ -53,10 +54,14 @@ async def run_service(
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     build: Callable[[Endpoints], ServiceParts] = build_service_parts,
     handle_signals: bool = True,
+    own_process: bool = False,
     task_status: trio.TaskStatus[RunningService] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve ``endpoints`` until shut down. Raises ``ServiceAlreadyRunning`` when another
-    service holds the instance."""
+    service holds the instance.
+
+    ``own_process``: the process exists only to run this service, so its startup state may be
+    set aside from garbage collection once it is built (see ``long_lived``)."""
     endpoints.ensure_private_dirs()
     with instance_lock(endpoints):
         secret = load_or_create_secret(endpoints.secret_file)
@@ -92,6 +97,8 @@ async def run_service(
                     nursery.start_soon(
                         _stop_when_idle, running.is_idle, idle_timeout, nursery.cancel_scope
                     )
+                if own_process:
+                    set_aside_startup_state()
                 log.info("service for instance %r listening", endpoints.instance)
                 task_status.started(running)
         finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -54,6 +55,28 @@ async def test_stale_socket_is_replaced_and_removed_on_exit(endpoints):
         await stream.aclose()
         nursery.cancel_scope.cancel()
     assert not endpoints.edge_socket.exists()
+
+
+async def test_only_the_service_process_sets_its_startup_state_aside(endpoints, nursery):
+    """The service's own process freezes what it built before serving, so full collections stop
+    walking it; a process that merely embeds the service keeps its collector as it was."""
+    frozen_before = gc.get_freeze_count()
+    async with trio.open_nursery() as embedded:
+        running = await start_service(embedded, endpoints)
+        assert gc.get_freeze_count() == frozen_before
+        assert any(tracked is running.parts.catalog for tracked in gc.get_objects())
+        embedded.cancel_scope.cancel()
+    try:
+        running = await start_service(nursery, endpoints, own_process=True)
+        assert gc.get_freeze_count() > frozen_before
+        assert not any(tracked is running.parts.catalog for tracked in gc.get_objects())
+        stream, _ = await open_bridge(endpoints)  # and it serves as before
+        await stream.send(Start(sequence=1, operation="update_plan", arguments=PLAN))
+        assert isinstance(await stream.receive(), Started)
+        await stream.aclose()
+    finally:
+        gc.unfreeze()
+        nursery.cancel_scope.cancel()
 
 
 async def test_idle_shutdown(endpoints, autojump_clock):
