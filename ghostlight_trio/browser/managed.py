@@ -22,6 +22,7 @@ import trio
 
 from ..transport.endpoints import HOME_ENV, INSTANCE_ENV, Endpoints, ensure_private_dir
 from ..transport.native_host import NATIVE_HOST_NAME, host_manifest
+from .priority import run_in_background
 
 BROWSER_NAMES = (
     "chromium",
@@ -211,9 +212,11 @@ async def launch(
     log_path = endpoints.data_dir / "browser.log"
     log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
+        # A session of its own, so that its scheduling group is its own (see ``priority``).
         process = await trio.lowlevel.open_process(
-            args, stdin=subprocess.DEVNULL, stdout=log_fd, stderr=log_fd
+            args, stdin=subprocess.DEVNULL, stdout=log_fd, stderr=log_fd, start_new_session=True
         )
     finally:
         os.close(log_fd)
+    run_in_background(process.pid)
     return ManagedBrowser(process=process, profile=profile, log_path=log_path)

@@ -1,15 +1,18 @@
-"""Managed-browser preparation: browser discovery, the per-instance host manifest and wrapper."""
+"""Managed-browser preparation: browser discovery, the per-instance host manifest and wrapper,
+and the browser's scheduling priority."""
 
 from __future__ import annotations
 
 import json
 import os
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from ghostlight_trio.browser import managed
+from ghostlight_trio.browser.priority import run_in_background
 from ghostlight_trio.transport.endpoints import Endpoints
 
 
@@ -46,3 +49,18 @@ def test_prepare_profile_registers_the_host_for_this_instance(
 def test_prepare_profile_needs_the_extension_id(endpoints: Endpoints, tmp_path: Path) -> None:
     with pytest.raises(managed.ManagedBrowserError, match="extension-id.txt"):
         managed.prepare_profile(endpoints, tmp_path)
+
+
+def test_the_callers_own_scheduling_group_is_never_lowered() -> None:
+    """Only a browser leading a session of its own gets background priority: a process that
+    shares the caller's session (or the caller itself) is left alone, and so is the caller."""
+    ours = Path("/proc/self/autogroup")
+    before = ours.read_text() if ours.exists() else None
+    child = subprocess.Popen(["sleep", "30"])  # same session as this test
+    try:
+        assert not run_in_background(child.pid)
+        assert not run_in_background(os.getpid())
+    finally:
+        child.kill()
+        child.wait()
+    assert (ours.read_text() if ours.exists() else None) == before

@@ -3,15 +3,18 @@ process -> real native host -> real extension in headless Chromium."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
 
 from ghostlight_trio.browser import managed
+from ghostlight_trio.browser.priority import BACKGROUND_NICE, run_in_background
 from ghostlight_trio.cli.background import ensure_service
 from ghostlight_trio.cli.control import query_status, wait_for_browser
 from ghostlight_trio.transport.endpoints import Endpoints
@@ -40,6 +43,28 @@ async def stack(endpoints: Endpoints, instance_env: dict[str, str]) -> AsyncIter
         if process is not None and process.poll() is None:
             process.terminate()
             process.wait(timeout=15)
+
+
+def _autogroup(pid: int | str) -> tuple[str, int] | None:
+    """(group, nice) of a process's Linux autogroup; None where autogroups do not exist."""
+    try:
+        group, _, nice = Path(f"/proc/{pid}/autogroup").read_text().split()
+    except FileNotFoundError:
+        return None
+    return group, int(nice)
+
+
+async def test_the_managed_browser_yields_the_cpu_to_everything_else(stack) -> None:
+    """A session of its own, so its own scheduling group, at background priority: a busy browser
+    cannot starve the service, the connectors or the user's programs (Linux autogroups)."""
+    pid = stack["browser"].pid
+    assert os.getsid(pid) == pid != os.getsid(0)
+    ours, browsers = _autogroup("self"), _autogroup(pid)
+    if ours is None:  # no autogroups here: the attempt reports that it changed nothing
+        assert browsers is None and not run_in_background(pid)
+    else:
+        assert browsers is not None and browsers[0] != ours[0]
+        assert browsers[1] == BACKGROUND_NICE
 
 
 async def _create_and_navigate(client: McpClient, url: str, workspace: dict[str, Any]) -> int:
