@@ -17,7 +17,8 @@ from pathlib import Path
 log = logging.getLogger("ghostlight.browser")
 
 BACKGROUND_NICE = 10
-"""Also what Chromium gives its own processes on Linux; here it applies to the whole group."""
+"""A background nice value, applied to the browser's whole group rather than to its processes
+(a process's own nice only orders it within its group)."""
 
 
 def run_in_background(pid: int) -> bool:
