@@ -39,5 +39,6 @@ def run_in_background(pid: int) -> bool:
 
 
 def _group_name(path: Path) -> str:
-    """``/autogroup-N`` from a ``/proc/PID/autogroup`` line ("/autogroup-N nice K")."""
-    return path.read_text().split()[0]
+    """``/autogroup-N`` from a ``/proc/PID/autogroup`` line ("/autogroup-N nice K"); empty when
+    the line is (a process already gone)."""
+    return path.read_text().partition(" ")[0]
