@@ -19,9 +19,7 @@ async def launch(endpoints: Endpoints, headless: bool, browser_path: str | None)
         return 1
     try:
         report = await wait_for_browser(
-            endpoints,
-            within=managed.CONNECT_TIMEOUT,
-            is_alive=lambda: browser.process.returncode is None,
+            endpoints, within=managed.CONNECT_TIMEOUT, launched=browser
         )
     except (TimeoutError, RuntimeError) as exc:
         await browser.aclose()

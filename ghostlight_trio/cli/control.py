@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import trio
 
 from ..transport.bridge import StatusReport, StatusRequest
 from ..transport.endpoints import Endpoints
 from ..transport.handshake import open_bridge
+
+if TYPE_CHECKING:
+    from ..browser.managed import ManagedBrowser
 
 QUERY_TIMEOUT = 5.0
 
@@ -25,14 +30,18 @@ async def query_status(endpoints: Endpoints) -> StatusReport:
         await stream.aclose()
 
 
-async def wait_for_browser(endpoints: Endpoints, *, within: float, is_alive=None) -> StatusReport:
-    """Poll until at least one browser extension is connected to the service."""
+async def wait_for_browser(
+    endpoints: Endpoints, *, within: float, launched: ManagedBrowser | None = None
+) -> StatusReport:
+    """Poll until at least one browser extension is connected to the service. With the browser
+    just ``launched``, give up as soon as it exits instead of waiting out ``within``."""
     with trio.move_on_after(within):
         while True:
             report = await query_status(endpoints)
             if report.browsers:
                 return report
-            if is_alive is not None and not is_alive():
-                raise RuntimeError("the browser exited before its extension connected")
+            code = launched.process.returncode if launched is not None else None
+            if code is not None:
+                raise RuntimeError(f"the browser exited (code {code}) before its extension connected")
             await trio.sleep(0.1)
     raise TimeoutError(f"no browser extension connected within {within:g} s")

@@ -91,11 +91,7 @@ async def demo(endpoints: Endpoints, browser_path: str | None, headless: bool, o
         running = browser
         report = await steps.run(
             "Waiting for the extension to connect through the native host",
-            lambda: wait_for_browser(
-                endpoints,
-                within=managed.CONNECT_TIMEOUT,
-                is_alive=lambda: running.process.returncode is None,
-            ),
+            lambda: wait_for_browser(endpoints, within=managed.CONNECT_TIMEOUT, launched=running),
         )
         print(f"      | browser slot {report.browsers[-1].slot} connected")
         env = {

@@ -244,11 +244,7 @@ async def managed_browser() -> AsyncIterator[managed.ManagedBrowser]:
     endpoints = Endpoints.for_instance()
     browser = await managed.launch(endpoints, headless=True, browser_path=CHROMIUM)
     try:
-        await wait_for_browser(
-            endpoints,
-            within=managed.CONNECT_TIMEOUT,
-            is_alive=lambda: browser.process.returncode is None,
-        )
+        await wait_for_browser(endpoints, within=managed.CONNECT_TIMEOUT, launched=browser)
         yield browser
     finally:
         with trio.CancelScope(shield=True):

@@ -34,7 +34,7 @@ async def stack(endpoints: Endpoints, instance_env: dict[str, str]) -> AsyncIter
     stack["service"] = await ensure_service(endpoints, "--keep-warm")
     browser = stack["browser"] = await managed.launch(endpoints, headless=True)
     try:
-        await wait_for_browser(endpoints, within=30, is_alive=lambda: browser.process.returncode is None)
+        await wait_for_browser(endpoints, within=30, launched=browser)
         yield stack
     finally:
         await browser.aclose()

@@ -101,11 +101,8 @@ class Instance:
             self.browser = await managed.launch(
                 self.endpoints, headless=True, extra_args=list(extra_args)
             )
-        browser = self.browser
-        await wait_for_browser(
-            self.endpoints, within=40, is_alive=lambda: browser.process.returncode is None
-        )
-        return browser
+        await wait_for_browser(self.endpoints, within=40, launched=self.browser)
+        return self.browser
 
     async def status(self) -> Any:
         return await query_status(self.endpoints)

@@ -50,3 +50,17 @@ def test_background_service_lifecycle(instance_env: dict[str, str]) -> None:
     down = ghostlight(env, "status")
     assert down.returncode == 1 and "service    down" in down.stdout
     assert ghostlight(env, "service", "stop").stdout.startswith("service not running")
+
+
+def test_browser_launch_says_at_once_when_the_browser_dies(instance_env: dict[str, str]) -> None:
+    """A browser that exits before its extension connects is reported with its exit code and
+    where to look, not after waiting out the connect timeout; nothing is left running."""
+    env = instance_env
+    try:
+        launched = ghostlight(env, "browser", "launch", "--browser", "/bin/false")
+        assert launched.returncode == 1
+        assert "the browser exited (code 1) before its extension connected" in launched.stderr
+        assert "browser.log" in launched.stderr
+        assert "Traceback" not in launched.stderr and launched.stdout == ""
+    finally:
+        ghostlight(env, "service", "stop")
