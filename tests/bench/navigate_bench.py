@@ -131,7 +131,7 @@ async def _bench(base_url: str, env: dict[str, str], logs: Path, peer_problem: s
     cdm = _Contender(f"{peers.peer_label('chrome-devtools-mcp')} navigate_page", "chrome-devtools-mcp")
     contenders = [ours, pw, pw_fast, cdm]
     # Ghostlight: managed headless Chromium with the extension, connected through the host.
-    async with peers.managed_browser(), peers.session_pool() as pool:
+    async with peers.managed_browser(), peers.SessionPool() as pool:
         setups: list[tuple[_Contender, list[str], dict[str, str], Callable[[peers.Session], Awaitable[Navigate]]]]
         setups = [(ours, peers.connector_argv(), env, _ghostlight)]
         if peer_problem is None:

@@ -206,8 +206,8 @@ async def open_session(
 
 
 class SessionPool:
-    """A contest's MCP sessions, each server's stderr in its own log file; ``aclose`` ends them
-    all and closes the logs, even when the contest is being cancelled."""
+    """A contest's MCP sessions, each server's stderr in its own log file; leaving the ``async
+    with`` block ends them all and closes the logs, even when the contest is being cancelled."""
 
     def __init__(self) -> None:
         self._sessions: list[Session] = []
@@ -220,21 +220,18 @@ class SessionPool:
         self._sessions.append(session)
         return session
 
+    async def __aenter__(self) -> SessionPool:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
     async def aclose(self) -> None:
         with trio.CancelScope(shield=True):
             for session in self._sessions:
                 await session.aclose()
         for stderr in self._logs:
             stderr.close()
-
-
-@asynccontextmanager
-async def session_pool() -> AsyncIterator[SessionPool]:
-    pool = SessionPool()
-    try:
-        yield pool
-    finally:
-        await pool.aclose()
 
 
 @asynccontextmanager

@@ -486,7 +486,7 @@ async def _bench(
     cdm = _Contender("chrome-devtools-mcp", peers.peer_label("chrome-devtools-mcp"))
     contenders = [ours, pw, pw_fast, cdm]
     page_count = -1
-    async with peers.managed_browser(), peers.session_pool() as pool:
+    async with peers.managed_browser(), peers.SessionPool() as pool:
         setups: list[
             tuple[_Contender, list[str], dict[str, str], Callable[[peers.Session], Awaitable[None]]]
         ] = [
