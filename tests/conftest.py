@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from pathlib import Path
 
@@ -33,10 +34,33 @@ def endpoints(instance_env: dict[str, str]) -> Endpoints:
 
 @pytest.fixture(scope="session", autouse=True)
 def _no_stray_services(tmp_path_factory: pytest.TempPathFactory):
-    """After the run, no Ghostlight process started for a test instance may outlive it."""
+    """After the run, no Ghostlight process started for a test instance may outlive it.
+
+    A process winding down (a native host whose browser the last test just stopped) gets a
+    short grace to exit on its own; what is still there after it is reported and killed."""
     yield
     base = str(tmp_path_factory.getbasetemp())
-    strays = []
+    deadline = time.monotonic() + STRAY_GRACE
+    while (strays := _test_instance_processes(base)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for pid in strays:
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
+    if strays:
+        import warnings
+
+        lines = [f"{pid}: {cmdline}" for pid, cmdline in strays.items()]
+        warnings.warn("stray processes outlived the tests:\n" + "\n".join(lines), stacklevel=1)
+
+
+STRAY_GRACE = 3.0
+
+
+def _test_instance_processes(base: str) -> dict[int, str]:
+    """Ghostlight processes (pid -> command line) whose GHOSTLIGHT_HOME is under ``base``."""
+    found = {}
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit() or int(proc.name) == os.getpid():
             continue
@@ -47,12 +71,5 @@ def _no_stray_services(tmp_path_factory: pytest.TempPathFactory):
             continue
         home = next((v[len(b"GHOSTLIGHT_HOME="):] for v in environ if v.startswith(b"GHOSTLIGHT_HOME=")), b"")
         if "ghostlight" in cmdline and home.decode(errors="replace").startswith(base):
-            strays.append(f"{proc.name}: {cmdline}")
-            try:
-                os.kill(int(proc.name), 9)
-            except OSError:
-                pass
-    if strays:
-        import warnings
-
-        warnings.warn("stray processes outlived the tests:\n" + "\n".join(strays), stacklevel=1)
+            found[int(proc.name)] = cmdline
+    return found

@@ -4,8 +4,10 @@ A busy headless Chromium can keep every core busy. Started in a session of its o
 browser forms its own scheduling group on Linux (an autogroup), whose weight is set here to a
 background nice value: while the machine is contended, the service, the connectors (and the
 kill switch and status that go through them) and the user's own programs run first, and the
-browser takes what they leave. An idle machine loses nothing. Where autogroups do not exist
-(other systems, or a kernel without them) nothing changes.
+browser takes what they leave. An idle machine loses nothing. Where autogroups do not apply
+nothing changes: on other systems, on kernels without them, and where this process sits in a
+cgroup with its own CPU control (a container or a service manager's unit), whose weight then
+decides instead. Linux shows that last case as an empty ``/proc/PID/autogroup``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,11 @@ def run_in_background(pid: int) -> bool:
     would lower the caller's priority, not the browser's); best effort otherwise."""
     group = Path(f"/proc/{pid}/autogroup")
     try:
-        if os.getsid(pid) != pid or _group_name(group) == _group_name(Path("/proc/self/autogroup")):
+        theirs = _group_name(group)
+        if not theirs:
+            log.debug("browser %d is not scheduled by autogroup; left as it is", pid)
+            return False
+        if os.getsid(pid) != pid or theirs == _group_name(Path("/proc/self/autogroup")):
             log.debug("browser %d shares this process's scheduling group; left as it is", pid)
             return False
         group.write_text(f"{BACKGROUND_NICE}\n")
@@ -40,5 +46,5 @@ def run_in_background(pid: int) -> bool:
 
 def _group_name(path: Path) -> str:
     """``/autogroup-N`` from a ``/proc/PID/autogroup`` line ("/autogroup-N nice K"); empty when
-    the line is (a process already gone)."""
+    the line is (a process scheduled by its cgroup instead, or already gone)."""
     return path.read_text().partition(" ")[0]

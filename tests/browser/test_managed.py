@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ghostlight_trio.browser import managed
+from ghostlight_trio.browser import managed, priority
 from ghostlight_trio.browser.priority import run_in_background
 from ghostlight_trio.transport.endpoints import Endpoints
 
@@ -64,3 +64,27 @@ def test_the_callers_own_scheduling_group_is_never_lowered() -> None:
         child.kill()
         child.wait()
     assert (ours.read_text() if ours.exists() else None) == before
+
+
+@pytest.mark.parametrize("caller_group", ["its own", "the default (reads empty)"])
+def test_a_browser_in_a_session_of_its_own_gets_background_priority(
+    caller_group: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever group the caller is in, including the default one that a process started by a
+    service manager without a session of its own reads as empty, the browser's group is set."""
+    if not Path("/proc/self/autogroup").exists():
+        pytest.skip("this kernel has no autogroups")
+    if caller_group.startswith("the default"):
+        real = priority._group_name
+        monkeypatch.setattr(
+            priority, "_group_name", lambda path: "" if path.parent.name == "self" else real(path)
+        )
+    child = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        assert run_in_background(child.pid)
+        group, _, nice = Path(f"/proc/{child.pid}/autogroup").read_text().split()
+        assert int(nice) == priority.BACKGROUND_NICE
+        assert group != Path("/proc/self/autogroup").read_text().split()[0]
+    finally:
+        child.kill()
+        child.wait()
