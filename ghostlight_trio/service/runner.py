@@ -66,7 +66,6 @@ async def run_service(
     with instance_lock(endpoints):
         secret = load_or_create_secret(endpoints.secret_file)
         parts = build(endpoints)
-        listener = bind_owner_only_socket(endpoints.edge_socket)
         running = RunningService(parts=parts, streams=LiveStreams())
         server = BridgeServer(
             endpoints=endpoints,
@@ -78,11 +77,14 @@ async def run_service(
             browser=parts.browser,
             governor=parts.governance.governor if parts.governance else None,
         )
+        listener: trio.SocketListener | None = None
         try:
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(server.serve, listener)
+                # The browser's socket first: once the edge socket appears, all of it listens.
                 if parts.browser is not None:
                     await nursery.start(parts.browser.serve)
+                listener = bind_owner_only_socket(endpoints.edge_socket)
+                nursery.start_soon(server.serve, listener)
                 nursery.start_soon(broadcast_catalog_changes, parts.catalog, running.streams)
                 if parts.governance is not None:
                     nursery.start_soon(
@@ -102,9 +104,10 @@ async def run_service(
                 log.info("service for instance %r listening", endpoints.instance)
                 task_status.started(running)
         finally:
-            with trio.CancelScope(shield=True):
-                await listener.aclose()
-            remove_socket_file(endpoints.edge_socket)
+            if listener is not None:
+                with trio.CancelScope(shield=True):
+                    await listener.aclose()
+                remove_socket_file(endpoints.edge_socket)
             log.info("service for instance %r stopped", endpoints.instance)
 
 

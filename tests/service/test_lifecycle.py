@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+from functools import partial
 
 import pytest
 import trio
@@ -167,3 +168,23 @@ def test_module_entry_point_runs_and_exits_when_idle(endpoints):
     )
     assert result.returncode == 0, result.stderr
     assert b"listening" in result.stderr and b"shutting down" in result.stderr
+
+
+async def test_the_edge_socket_appears_only_once_the_browser_socket_listens(endpoints, nursery):
+    """Whoever waits for the edge socket (a launcher, a doctor, a test) finds the whole service
+    listening: the browser shore binds first, and nothing changes the runtime dir afterwards."""
+    seen: list[bool] = []
+    appeared = trio.Event()
+
+    async def watch() -> None:
+        while not endpoints.edge_socket.exists():
+            await trio.lowlevel.checkpoint()
+        seen.append(endpoints.browser_socket.exists())
+        appeared.set()
+
+    nursery.start_soon(watch)
+    await nursery.start(partial(run_service, endpoints, keep_warm=True, handle_signals=False))
+    with trio.fail_after(5):
+        await appeared.wait()
+    assert seen == [True]
+    nursery.cancel_scope.cancel()
