@@ -1,13 +1,22 @@
 """The managed browser yields the CPU to everything else on the machine.
 
-A busy headless Chromium can keep every core busy. Started in a session of its own, the
-browser forms its own scheduling group on Linux (an autogroup), whose weight is set here to a
-background nice value: while the machine is contended, the service, the connectors (and the
-kill switch and status that go through them) and the user's own programs run first, and the
-browser takes what they leave. An idle machine loses nothing. Where autogroups do not apply
-nothing changes: on other systems, on kernels without them, and where this process sits in a
-cgroup with its own CPU control (a container or a service manager's unit), whose weight then
-decides instead. Linux shows that last case as an empty ``/proc/PID/autogroup``.
+A busy headless Chromium can keep every core busy. While the machine is contended, the service,
+the connectors (and the kill switch and status that go through them) and the user's own programs
+should run first and the browser take what they leave; an idle machine loses nothing.
+
+Linux weighs runnable processes at two levels, so the browser, started in a session and process
+group of its own, is lowered at both:
+
+* between groups. Where the kernel schedules each session as one group (an autogroup), the
+  browser's own group gets a background nice value: the whole browser then weighs like one
+  background process, however many processes it runs. A process's own nice would not do that,
+  since it only orders processes within their group;
+* within a group. Where autogroups do not apply (switched off, or a cgroup with CPU control, as
+  recent systemd versions give user sessions), the browser shares its group with the service
+  and the user's programs, and only a process's own nice counts. The browser's process group
+  gets the background value, which the processes it starts inherit.
+
+Only the browser is ever lowered, never the caller, and nothing is ever raised.
 """
 
 from __future__ import annotations
@@ -19,32 +28,54 @@ from pathlib import Path
 log = logging.getLogger("ghostlight.browser")
 
 BACKGROUND_NICE = 10
-"""A background nice value, applied to the browser's whole group rather than to its processes
-(a process's own nice only orders it within its group)."""
+"""The background nice value given to the browser's scheduling group and to its processes."""
 
 
 def run_in_background(pid: int) -> bool:
-    """Give the scheduling group led by ``pid`` background priority. True when it took effect.
+    """Give the browser led by ``pid`` background priority. True when any of it took effect.
 
-    Only a session leader's own group is changed, never the group this process is in (that
-    would lower the caller's priority, not the browser's); best effort otherwise."""
+    ``pid`` must lead a session of its own: a process in the caller's session (or the caller
+    itself) is left alone, since lowering its group would lower the caller. Best effort."""
+    try:
+        if not os.getsid(pid) == pid != os.getsid(0):
+            log.debug("browser %d shares this process's session; left as it is", pid)
+            return False
+    except OSError as exc:  # already gone
+        log.debug("browser %d keeps its scheduling priority: %s", pid, exc)
+        return False
+    grouped = _lower_autogroup(pid)
+    niced = _lower_process_group(pid)
+    return grouped or niced
+
+
+def _lower_autogroup(pid: int) -> bool:
     group = Path(f"/proc/{pid}/autogroup")
     try:
         theirs = _group_name(group)
-        if not theirs:
-            log.debug("browser %d is not scheduled by autogroup; left as it is", pid)
-            return False
-        if os.getsid(pid) != pid or theirs == _group_name(Path("/proc/self/autogroup")):
-            log.debug("browser %d shares this process's scheduling group; left as it is", pid)
+        if not theirs or theirs == _group_name(Path("/proc/self/autogroup")):
             return False
         group.write_text(f"{BACKGROUND_NICE}\n")
+    except OSError as exc:  # no autogroups here, or the process is gone
+        log.debug("browser %d keeps its autogroup weight: %s", pid, exc)
+        return False
+    return True
+
+
+def _lower_process_group(pid: int) -> bool:
+    """The browser's process group (led by ``pid``) to the background nice value, unless its
+    highest-priority member is already there or below."""
+    try:
+        if os.getpriority(os.PRIO_PGRP, pid) >= BACKGROUND_NICE:
+            return False
+        os.setpriority(os.PRIO_PGRP, pid, BACKGROUND_NICE)
     except OSError as exc:
-        log.debug("browser %d keeps its scheduling priority: %s", pid, exc)
+        log.debug("browser %d keeps its processes' nice values: %s", pid, exc)
         return False
     return True
 
 
 def _group_name(path: Path) -> str:
-    """``/autogroup-N`` from a ``/proc/PID/autogroup`` line ("/autogroup-N nice K"); empty when
-    the line is (a process scheduled by its cgroup instead, or already gone)."""
+    """``/autogroup-N`` from a ``/proc/PID/autogroup`` line ("/autogroup-N nice K"); empty for
+    a process in the kernel's default group (one that never started a session of its own, as
+    under some service managers) or one already gone."""
     return path.read_text().partition(" ")[0]
