@@ -37,7 +37,7 @@ def run_in_background(pid: int) -> bool:
     ``pid`` must lead a session of its own: a process in the caller's session (or the caller
     itself) is left alone, since lowering its group would lower the caller. Best effort."""
     try:
-        if not os.getsid(pid) == pid != os.getsid(0):
+        if not (os.getsid(pid) == pid != os.getsid(0)):
             log.debug("browser %d shares this process's session; left as it is", pid)
             return False
     except OSError as exc:  # already gone
