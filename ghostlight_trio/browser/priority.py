@@ -48,14 +48,29 @@ def run_in_background(pid: int) -> bool:
     return grouped or niced
 
 
-def _lower_autogroup(pid: int) -> bool:
-    group = Path(f"/proc/{pid}/autogroup")
+def autogroup(pid: int | str) -> tuple[str, int] | None:
+    """(``/autogroup-N``, nice) of a process's autogroup, from ``/proc/PID/autogroup``. None where
+    it has none: no such file (no autogroups, or the process is gone), an empty one (the
+    kernel's default group, for a process that never started a session of its own, as under
+    some service managers) or a line not understood."""
     try:
-        theirs = _group_name(group)
-        if not theirs or theirs == _group_name(Path("/proc/self/autogroup")):
+        line = Path(f"/proc/{pid}/autogroup").read_text()
+    except FileNotFoundError:
+        return None
+    match line.split():
+        case [name, "nice", nice] if nice.lstrip("-").isdigit():
+            return name, int(nice)
+        case _:
+            return None
+
+
+def _lower_autogroup(pid: int) -> bool:
+    try:
+        theirs, ours = autogroup(pid), autogroup("self")
+        if theirs is None or (ours is not None and theirs[0] == ours[0]):
             return False
-        group.write_text(f"{BACKGROUND_NICE}\n")
-    except OSError as exc:  # no autogroups here, or the process is gone
+        Path(f"/proc/{pid}/autogroup").write_text(f"{BACKGROUND_NICE}\n")
+    except OSError as exc:  # not ours to change, or the process is gone
         log.debug("browser %d keeps its autogroup weight: %s", pid, exc)
         return False
     return True
@@ -72,10 +87,3 @@ def _lower_process_group(pid: int) -> bool:
         log.debug("browser %d keeps its processes' nice values: %s", pid, exc)
         return False
     return True
-
-
-def _group_name(path: Path) -> str:
-    """``/autogroup-N`` from a ``/proc/PID/autogroup`` line ("/autogroup-N nice K"); empty for
-    a process in the kernel's default group (one that never started a session of its own, as
-    under some service managers) or one already gone."""
-    return path.read_text().partition(" ")[0]

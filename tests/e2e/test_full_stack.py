@@ -7,14 +7,13 @@ import os
 import signal
 import sys
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
 
 from ghostlight_trio.browser import managed
-from ghostlight_trio.browser.priority import BACKGROUND_NICE
+from ghostlight_trio.browser.priority import BACKGROUND_NICE, autogroup
 from ghostlight_trio.cli.background import ensure_service
 from ghostlight_trio.cli.control import query_status, wait_for_browser
 from ghostlight_trio.transport.endpoints import Endpoints
@@ -45,26 +44,13 @@ async def stack(endpoints: Endpoints, instance_env: dict[str, str]) -> AsyncIter
             process.wait(timeout=15)
 
 
-def _autogroup(pid: int | str) -> tuple[str, int] | None:
-    """(group, nice) of a process's Linux autogroup; None where it has none: no such file, or an
-    empty one (the kernel's default group, for a process that never started a session)."""
-    try:
-        line = Path(f"/proc/{pid}/autogroup").read_text()
-    except FileNotFoundError:
-        return None
-    if not line.strip():
-        return None
-    group, _, nice = line.split()
-    return group, int(nice)
-
-
 async def test_the_managed_browser_yields_the_cpu_to_everything_else(stack) -> None:
     """A session of its own, so its own scheduling group, at background priority, and its
     processes at a background nice value: a busy browser cannot starve the service, the
     connectors or the user's programs (see ``browser.priority``)."""
     pid = stack["browser"].pid
     assert os.getsid(pid) == pid != os.getsid(0)
-    ours, browsers = _autogroup("self"), _autogroup(pid)
+    ours, browsers = autogroup("self"), autogroup(pid)
     if browsers is not None:  # its own group, even when ours is the kernel's default one
         assert ours is None or browsers[0] != ours[0]
         assert browsers[1] == BACKGROUND_NICE
