@@ -83,6 +83,8 @@ async def run_service(
                 # The browser's socket first: once the edge socket appears, all of it listens.
                 if parts.browser is not None:
                     await nursery.start(parts.browser.serve)
+                if own_process:  # before the edge socket appears, so no edge waits on it
+                    set_aside_startup_state()
                 listener = bind_owner_only_socket(endpoints.edge_socket)
                 nursery.start_soon(server.serve, listener)
                 nursery.start_soon(broadcast_catalog_changes, parts.catalog, running.streams)
@@ -99,8 +101,6 @@ async def run_service(
                     nursery.start_soon(
                         _stop_when_idle, running.is_idle, idle_timeout, nursery.cancel_scope
                     )
-                if own_process:
-                    set_aside_startup_state()
                 log.info("service for instance %r listening", endpoints.instance)
                 task_status.started(running)
         finally:
