@@ -153,16 +153,16 @@ def run() -> None:
         ready = threading.Event()
         threading.Thread(target=_blocking_echo, args=(paths[THREAD_ECHO], ready), daemon=True).start()
         ready.wait()
-        echo_processes = [
-            subprocess.Popen([sys.executable, "-m", "tests.bench.bridge_bench", mode, paths[name]])
+        echo_processes = {
+            name: subprocess.Popen([sys.executable, "-m", "tests.bench.bridge_bench", mode, paths[name]])
             for mode, name in (("blocking-echo", PROCESS_ECHO), ("echo", TRIO_ECHO))
-        ]
-        processes = {SERVICE: service.pid, PROCESS_ECHO: echo_processes[0].pid, TRIO_ECHO: echo_processes[1].pid}
+        }
+        pids = {SERVICE: service.pid} | {name: process.pid for name, process in echo_processes.items()}
         try:
             echo_paths = {name: paths[name] for name in (THREAD_ECHO, PROCESS_ECHO, TRIO_ECHO)}
-            cpu_us = trio.run(_side_by_side, endpoints, echo_paths, samples, processes)
+            cpu_us = trio.run(_side_by_side, endpoints, echo_paths, samples, pids)
         finally:
-            for process in echo_processes:
+            for process in echo_processes.values():
                 process.terminate()
                 process.wait()
     stats = {name: summarize(values) for name, values in samples.items()}
