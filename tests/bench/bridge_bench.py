@@ -10,7 +10,11 @@ interleaved with the update_plan rounds block by block:
   blocking-echo PATH``;
 * a Trio echo process (the floor for any Trio service: a process woken by the kernel, one
   scheduler pass, ``receive_some`` / ``send_all``, no protocol work). Run as
-  ``python -m tests.bench.bridge_bench echo PATH``.
+  ``python -m tests.bench.bridge_bench echo PATH``;
+* the same Trio echo answering each frame from a task of its own, spawned by the reader (the
+  floor for the service's shape, which runs every call in a task of its own: a spawn, a second
+  scheduler pass and the task's exit, still no protocol work). Run as
+  ``python -m tests.bench.bridge_bench task-echo PATH``.
 
 The service row is the whole edge -> service -> edge path: encode Start, the service decodes,
 admits, validates, governs, audits and runs the call, and Started + Outcome come back.
@@ -46,6 +50,7 @@ ECHO_BODY = 200
 THREAD_ECHO = f"raw echo, blocking thread ({ECHO_BODY} B)"
 PROCESS_ECHO = f"raw echo, blocking process ({ECHO_BODY} B)"
 TRIO_ECHO = f"raw echo, Trio process ({ECHO_BODY} B)"
+TASK_ECHO = f"raw echo, Trio task per frame ({ECHO_BODY} B)"
 SERVICE = "update_plan via service"
 
 
@@ -65,24 +70,30 @@ def _blocking_echo(path: str, ready: threading.Event) -> None:
             conn.sendall(header + body)
 
 
-async def _trio_echo(path: str) -> None:
-    """The Trio echo peer: whole frames back, as they complete."""
+async def _trio_echo(path: str, task_per_frame: bool) -> None:
+    """The Trio echo peer: whole frames back, as they complete (from the reader itself, or
+    from a task spawned for each frame)."""
     sock = trio.socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     await sock.bind(path)
     sock.listen(1)
     stream = await trio.SocketListener(sock).accept()
     buffer = b""
-    while True:
-        data = await stream.receive_some(65536)
-        if not data:
-            return
-        buffer += data
-        while len(buffer) >= 4:
-            (length,) = struct.unpack(">I", buffer[:4])
-            if len(buffer) < 4 + length:
-                break
-            frame, buffer = buffer[: 4 + length], buffer[4 + length :]
-            await stream.send_all(frame)
+    async with trio.open_nursery() as frames:
+        while True:
+            data = await stream.receive_some(65536)
+            if not data:
+                frames.cancel_scope.cancel()
+                return
+            buffer += data
+            while len(buffer) >= 4:
+                (length,) = struct.unpack(">I", buffer[:4])
+                if len(buffer) < 4 + length:
+                    break
+                frame, buffer = buffer[: 4 + length], buffer[4 + length :]
+                if task_per_frame:  # the bench sends one frame at a time: no two sends overlap
+                    frames.start_soon(stream.send_all, frame)
+                else:
+                    await stream.send_all(frame)
 
 
 async def _echo_rounds(stream: trio.SocketStream, rounds: int, samples: list[float] | None) -> None:
@@ -148,18 +159,22 @@ def run() -> None:
         instance_environ(env),
         tempfile.TemporaryDirectory() as tmp,
     ):
-        samples: dict[str, list[float]] = {THREAD_ECHO: [], PROCESS_ECHO: [], TRIO_ECHO: [], SERVICE: []}
+        samples: dict[str, list[float]] = {
+            name: [] for name in (THREAD_ECHO, PROCESS_ECHO, TRIO_ECHO, TASK_ECHO, SERVICE)
+        }
         paths = {name: str(Path(tmp) / f"echo{index}.sock") for index, name in enumerate(samples)}
         ready = threading.Event()
         threading.Thread(target=_blocking_echo, args=(paths[THREAD_ECHO], ready), daemon=True).start()
         ready.wait()
         echo_processes = {
             name: subprocess.Popen([sys.executable, "-m", "tests.bench.bridge_bench", mode, paths[name]])
-            for mode, name in (("blocking-echo", PROCESS_ECHO), ("echo", TRIO_ECHO))
+            for mode, name in (
+                ("blocking-echo", PROCESS_ECHO), ("echo", TRIO_ECHO), ("task-echo", TASK_ECHO)
+            )
         }
         pids = {SERVICE: service.pid} | {name: process.pid for name, process in echo_processes.items()}
         try:
-            echo_paths = {name: paths[name] for name in (THREAD_ECHO, PROCESS_ECHO, TRIO_ECHO)}
+            echo_paths = {name: path for name, path in paths.items() if name != SERVICE}
             cpu_us = trio.run(_side_by_side, endpoints, echo_paths, samples, pids)
         finally:
             for process in echo_processes.values():
@@ -168,12 +183,12 @@ def run() -> None:
     stats = {name: summarize(values) for name, values in samples.items()}
     print_table(
         "bridge: update_plan round trip (Start -> Started -> Outcome) vs raw echoes, same run",
-        [(name, stats[name]) for name in (THREAD_ECHO, PROCESS_ECHO, TRIO_ECHO, SERVICE)],
+        [(name, stats[name]) for name in samples],
         baseline=TRIO_ECHO,
     )
     print(
         "  CPU per round trip on the far side (process CPU time over the timed rounds): "
-        + "; ".join(f"{name} {cpu_us[name]:.0f} us" for name in (PROCESS_ECHO, TRIO_ECHO, SERVICE))
+        + "; ".join(f"{name} {cpu_us[name]:.0f} us" for name in samples if name in cpu_us)
     )
     p50 = stats[SERVICE]["p50_ms"]
     verdicts = [f"p50 {p50:.3f} ms: {'met' if p50 < 0.5 else 'MISSED'}"]
@@ -185,8 +200,14 @@ def run() -> None:
         ratio = p50 / stats[name]["p50_ms"]
         verdicts.append(f"{ratio:.2f}x {label}: {'within 5x' if ratio <= 5 else 'above 5x'}")
     print("  goal: p50 < 0.5 ms and within 5x of the raw echo -> " + "; ".join(verdicts))
+    floor = stats[TASK_ECHO]["p50_ms"]
+    print(
+        f"  for scale: a Trio echo with a task per frame (the service's shape, no protocol work) is"
+        f" {floor / stats[PROCESS_ECHO]['p50_ms']:.2f}x the blocking echo process;"
+        f" the service is {p50 / floor:.2f}x that floor"
+    )
 
-if __name__ == "__main__" and sys.argv[1:2] == ["echo"]:
-    trio.run(_trio_echo, sys.argv[2])
+if __name__ == "__main__" and sys.argv[1:2] in (["echo"], ["task-echo"]):
+    trio.run(_trio_echo, sys.argv[2], sys.argv[1] == "task-echo")
 elif __name__ == "__main__" and sys.argv[1:2] == ["blocking-echo"]:
     _blocking_echo(sys.argv[2], threading.Event())
