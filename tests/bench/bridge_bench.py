@@ -51,6 +51,7 @@ THREAD_ECHO = f"raw echo, blocking thread ({ECHO_BODY} B)"
 PROCESS_ECHO = f"raw echo, blocking process ({ECHO_BODY} B)"
 TRIO_ECHO = f"raw echo, Trio process ({ECHO_BODY} B)"
 TASK_ECHO = f"raw echo, Trio task per frame ({ECHO_BODY} B)"
+ECHOES = (THREAD_ECHO, PROCESS_ECHO, TRIO_ECHO, TASK_ECHO)
 SERVICE = "update_plan via service"
 
 
@@ -159,10 +160,8 @@ def run() -> None:
         instance_environ(env),
         tempfile.TemporaryDirectory() as tmp,
     ):
-        samples: dict[str, list[float]] = {
-            name: [] for name in (THREAD_ECHO, PROCESS_ECHO, TRIO_ECHO, TASK_ECHO, SERVICE)
-        }
-        paths = {name: str(Path(tmp) / f"echo{index}.sock") for index, name in enumerate(samples)}
+        samples: dict[str, list[float]] = {name: [] for name in (*ECHOES, SERVICE)}
+        paths = {name: str(Path(tmp) / f"echo{index}.sock") for index, name in enumerate(ECHOES)}
         ready = threading.Event()
         threading.Thread(target=_blocking_echo, args=(paths[THREAD_ECHO], ready), daemon=True).start()
         ready.wait()
@@ -174,8 +173,7 @@ def run() -> None:
         }
         pids = {SERVICE: service.pid} | {name: process.pid for name, process in echo_processes.items()}
         try:
-            echo_paths = {name: path for name, path in paths.items() if name != SERVICE}
-            cpu_us = trio.run(_side_by_side, endpoints, echo_paths, samples, pids)
+            cpu_us = trio.run(_side_by_side, endpoints, paths, samples, pids)
         finally:
             for process in echo_processes.values():
                 process.terminate()
