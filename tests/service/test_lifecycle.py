@@ -6,6 +6,7 @@ import gc
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 from functools import partial
@@ -172,19 +173,28 @@ def test_module_entry_point_runs_and_exits_when_idle(endpoints):
 
 async def test_the_edge_socket_appears_only_once_the_browser_socket_listens(endpoints, nursery):
     """Whoever waits for the edge socket (a launcher, a doctor, a test) finds the whole service
-    listening: the browser shore binds first, and nothing changes the runtime dir afterwards."""
+    listening: the browser shore binds first, and nothing changes the runtime dir afterwards
+    (a mode set on it once the edge socket appears is still there once the service runs)."""
     seen: list[bool] = []
     appeared = trio.Event()
+    opened_mode = 0o711
 
     async def watch() -> None:
         while not endpoints.edge_socket.exists():
             await trio.lowlevel.checkpoint()
         seen.append(endpoints.browser_socket.exists())
+        endpoints.runtime_dir.chmod(opened_mode)
         appeared.set()
 
     nursery.start_soon(watch)
     await nursery.start(partial(run_service, endpoints, keep_warm=True, handle_signals=False))
     with trio.fail_after(5):
         await appeared.wait()
-    assert seen == [True]
-    nursery.cancel_scope.cancel()
+    for _ in range(10):  # whatever the service still had scheduled has run
+        await trio.lowlevel.checkpoint()
+    try:
+        assert seen == [True]
+        assert stat.S_IMODE(endpoints.runtime_dir.stat().st_mode) == opened_mode
+    finally:
+        endpoints.runtime_dir.chmod(0o700)
+        nursery.cancel_scope.cancel()
