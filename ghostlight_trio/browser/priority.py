@@ -16,7 +16,9 @@ group of its own, is lowered at both:
   and the user's programs, and only a process's own nice counts. The browser's process group
   gets the background value, which the processes it starts inherit.
 
-Only the browser is ever lowered, never the caller, and nothing is ever raised.
+Only the browser is ever lowered, never the caller, and nothing is ever raised. A browser run
+as root sets its own threads' nice values afterwards (lower than the background value, which
+root may do), so there only the first level holds.
 """
 
 from __future__ import annotations
