@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import trio
 
 from .. import __version__
-from ..transport.endpoints import Endpoints, InstanceNameError
+from ..transport.endpoints import Endpoints, InstanceNameError, UnsafeDirectoryError
 from . import everyday, governance_commands
 
 
@@ -96,6 +96,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return trio.run(demo, endpoints, args.browser, not args.headed, args.out)
     except KeyboardInterrupt:
         return 130
+    except UnsafeDirectoryError as exc:
+        print(f"ghostlight: {exc}", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         # The reader went away (`ghostlight audit show | head`): stop quietly, and keep the
         # interpreter's final flush from failing on the same pipe.

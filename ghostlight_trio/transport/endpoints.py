@@ -11,6 +11,7 @@ import os
 import re
 import stat
 import tempfile
+import warnings
 from pathlib import Path
 
 import attrs
@@ -94,19 +95,45 @@ class Endpoints:
 
 
 def ensure_private_dir(directory: Path) -> None:
-    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    info = directory.stat()
-    if info.st_uid != os.getuid():
-        raise UnsafeDirectoryError(f"{directory} is owned by uid {info.st_uid}, not by you")
+    """Create ``directory`` owner-only (0700) in a parent only its owner can change.
+
+    The parent is always one of ours (``ghostlight-trio``, ``instances``, a short-path root):
+    it is made 0700 too, and one that another user owns or may write to is refused or
+    tightened, since whoever can write there can swap the directory below it.
+    """
+    parent = directory.parent
+    parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    parent_mode = stat.S_IMODE(_check_owned(parent).st_mode)
+    if parent_mode & 0o022:
+        os.chmod(parent, parent_mode & ~0o022)
+    directory.mkdir(mode=0o700, exist_ok=True)
+    info = _check_owned(directory)
     if stat.S_IMODE(info.st_mode) & 0o077:
         os.chmod(directory, 0o700)
+
+
+def _check_owned(directory: Path) -> os.stat_result:
+    info = directory.stat()
+    if info.st_uid != os.getuid():
+        raise UnsafeDirectoryError(
+            f"{directory} is owned by uid {info.st_uid}, not by you, so that user could swap what"
+            " Ghostlight keeps there. Remove it, or point XDG_RUNTIME_DIR (sockets) or"
+            " GHOSTLIGHT_HOME (data) at a directory of your own."
+        )
+    return info
 
 
 def _runtime_root() -> Path:
     xdg = os.environ.get("XDG_RUNTIME_DIR")
     if xdg and Path(xdg).is_dir():
         return Path(xdg) / "ghostlight-trio"
-    return Path(platformdirs.user_runtime_dir("ghostlight-trio", appauthor=False))
+    # Without a usable XDG_RUNTIME_DIR (ssh and cron sessions, containers, clients that start
+    # connectors with a trimmed environment) the per-user fallback is the intended place, and
+    # every process picks the same one. Recent platformdirs warns about it on stderr, which
+    # would put a Python warning in every command's output and every client's server log.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return Path(platformdirs.user_runtime_dir("ghostlight-trio", appauthor=False))
 
 
 def _short_runtime_root(long_path: str) -> Path:

@@ -6,12 +6,19 @@ import contextlib
 import os
 import socket
 import stat
+import subprocess
+import sys
 
 import pytest
 import trio
 
 from ghostlight_trio.transport import bridge
-from ghostlight_trio.transport.endpoints import Endpoints, InstanceNameError, validate_instance
+from ghostlight_trio.transport.endpoints import (
+    Endpoints,
+    InstanceNameError,
+    UnsafeDirectoryError,
+    validate_instance,
+)
 from ghostlight_trio.transport.handshake import accept_bridge, open_bridge
 from ghostlight_trio.transport.proof import (
     SQUATTER_MESSAGE,
@@ -46,6 +53,31 @@ def test_private_dirs_are_0700(endpoints: Endpoints) -> None:
         assert stat.S_IMODE(directory.stat().st_mode) == 0o700
 
 
+def test_the_dirs_holding_an_instance_are_ours_and_closed(endpoints: Endpoints) -> None:
+    """The directory each instance dir sits in is created 0700; one that others could write to
+    is tightened, since whoever can write there could swap the instance dir itself."""
+    endpoints.ensure_private_dirs()
+    for directory in (endpoints.runtime_dir, endpoints.data_dir):
+        assert stat.S_IMODE(directory.parent.stat().st_mode) == 0o700
+    os.chmod(endpoints.runtime_dir.parent, 0o777)
+    endpoints.ensure_private_dirs()
+    assert stat.S_IMODE(endpoints.runtime_dir.parent.stat().st_mode) == 0o755
+
+
+def test_a_parent_dir_owned_by_another_user_is_refused(
+    endpoints: Endpoints, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seen from another uid, the parent this user made is someone else's: nothing is made
+    below it."""
+    parent = endpoints.runtime_dir.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    owner = parent.stat().st_uid
+    monkeypatch.setattr(os, "getuid", lambda: owner + 1)
+    with pytest.raises(UnsafeDirectoryError, match=f"owned by uid {owner}, not by you"):
+        endpoints.ensure_private_dirs()
+    assert not endpoints.runtime_dir.exists()
+
+
 def test_long_runtime_paths_fall_back_to_a_short_one(tmp_path, monkeypatch) -> None:
     deep = tmp_path / ("d" * 60) / ("e" * 60)
     deep.mkdir(parents=True)
@@ -53,6 +85,26 @@ def test_long_runtime_paths_fall_back_to_a_short_one(tmp_path, monkeypatch) -> N
     endpoints = Endpoints.for_instance("longpath")
     assert len(str(endpoints.browser_socket)) <= 100
     assert str(deep) not in str(endpoints.edge_socket)
+
+
+def test_without_xdg_runtime_dir_the_fallback_is_quiet_and_shared() -> None:
+    """Clients may start connectors with a trimmed environment: the fallback runtime dir is then
+    used without a warning on stderr, and every process resolves the same one. A fresh
+    interpreter each, with warnings as errors, so nothing remembered in this one can hide one."""
+    env = {key: value for key, value in os.environ.items() if key != "XDG_RUNTIME_DIR"}
+    code = (
+        "from ghostlight_trio.transport.endpoints import Endpoints;"
+        "print(Endpoints.for_instance('quiet').edge_socket)"
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-W", "error", "-c", code], env=env, capture_output=True, text=True
+        )
+        for _ in range(2)
+    ]
+    assert [(run.returncode, run.stderr) for run in runs] == [(0, ""), (0, "")]
+    assert runs[0].stdout == runs[1].stdout
+    assert runs[0].stdout.strip().endswith("/quiet/edge.sock")
 
 
 def test_secret_is_created_private_and_stable(endpoints: Endpoints) -> None:
