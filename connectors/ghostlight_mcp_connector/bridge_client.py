@@ -1,24 +1,24 @@
 """Connect the bridge to this instance's service, starting the service once if needed.
 
-Bounded: a connection attempt gives up after ``CONNECT_BUDGET`` seconds. A squatter or a bridge
-major mismatch fails at once with a message for the user; nothing is retried behind their back.
+Bounded: a connection attempt gives up after ``CONNECT_BUDGET`` seconds. A squatter, a bridge
+major mismatch, or a service that stops as it starts fails at once with a message for the
+user; nothing is retried behind their back.
 """
 
 from __future__ import annotations
 
 import logging
-import subprocess
 
 import trio
 
 from ghostlight_trio.transport.bridge import ServiceHello
-from ghostlight_trio.transport.endpoints import Endpoints
+from ghostlight_trio.transport.endpoints import Endpoints, UnsafeDirectoryError
 from ghostlight_trio.transport.handshake import BridgeVersionError, ProofError, open_bridge
+from ghostlight_trio.transport.launch import ServiceLaunch, service_lock_holder, spawn_service
 from ghostlight_trio.transport.proof import SQUATTER_MESSAGE, SecretFileError
 from ghostlight_trio.transport.stream import BridgeClosed, MessageStream
 
 from . import __version__
-from .service_launcher import launch_service
 
 CONNECT_BUDGET = 10.0
 _FIRST_DELAY = 0.05
@@ -37,7 +37,7 @@ class BridgeConnector:
     def __init__(self, endpoints: Endpoints, *, budget: float = CONNECT_BUDGET) -> None:
         self._endpoints = endpoints
         self._budget = budget
-        self._launched: subprocess.Popen[bytes] | None = None
+        self._launched: ServiceLaunch | None = None
 
     async def connect(self) -> tuple[MessageStream, ServiceHello]:
         delay = _FIRST_DELAY
@@ -59,9 +59,11 @@ class BridgeConnector:
                     raise ConnectFailed(str(exc)) from None
                 except (OSError, BridgeClosed) as exc:
                     _log.debug("service not reachable yet: %s", exc)
+                if launched_now:
+                    self._fail_if_the_start_failed()
                 self._reap()
                 if not launched_now and self._launched is None:
-                    self._launched = launch_service(self._endpoints.instance)
+                    self._launched = self._launch()
                     launched_now = True
                 await trio.sleep(delay)
                 delay = min(delay * 2, _MAX_DELAY)
@@ -70,7 +72,31 @@ class BridgeConnector:
             f" within {self._budget:.0f} s"
         )
 
+    def _launch(self) -> ServiceLaunch:
+        """Start the service; where it cannot even be started, say why now."""
+        try:
+            launch = spawn_service(self._endpoints)
+        except (OSError, UnsafeDirectoryError) as exc:
+            _log.error("could not start the Ghostlight service: %s", exc)
+            raise ConnectFailed(f"could not start the Ghostlight service: {exc}") from None
+        _log.info(
+            "started the Ghostlight service for instance %r (pid %d)",
+            self._endpoints.instance,
+            launch.process.pid,
+        )
+        return launch
+
+    def _fail_if_the_start_failed(self) -> None:
+        """The service this attempt started has stopped and none other holds the instance: it
+        will not answer, and its own last words say why. (One that lost the race to another
+        start stops too, but then the winner holds the lock and is waited for.)"""
+        stopped = self._launched.stopped_reason() if self._launched is not None else None
+        if stopped is not None and service_lock_holder(self._endpoints) is None:
+            self._launched = None
+            _log.error("%s", stopped)
+            raise ConnectFailed(f"{stopped} (log: {self._endpoints.log_file})")
+
     def _reap(self) -> None:
         """Forget a service process we started once it has exited (no zombie left behind)."""
-        if self._launched is not None and self._launched.poll() is not None:
+        if self._launched is not None and self._launched.process.poll() is not None:
             self._launched = None

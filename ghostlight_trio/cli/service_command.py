@@ -6,7 +6,8 @@ import sys
 
 import trio
 
-from ..transport.endpoints import Endpoints
+from ..transport.endpoints import Endpoints, UnsafeDirectoryError
+from ..transport.proof import SecretFileError
 
 
 def run(endpoints: Endpoints, *, keep_warm: bool, idle_timeout: float) -> int:
@@ -20,7 +21,9 @@ def run(endpoints: Endpoints, *, keep_warm: bool, idle_timeout: float) -> int:
                 endpoints, keep_warm=keep_warm, idle_timeout=idle_timeout, own_process=True
             )
         )
-    except ServiceAlreadyRunning as exc:
+    except (ServiceAlreadyRunning, SecretFileError, UnsafeDirectoryError) as exc:
+        # Conditions of the machine, said in one line (also the last words a starter reads
+        # back from the log), not a traceback.
         print(f"ghostlight: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
 import signal
 import sys
@@ -11,28 +10,11 @@ import time
 import trio
 
 from ..transport.endpoints import Endpoints
+from ..transport.launch import service_lock_holder
 from .background import ensure_service, service_reachable
 from .control import query_status
 
 STOP_TIMEOUT = 10.0
-
-
-def lock_holder(endpoints: Endpoints) -> int | None:
-    """The pid holding the instance lock, or None when no service holds it."""
-    try:
-        fd = os.open(endpoints.lock_file, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            text = os.pread(fd, 32, 0).decode(errors="replace").strip()
-            return int(text) if text.isdigit() else -1
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return None
-    finally:
-        os.close(fd)
 
 
 async def start(endpoints: Endpoints) -> int:
@@ -55,7 +37,7 @@ async def stop(endpoints: Endpoints) -> int:
     if await service_reachable(endpoints):
         pid = (await query_status(endpoints)).pid
     else:
-        pid = lock_holder(endpoints)
+        pid = service_lock_holder(endpoints)
     if pid is None:
         print(f"service not running (instance {endpoints.instance})")
         return 0
@@ -68,7 +50,7 @@ async def stop(endpoints: Endpoints) -> int:
         pass
     deadline = time.monotonic() + STOP_TIMEOUT
     while time.monotonic() < deadline:
-        if lock_holder(endpoints) is None:
+        if service_lock_holder(endpoints) is None:
             print(f"service stopped (was pid {pid})")
             return 0
         await trio.sleep(0.05)

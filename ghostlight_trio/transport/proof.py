@@ -47,7 +47,10 @@ def load_or_create_secret(path: Path) -> bytes:
 def load_secret(path: Path) -> bytes:
     info = path.stat()
     if info.st_uid != os.getuid() or stat.S_IMODE(info.st_mode) & 0o077:
-        raise SecretFileError(f"{path} must be owned by you and mode 0600")
+        raise SecretFileError(
+            f"{path} must be owned by you and mode 0600; others may have read it: delete it and"
+            " start the service again (it makes a fresh one)"
+        )
     data = path.read_bytes()
     if len(data) < _SECRET_BYTES:
         raise SecretFileError(f"{path} is truncated; delete it and restart the service")

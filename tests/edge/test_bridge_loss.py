@@ -19,6 +19,14 @@ CALL_SLOW = {
     "params": {"name": "update_plan", "arguments": {"domains": [], "approach": []}},
 }
 
+STATELESS_CALL = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {"_meta": json.loads(META), "name": "update_plan", "arguments": {}},
+}
+"""A call in the stateless revision: it needs no handshake first."""
+
 
 def _handshake(connector: Connector) -> None:
     connector.send(f'{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{INIT}}}')
@@ -93,14 +101,7 @@ def test_squatter_is_refused_loudly_and_calls_fail_fast(own_instance: Instance) 
     connector = Connector(own_instance)
     try:
         started = time.monotonic()
-        connector.send(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "tools/call",
-                "params": {"_meta": json.loads(META), "name": "update_plan", "arguments": {}},
-            }
-        )
+        connector.send(STATELESS_CALL)
         answer = connector.read(timeout=10)
         assert time.monotonic() - started < 5
         assert answer["id"] == 1
@@ -144,3 +145,24 @@ def test_two_connectors_same_ids_never_cross(shared_instance: Instance) -> None:
             connector.close_stdin()
             assert connector.wait_exit(3) == 0
             connector.terminate()
+
+
+def test_a_service_that_cannot_start_is_reported_with_its_reason(own_instance: Instance) -> None:
+    """Nothing serves the instance and the service the connector starts stops at once (here a
+    directory sits where its socket goes): the call's error carries the service's own reason at
+    once, instead of a timeout after the whole connect budget. Nothing ran."""
+    own_instance.socket_path.mkdir(mode=0o700, parents=True)
+    connector = Connector(own_instance)
+    try:
+        connector.send(STATELESS_CALL)
+        answer = connector.read(timeout=30)
+        assert answer["id"] == 1
+        assert answer["error"]["code"] == -33001
+        message = answer["error"]["message"]
+        assert "stopped as it started (exit status 1)" in message, message
+        assert f"{own_instance.socket_path} is a directory" in message, message
+        assert "nothing ran" in answer["error"]["data"]["nextStep"]
+        connector.close_stdin()
+        assert connector.wait_exit(5) == 0
+    finally:
+        connector.terminate()

@@ -1,0 +1,113 @@
+"""Starting an instance's service in the background, and saying why it stopped if it does.
+
+The CLI and the MCP connector start it the same way: detached in a session of its own, so a
+client that kills its connector's process group does not take the service with it, with no
+inherited stdio, and its output appended to the instance log. A service that stops as it
+starts has then left its reason there, and the starter reads it back instead of waiting out
+its whole budget and reporting only a timeout.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import attrs
+
+from .endpoints import INSTANCE_ENV, Endpoints
+
+_REASON_WINDOW = 16 * 1024
+"""How much of the end of this start's log output is read for its last words."""
+_REASON_LIMIT = 400
+
+
+def service_command(instance: str, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "ghostlight_trio", "service", "--instance", instance, *extra]
+
+
+@attrs.frozen
+class ServiceLaunch:
+    """One background start: the process, and where its own output begins in the log."""
+
+    process: subprocess.Popen[bytes]
+    instance: str
+    log_file: Path
+    log_offset: int
+
+    def stopped_reason(self) -> str | None:
+        """None while the process runs; once it has exited, its status and last words."""
+        status = self.process.poll()
+        if status is None:
+            return None
+        said = _last_line(self.log_file, self.log_offset)
+        return (
+            f"the Ghostlight service for instance {self.instance!r} stopped as it started"
+            f" (exit status {status})" + (f": {said}" if said else "")
+        )
+
+
+def spawn_service(endpoints: Endpoints, *extra: str) -> ServiceLaunch:
+    """Start the service detached, its stdout and stderr appended to the instance log.
+
+    Raises ``UnsafeDirectoryError`` or ``OSError`` when the instance's directories or log cannot
+    be made or opened: the service could not start there either, and this says why at once.
+    """
+    endpoints.ensure_private_dirs()
+    fd = os.open(endpoints.log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        offset = os.fstat(fd).st_size
+        process = subprocess.Popen(
+            service_command(endpoints.instance, *extra),
+            stdin=subprocess.DEVNULL,
+            stdout=fd,
+            stderr=fd,
+            start_new_session=True,
+            env={**os.environ, INSTANCE_ENV: endpoints.instance},
+        )
+    finally:
+        os.close(fd)
+    return ServiceLaunch(process, endpoints.instance, endpoints.log_file, offset)
+
+
+def service_lock_holder(endpoints: Endpoints) -> int | None:
+    """The pid of the service holding the instance lock (-1 when it wrote none), or None when no
+    service holds it. A start that lost the race to another one finds it here."""
+    try:
+        fd = os.open(endpoints.lock_file, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            text = os.pread(fd, 32, 0).decode(errors="replace").strip()
+            return int(text) if text.isdigit() else -1
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+def _last_line(log_file: Path, offset: int) -> str:
+    """What the service last said in ``log_file`` after ``offset``: its last line that is not
+    traceback scaffolding (so a traceback gives its exception), shortened; empty if none."""
+    try:
+        with open(log_file, "rb") as log:
+            size = log.seek(0, os.SEEK_END)
+            log.seek(max(offset, size - _REASON_WINDOW))
+            tail = log.read()
+    except OSError:
+        return ""
+    for raw in reversed(tail.decode(errors="replace").splitlines()):
+        line = raw.strip().lstrip("|").strip()  # exception groups indent with "| "
+        if not line or not line.strip("+-^~ ") or line.startswith(_SCAFFOLDING):
+            continue
+        line = line.removeprefix("ghostlight: ")
+        return line if len(line) <= _REASON_LIMIT else line[: _REASON_LIMIT - 3] + "..."
+    return ""
+
+
+_SCAFFOLDING = ("Traceback (", 'File "', "During handling of", "The above exception")

@@ -1,0 +1,79 @@
+"""Process level: starting the background service, as ``ghostlight service start`` and the
+clients' first use do. Two starts at once share the one service; a start that stops says why."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+import trio
+
+from ghostlight_trio.cli.background import ensure_service, service_reachable
+from ghostlight_trio.transport.launch import service_lock_holder
+
+pytestmark = pytest.mark.process
+
+
+def _stop(process: subprocess.Popen[bytes] | None) -> None:
+    if process is not None and process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        process.wait(10)
+
+
+async def test_two_starts_at_once_share_the_one_service(endpoints) -> None:
+    """Both find nothing running and both start one; the second loses the instance lock and
+    stops, which is no failure: its start waits for the winner and reports success."""
+    results: list[subprocess.Popen[bytes] | None] = []
+
+    async def start() -> None:
+        results.append(await ensure_service(endpoints, "--keep-warm"))
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(start)
+            nursery.start_soon(start)
+        assert await service_reachable(endpoints)
+        running = [p for p in results if p is not None and p.poll() is None]
+        assert len(running) == 1
+        assert service_lock_holder(endpoints) == running[0].pid
+        stopped = [p for p in results if p is not None and p.poll() is not None]
+        assert [p.returncode for p in stopped] in ([], [1])
+    finally:
+        for process in results:
+            _stop(process)
+    assert service_lock_holder(endpoints) is None
+
+
+async def test_a_start_that_stops_says_why(endpoints) -> None:
+    """A directory where the socket goes stops the service as it starts: the start fails at
+    once with the service's own words, not after waiting out its whole budget."""
+    endpoints.ensure_private_dirs()
+    endpoints.edge_socket.mkdir()
+    with pytest.raises(RuntimeError) as caught:
+        await ensure_service(endpoints)
+    text = str(caught.value)
+    assert f"instance {endpoints.instance!r} stopped as it started (exit status 1)" in text
+    assert f"{endpoints.edge_socket} is a directory; remove it" in text
+    assert str(endpoints.log_file) in text
+
+
+def test_a_shared_secret_stops_the_service_with_one_line(endpoints) -> None:
+    """A secret others could read is refused in one line that says what to do, not a
+    traceback."""
+    endpoints.ensure_private_dirs()
+    endpoints.secret_file.write_bytes(os.urandom(32))
+    endpoints.secret_file.chmod(0o644)
+    done = subprocess.run(
+        [sys.executable, "-m", "ghostlight_trio", "service", "--instance", endpoints.instance],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ),
+    )
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert f"ghostlight: {endpoints.secret_file} must be owned by you and mode 0600" in done.stderr
+    assert "delete it and start the service again" in done.stderr
