@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -100,19 +101,35 @@ def show(
         until=until,
         events=tool is None and decision is None and workspace is None,
     )
-    _print(chosen, as_json)
+    _print(chosen, as_json, endpoints)
     return 0
 
 
 def tail(endpoints: Endpoints, *, count: int, as_json: bool) -> int:
-    _print(deque(read_lines(endpoints.audit_file), maxlen=max(1, count)), as_json)
+    _print(deque(read_lines(endpoints.audit_file), maxlen=max(1, count)), as_json, endpoints)
     return 0
 
 
-def _print(records: Iterable[dict[str, Any]], as_json: bool) -> None:
-    if as_json:
+def _print(records: Iterable[dict[str, Any]], as_json: bool, endpoints: Endpoints) -> None:
+    shown = 0
+
+    def counted() -> Iterator[dict[str, Any]]:
+        nonlocal shown
         for record in records:
+            shown += 1
+            yield record
+
+    if as_json:
+        for record in counted():
             print(json.dumps(record, ensure_ascii=False))
-        return
-    for line in render(records):
-        print(line)
+    else:
+        for line in render(counted()):
+            print(line)
+    if not shown:  # said on stderr, so the output stays a table (or JSON lines) to parse
+        if endpoints.audit_file.exists():
+            print(f"(no records match; audit file: {endpoints.audit_file})", file=sys.stderr)
+        else:
+            print(
+                f"(no audit records yet: {endpoints.audit_file} is written on the first call)",
+                file=sys.stderr,
+            )

@@ -206,3 +206,26 @@ def test_audit_show_stops_quietly_when_its_reader_goes_away(instance_env, endpoi
     reader.stdout.close()  # like `| head -1`
     _, err = reader.communicate(timeout=30)
     assert reader.returncode == 1 and b"Traceback" not in err, err
+
+
+def test_audit_says_so_when_there_is_nothing_to_show(instance_env, endpoints):
+    """An empty table is explained on stderr (no file yet, or nothing matched); stdout stays a
+    table or JSON lines to parse."""
+
+    def audit(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "ghostlight_trio", "audit", *args],
+            env=instance_env, capture_output=True, text=True, timeout=60,
+        )
+
+    before = audit("tail", "--json")
+    assert (before.returncode, before.stdout) == (0, "")
+    assert f"no audit records yet: {endpoints.audit_file} is written" in before.stderr
+    record = {"time": "2026-01-01T00:00:00.000Z", "call": "c", "workspace": "ws-0", "tool": "t"}
+    endpoints.ensure_private_dirs()
+    endpoints.audit_file.write_text(json.dumps(record) + "\n")
+    unmatched = audit("show", "--tool", "navigate")
+    assert unmatched.returncode == 0 and _rows(unmatched.stdout) == []
+    assert f"no records match; audit file: {endpoints.audit_file}" in unmatched.stderr
+    matched = audit("show", "--tool", "t")
+    assert len(_rows(matched.stdout)) == 1 and matched.stderr == ""
