@@ -25,7 +25,8 @@ async def service_reachable(endpoints: Endpoints) -> bool:
 
 
 async def ensure_service(endpoints: Endpoints, *extra: str) -> subprocess.Popen[bytes] | None:
-    """Make sure a service runs; returns the process when this call started it.
+    """Make sure a service runs; returns its process when this call started it (None when it
+    was running already, or another start got there first).
 
     A start that stops at once fails at once with the service's own last words, unless another
     start won the race for the instance (it holds the lock): then that one is waited for.
@@ -39,7 +40,9 @@ async def ensure_service(endpoints: Endpoints, *extra: str) -> subprocess.Popen[
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if await service_reachable(endpoints):
-            return launch.process
+            # The service that answers is this start's only if it holds the instance lock.
+            ours = service_lock_holder(endpoints) == launch.process.pid
+            return launch.process if ours else None
         stopped = launch.stopped_reason()
         if stopped is not None and service_lock_holder(endpoints) is None:
             raise RuntimeError(f"{stopped} (log: {endpoints.log_file})")
