@@ -1,15 +1,18 @@
-"""``ghostlight audit tail | show``: the audit trail as a readable table, with filters."""
+"""``ghostlight audit tail [-f] | show``: the audit trail as a readable table, with filters."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
 import sys
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
-from ..audit.records import read_lines, rfc3339
+from ..audit.records import generations, read_lines, rfc3339
 from ..transport.endpoints import Endpoints
 
 COLUMNS = (
@@ -34,14 +37,20 @@ def _cell(record: dict[str, Any], key: str) -> str:
 
 
 def render(records: Iterable[dict[str, Any]]) -> Iterator[str]:
-    yield "  ".join(name.upper().ljust(width) for name, width in COLUMNS).rstrip()
+    yield HEADER
     for record in records:
-        cells = []
-        for name, width in COLUMNS:
-            text = _cell(record, name)
-            cells.append(text if len(text) <= width else text[: width - 1] + "…")
-            cells[-1] = cells[-1].ljust(width)
-        yield "  ".join(cells).rstrip()
+        yield _row(record)
+
+
+HEADER = "  ".join(name.upper().ljust(width) for name, width in COLUMNS).rstrip()
+
+
+def _row(record: dict[str, Any]) -> str:
+    cells = []
+    for name, width in COLUMNS:
+        text = _cell(record, name)
+        cells.append((text if len(text) <= width else text[: width - 1] + "…").ljust(width))
+    return "  ".join(cells).rstrip()
 
 
 def _since(text: str | None) -> str | None:
@@ -105,9 +114,91 @@ def show(
     return 0
 
 
-def tail(endpoints: Endpoints, *, count: int, as_json: bool) -> int:
-    _print(deque(read_lines(endpoints.audit_file), maxlen=max(1, count)), as_json, endpoints)
-    return 0
+def tail(endpoints: Endpoints, *, count: int, as_json: bool, follow: bool = False) -> int:
+    if not follow:
+        _print(deque(read_lines(endpoints.audit_file), maxlen=max(1, count)), as_json, endpoints)
+        return 0
+    path = endpoints.audit_file
+    live = _open(path)  # first, so nothing written while the older files are read is missed
+    history: deque[dict[str, Any]] = deque(maxlen=max(1, count))
+    for older in generations(path):
+        if older != path:
+            history.extend(_whole_file(older))
+    if live is not None:
+        history.extend(_records(live))
+    else:
+        print(f"(waiting for {path}, written on the first call)", file=sys.stderr, flush=True)
+    if not as_json:
+        print(HEADER)
+    for record in itertools.chain(history, _follow(path, live)):
+        print(json.dumps(record, ensure_ascii=False) if as_json else _row(record), flush=True)
+    return 0  # not reached: following ends with Ctrl-C (or the reader going away)
+
+
+FOLLOW_INTERVAL = 0.25
+"""How often a followed audit file is looked at again when nothing new was in it."""
+
+
+def _whole_file(path: Path) -> Iterator[dict[str, Any]]:
+    handle = _open(path)
+    if handle is not None:
+        with handle:
+            yield from _records(handle, final=True)
+
+
+def _open(path: Path) -> IO[bytes] | None:
+    try:
+        return open(path, "rb")  # noqa: SIM115 - followed, closed by its reader
+    except FileNotFoundError:
+        return None
+
+
+def _follow(path: Path, handle: IO[bytes] | None) -> Iterator[dict[str, Any]]:
+    """Records appended to ``path`` from where ``handle`` stands, forever; across rotations
+    (the renamed file is read to its end, then the new one from its start)."""
+    while True:
+        if handle is None:
+            handle = _open(path)
+        if handle is not None:
+            got = False
+            for record in _records(handle):
+                got = True
+                yield record
+            if got:
+                continue
+            if _replaced(path, handle):
+                yield from _records(handle, final=True)  # its last lines before the rename
+                handle.close()
+                handle = None
+                continue
+        time.sleep(FOLLOW_INTERVAL)
+
+
+def _records(handle: IO[bytes], *, final: bool = False) -> Iterator[dict[str, Any]]:
+    """Whole lines from ``handle``'s position, parsed; a partial last line is left unread
+    (to be completed) unless ``final``. Torn or foreign lines are skipped, as everywhere."""
+    while True:
+        start = handle.tell()
+        line = handle.readline()
+        if not line:
+            return
+        if not line.endswith(b"\n") and not final:
+            handle.seek(start)
+            return
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            yield value
+
+
+def _replaced(path: Path, handle: IO[bytes]) -> bool:
+    try:
+        current = os.stat(path)
+    except FileNotFoundError:
+        return False  # rotated and not yet started again: keep reading the old one
+    return current.st_ino != os.fstat(handle.fileno()).st_ino
 
 
 def _print(records: Iterable[dict[str, Any]], as_json: bool, endpoints: Endpoints) -> None:

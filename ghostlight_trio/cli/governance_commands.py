@@ -60,6 +60,9 @@ def add_parsers(commands: Any, instance: argparse.ArgumentParser) -> None:
     tail = audit_commands.add_parser("tail", help="the latest records", parents=[instance])
     tail.add_argument("-n", type=int, default=20, help="how many records (default 20)")
     tail.add_argument("--json", action="store_true", help="raw JSON lines")
+    tail.add_argument(
+        "-f", "--follow", action="store_true", help="then print each new record as it is written"
+    )
     show = audit_commands.add_parser("show", help="records as a table, filtered", parents=[instance])
     show.add_argument("--tool")
     show.add_argument("--decision", choices=["allow", "deny", "shadow_deny", "held"])
@@ -99,7 +102,9 @@ def dispatch(args: argparse.Namespace, endpoints: Endpoints) -> int | None:
         from . import audit_command
 
         if args.audit_command == "tail":
-            return audit_command.tail(endpoints, count=args.n, as_json=args.json)
+            return audit_command.tail(
+                endpoints, count=args.n, as_json=args.json, follow=args.follow
+            )
         return audit_command.show(
             endpoints,
             tool=args.tool,

@@ -4,9 +4,12 @@ processes, the replay against an audit file a real service recorded."""
 from __future__ import annotations
 
 import json
+import queue
 import re
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -229,3 +232,46 @@ def test_audit_says_so_when_there_is_nothing_to_show(instance_env, endpoints):
     assert f"no records match; audit file: {endpoints.audit_file}" in unmatched.stderr
     matched = audit("show", "--tool", "t")
     assert len(_rows(matched.stdout)) == 1 and matched.stderr == ""
+
+
+def test_audit_tail_follows_new_records_across_a_rotation(instance_env, endpoints):
+    """``audit tail -f``: the latest records, then each new one as it is written, including a
+    line written in two parts and the records of a fresh file after the log rotated."""
+    endpoints.ensure_private_dirs()
+    audit_file = endpoints.audit_file
+
+    def record(call: str) -> str:
+        return json.dumps({"time": "2026-01-01T00:00:00.000Z", "call": call, "tool": "t"}) + "\n"
+
+    audit_file.write_text(record("old-1") + record("old-2"))
+    follower = subprocess.Popen(
+        [sys.executable, "-m", "ghostlight_trio", "audit", "tail", "-f", "-n", "1", "--json"],
+        env=instance_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    lines: queue.Queue[bytes] = queue.Queue()
+    assert follower.stdout is not None
+    threading.Thread(target=lambda: [lines.put(line) for line in follower.stdout], daemon=True).start()
+
+    def next_call() -> str:
+        return json.loads(lines.get(timeout=30))["call"]
+
+    try:
+        assert next_call() == "old-2"
+        with audit_file.open("a") as log:
+            log.write(record("new-1"))
+        assert next_call() == "new-1"
+        half = record("split")
+        with audit_file.open("a") as log:
+            log.write(half[:20])
+            log.flush()
+            time.sleep(0.6)  # the follower looks at least twice meanwhile: half a line is held
+            log.write(half[20:] + record("last-before-rotation"))
+        assert next_call() == "split"
+        assert next_call() == "last-before-rotation"
+        audit_file.rename(audit_file.with_name(audit_file.name + ".1"))
+        audit_file.write_text(record("after-rotation"))
+        assert next_call() == "after-rotation"
+    finally:
+        follower.terminate()
+        follower.wait(10)
+    assert lines.empty()
