@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,10 +16,13 @@ from ghostlight_trio.transport.endpoints import Endpoints
 
 
 @pytest.fixture
-def instance_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    """A private instance: its own runtime dir, data dir and name, exported to the environment."""
-    runtime = tmp_path / "run"
-    runtime.mkdir(mode=0o700)
+def instance_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """A private instance: its own runtime dir, data dir and name, exported to the environment.
+
+    The runtime dir is a short one of its own, removed afterwards: below pytest's long
+    ``tmp_path`` the socket paths would not fit, and every test would leave the short-path
+    fallback directory behind in the temp dir."""
+    runtime = Path(tempfile.mkdtemp(prefix="glt-test-"))
     values = {
         "GHOSTLIGHT_INSTANCE": "t" + uuid.uuid4().hex[:10],
         "GHOSTLIGHT_HOME": str(tmp_path / "home"),
@@ -24,7 +30,10 @@ def instance_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, s
     }
     for key, value in values.items():
         monkeypatch.setenv(key, value)
-    return {**os.environ, **values}
+    try:
+        yield {**os.environ, **values}
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)
 
 
 @pytest.fixture

@@ -6,15 +6,18 @@ installed, else the fake in ``fake_service.py``; ``GHOSTLIGHT_EDGE_SERVICE=real|
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import os
 import queue
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -56,10 +59,11 @@ class Instance:
     def __init__(self, root: Path, *, kind: str | None = None) -> None:
         self.name = "edge-" + uuid.uuid4().hex[:10]
         self.home = root / "home"
-        self.runtime = root / "run"
+        # A short runtime dir of its own (removed when the run ends): below a long ``root`` the
+        # socket paths would not fit, and the short-path fallback would stay in the temp dir.
+        self.runtime = Path(tempfile.mkdtemp(prefix="glt-edge-"))
+        atexit.register(shutil.rmtree, self.runtime, True)
         self.home.mkdir(parents=True, exist_ok=True)
-        self.runtime.mkdir(parents=True, exist_ok=True)
-        os.chmod(self.runtime, 0o700)
         self.kind = kind or service_kind()
         self.service: subprocess.Popen[bytes] | None = None
         self.env = dict(os.environ)

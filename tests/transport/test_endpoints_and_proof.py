@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import socket
 import stat
 import subprocess
@@ -85,6 +86,9 @@ def test_long_runtime_paths_fall_back_to_a_short_one(tmp_path, monkeypatch) -> N
     endpoints = Endpoints.for_instance("longpath")
     assert len(str(endpoints.browser_socket)) <= 100
     assert str(deep) not in str(endpoints.edge_socket)
+    endpoints.ensure_private_dirs()
+    assert endpoints.edge_socket.parent.is_dir()
+    shutil.rmtree(endpoints.runtime_dir.parent)  # the short root, outside tmp_path
 
 
 def test_without_xdg_runtime_dir_the_fallback_is_quiet_and_shared() -> None:
