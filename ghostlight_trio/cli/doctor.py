@@ -17,6 +17,7 @@ from ..browser.compat import SUPPORTED_EXTENSIONS, SUPPORTED_WIRE, skew_message
 from ..install.places import Place
 from ..transport.bridge import StatusReport
 from ..transport.endpoints import Endpoints
+from ..transport.launch import last_words
 from .doctor_checks import Check, executables, manifests, private_file, registrations
 from .status import fetch
 
@@ -45,8 +46,9 @@ async def collect(endpoints: Endpoints, place: Place | None = None) -> list[Chec
 
 def _service_row(endpoints: Endpoints, report: StatusReport | None, why: str) -> Check:
     if report is None:
+        said = last_words(endpoints.log_file)
         return Check(
-            "service", "service", "fail", why,
+            "service", "service", "fail", why + (f"; its log ends: {said}" if said else ""),
             f"ghostlight service start{_flag(endpoints)} (MCP clients also start it on first use);"
             f" log: {endpoints.log_file}",
         )
@@ -62,12 +64,22 @@ def _service_row(endpoints: Endpoints, report: StatusReport | None, why: str) ->
 def _private_rows(endpoints: Endpoints, up: bool) -> list[Check]:
     restart = f"ghostlight service restart{_flag(endpoints)}"
     rows = [
-        private_file("service", "runtime directory", endpoints.runtime_dir, required=up, missing_hint=restart),
-        private_file("service", "MCP socket", endpoints.edge_socket, required=up, missing_hint=restart),
-        private_file("service", "browser socket", endpoints.browser_socket, required=up, missing_hint=restart),
+        private_file(
+            "service", "runtime directory", endpoints.runtime_dir, kind="directory",
+            required=up, missing_hint=restart,
+        ),
+        private_file(
+            "service", "MCP socket", endpoints.edge_socket, kind="socket",
+            required=up, missing_hint=restart,
+        ),
+        private_file(
+            "service", "browser socket", endpoints.browser_socket, kind="socket",
+            required=up, missing_hint=restart,
+        ),
     ]
     secret = private_file(
-        "service", "anti-squat secret", endpoints.secret_file, required=up, missing_hint=restart
+        "service", "anti-squat secret", endpoints.secret_file, kind="file",
+        required=up, missing_hint=restart,
     )
     if secret.verdict == "info":
         secret = attrs.evolve(secret, detail=secret.detail + " (created when the service first starts)")

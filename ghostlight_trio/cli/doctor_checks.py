@@ -64,8 +64,18 @@ def executables() -> list[Check]:
     return rows
 
 
-def private_file(section: str, name: str, path: Path, *, required: bool, missing_hint: str) -> Check:
-    """A file (or socket) that must belong to this user and be closed to everyone else."""
+_KINDS = {"file": stat.S_ISREG, "socket": stat.S_ISSOCK, "directory": stat.S_ISDIR}
+
+
+def _kind_of(mode: int) -> str:
+    return next((kind for kind, test in _KINDS.items() if test(mode)), "special file")
+
+
+def private_file(
+    section: str, name: str, path: Path, *, kind: str, required: bool, missing_hint: str
+) -> Check:
+    """A file, socket or directory that must be one, belong to this user and be closed to
+    everyone else."""
     try:
         info = path.stat()
     except FileNotFoundError:
@@ -73,6 +83,11 @@ def private_file(section: str, name: str, path: Path, *, required: bool, missing
         return Check(section, name, verdict, f"absent: {path}", missing_hint if required else "")
     except OSError as exc:
         return Check(section, name, "fail", f"{path}: {exc}", "check the directory permissions")
+    if not _KINDS[kind](info.st_mode):
+        return Check(
+            section, name, "fail", f"{path} is a {_kind_of(info.st_mode)}, not a {kind}",
+            f"remove it (`rm -r {shlex.quote(str(path))}`) and restart: ghostlight service restart",
+        )
     if info.st_uid != os.getuid():
         return Check(
             section, name, "fail", f"{path} is owned by uid {info.st_uid}, not by you",

@@ -42,7 +42,7 @@ class ServiceLaunch:
         status = self.process.poll()
         if status is None:
             return None
-        said = _last_line(self.log_file, self.log_offset)
+        said = last_words(self.log_file, self.log_offset)
         return (
             f"the Ghostlight service for instance {self.instance!r} stopped as it started"
             f" (exit status {status})" + (f": {said}" if said else "")
@@ -91,7 +91,7 @@ def service_lock_holder(endpoints: Endpoints) -> int | None:
         os.close(fd)
 
 
-def _last_line(log_file: Path, offset: int) -> str:
+def last_words(log_file: Path, offset: int = 0) -> str:
     """What the service last said in ``log_file`` after ``offset``: its last line that is not
     traceback scaffolding (so a traceback gives its exception), shortened; empty if none."""
     try:

@@ -86,6 +86,32 @@ async def test_service_down(installed: Place, endpoints: Endpoints) -> None:
     assert failures(rows) == [f"service/service: {service.detail}"]
 
 
+async def test_a_service_that_stopped_shows_its_last_words_and_the_blocking_path(
+    installed: Place, endpoints: Endpoints
+) -> None:
+    """Down because a directory sits where the socket goes: the service row quotes the log's
+    last words (a traceback's exception), the socket row names the wrong kind of file."""
+    endpoints.ensure_private_dirs()
+    endpoints.edge_socket.mkdir()
+    endpoints.log_file.write_text(
+        "2026-11-30 13:00:00,000 INFO ghostlight.service: starting\n"
+        "Traceback (most recent call last):\n"
+        '  File "listener.py", line 55, in _remove_stale\n'
+        "    raise RuntimeError(...)\n"
+        f"RuntimeError: {endpoints.edge_socket} is a directory; remove it\n\n"
+    )
+    rows = await collect(endpoints, installed)
+    service = row(rows, "service")
+    assert service.verdict == "fail"
+    assert service.detail.endswith(
+        f"; its log ends: RuntimeError: {endpoints.edge_socket} is a directory; remove it"
+    )
+    socket_row = row(rows, "MCP socket")
+    assert socket_row.verdict == "fail"
+    assert socket_row.detail == f"{endpoints.edge_socket} is a directory, not a socket"
+    assert f"rm -r {endpoints.edge_socket}" in socket_row.fix
+
+
 async def test_wrong_socket_and_secret_modes(
     installed: Place, endpoints: Endpoints, nursery: trio.Nursery
 ) -> None:
