@@ -46,11 +46,16 @@ def remove_socket_file(path: Path) -> None:
         pass
 
 
+class SocketPathBlocked(RuntimeError):
+    """Something that is not a stale socket sits where the socket goes; it is not ours to
+    remove."""
+
+
 def _remove_stale(path: Path) -> None:
     try:
         mode = path.lstat().st_mode
     except FileNotFoundError:
         return
     if stat.S_ISDIR(mode):
-        raise RuntimeError(f"{path} is a directory; remove it before starting the service")
+        raise SocketPathBlocked(f"{path} is a directory; remove it before starting the service")
     path.unlink()

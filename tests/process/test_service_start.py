@@ -60,12 +60,23 @@ async def test_a_start_that_stops_says_why(endpoints) -> None:
     assert str(endpoints.log_file) in text
 
 
-def test_a_shared_secret_stops_the_service_with_one_line(endpoints) -> None:
-    """A secret others could read is refused in one line that says what to do, not a
-    traceback."""
-    endpoints.ensure_private_dirs()
+def _shared_secret(endpoints) -> list[str]:
     endpoints.secret_file.write_bytes(os.urandom(32))
     endpoints.secret_file.chmod(0o644)
+    return [f"{endpoints.secret_file} must be owned by you and mode 0600", "delete it"]
+
+
+def _directory_at_the_socket(endpoints) -> list[str]:
+    endpoints.edge_socket.mkdir()
+    return [f"{endpoints.edge_socket} is a directory; remove it before starting the service"]
+
+
+@pytest.mark.parametrize("condition", [_shared_secret, _directory_at_the_socket])
+def test_a_condition_of_the_machine_stops_the_service_with_one_line(endpoints, condition) -> None:
+    """What the user must fix on their machine is said in one line that says what to do,
+    not as a traceback (the foreground service; a background start quotes the same line)."""
+    endpoints.ensure_private_dirs()
+    expected = condition(endpoints)
     done = subprocess.run(
         [sys.executable, "-m", "ghostlight_trio", "service", "--instance", endpoints.instance],
         capture_output=True,
@@ -74,6 +85,8 @@ def test_a_shared_secret_stops_the_service_with_one_line(endpoints) -> None:
         env=dict(os.environ),
     )
     assert done.returncode == 1
-    assert "Traceback" not in done.stderr
-    assert f"ghostlight: {endpoints.secret_file} must be owned by you and mode 0600" in done.stderr
-    assert "delete it and start the service again" in done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    said = [line for line in done.stderr.splitlines() if line.startswith("ghostlight: ")]
+    assert len(said) == 1, done.stderr
+    for part in expected:
+        assert part in said[0]
