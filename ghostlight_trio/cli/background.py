@@ -41,10 +41,15 @@ async def ensure_service(endpoints: Endpoints, *extra: str) -> subprocess.Popen[
     while time.monotonic() < deadline:
         if await service_reachable(endpoints):
             # The service that answers is this start's only if it holds the instance lock.
-            ours = service_lock_holder(endpoints) == launch.process.pid
-            return launch.process if ours else None
-        stopped = launch.stopped_reason()
-        if stopped is not None and service_lock_holder(endpoints) is None:
-            raise RuntimeError(f"{stopped} (log: {endpoints.log_file})")
+            if service_lock_holder(endpoints) == launch.process.pid:
+                return launch.process
+            if launch.process.poll() is not None:
+                return None  # another start's service answers; ours lost the race and stopped
+            # Ours is still starting and stops once it finds the lock taken. Wait for that, or
+            # it would take over untracked should the other service stop first.
+        else:
+            stopped = launch.stopped_reason()
+            if stopped is not None and service_lock_holder(endpoints) is None:
+                raise RuntimeError(f"{stopped} (log: {endpoints.log_file})")
         await trio.sleep(0.05)
     raise RuntimeError(f"the service did not come up within {START_TIMEOUT:.0f} s; see {endpoints.log_file}")

@@ -41,6 +41,13 @@ async def test_two_starts_at_once_share_the_one_service(endpoints) -> None:
         assert len(results) == 2 and len(started) == 1
         assert started[0].poll() is None
         assert service_lock_holder(endpoints) == started[0].pid
+        # The other start came back only once its own service had stopped: nothing is left
+        # to take over should this one stop.
+        found = await trio.run_process(
+            ["pgrep", "-f", f"ghostlight_trio service --instance {endpoints.instance} "],
+            capture_stdout=True, check=False,
+        )
+        assert found.stdout.split() == [str(started[0].pid).encode()]
     finally:
         for process in results:
             _stop(process)
