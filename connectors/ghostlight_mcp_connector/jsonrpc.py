@@ -114,6 +114,27 @@ class LineSplitter:
         self._discarding = 0
 
 
+MAX_NESTING = 512
+"""Deepest nesting of arrays and objects read. The parser itself stops at a depth that depends
+on how deep the stack already is; this fixed limit, far past any real message, makes the answer
+to a line the same wherever it is read."""
+_TOO_DEEP = f"Parse error: line nests arrays and objects deeper than {MAX_NESTING} levels"
+
+
+def _nests_deeper(value: Any, limit: int) -> bool:
+    """True when ``value`` has containers more than ``limit`` levels deep (walked iteratively)."""
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        children = item.values() if isinstance(item, dict) else item
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth + 1 > limit:
+                    return True
+                pending.append((child, depth + 1))
+    return False
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
@@ -133,8 +154,12 @@ def classify(line: bytes | OversizedLine) -> Incoming:
         return Malformed(PARSE_ERROR, "Parse error: line is not valid UTF-8")
     try:
         value = json.loads(text, parse_constant=_reject_constant)
-    except (ValueError, RecursionError):
+    except RecursionError:
+        return Malformed(PARSE_ERROR, _TOO_DEEP)
+    except ValueError:
         return Malformed(PARSE_ERROR, "Parse error: line is not valid JSON")
+    if line.count(b"[") + line.count(b"{") > MAX_NESTING and _nests_deeper(value, MAX_NESTING):
+        return Malformed(PARSE_ERROR, _TOO_DEEP)
     if isinstance(value, list):
         return Malformed(INVALID_REQUEST, "Invalid Request: batches are not supported")
     if not isinstance(value, dict):

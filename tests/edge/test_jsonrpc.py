@@ -46,6 +46,34 @@ def test_classification() -> None:
         assert isinstance(item, Malformed) and item.id is None and item.code == -32600
 
 
+def _classified_at_stack_depth(frames: int, line: bytes) -> object:
+    """``classify`` called from ``frames`` nested calls, as from a deep caller."""
+    if frames:
+        return _classified_at_stack_depth(frames - 1, line)
+    return jsonrpc.classify(line)
+
+
+def test_nesting_has_one_fixed_limit_wherever_a_line_is_read() -> None:
+    """Within the limit a deep line is classified as usual; past it, one parse error that says
+    why. The answer does not depend on how deep the reader's own stack is (the parser's own
+    limit does: a 900-level line read under 300 frames used to be "not valid JSON")."""
+    limit = jsonrpc.MAX_NESTING
+    too_deep = Malformed(
+        -32700, f"Parse error: line nests arrays and objects deeper than {limit} levels"
+    )
+    for depth, expected in (
+        (limit, Malformed(-32600, "Invalid Request: batches are not supported")),
+        (limit + 1, too_deep),
+        (900, too_deep),
+        (50_000, too_deep),
+    ):
+        line = b"[" * depth + b"]" * depth
+        assert jsonrpc.classify(line) == expected, depth
+        assert _classified_at_stack_depth(300, line) == expected, depth
+    request = b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":%s}}'
+    assert jsonrpc.classify(request % (b"[" * limit + b"]" * limit)) == too_deep  # limit + 2
+
+
 def test_encoding_is_one_compact_utf8_line() -> None:
     line = jsonrpc.encode(jsonrpc.result(1, {"text": "a\nb é \u2028"}))
     assert line.endswith(b"\n") and line.count(b"\n") == 1

@@ -79,6 +79,15 @@ def _not_json(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")  # NaN and Infinity: Python accepts them, JSON does not
 
 
+def _depth(value: Any) -> int:
+    """Nesting depth of arrays and objects (a scalar is 0)."""
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
 def expected_code(line: bytes) -> int | None:
     """The error a line must get when it cannot even be classified as a request."""
     try:
@@ -86,6 +95,12 @@ def expected_code(line: bytes) -> int | None:
     except UnicodeDecodeError:
         return jsonrpc.PARSE_ERROR
     except (ValueError, RecursionError):
+        return jsonrpc.PARSE_ERROR
+    try:
+        too_deep = _depth(value) > jsonrpc.MAX_NESTING
+    except RecursionError:  # hundreds of levels past the limit
+        too_deep = True
+    if too_deep:  # refused the same way wherever the line arrives
         return jsonrpc.PARSE_ERROR
     if isinstance(value, list) or not isinstance(value, dict):
         return jsonrpc.INVALID_REQUEST
