@@ -191,6 +191,6 @@ def _relay_hello() -> bytes:
 def _is_extension_hello(body: bytes) -> bool:
     try:
         frame = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return False
     return isinstance(frame, dict) and frame.get("type") == "hello"

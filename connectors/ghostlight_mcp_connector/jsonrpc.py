@@ -114,10 +114,12 @@ class LineSplitter:
         self._discarding = 0
 
 
-MAX_NESTING = 512
-"""Deepest nesting of arrays and objects read. The parser itself stops at a depth that depends
-on how deep the stack already is; this fixed limit, far past any real message, makes the answer
-to a line the same wherever it is read."""
+MAX_NESTING = 256
+"""Deepest nesting of arrays and objects read, far past any real message. The parser itself
+stops at a depth that depends on how deep the stack already is, and the bridge's CBOR decoder
+at 400 levels (it would close the stream, and every call on it with it): one fixed limit under
+both makes the answer to a line the same wherever it is read, and every line read fit to
+forward."""
 _TOO_DEEP = f"Parse error: line nests arrays and objects deeper than {MAX_NESTING} levels"
 
 

@@ -56,6 +56,8 @@ def decode(body: bytes) -> dict[str, Any]:
         value = json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise WireError(f"frame is not UTF-8 JSON: {exc}") from None
+    except RecursionError:
+        raise WireError("frame nests deeper than this reader can follow") from None
     if not isinstance(value, dict):
         raise WireError("frame is not a JSON object")
     return value

@@ -435,16 +435,27 @@ def decode_message(body: bytes) -> Message:
 # as they are rather than copied); the same message from the same map.
 
 
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+
+
 def _plain(value: Any) -> bool:
-    """True for JSON-shaped data, which the converter would copy unchanged."""
-    kind = type(value)
-    if kind is str or kind is int or kind is float or kind is bool or value is None:
-        return True
-    if kind is list:
-        return all(_plain(item) for item in value)
-    if kind is dict:
-        return all(type(key) is str and _plain(item) for key, item in value.items())
-    return False
+    """True for JSON-shaped data, which the converter would copy unchanged. Walked without
+    recursion: a client may nest its arguments hundreds of levels deep."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        kind = type(item)
+        if kind in _SCALARS:
+            continue
+        if kind is list:
+            pending.extend(item)
+        elif kind is dict:
+            if not all(type(key) is str for key in item):
+                return False
+            pending.extend(item.values())
+        else:
+            return False
+    return True
 
 
 def _unstructure_started(message: Started) -> dict[str, Any]:

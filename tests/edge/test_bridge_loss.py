@@ -166,3 +166,48 @@ def test_a_service_that_cannot_start_is_reported_with_its_reason(own_instance: I
         assert connector.wait_exit(5) == 0
     finally:
         connector.terminate()
+
+
+def test_the_deepest_arguments_read_cross_the_bridge_and_keep_it(own_instance: Instance) -> None:
+    """Arguments nested to the edge's limit reach the service and get its corrective error;
+    one level more is refused at the edge. Either way the bridge stays up and nothing else is
+    lost (a 500-level value once crashed the connector, and a 400-level one closed the bridge
+    for every call on it)."""
+    own_instance.start_service()
+    connector = Connector(own_instance)
+    limit = 256  # the edge's nesting limit (jsonrpc.MAX_NESTING)
+
+    def nested(depth: int) -> object:
+        return json.loads("[" * depth + "]" * depth)
+
+    def call(request_id: int, domains: object) -> dict:
+        connector.send(
+            {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "method": "tools/call",
+                "params": {"name": "update_plan", "arguments": {"domains": domains, "approach": []}},
+            }
+        )
+        return connector.read(timeout=30)
+
+    try:
+        _handshake(connector)
+        at_limit = call(1, nested(limit - 3))  # the line: message, params, arguments, then these
+        assert at_limit["id"] == 1 and at_limit["result"]["isError"] is True, at_limit
+        assert "domains" in at_limit["result"]["content"][0]["text"]
+        past_limit = call(2, nested(limit - 2))
+        assert past_limit == {
+            "jsonrpc": "2.0",
+            "error": {
+                "code": -32700,
+                "message": f"Parse error: line nests arrays and objects deeper than {limit} levels",
+            },
+        }
+        fine = call(3, ["example.com"])
+        assert fine["id"] == 3 and fine["result"]["content"][0]["text"].startswith("Plan recorded.")
+        connector.close_stdin()
+        assert connector.wait_exit(5) == 0
+        assert "Traceback" not in connector.stderr.decode()
+    finally:
+        connector.terminate()

@@ -286,3 +286,23 @@ def test_frame_ready_says_whether_next_frame_needs_more_bytes():
     assert decoder.frame_ready and decoder.next_frame() == b"z"
     decoder.feed(b"\x00\x00\x01\x00")  # over the ceiling: next_frame answers with its error
     assert decoder.frame_ready
+
+
+def _nested(depth: int) -> list[object]:
+    value: list[object] = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+def test_deep_values_encode_without_recursion_and_decode_or_refuse_cleanly() -> None:
+    """The fast path's walk over a call's values is iterative: depth is the decoder's business.
+    Within CBOR's 400 levels a deep value round-trips; past them decoding is a protocol error,
+    never a crash."""
+    within = bridge.Start(sequence=1, operation="t", arguments={"a": _nested(390)})
+    assert bridge.decode_message(bridge.encode_message(within)) == within
+    outcome = bridge.Outcome(work_id="w", kind="ok", structured={"a": _nested(390)})
+    assert bridge.decode_message(bridge.encode_message(outcome)) == outcome
+    beyond = bridge.encode_message(bridge.Start(sequence=1, operation="t", arguments={"a": _nested(600)}))
+    with pytest.raises(bridge.BridgeProtocolError, match="nesting depth"):
+        bridge.decode_message(beyond)
