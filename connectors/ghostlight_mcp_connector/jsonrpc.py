@@ -8,6 +8,7 @@ request, notification, response or framing error, and serialises outgoing messag
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any, Final, TypeGuard
 
@@ -137,6 +138,20 @@ def _nests_deeper(value: Any, limit: int) -> bool:
     return False
 
 
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = "Parse error: line escapes a lone UTF-16 surrogate, which is not a character"
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    """True when a string in ``value`` (key or value) holds half a surrogate pair. JSON lets a
+    ``\\u`` escape name one; nothing past the edge (the bridge's CBOR, the logs) can carry it."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
@@ -162,6 +177,8 @@ def classify(line: bytes | OversizedLine) -> Incoming:
         return Malformed(PARSE_ERROR, "Parse error: line is not valid JSON")
     if line.count(b"[") + line.count(b"{") > MAX_NESTING and _nests_deeper(value, MAX_NESTING):
         return Malformed(PARSE_ERROR, _TOO_DEEP)
+    if b"\\u" in line and _SURROGATE_ESCAPE.search(line) and _has_lone_surrogate(value):
+        return Malformed(PARSE_ERROR, _LONE_SURROGATE)
     if isinstance(value, list):
         return Malformed(INVALID_REQUEST, "Invalid Request: batches are not supported")
     if not isinstance(value, dict):
@@ -201,7 +218,7 @@ def _classify_object(obj: JsonObject) -> Incoming:
 def encode(message: JsonObject) -> bytes:
     """One compact JSON line. json.dumps escapes control characters, so no raw newline leaks."""
     text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    # Lone surrogates cannot come from parsed UTF-8 input, but guard the output anyway.
+    # Lines with lone surrogates are refused when read (``classify``), but guard the output anyway.
     return text.encode("utf-8", errors="backslashreplace") + b"\n"
 
 

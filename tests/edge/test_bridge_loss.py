@@ -211,3 +211,46 @@ def test_the_deepest_arguments_read_cross_the_bridge_and_keep_it(own_instance: I
         assert "Traceback" not in connector.stderr.decode()
     finally:
         connector.terminate()
+
+
+def test_a_lone_surrogate_from_the_client_is_refused_and_the_connector_serves_on(
+    own_instance: Instance,
+) -> None:
+    """Half a surrogate pair (a JSON escape, no character) in a client's name or arguments is a
+    parse error for that line; the connector, its bridge and later calls carry on (it once
+    crashed the connector when the name went over the bridge)."""
+    own_instance.start_service()
+    connector = Connector(own_instance)
+    refused = {
+        "jsonrpc": "2.0",
+        "error": {
+            "code": -32700,
+            "message": "Parse error: line escapes a lone UTF-16 surrogate, which is not a character",
+        },
+    }
+    try:
+        init = INIT.replace('"name":"t"', '"name":"t\\ud800"')
+        assert init != INIT
+        connector.send(f'{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{init}}}')
+        assert connector.read() == refused
+        _handshake(connector)
+        connector.send(
+            '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"update_plan",'
+            '"arguments":{"domains":["a\\udfff"],"approach":[]}}}'
+        )
+        assert connector.read() == refused
+        connector.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "update_plan", "arguments": {"domains": ["\U0001f600"], "approach": []}},
+            }
+        )
+        answer = connector.read(timeout=30)
+        assert answer["id"] == 2 and "Domains: \U0001f600" in answer["result"]["content"][0]["text"]
+        connector.close_stdin()
+        assert connector.wait_exit(5) == 0
+        assert "Traceback" not in connector.stderr.decode()
+    finally:
+        connector.terminate()

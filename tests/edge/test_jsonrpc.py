@@ -74,6 +74,25 @@ def test_nesting_has_one_fixed_limit_wherever_a_line_is_read() -> None:
     assert jsonrpc.classify(request % (b"[" * limit + b"]" * limit)) == too_deep  # limit + 2
 
 
+def test_a_lone_surrogate_escape_is_refused_and_a_pair_is_read() -> None:
+    """JSON can escape half a surrogate pair; that is no character, and nothing past the edge
+    can carry it, so the line is refused wherever it sits. A whole pair is one character."""
+    refused = Malformed(
+        -32700, "Parse error: line escapes a lone UTF-16 surrogate, which is not a character"
+    )
+    for line in (
+        rb'{"jsonrpc":"2.0","id":"\ud800","method":"ping"}',
+        rb'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"\uDFFF":1}}',
+        rb'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":["x\udc00y"]}}',
+        rb'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"\ude00\ud83d"}}',  # reversed
+    ):
+        assert jsonrpc.classify(line) == refused, line
+    pair = rb'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"\ud83d\ude00"}}'
+    assert jsonrpc.classify(pair) == Request(1, "m", {"a": "\U0001f600"})
+    escaped_backslash = rb'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"\\ud800"}}'
+    assert jsonrpc.classify(escaped_backslash) == Request(1, "m", {"a": "\\ud800"})
+
+
 def test_encoding_is_one_compact_utf8_line() -> None:
     line = jsonrpc.encode(jsonrpc.result(1, {"text": "a\nb é \u2028"}))
     assert line.endswith(b"\n") and line.count(b"\n") == 1

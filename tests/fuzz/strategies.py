@@ -105,8 +105,27 @@ deep = st.integers(1, 50_000).map(lambda n: b"[" * n + b"]" * n) | st.integers(1
 )
 invalid_utf8 = st.binary(min_size=1, max_size=40).map(lambda b: b'{"jsonrpc":"2.0","id":1,"method":"' + b + b'\xff\xfe"}')
 
+@st.composite
+def with_lone_surrogate(draw: st.DrawFn) -> Any:
+    """A message with half a surrogate pair where a client puts text: written as a ``\\u``
+    escape, valid JSON text that names no character."""
+    message = draw(jsonrpc_messages())
+    half = draw(st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF))
+    text = draw(st.text(max_size=4)) + half + draw(st.text(max_size=4))
+    place = draw(st.sampled_from(["id", "method", "param", "key"]))
+    if place in ("param", "key"):
+        params = message.get("params")
+        params = params if isinstance(params, dict) else {}
+        params[text if place == "key" else "text"] = 1 if place == "key" else text
+        message["params"] = params
+    else:
+        message[place] = text
+    return message
+
+
 hostile_lines = st.one_of(
     jsonrpc_messages().map(_encoded),
+    with_lone_surrogate().map(lambda message: json.dumps(message).encode("ascii")),
     st.lists(jsonrpc_messages(), min_size=0, max_size=3).map(_encoded),  # batches
     json_values.map(_encoded),
     st.binary(max_size=200),

@@ -88,6 +88,17 @@ def _depth(value: Any) -> int:
     return 0
 
 
+def _holds_a_lone_surrogate(value: Any) -> bool:
+    """Half a surrogate pair in any key or string (JSON can escape one; it is no character)."""
+    if isinstance(value, str):
+        return any(0xD800 <= ord(char) <= 0xDFFF for char in value)
+    if isinstance(value, dict):
+        return any(map(_holds_a_lone_surrogate, [*value, *value.values()]))
+    if isinstance(value, list):
+        return any(map(_holds_a_lone_surrogate, value))
+    return False
+
+
 def expected_code(line: bytes) -> int | None:
     """The error a line must get when it cannot even be classified as a request."""
     try:
@@ -100,7 +111,7 @@ def expected_code(line: bytes) -> int | None:
         too_deep = _depth(value) > jsonrpc.MAX_NESTING
     except RecursionError:  # hundreds of levels past the limit
         too_deep = True
-    if too_deep:  # refused the same way wherever the line arrives
+    if too_deep or _holds_a_lone_surrogate(value):  # refused the same way wherever it arrives
         return jsonrpc.PARSE_ERROR
     if isinstance(value, list) or not isinstance(value, dict):
         return jsonrpc.INVALID_REQUEST
