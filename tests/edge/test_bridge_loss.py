@@ -28,6 +28,16 @@ STATELESS_CALL = {
 """A call in the stateless revision: it needs no handshake first."""
 
 
+def plan_call(request_id: int, domains: object) -> dict:
+    """An ``update_plan`` call (2025-11-25, after the handshake) with these domains."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": "update_plan", "arguments": {"domains": domains, "approach": []}},
+    }
+
+
 def _handshake(connector: Connector) -> None:
     connector.send(f'{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{INIT}}}')
     assert connector.read()["result"]["protocolVersion"] == "2025-11-25"
@@ -55,14 +65,7 @@ def test_service_killed_mid_call_then_reconnect(own_instance: Instance) -> None:
         assert answer["error"]["code"] == -33003
         assert answer["error"]["data"]["outcome"] == "outcome_unknown"
         assert "inspect" in answer["error"]["data"]["nextStep"].lower()
-        connector.send(
-            {
-                "jsonrpc": "2.0",
-                "id": 8,
-                "method": "tools/call",
-                "params": {"name": "update_plan", "arguments": {"domains": ["a"], "approach": []}},
-            }
-        )
+        connector.send(plan_call(8, ["a"]))
         again = connector.read(timeout=30)
         assert again["id"] == 8, again
         assert again["result"]["content"][0]["text"].startswith("Plan recorded.")
@@ -181,14 +184,7 @@ def test_the_deepest_arguments_read_cross_the_bridge_and_keep_it(own_instance: I
         return json.loads("[" * depth + "]" * depth)
 
     def call(request_id: int, domains: object) -> dict:
-        connector.send(
-            {
-                "jsonrpc": "2.0",
-                "id": request_id,
-                "method": "tools/call",
-                "params": {"name": "update_plan", "arguments": {"domains": domains, "approach": []}},
-            }
-        )
+        connector.send(plan_call(request_id, domains))
         return connector.read(timeout=30)
 
     try:
@@ -239,14 +235,7 @@ def test_a_lone_surrogate_from_the_client_is_refused_and_the_connector_serves_on
             '"arguments":{"domains":["a\\udfff"],"approach":[]}}}'
         )
         assert connector.read() == refused
-        connector.send(
-            {
-                "jsonrpc": "2.0",
-                "id": 2,
-                "method": "tools/call",
-                "params": {"name": "update_plan", "arguments": {"domains": ["\U0001f600"], "approach": []}},
-            }
-        )
+        connector.send(plan_call(2, ["\U0001f600"]))
         answer = connector.read(timeout=30)
         assert answer["id"] == 2 and "Domains: \U0001f600" in answer["result"]["content"][0]["text"]
         connector.close_stdin()
