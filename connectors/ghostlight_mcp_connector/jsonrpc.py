@@ -14,6 +14,8 @@ from typing import Any, Final, TypeGuard
 
 import attrs
 
+from ghostlight_trio.transport.unicode import has_lone_surrogate
+
 LINE_CEILING: Final = 4 * 1024 * 1024
 """Longest accepted input line (bytes, without the newline); longer lines are refused whole."""
 
@@ -142,16 +144,6 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _LONE_SURROGATE = "Parse error: line escapes a lone UTF-16 surrogate, which is not a character"
 
 
-def _has_lone_surrogate(value: Any) -> bool:
-    """True when a string in ``value`` (key or value) holds half a surrogate pair. JSON lets a
-    ``\\u`` escape name one; nothing past the edge (the bridge's CBOR, the logs) can carry it."""
-    try:
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
@@ -177,7 +169,7 @@ def classify(line: bytes | OversizedLine) -> Incoming:
         return Malformed(PARSE_ERROR, "Parse error: line is not valid JSON")
     if line.count(b"[") + line.count(b"{") > MAX_NESTING and _nests_deeper(value, MAX_NESTING):
         return Malformed(PARSE_ERROR, _TOO_DEEP)
-    if b"\\u" in line and _SURROGATE_ESCAPE.search(line) and _has_lone_surrogate(value):
+    if b"\\u" in line and _SURROGATE_ESCAPE.search(line) and has_lone_surrogate(value):
         return Malformed(PARSE_ERROR, _LONE_SURROGATE)
     if isinstance(value, list):
         return Malformed(INVALID_REQUEST, "Invalid Request: batches are not supported")

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import attrs
 
+from ..transport.unicode import has_lone_surrogate
 from .hosts import HostPattern, PatternError
 
 SCHEMA_VERSION = 3
@@ -66,7 +67,8 @@ class Manifest:
 
 def canonical_hash(value: Any) -> str:
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()
+    # surrogatepass: total, so even text no manifest may hold still gets an identity.
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def load_manifest(path: Path) -> Manifest:
@@ -85,13 +87,24 @@ def parse_manifest_text(text: str, *, source: str = "manifest") -> Manifest:
         raise ManifestError(source, [f"line {exc.lineno} column {exc.colno}: {exc.msg}"]) from None
     except _DuplicateKey as exc:
         raise ManifestError(source, [str(exc)]) from None
+    except RecursionError:
+        raise ManifestError(source, [_TOO_DEEP]) from None
     return parse_manifest_object(value, source=source)
+
+
+_TOO_DEEP = "arrays and objects nest too deeply to read"
+_LONE_SURROGATE = "a \\u escape names half a surrogate pair, which is not a character"
 
 
 def parse_manifest_object(value: Any, *, source: str = "manifest") -> Manifest:
     """Parse an already decoded manifest (the per-request restriction arrives this way)."""
     problems: list[str] = []
-    manifest = _Parser(problems).manifest(value)
+    try:
+        if has_lone_surrogate(value):  # it could be neither audited nor logged
+            raise ManifestError(source, [_LONE_SURROGATE])
+        manifest = _Parser(problems).manifest(value)
+    except RecursionError:
+        raise ManifestError(source, [_TOO_DEEP]) from None
     if problems or manifest is None:
         raise ManifestError(source, problems or ["not a manifest"])
     return manifest

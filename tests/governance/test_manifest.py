@@ -38,6 +38,10 @@ def test_a_good_manifest_parses_and_its_hash_ignores_formatting() -> None:
         (json.dumps(manifest(grant("g", ["a.com"], ["read"]), grant("g", ["b.com"], ["read"]))), "duplicate grant id 'g'"),
         (json.dumps(manifest({"id": "g", "allowed": ["read"], "hosts": {"allow": [], "maybe": []}})), "grants[0].hosts.maybe: unknown field"),
         (json.dumps({"schema": 3}), "name: is required"),
+        ('{"schema": 3, "name": "x", "version": "1", "grants": %s}' % ("[" * 3000 + "]" * 3000),
+         "arrays and objects nest too deeply to read"),
+        (json.dumps({**GOOD, "name": "x\ud800"}), "names half a surrogate pair"),
+        (json.dumps(manifest(grant("g\udc00", ["a.com"], ["read"]))), "names half a surrogate pair"),
     ],
 )
 def test_bad_manifests_are_rejected_with_where(text: str, problem: str) -> None:
@@ -80,3 +84,25 @@ def test_a_configured_manifest_that_never_loaded_fails_closed(tmp_path) -> None:
     governor = Governor(PolicySources(PolicyFiles(org=None, user=path, settings=None)))
     [(tier, policy)] = governor.state.tiers
     assert tier == "user" and policy.manifest.grants == ()
+
+
+def test_bad_edits_of_any_kind_keep_the_last_good_policy_and_settings(tmp_path) -> None:
+    """Whatever a hand edit leaves in the files (nesting past what the parser follows, half a
+    surrogate pair), a reload reports it and keeps what was good; it never raises into the
+    service's policy watcher."""
+    path, settings = tmp_path / "policy.json", tmp_path / "config.json"
+    path.write_text(json.dumps(GOOD))
+    settings.write_text(json.dumps({"sacred_domains": ["bank.example"]}))
+    governor = Governor(PolicySources(PolicyFiles(org=None, user=path, settings=settings)))
+    first = governor.state.tiers[0][1].manifest.hash
+    for policy_text, settings_text in (
+        ('{"grants":' + "[" * 3000 + "]" * 3000 + "}", '{"sacred_domains":' + "[" * 3000 + "]" * 3000 + "}"),
+        ('{"schema": 3, "name": "\\udfff"}', '{"sacred_domains": ["a\\udc00.com"]}'),
+    ):
+        path.write_text(policy_text)
+        settings.write_text(settings_text)
+        assert governor.reload_if_changed()
+        assert governor.state.tiers[0][1].manifest.hash == first
+        assert len(governor.state.problems) == 1
+        assert governor.sources is not None
+        assert len(governor.sources.current.settings.warnings) == 1
