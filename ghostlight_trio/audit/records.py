@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..transport.unicode import has_lone_surrogate
+
 if TYPE_CHECKING:
     from ..engine.audit import AuditRecord
 
@@ -158,12 +160,22 @@ def read_lines(path: Path) -> Iterator[dict[str, Any]]:
             continue
         with handle:
             for line in handle:
-                try:
-                    value = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                if isinstance(value, dict):
-                    yield value
+                record = parse_record(line)
+                if record is not None:
+                    yield record
+
+
+def parse_record(line: str | bytes) -> dict[str, Any] | None:
+    """One audit line as a record; None for a torn or foreign line. Nothing this writer wrote
+    nests deeply or holds half a surrogate pair, so such a line is foreign too (and could be
+    neither followed nor printed)."""
+    try:
+        value = json.loads(line)
+        if not isinstance(value, dict) or has_lone_surrogate(value):
+            return None
+    except (ValueError, RecursionError):  # JSONDecodeError and undecodable bytes are ValueErrors
+        return None
+    return value
 
 
 def call_records(path: Path) -> Iterator[dict[str, Any]]:

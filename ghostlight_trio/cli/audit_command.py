@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from ..audit.records import generations, read_lines, rfc3339
+from ..audit.records import generations, parse_record, read_lines, rfc3339
 from ..transport.endpoints import Endpoints
 
 COLUMNS = (
@@ -185,12 +185,9 @@ def _records(handle: IO[bytes], *, final: bool = False) -> Iterator[dict[str, An
         if not line.endswith(b"\n") and not final:
             handle.seek(start)
             return
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            yield value
+        record = parse_record(line)
+        if record is not None:
+            yield record
 
 
 def _replaced(path: Path, handle: IO[bytes]) -> bool:

@@ -275,3 +275,40 @@ def test_audit_tail_follows_new_records_across_a_rotation(instance_env, endpoint
         follower.terminate()
         follower.wait(10)
     assert lines.empty()
+
+
+def test_foreign_lines_in_an_audit_file_are_skipped_by_every_reader(instance_env, endpoints):
+    """Lines no audit writer writes (nesting past what a parser follows, half a surrogate pair,
+    a torn tail) are skipped by show, tail -f and simulate alike; the records around them
+    still read."""
+    endpoints.ensure_private_dirs()
+    good = {"time": "2026-01-01T00:00:00.000Z", "call": "1.a", "tool": "t", "outcome": "ok"}
+    endpoints.audit_file.write_text(
+        '{"time":"2026-01-01T00:00:00.000Z","call":"0.a","tool":"t\\ud800"}\n'
+        + "[" * 3000 + "]" * 3000 + "\n"
+        + json.dumps(good) + "\n"
+        + '{"time":"2026-01-01T00:00:0'
+    )
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "ghostlight_trio", *args],
+            env=instance_env, capture_output=True, text=True, timeout=60,
+        )
+
+    shown = run("audit", "show", "--json")
+    assert (shown.returncode, shown.stderr) == (0, "")
+    assert [json.loads(line) for line in shown.stdout.splitlines()] == [good]
+    simulated = run("policy", "simulate", str(endpoints.audit_file))
+    assert simulated.returncode == 0 and "Traceback" not in simulated.stderr, simulated.stderr
+    follower = subprocess.Popen(
+        [sys.executable, "-m", "ghostlight_trio", "audit", "tail", "-f", "-n", "5", "--json"],
+        env=instance_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    try:
+        assert follower.stdout is not None
+        assert json.loads(follower.stdout.readline()) == good
+    finally:
+        follower.terminate()
+        _, err = follower.communicate(timeout=10)
+    assert b"Traceback" not in err
