@@ -136,10 +136,16 @@ class _Scanner:
                 raise JsoncError(f"expected ',' or ']' at offset {j}")
 
 
+_TOO_DEEP = "arrays and objects nest too deeply to edit safely"
+
+
 def scan(text: str) -> Node:
     """The span tree of a document whose top level is an object."""
     scanner = _Scanner(text)
-    root = scanner.value(0)
+    try:
+        root = scanner.value(0)
+    except RecursionError:
+        raise JsoncError(_TOO_DEEP) from None
     if root.members is None:
         raise JsoncError("the top level is not an object")
     if scanner.skip(root.end) != len(text):
@@ -150,7 +156,11 @@ def scan(text: str) -> Node:
 def loads(text: str) -> dict[str, Any]:
     """Parse JSON that may carry comments and trailing commas."""
     scan(text)  # validates the shape and the comment syntax
-    return json.loads(_strip(text))
+    try:
+        value: dict[str, Any] = json.loads(_strip(text))
+    except RecursionError:
+        raise JsoncError(_TOO_DEEP) from None
+    return value
 
 
 def _strip(text: str) -> str:

@@ -141,6 +141,32 @@ def test_codex_inline_table_is_refused_untouched(place: Place, endpoints: Endpoi
     assert path.read_text() == original
 
 
+def test_a_config_too_deep_to_edit_is_refused_untouched(place: Place, endpoints: Endpoints) -> None:
+    """A client config nested past what the editor follows: that client fails with the reason
+    and a manual step, its file keeps every byte, and the other targets still install."""
+    path = clients.client("claude-code").path(place)
+    original = '{"deep": ' + "[" * 2000 + "]" * 2000 + "}\n"
+    path.write_text(original)
+    [action] = plan_install(place, endpoints, Options(clients=("claude-code",), browsers=()))
+    assert action.failed and action.manual
+    assert "nest too deeply to edit safely" in action.note
+    assert path.read_text() == original
+
+
+def test_half_a_surrogate_pair_in_a_config_keeps_its_escape(
+    place: Place, endpoints: Endpoints
+) -> None:
+    """Clients write JavaScript strings that may hold half a surrogate pair as a \\u escape;
+    install and uninstall keep that escape byte for byte."""
+    path = clients.client("claude-code").path(place)
+    original = '{\n  "history": [{"display": "half \\ud83d here"}]\n}\n'
+    path.write_text(original)
+    apply_all(plan_install(place, endpoints, Options(clients=("claude-code",), browsers=())))
+    assert '"half \\ud83d here"' in path.read_text()
+    apply_all(plan_uninstall(place, endpoints, Options(clients=("claude-code",), browsers=())))
+    assert path.read_text() == original
+
+
 @pytest.mark.parametrize("browser_id", hosts.BROWSER_IDS)
 def test_native_host_manifest_round_trip(
     browser_id: str, place: Place, endpoints: Endpoints
