@@ -106,7 +106,10 @@ def _parse(target: ClientTarget, text: str) -> dict[str, Any]:
     if target.fmt == "toml":
         import tomllib
 
-        return tomllib.loads(text)
+        try:
+            return tomllib.loads(text)
+        except RecursionError:  # tomllib follows nested arrays by recursion
+            raise ValueError("arrays nest too deeply to edit safely") from None
     return jsonc.loads(text)
 
 

@@ -109,6 +109,8 @@ def set_table(text: str, path: list[str], table: dict[str, Any] | None) -> str:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise TomlEditError(f"not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib follows nested arrays by recursion
+        raise TomlEditError("arrays nest too deeply to edit safely") from None
     lines = text.splitlines(keepends=True)
     span = _span(lines, path)
     if span is None:

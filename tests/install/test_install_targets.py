@@ -141,13 +141,22 @@ def test_codex_inline_table_is_refused_untouched(place: Place, endpoints: Endpoi
     assert path.read_text() == original
 
 
-def test_a_config_too_deep_to_edit_is_refused_untouched(place: Place, endpoints: Endpoints) -> None:
-    """A client config nested past what the editor follows: that client fails with the reason
-    and a manual step, its file keeps every byte, and the other targets still install."""
-    path = clients.client("claude-code").path(place)
-    original = '{"deep": ' + "[" * 2000 + "]" * 2000 + "}\n"
+@pytest.mark.parametrize(
+    ("client_id", "original"),
+    [
+        ("claude-code", '{"deep": ' + "[" * 2000 + "]" * 2000 + "}\n"),
+        ("codex", "deep = " + "[" * 2000 + "]" * 2000 + "\n"),
+    ],
+)
+def test_a_config_too_deep_to_edit_is_refused_untouched(
+    place: Place, endpoints: Endpoints, client_id: str, original: str
+) -> None:
+    """A client config nested past what the parser follows: that client fails with the reason
+    and a manual step, and its file keeps every byte."""
+    path = clients.client(client_id).path(place)
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(original)
-    [action] = plan_install(place, endpoints, Options(clients=("claude-code",), browsers=()))
+    [action] = plan_install(place, endpoints, Options(clients=(client_id,), browsers=()))
     assert action.failed and action.manual
     assert "nest too deeply to edit safely" in action.note
     assert path.read_text() == original
