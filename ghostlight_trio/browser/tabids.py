@@ -93,10 +93,9 @@ def rewrite_text(text: str, slot: int) -> str:
     if stripped[:1] in ("{", "["):
         try:
             parsed = json.loads(stripped)
-        except ValueError:
-            pass
-        else:
             return json.dumps(to_composite(parsed, slot), ensure_ascii=False, separators=(",", ":"))
+        except (ValueError, RecursionError):  # not JSON, or nested past what is followed: prose
+            pass
 
     def _replace(match: re.Match[str]) -> str:
         ids = re.sub(r"\d+", lambda m: _compose_text(m.group(0), slot), match.group(2))

@@ -181,6 +181,24 @@ async def test_error_replies_keep_their_hop_and_rewrite_ids(
     assert caught.value.message == f"No tab {SLOT1 + 4}"
 
 
+async def test_an_error_message_nested_past_what_is_followed_stays_prose(
+    shore: BrowserShore, endpoints: Endpoints, nursery: trio.Nursery
+) -> None:
+    """An error text that looks like JSON but nests past what the parser follows is rewritten as
+    prose, and the call fails with it, not with a RecursionError."""
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+    deep = "[" * 3000 + "]" * 3000
+
+    async def extension() -> None:
+        request = await peer.receive()
+        await peer.send({"type": "error", "id": request["id"], "error": {"message": deep}})
+
+    nursery.start_soon(extension)
+    with pytest.raises(BrowserError) as caught:
+        await shore.request(None, "tab_info", {"tabId": compose(1, 4)}, timeout=2)
+    assert caught.value.message == deep
+
+
 async def test_replies_only_count_from_the_connection_that_got_the_request(
     shore: BrowserShore, endpoints: Endpoints, nursery: trio.Nursery
 ) -> None:
