@@ -171,6 +171,19 @@ def test_module_entry_point_runs_and_exits_when_idle(endpoints):
     assert b"listening" in result.stderr and b"shutting down" in result.stderr
 
 
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "soon"])
+def test_an_idle_timeout_that_is_no_positive_number_is_refused(endpoints, value):
+    """Not a service that exits at once (or never) on a typo: a usage error naming the value."""
+    result = subprocess.run(
+        [sys.executable, "-m", "ghostlight_trio", "service", "--instance", endpoints.instance,
+         f"--idle-timeout={value}"],
+        capture_output=True, text=True, timeout=30, check=False,
+    )
+    assert result.returncode == 2
+    assert f"{value!r} is not a positive number of seconds" in result.stderr
+    assert not endpoints.edge_socket.exists()
+
+
 async def test_the_edge_socket_appears_only_once_the_browser_socket_listens(endpoints, nursery):
     """Whoever waits for the edge socket (a launcher, a doctor, a test) finds the whole service
     listening: the browser shore binds first, and nothing changes the runtime dir afterwards
