@@ -116,11 +116,12 @@ def show(
 
 def tail(endpoints: Endpoints, *, count: int, as_json: bool, follow: bool = False) -> int:
     if not follow:
-        _print(deque(read_lines(endpoints.audit_file), maxlen=max(1, count)), as_json, endpoints)
+        latest = deque(read_lines(endpoints.audit_file), maxlen=count)
+        _print(latest, as_json, endpoints if count else None)  # -n 0 asked for nothing
         return 0
     path = endpoints.audit_file
     live = _open(path)  # first, so nothing written while the older files are read is missed
-    history: deque[dict[str, Any]] = deque(maxlen=max(1, count))
+    history: deque[dict[str, Any]] = deque(maxlen=count)
     for older in generations(path):
         if older != path:
             history.extend(_whole_file(older))
@@ -198,7 +199,9 @@ def _replaced(path: Path, handle: IO[bytes]) -> bool:
     return current.st_ino != os.fstat(handle.fileno()).st_ino
 
 
-def _print(records: Iterable[dict[str, Any]], as_json: bool, endpoints: Endpoints) -> None:
+def _print(records: Iterable[dict[str, Any]], as_json: bool, endpoints: Endpoints | None) -> None:
+    """The records as a table or JSON lines; an empty result is explained (on stderr) unless
+    ``endpoints`` is None."""
     shown = 0
 
     def counted() -> Iterator[dict[str, Any]]:
@@ -213,7 +216,7 @@ def _print(records: Iterable[dict[str, Any]], as_json: bool, endpoints: Endpoint
     else:
         for line in render(counted()):
             print(line)
-    if not shown:  # said on stderr, so the output stays a table (or JSON lines) to parse
+    if not shown and endpoints is not None:  # on stderr: stdout stays a table or JSON lines
         if endpoints.audit_file.exists():
             print(f"(no records match; audit file: {endpoints.audit_file})", file=sys.stderr)
         else:

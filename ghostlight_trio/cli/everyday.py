@@ -12,6 +12,7 @@ import trio
 from ..install.clients import CLIENT_IDS
 from ..install.hosts import BROWSER_IDS
 from ..transport.endpoints import Endpoints
+from . import arguments
 
 SERVICE_ACTIONS = ("start", "stop", "restart")
 
@@ -30,13 +31,13 @@ def add_parsers(commands, instance: argparse.ArgumentParser) -> None:
             sub.add_argument("--autostart", action="store_true", help="write a per-user autostart")
             sub.add_argument("--extension-id", action="append", help="also allow this extension id")
             sub.add_argument(
-                "--wait", type=float, default=0, metavar="SECONDS",
+                "--wait", type=arguments.wait_seconds, default=0, metavar="SECONDS",
                 help="then wait for the extension to connect",
             )
     doctor = commands.add_parser("doctor", help="check every link, with fixes", parents=[instance])
     doctor.add_argument("--json", action="store_true", help="machine-readable output")
     logs = commands.add_parser("logs", help="recent service log", parents=[instance])
-    logs.add_argument("-n", "--lines", type=int, default=50)
+    logs.add_argument("-n", "--lines", type=arguments.count, default=50)
     logs.add_argument("-f", "--follow", action="store_true")
 
 

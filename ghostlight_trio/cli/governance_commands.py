@@ -13,6 +13,7 @@ import trio
 
 from ..governance.sources import MANIFEST_ENV
 from ..transport.endpoints import Endpoints
+from . import arguments
 
 SAFETY_COMMANDS = {
     "hold": "take the wheel: agents' browser calls stop (not executed) until resume",
@@ -58,7 +59,9 @@ def add_parsers(commands: Any, instance: argparse.ArgumentParser) -> None:
     audit = commands.add_parser("audit", help="read the audit trail")
     audit_commands = audit.add_subparsers(dest="audit_command", required=True)
     tail = audit_commands.add_parser("tail", help="the latest records", parents=[instance])
-    tail.add_argument("-n", type=int, default=20, help="how many records (default 20)")
+    tail.add_argument(
+        "-n", type=arguments.count, default=20, help="how many records (default 20; 0 with -f: new ones only)"
+    )
     tail.add_argument("--json", action="store_true", help="raw JSON lines")
     tail.add_argument(
         "-f", "--follow", action="store_true", help="then print each new record as it is written"

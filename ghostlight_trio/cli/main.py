@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 from collections.abc import Sequence
@@ -12,18 +11,7 @@ import trio
 
 from .. import __version__
 from ..transport.endpoints import Endpoints, InstanceNameError, UnsafeDirectoryError
-from . import everyday, governance_commands
-
-
-def _seconds(text: str) -> float:
-    """A positive number of seconds (``inf`` waits forever, like ``--keep-warm``)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not value > 0:  # also refuses nan
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
-    return value
+from . import arguments, everyday, governance_commands
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -45,7 +33,7 @@ def _parser() -> argparse.ArgumentParser:
     service.add_argument("action", nargs="?", choices=everyday.SERVICE_ACTIONS)
     service.add_argument("--keep-warm", action="store_true", help="never exit when idle")
     service.add_argument(
-        "--idle-timeout", type=_seconds, default=300.0, help="seconds of quiet before exiting"
+        "--idle-timeout", type=arguments.seconds, default=300.0, help="seconds of quiet before exiting"
     )
     governance_commands.add_service_options(service)
 
