@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, TypeVar
 
 import trio
@@ -74,7 +75,19 @@ def _show(result: dict[str, Any], limit: int = 600) -> None:
         print(marker + line)
 
 
+def _unwritable(out: str) -> str | None:
+    """Why the screenshot could not be written to ``out``, or None."""
+    folder = Path(out).absolute().parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        return f"{folder} is no directory you can write to"
+    return None
+
+
 async def demo(endpoints: Endpoints, browser_path: str | None, headless: bool, out: str) -> int:
+    problem = _unwritable(out)
+    if problem is not None:  # said before anything starts, not after a run whose shot is lost
+        print(f"ghostlight demo: cannot write {out}: {problem}", file=sys.stderr)
+        return 2
     server = ThreadingHTTPServer(("127.0.0.1", 0), _DemoPage)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     page_url = f"http://127.0.0.1:{server.server_address[1]}/"
@@ -125,7 +138,10 @@ async def demo(endpoints: Endpoints, browser_path: str | None, headless: bool, o
                     shot = await client.call_tool("computer", {"action": "screenshot", "tabId": tab_id})
                     for block in shot.get("content", []):
                         if block.get("type") == "image":
-                            await trio.Path(out).write_bytes(base64.b64decode(block["data"]))
+                            try:
+                                await trio.Path(out).write_bytes(base64.b64decode(block["data"]))
+                            except OSError as exc:  # checked at the start; it changed since
+                                raise RuntimeError(f"cannot write {out}: {exc}") from None
                             print(f"      | screenshot written to {out}")
                             break
                     else:

@@ -34,3 +34,14 @@ def test_audit_tail_n_0_shows_no_history(instance_env, endpoints, capsys) -> Non
     assert capsys.readouterr() == ("", "")
     assert main(["audit", "tail", "-n", "1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["call"] == "c"
+
+
+def test_demo_refuses_a_screenshot_path_it_cannot_write_before_starting(
+    instance_env, tmp_path, capsys
+) -> None:
+    """Said at once, not after a whole run whose screenshot is then lost with a traceback."""
+    out = tmp_path / "missing" / "shot.jpg"
+    assert main(["demo", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write {out}: {out.parent} is no directory you can write to" in err
+    assert not (tmp_path / "home").exists()  # nothing was started for the demo instance
