@@ -8,7 +8,9 @@ request, notification, response or framing error, and serialises outgoing messag
 from __future__ import annotations
 
 import json
+import math
 import re
+import sys
 from collections.abc import Iterator
 from typing import Any, Final, TypeGuard
 
@@ -144,6 +146,34 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _LONE_SURROGATE = "Parse error: line escapes a lone UTF-16 surrogate, which is not a character"
 
 
+class _OutOfRange(ValueError):
+    """A number past what a double holds: JSON text, but no value a browser can be sent."""
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= 24 else f"{text[:10]}...({len(text)} digits)"
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # 1e400 parses as infinity, which JSON cannot even write back
+        raise _OutOfRange(_shown(text))
+    return value
+
+
+def _finite_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:  # past Python's digit limit for int(): far out of range
+        raise _OutOfRange(_shown(text)) from None
+    if -_DOUBLE_MAX <= value <= _DOUBLE_MAX:
+        return value
+    raise _OutOfRange(_shown(text))
+
+
+_DOUBLE_MAX = int(sys.float_info.max)
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
@@ -162,9 +192,13 @@ def classify(line: bytes | OversizedLine) -> Incoming:
     except UnicodeDecodeError:
         return Malformed(PARSE_ERROR, "Parse error: line is not valid UTF-8")
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(
+            text, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_finite_int
+        )
     except RecursionError:
         return Malformed(PARSE_ERROR, _TOO_DEEP)
+    except _OutOfRange as exc:
+        return Malformed(PARSE_ERROR, f"Parse error: the number {exc} is out of range")
     except ValueError:
         return Malformed(PARSE_ERROR, "Parse error: line is not valid JSON")
     if line.count(b"[") + line.count(b"{") > MAX_NESTING and _nests_deeper(value, MAX_NESTING):

@@ -204,7 +204,11 @@ class BrowserShore:
         if workspace_id is not None:
             self._remember_workspace(workspace_id)
             frame["workspace"] = {"groupTitle": self.group_title(workspace_id)}
-        bodies = self._frames_for(connection, wire.encode(frame), request_id)
+        try:
+            body = wire.encode(frame)
+        except ValueError as exc:
+            raise BrowserRefused(f"The request cannot be sent to the browser: {exc}") from None
+        bodies = self._frames_for(connection, body, request_id)
         pending = PendingCall(connection, proof=f"browser:{connection.slot}:{request_id}")
         self._pending[request_id] = pending
         try:

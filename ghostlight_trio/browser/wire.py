@@ -46,8 +46,12 @@ class WireError(ValueError):
 
 
 def encode(frame: dict[str, Any]) -> bytes:
-    """Serialise one frame compactly (what the byte limits are measured on)."""
-    return json.dumps(frame, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    """Serialise one frame compactly (what the byte limits are measured on).
+
+    Raises ``ValueError`` for a non-finite number: written as ``Infinity`` it would be no JSON,
+    and the browser would drop the whole native link over one request."""
+    text = json.dumps(frame, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.encode("utf-8")
 
 
 def decode(body: bytes) -> dict[str, Any]:

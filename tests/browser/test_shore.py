@@ -199,6 +199,24 @@ async def test_an_error_message_nested_past_what_is_followed_stays_prose(
     assert caught.value.message == deep
 
 
+async def test_a_number_json_cannot_carry_is_refused_before_sending(
+    shore: BrowserShore, endpoints: Endpoints, nursery: trio.Nursery
+) -> None:
+    """Written as ``Infinity`` it would be no JSON and the browser would drop the whole link:
+    the call is refused with nothing sent, and the next request goes through."""
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+    with pytest.raises(BrowserRefused, match="cannot be sent to the browser"):
+        await shore.request(None, "computer", {"tabId": compose(1, 4), "x": float("inf")}, timeout=2)
+
+    async def extension() -> None:
+        request = await peer.receive()
+        assert request["op"] == "tab_info"  # the refused request never arrived
+        await peer.send({"type": "response", "id": request["id"], "result": {"ok": True}})
+
+    nursery.start_soon(extension)
+    assert await shore.request(None, "tab_info", {"tabId": compose(1, 4)}, timeout=2) == {"ok": True}
+
+
 async def test_replies_only_count_from_the_connection_that_got_the_request(
     shore: BrowserShore, endpoints: Endpoints, nursery: trio.Nursery
 ) -> None:

@@ -93,6 +93,23 @@ def test_a_lone_surrogate_escape_is_refused_and_a_pair_is_read() -> None:
     assert jsonrpc.classify(escaped_backslash) == Request(1, "m", {"a": "\\ud800"})
 
 
+def test_numbers_past_what_a_double_holds_are_refused() -> None:
+    """1e400 parses as infinity and a 400-digit integer has no double: JSON text, but no value
+    that could be sent on to a browser (which would drop its link over it)."""
+    request = b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":%s}}'
+    for number, shown in (
+        (b"1e400", "1e400"),
+        (b"-1e400", "-1e400"),
+        (b"1" + b"0" * 400, "1000000000...(401 digits)"),
+        (b"-1" + b"0" * 5000, "-100000000...(5002 digits)"),
+    ):
+        assert jsonrpc.classify(request % number) == Malformed(
+            -32700, f"Parse error: the number {shown} is out of range"
+        )
+    fine = jsonrpc.classify(request % b"[1e308,-2.5,12345678901234567890,0]")
+    assert fine == Request(1, "m", {"a": [1e308, -2.5, 12345678901234567890, 0]})
+
+
 def test_encoding_is_one_compact_utf8_line() -> None:
     line = jsonrpc.encode(jsonrpc.result(1, {"text": "a\nb é \u2028"}))
     assert line.endswith(b"\n") and line.count(b"\n") == 1

@@ -123,8 +123,18 @@ def with_lone_surrogate(draw: st.DrawFn) -> Any:
     return message
 
 
+huge_numbers = st.tuples(
+    st.sampled_from([b"1e400", b"-1e999", b"1" + b"0" * 400, b"-" + b"9" * 5000, b"1e308", b"2e-400"]),
+    st.sampled_from([b"id", b"params"]),
+).map(
+    lambda pair: b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"computer","arguments":{"coordinate":[%s,1]}}}' % pair[0]
+    if pair[1] == b"params" else b'{"jsonrpc":"2.0","id":%s,"method":"ping"}' % pair[0]
+)
+"""Numbers past what a double holds (and two that are not: 1e308, and 2e-400, which is 0)."""
+
 hostile_lines = st.one_of(
     jsonrpc_messages().map(_encoded),
+    huge_numbers,
     with_lone_surrogate().map(lambda message: json.dumps(message).encode("ascii")),
     st.lists(jsonrpc_messages(), min_size=0, max_size=3).map(_encoded),  # batches
     json_values.map(_encoded),

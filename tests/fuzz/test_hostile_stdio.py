@@ -88,6 +88,19 @@ def _depth(value: Any) -> int:
     return 0
 
 
+def _out_of_double_range(value: Any) -> bool:
+    """A number no double holds (1e400 parses as infinity; a 400-digit integer)."""
+    if isinstance(value, float):
+        return value in (float("inf"), float("-inf"))
+    if isinstance(value, int) and not isinstance(value, bool):
+        return abs(value) > sys.float_info.max
+    if isinstance(value, dict):
+        return any(map(_out_of_double_range, value.values()))
+    if isinstance(value, list):
+        return any(map(_out_of_double_range, value))
+    return False
+
+
 def _holds_a_lone_surrogate(value: Any) -> bool:
     """Half a surrogate pair in any key or string (JSON can escape one; it is no character)."""
     if isinstance(value, str):
@@ -111,8 +124,8 @@ def expected_code(line: bytes) -> int | None:
         too_deep = _depth(value) > jsonrpc.MAX_NESTING
     except RecursionError:  # hundreds of levels past the limit
         too_deep = True
-    if too_deep or _holds_a_lone_surrogate(value):  # refused the same way wherever it arrives
-        return jsonrpc.PARSE_ERROR
+    if too_deep or _holds_a_lone_surrogate(value) or _out_of_double_range(value):
+        return jsonrpc.PARSE_ERROR  # refused the same way wherever it arrives
     if isinstance(value, list) or not isinstance(value, dict):
         return jsonrpc.INVALID_REQUEST
     return None
