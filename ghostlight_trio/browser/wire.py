@@ -49,7 +49,7 @@ def encode(frame: dict[str, Any]) -> bytes:
     """Serialise one frame compactly (what the byte limits are measured on).
 
     Raises ``ValueError`` for a non-finite number: written as ``Infinity`` it would be no JSON,
-    and the browser would drop the whole native link over one request."""
+    and the browser's side of the native link would get a frame it cannot parse."""
     text = json.dumps(frame, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return text.encode("utf-8")
 

@@ -202,7 +202,7 @@ async def test_an_error_message_nested_past_what_is_followed_stays_prose(
 async def test_a_number_json_cannot_carry_is_refused_before_sending(
     shore: BrowserShore, endpoints: Endpoints, nursery: trio.Nursery
 ) -> None:
-    """Written as ``Infinity`` it would be no JSON and the browser would drop the whole link:
+    """Written as ``Infinity`` it would be no JSON for the browser's side of the link:
     the call is refused with nothing sent, and the next request goes through."""
     peer, _ = await FakeExtension.attach(endpoints.browser_socket)
     with pytest.raises(BrowserRefused, match="cannot be sent to the browser"):

@@ -95,7 +95,7 @@ def test_a_lone_surrogate_escape_is_refused_and_a_pair_is_read() -> None:
 
 def test_numbers_past_what_a_double_holds_are_refused() -> None:
     """1e400 parses as infinity and a 400-digit integer has no double: JSON text, but no value
-    that could be sent on to a browser (which would drop its link over it)."""
+    that could be sent on to a browser as JSON."""
     request = b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":%s}}'
     for number, shown in (
         (b"1e400", "1e400"),
