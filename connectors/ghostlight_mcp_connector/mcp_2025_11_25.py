@@ -23,6 +23,7 @@ from ghostlight_trio.transport.bridge import (
     Start,
     WorkspaceOpened,
 )
+from ghostlight_trio.transport.excerpt import excerpt
 
 from . import failures, jsonrpc
 from .actions import Action, Reply, SendBridge, WriteMessage
@@ -107,7 +108,7 @@ class Mcp20251125:
                         jsonrpc.error(
                             request_id,
                             jsonrpc.METHOD_NOT_FOUND,
-                            f"Method not found: {method}",
+                            f"Method not found: {excerpt(method)}",
                         )
                     )
                 ]

@@ -21,6 +21,7 @@ from ghostlight_trio.transport.bridge import (
     TextBlock,
     ToolDescriptor,
 )
+from ghostlight_trio.transport.excerpt import excerpt
 
 from . import failures, jsonrpc
 from .actions import Action, Reply, SendBridge, WriteMessage
@@ -148,7 +149,7 @@ class Mcp20260728:
         if method == "subscriptions/listen":
             return self._listen(request)
         detail = " (removed in 2026-07-28)" if method in REMOVED_METHODS else ""
-        message = f"Method not found: {method}{detail}"
+        message = f"Method not found: {excerpt(method)}{detail}"
         return Reply([WriteMessage(jsonrpc.error(request.id, jsonrpc.METHOD_NOT_FOUND, message))])
 
     def _validate_meta(self, request: Request) -> RequestMeta:

@@ -3,6 +3,8 @@ unless nothing was dispatched."""
 
 from __future__ import annotations
 
+from ..transport.excerpt import excerpt
+
 STILL_SETTLING = (
     "The operation is still settling inside Ghostlight. Its effect may have completed; do not"
     " retry automatically. Inspect the browser before deciding what to do next."
@@ -26,7 +28,7 @@ TOO_MUCH_ACTIVE_WORK = (
 
 
 def unknown_tool(name: str) -> str:
-    return f"Unknown tool {name!r}; list the tools to see what is available."
+    return f"Unknown tool {excerpt(name)!r}; list the tools to see what is available."
 
 
 def not_started_in_time(operation: str, seconds: float) -> str:

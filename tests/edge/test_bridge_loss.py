@@ -243,3 +243,25 @@ def test_a_lone_surrogate_from_the_client_is_refused_and_the_connector_serves_on
         assert "Traceback" not in connector.stderr.decode()
     finally:
         connector.terminate()
+
+
+def test_a_huge_name_is_echoed_as_an_excerpt(shared_instance: Instance) -> None:
+    """An unknown method or tool named with 200,000 characters: the error names its start and
+    its length, not the whole name (which would land in the agent's context and the logs)."""
+    connector = Connector(shared_instance)
+    meta = json.loads(META)
+    try:
+        connector.send({"jsonrpc": "2.0", "id": 1, "method": "y" * 200_000, "params": {"_meta": meta}})
+        method = connector.read(timeout=30)
+        assert method["error"]["message"] == f"Method not found: {'y' * 100}... (200000 characters)"
+        connector.send(
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+             "params": {"_meta": meta, "name": "x" * 200_000, "arguments": {}}}
+        )
+        tool = connector.read(timeout=30)
+        assert tool["error"]["message"].startswith(f"Unknown tool '{'x' * 100}... (200000 characters)'")
+        assert len(tool["error"]["message"]) < 300
+    finally:
+        connector.close_stdin()
+        connector.wait_exit(5)
+        connector.terminate()
