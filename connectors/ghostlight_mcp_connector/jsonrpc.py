@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import sys
 from collections.abc import Iterator
 from typing import Any, Final, TypeGuard
 
 import attrs
 
-from ghostlight_trio.transport.unicode import has_lone_surrogate
+from ghostlight_trio.transport.unicode import escapes_lone_surrogate
 
 LINE_CEILING: Final = 4 * 1024 * 1024
 """Longest accepted input line (bytes, without the newline); longer lines are refused whole."""
@@ -142,7 +141,6 @@ def _nests_deeper(value: Any, limit: int) -> bool:
     return False
 
 
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _LONE_SURROGATE = "Parse error: line escapes a lone UTF-16 surrogate, which is not a character"
 
 
@@ -203,7 +201,7 @@ def classify(line: bytes | OversizedLine) -> Incoming:
         return Malformed(PARSE_ERROR, "Parse error: line is not valid JSON")
     if line.count(b"[") + line.count(b"{") > MAX_NESTING and _nests_deeper(value, MAX_NESTING):
         return Malformed(PARSE_ERROR, _TOO_DEEP)
-    if b"\\u" in line and _SURROGATE_ESCAPE.search(line) and has_lone_surrogate(value):
+    if escapes_lone_surrogate(line, value):
         return Malformed(PARSE_ERROR, _LONE_SURROGATE)
     if isinstance(value, list):
         return Malformed(INVALID_REQUEST, "Invalid Request: batches are not supported")

@@ -13,9 +13,9 @@ import math
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from ..transport.unicode import has_lone_surrogate
+from ..transport.unicode import escapes_lone_surrogate
 
 if TYPE_CHECKING:
     from ..engine.audit import AuditRecord
@@ -154,24 +154,42 @@ def generations(path: Path) -> list[Path]:
 def read_lines(path: Path) -> Iterator[dict[str, Any]]:
     """Every parsable record of every generation, oldest first (torn or foreign lines skipped)."""
     for file in generations(path):
-        try:
-            handle = file.open("r", encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        with handle:
-            for line in handle:
-                record = parse_record(line)
-                if record is not None:
-                    yield record
+        yield from file_records(file)
 
 
-def parse_record(line: str | bytes) -> dict[str, Any] | None:
+def file_records(file: Path) -> Iterator[dict[str, Any]]:
+    """Every parsable record of one audit file (none when it cannot be opened)."""
+    try:
+        handle = file.open("rb")
+    except OSError:
+        return
+    with handle:
+        yield from read_records(handle)
+
+
+def read_records(handle: IO[bytes], *, final: bool = True) -> Iterator[dict[str, Any]]:
+    """The records on whole lines from ``handle``'s position. Unless ``final``, a last line
+    still being written is left unread, for a follower to read once it is whole."""
+    while True:
+        start = handle.tell()
+        line = handle.readline()
+        if not line:
+            return
+        if not final and not line.endswith(b"\n"):
+            handle.seek(start)
+            return
+        record = parse_record(line)
+        if record is not None:
+            yield record
+
+
+def parse_record(line: bytes) -> dict[str, Any] | None:
     """One audit line as a record; None for a torn or foreign line. Nothing this writer wrote
-    nests deeply or holds half a surrogate pair, so such a line is foreign too (and could be
-    neither followed nor printed)."""
+    nests deeply, holds bytes that are no UTF-8 or half a surrogate pair, so such a line is
+    foreign too (and could be neither followed nor printed)."""
     try:
         value = json.loads(line)
-        if not isinstance(value, dict) or has_lone_surrogate(value):
+        if not isinstance(value, dict) or escapes_lone_surrogate(line, value):
             return None
     except (ValueError, RecursionError):  # JSONDecodeError and undecodable bytes are ValueErrors
         return None

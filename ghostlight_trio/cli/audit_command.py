@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from ..audit.records import generations, parse_record, read_lines, rfc3339
+from ..audit.records import file_records, generations, read_lines, read_records, rfc3339
 from ..transport.endpoints import Endpoints
 
 COLUMNS = (
@@ -124,9 +124,9 @@ def tail(endpoints: Endpoints, *, count: int, as_json: bool, follow: bool = Fals
     history: deque[dict[str, Any]] = deque(maxlen=count)
     for older in generations(path):
         if older != path:
-            history.extend(_whole_file(older))
+            history.extend(file_records(older))
     if live is not None:
-        history.extend(_records(live))
+        history.extend(read_records(live, final=False))
     else:
         print(f"(waiting for {path}, written on the first call)", file=sys.stderr, flush=True)
     if not as_json:
@@ -138,13 +138,6 @@ def tail(endpoints: Endpoints, *, count: int, as_json: bool, follow: bool = Fals
 
 FOLLOW_INTERVAL = 0.25
 """How often a followed audit file is looked at again when nothing new was in it."""
-
-
-def _whole_file(path: Path) -> Iterator[dict[str, Any]]:
-    handle = _open(path)
-    if handle is not None:
-        with handle:
-            yield from _records(handle, final=True)
 
 
 def _open(path: Path) -> IO[bytes] | None:
@@ -162,33 +155,17 @@ def _follow(path: Path, handle: IO[bytes] | None) -> Iterator[dict[str, Any]]:
             handle = _open(path)
         if handle is not None:
             got = False
-            for record in _records(handle):
+            for record in read_records(handle, final=False):
                 got = True
                 yield record
             if got:
                 continue
             if _replaced(path, handle):
-                yield from _records(handle, final=True)  # its last lines before the rename
+                yield from read_records(handle)  # its last lines before the rename
                 handle.close()
                 handle = None
                 continue
         time.sleep(FOLLOW_INTERVAL)
-
-
-def _records(handle: IO[bytes], *, final: bool = False) -> Iterator[dict[str, Any]]:
-    """Whole lines from ``handle``'s position, parsed; a partial last line is left unread
-    (to be completed) unless ``final``. Torn or foreign lines are skipped, as everywhere."""
-    while True:
-        start = handle.tell()
-        line = handle.readline()
-        if not line:
-            return
-        if not line.endswith(b"\n") and not final:
-            handle.seek(start)
-            return
-        record = parse_record(line)
-        if record is not None:
-            yield record
 
 
 def _replaced(path: Path, handle: IO[bytes]) -> bool:
