@@ -14,7 +14,7 @@ import trio
 from ghostlight_trio.transport.bridge import ServiceHello
 from ghostlight_trio.transport.endpoints import Endpoints, UnsafeDirectoryError
 from ghostlight_trio.transport.handshake import BridgeVersionError, ProofError, open_bridge
-from ghostlight_trio.transport.launch import ServiceLaunch, service_lock_holder, spawn_service
+from ghostlight_trio.transport.launch import ServiceLaunch, spawn_service
 from ghostlight_trio.transport.proof import SQUATTER_MESSAGE, SecretFileError
 from ghostlight_trio.transport.stream import BridgeClosed, MessageStream
 
@@ -90,11 +90,11 @@ class BridgeConnector:
         """The service this attempt started has stopped and none other holds the instance: it
         will not answer, and its own last words say why. (One that lost the race to another
         start stops too, but then the winner holds the lock and is waited for.)"""
-        stopped = self._launched.stopped_reason() if self._launched is not None else None
-        if stopped is not None and service_lock_holder(self._endpoints) is None:
+        failure = self._launched.failure() if self._launched is not None else None
+        if failure is not None:
             self._launched = None
-            _log.error("%s", stopped)
-            raise ConnectFailed(f"{stopped} (log: {self._endpoints.log_file})")
+            _log.error("%s", failure)
+            raise ConnectFailed(failure)
 
     def _reap(self) -> None:
         """Forget a service process we started once it has exited (no zombie left behind)."""

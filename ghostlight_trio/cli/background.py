@@ -48,8 +48,8 @@ async def ensure_service(endpoints: Endpoints, *extra: str) -> subprocess.Popen[
             # Ours is still starting and stops once it finds the lock taken. Wait for that, or
             # it would take over untracked should the other service stop first.
         else:
-            stopped = launch.stopped_reason()
-            if stopped is not None and service_lock_holder(endpoints) is None:
-                raise RuntimeError(f"{stopped} (log: {endpoints.log_file})")
+            failure = launch.failure()
+            if failure is not None:
+                raise RuntimeError(failure)
         await trio.sleep(0.05)
     raise RuntimeError(f"the service did not come up within {START_TIMEOUT:.0f} s; see {endpoints.log_file}")

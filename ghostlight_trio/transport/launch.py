@@ -18,6 +18,7 @@ from pathlib import Path
 import attrs
 
 from .endpoints import INSTANCE_ENV, Endpoints
+from .excerpt import excerpt
 
 _REASON_WINDOW = 16 * 1024
 """How much of the end of this start's log output is read for its last words."""
@@ -33,19 +34,24 @@ class ServiceLaunch:
     """One background start: the process, and where its own output begins in the log."""
 
     process: subprocess.Popen[bytes]
-    instance: str
-    log_file: Path
+    endpoints: Endpoints
     log_offset: int
 
-    def stopped_reason(self) -> str | None:
-        """None while the process runs; once it has exited, its status and last words."""
+    def failure(self) -> str | None:
+        """Why this start came to nothing, or None while it may still serve.
+
+        It failed once its process has stopped and no other service holds the instance: a
+        start that lost the race to another one stops too, but the winner then serves. The
+        text gives the exit status, the service's last words and where its log is."""
         status = self.process.poll()
-        if status is None:
+        if status is None or service_lock_holder(self.endpoints) is not None:
             return None
-        said = last_words(self.log_file, self.log_offset)
+        log_file = self.endpoints.log_file
+        said = last_words(log_file, self.log_offset)
         return (
-            f"the Ghostlight service for instance {self.instance!r} stopped as it started"
-            f" (exit status {status})" + (f": {said}" if said else "")
+            f"the Ghostlight service for instance {self.endpoints.instance!r} stopped as it"
+            f" started (exit status {status})" + (f": {said}" if said else "")
+            + f" (log: {log_file})"
         )
 
 
@@ -69,7 +75,7 @@ def spawn_service(endpoints: Endpoints, *extra: str) -> ServiceLaunch:
         )
     finally:
         os.close(fd)
-    return ServiceLaunch(process, endpoints.instance, endpoints.log_file, offset)
+    return ServiceLaunch(process, endpoints, offset)
 
 
 def service_lock_holder(endpoints: Endpoints) -> int | None:
@@ -105,8 +111,7 @@ def last_words(log_file: Path, offset: int = 0) -> str:
         line = raw.strip().lstrip("|").strip()  # exception groups indent with "| "
         if not line or not line.strip("+-^~ ") or line.startswith(_SCAFFOLDING):
             continue
-        line = line.removeprefix("ghostlight: ")
-        return line if len(line) <= _REASON_LIMIT else line[: _REASON_LIMIT - 3] + "..."
+        return excerpt(line.removeprefix("ghostlight: "), _REASON_LIMIT)
     return ""
 
 
