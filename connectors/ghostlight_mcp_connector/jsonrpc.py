@@ -15,6 +15,7 @@ from typing import Any, Final, TypeGuard
 
 import attrs
 
+from ghostlight_trio.transport.excerpt import excerpt
 from ghostlight_trio.transport.unicode import escapes_lone_surrogate
 
 LINE_CEILING: Final = 4 * 1024 * 1024
@@ -148,14 +149,10 @@ class _OutOfRange(ValueError):
     """A number past what a double holds: JSON text, but no value a browser can be sent."""
 
 
-def _shown(text: str) -> str:
-    return text if len(text) <= 24 else f"{text[:10]}...({len(text)} digits)"
-
-
 def _finite_float(text: str) -> float:
     value = float(text)
     if math.isinf(value):  # 1e400 parses as infinity, which JSON cannot even write back
-        raise _OutOfRange(_shown(text))
+        raise _OutOfRange(excerpt(text, _NUMBER_SHOWN))
     return value
 
 
@@ -163,13 +160,14 @@ def _finite_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:  # past Python's digit limit for int(): far out of range
-        raise _OutOfRange(_shown(text)) from None
+        raise _OutOfRange(excerpt(text, _NUMBER_SHOWN)) from None
     if -_DOUBLE_MAX <= value <= _DOUBLE_MAX:
         return value
-    raise _OutOfRange(_shown(text))
+    raise _OutOfRange(excerpt(text, _NUMBER_SHOWN))
 
 
 _DOUBLE_MAX = int(sys.float_info.max)
+_NUMBER_SHOWN = 12
 
 
 def _reject_constant(name: str) -> Any:
