@@ -13,7 +13,7 @@ from typing import Any
 
 import attrs
 
-from ..transport.unicode import has_lone_surrogate
+from ..transport.unicode import escapes_lone_surrogate
 from .hosts import HostPattern, PatternError
 
 SETTINGS_ENV = "GHOSTLIGHT_USER_CONFIG"
@@ -60,7 +60,7 @@ def load_settings(path: Path) -> Settings:
         return Settings(warnings=(f"{path}: cannot read: {exc}",))
     try:
         value = json.loads(text)
-        if has_lone_surrogate(value):
+        if escapes_lone_surrogate(text, value):
             return Settings(warnings=(f"{path}: a \\u escape names half a surrogate pair",))
     except json.JSONDecodeError as exc:
         return Settings(warnings=(f"{path}: line {exc.lineno} column {exc.colno}: {exc.msg}",))
