@@ -40,7 +40,7 @@
       const entry = byRef.get(ref);
       if (!entry) {
         throw new PageError(
-          `Element ${ref} not found. Refs do not survive navigation or a page reload; call read_page or find_text for fresh refs.`,
+          `Element ${ref} not found. Refs do not survive navigation or a page reload; call read_page or find for fresh refs.`,
           "ref_not_found",
         );
       }
@@ -54,7 +54,7 @@
           : entry.serial < serial
             ? `the page re-rendered since it was issued (render serial ${entry.serial} -> ${serial})`
             : "its element was removed from the page";
-        throw new PageError(`Element ${ref} is stale: ${why}. Call read_page or find_text again.`, "stale_ref");
+        throw new PageError(`Element ${ref} is stale: ${why}. Call read_page or find again.`, "stale_ref");
       }
       return el;
     }

@@ -47,7 +47,7 @@
     if (total <= maxChars) return { text, truncated: false, totalChars: total };
     const note =
       `\n\n[Truncated: showing the first ${maxChars} of ${total} characters. ` +
-      "Call page_text with a larger max_chars, or use read_page / find_text to target a section.]";
+      "Call get_page_text with a larger max_chars, or use read_page / find to target a section.]";
     return { text: text.slice(0, maxChars) + note, truncated: true, totalChars: total };
   }
 

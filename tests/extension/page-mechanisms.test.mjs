@@ -32,7 +32,7 @@ describe("page_text", () => {
     assert.equal(out.truncated, true);
     assert.equal(out.totalChars, 10);
     assert.ok(out.text.startsWith("abcd\n\n[Truncated: showing the first 4 of 10 characters."));
-    assert.match(out.text, /larger max_chars/);
+    assert.match(out.text, /Call get_page_text with a larger max_chars/);
     assert.deepEqual(plain(text.truncate("abc", 4)), { text: "abc", truncated: false, totalChars: 3 });
   });
 
@@ -137,7 +137,7 @@ describe("refs and render serial", () => {
     const refs = page.refs.createRefRegistry({ now: () => clock.t });
     const el = h("button");
     const ref = refs.refFor(el);
-    assert.throws(() => refs.resolve("ref_42"), (e) => e.code === "ref_not_found" && /read_page or find_text/.test(e.message));
+    assert.throws(() => refs.resolve("ref_42"), (e) => e.code === "ref_not_found" && /read_page or find for fresh refs/.test(e.message));
     assert.throws(() => refs.resolve("#go"), (e) => e.code === "bad_ref");
     el.isConnected = false;
     assert.throws(() => refs.resolve(ref), (e) => e.code === "stale_ref" && /removed/.test(e.message));
