@@ -12,6 +12,8 @@ import json
 import secrets
 from typing import Any, Final
 
+from ..transport.unicode import mend_lone_surrogates
+
 WIRE_MAJOR: Final = 1
 SERVICE_FRAME_CEILING: Final = 64 * 1024 * 1024
 """Largest frame the service accepts from a relay (Chrome's own extension->host limit)."""
@@ -55,9 +57,13 @@ def encode(frame: dict[str, Any]) -> bytes:
 
 
 def decode(body: bytes) -> dict[str, Any]:
-    """Parse one frame body; anything but a JSON object is a ``WireError``."""
+    """Parse one frame body; anything but a JSON object is a ``WireError``.
+
+    Page text may hold half a surrogate pair (an emoji cut in two by a script); it arrives as
+    U+FFFD, since nothing past this point (CBOR, the audit trail, logs) could carry it."""
     try:
-        value = json.loads(body.decode("utf-8"))
+        text = body.decode("utf-8")
+        value = mend_lone_surrogates(text, json.loads(text))
     except (UnicodeDecodeError, ValueError) as exc:
         raise WireError(f"frame is not UTF-8 JSON: {exc}") from None
     except RecursionError:

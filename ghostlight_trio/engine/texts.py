@@ -46,3 +46,11 @@ def internal_failure(operation: str) -> str:
     return (
         f"{operation} failed inside Ghostlight before anything was dispatched; see the service log."
     )
+
+
+def result_not_sendable(kind: str) -> str:
+    return (
+        f"The call ended ({kind}), but its result could not be sent back: it held a value the"
+        " connection cannot carry (see the service log). Whatever the call did, it did; check"
+        " the current state (for example with read_page or tabs_context_mcp) before repeating it."
+    )

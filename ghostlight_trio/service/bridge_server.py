@@ -91,7 +91,12 @@ class BridgeServer:
             log.info("bridge opening timed out")
             await stream.aclose()
             return
-        await self._serve_admitted(stream, hello.role)
+        try:
+            await self._serve_admitted(stream, hello.role)
+        except* Exception as failure:
+            # A fault in one stream ends that stream (its connector reconnects and reattaches),
+            # never the service every other client is using.
+            log.error("a bridge stream failed and was closed", exc_info=failure)
 
     async def _serve_admitted(self, stream: MessageStream, role: str) -> None:
         outbox = Outbox(stream)

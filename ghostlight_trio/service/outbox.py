@@ -7,13 +7,17 @@ Only what the socket cannot take at once is drained, in order, by one writer tas
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from collections.abc import Callable
 
 import trio
 
-from ..transport.bridge import Message, Progress
+from ..engine import texts
+from ..transport.bridge import Message, Outcome, Progress, TextBlock
 from ..transport.stream import MessageStream
+
+log = logging.getLogger("ghostlight.service")
 
 _MAX_COALESCING_PASSES = 3
 
@@ -25,6 +29,7 @@ class Outbox:
         self, stream: MessageStream, *, backlog_limit: int = 64, progress_limit: int = 32
     ) -> None:
         self._stream = stream
+        stream.stand_in = _stand_in
         self._items: deque[Message] = deque()
         self._in_flight = 0
         self._backlog_limit = backlog_limit
@@ -130,3 +135,25 @@ class Outbox:
                 self._in_flight = 0
             if self._has_room:
                 self._has_room.unpark_all()
+
+
+def _stand_in(message: Message, problem: Exception) -> Message | None:
+    """What goes out instead of an answer that cannot be encoded, so that one bad value costs
+    neither its call its only answer nor the stream every other call's."""
+    if isinstance(message, Progress):
+        return None
+    if not isinstance(message, Outcome):
+        raise problem
+    log.error(
+        "work %s: its %s result cannot be sent (%s: %s); it is answered with an error instead",
+        message.work_id,
+        message.kind,
+        type(problem).__name__,
+        problem,
+    )
+    return Outcome(
+        work_id=message.work_id,
+        kind="tool_error",
+        content=[TextBlock(text=texts.result_not_sendable(message.kind))],
+        workspace_id=message.workspace_id,
+    )

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Sequence
 
+import cbor2
 import trio
 
 from .bridge import BridgeProtocolError, Message, decode_message, encode_message
 from .framing import BRIDGE_FRAME_CEILING, FrameDecoder, FrameError, encode_frame
 
 _RECEIVE_CHUNK = 256 * 1024
+_ENCODING_FAILURES = (ValueError, TypeError, cbor2.CBORError, FrameError)
+"""What encoding a message can raise: a value CBOR cannot carry, or a frame over the ceiling."""
+
+StandIn = Callable[[Message, Exception], "Message | None"]
+"""Given a message that cannot be encoded and why: what to send in its place (None: nothing)."""
 
 
 class BridgeClosed(Exception):
@@ -20,10 +26,19 @@ class BridgeClosed(Exception):
 class MessageStream:
     """Send and receive whole bridge messages. Sends are serialised; receive from one task."""
 
-    def __init__(self, stream: trio.abc.Stream, *, ceiling: int = BRIDGE_FRAME_CEILING) -> None:
+    def __init__(
+        self,
+        stream: trio.abc.Stream,
+        *,
+        ceiling: int = BRIDGE_FRAME_CEILING,
+        stand_in: StandIn | None = None,
+    ) -> None:
         self.stream = stream
         self._decoder = FrameDecoder(ceiling=ceiling)
         self._ceiling = ceiling
+        self.stand_in = stand_in
+        """Set when one message that cannot be encoded must not cost the others (and the
+        stream) their answers. Without it, ``send_many`` and ``send_now`` raise."""
         # Sends are serialised by hand rather than with ``trio.Lock``: an uncontended send then
         # costs no schedule point of its own (``send_all`` has one) and no lock bookkeeping.
         self._sending = False
@@ -40,14 +55,28 @@ class MessageStream:
     async def send(self, message: Message) -> None:
         await self.send_body(encode_message(message))
 
-    async def send_many(self, messages: Iterable[Message]) -> None:
+    async def send_many(self, messages: Sequence[Message]) -> None:
         """Send several messages, in order, with one write: their frames back to back."""
-        ceiling = self._ceiling
-        await self._send_frame(
-            b"".join([encode_frame(encode_message(m), ceiling=ceiling) for m in messages])
-        )
+        await self._send_frame(self._frames(messages))
 
-    def send_now(self, messages: Iterable[Message]) -> bool:
+    def _frames(self, messages: Sequence[Message]) -> bytes:
+        ceiling = self._ceiling
+        try:
+            return b"".join([encode_frame(encode_message(m), ceiling=ceiling) for m in messages])
+        except _ENCODING_FAILURES:
+            if self.stand_in is None:
+                raise
+        frames = []
+        for message in messages:
+            try:
+                frames.append(encode_frame(encode_message(message), ceiling=ceiling))
+            except _ENCODING_FAILURES as exc:
+                replacement = self.stand_in(message, exc)
+                if replacement is not None:
+                    frames.append(encode_frame(encode_message(replacement), ceiling=ceiling))
+        return b"".join(frames)
+
+    def send_now(self, messages: Sequence[Message]) -> bool:
         """Commit ``messages`` without waiting, when nothing else is being sent: one direct
         write, any tail the socket does not take kept for the next send or ``flush``.
 
@@ -57,8 +86,7 @@ class MessageStream:
         if self._sending or self._backlog or self._socket is None:
             return False
         try:
-            ceiling = self._ceiling
-            data = b"".join([encode_frame(encode_message(m), ceiling=ceiling) for m in messages])
+            data = self._frames(messages)
             written = self._write_now(data)
         except (BridgeClosed, BridgeProtocolError, FrameError):
             return False

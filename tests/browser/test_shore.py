@@ -18,6 +18,7 @@ from ghostlight_trio.browser.errors import (
     OutcomeUnknown,
 )
 from ghostlight_trio.browser.shore import BrowserShore, compose
+from ghostlight_trio.transport.bridge import Outcome, encode_message
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
 
@@ -197,6 +198,33 @@ async def test_an_error_message_nested_past_what_is_followed_stays_prose(
     with pytest.raises(BrowserError) as caught:
         await shore.request(None, "tab_info", {"tabId": compose(1, 4)}, timeout=2)
     assert caught.value.message == deep
+
+
+async def test_half_surrogate_pairs_from_a_page_arrive_as_replacement_characters(
+    shore: BrowserShore, endpoints: Endpoints, nursery: trio.Nursery
+) -> None:
+    """Pages cut emoji in half (``title.slice(0, n)``); Chrome passes the half on as a JSON
+    escape. It arrives as U+FFFD, keys included, whole pairs untouched, so the result can be
+    encoded for the bridge and the audit trail like any other."""
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+
+    async def extension() -> None:
+        request = await peer.receive()
+        result = (
+            '{"title":"cut \\ud83d","text":["a\\udc00b",'
+            '{"k\\ud800":"whole \\ud83d\\ude00"}],"literal":"\\\\ud800"}'
+        )
+        body = f'{{"type":"response","id":"{request["id"]}","result":{result}}}'
+        await peer.messages.send_body(body.encode())
+
+    nursery.start_soon(extension)
+    result = await shore.request(None, "tab_info", {"tabId": compose(1, 4)}, timeout=2)
+    assert result == {
+        "title": "cut \ufffd",
+        "text": ["a\ufffdb", {"k\ufffd": "whole \U0001f600"}],
+        "literal": "\\ud800",
+    }
+    encode_message(Outcome(work_id="w", kind="ok", structured=result))
 
 
 async def test_a_number_json_cannot_carry_is_refused_before_sending(

@@ -284,6 +284,15 @@ function go() {
 <article><h1>Story</h1><p>""" + ("Lorem ipsum dolor sit amet. " * 80) + """</p></article>
 <script>console.log('before the throw'); throw new Error('load-time kaboom');</script>""",
     "/api/data": '{"ok": true}',
+    # Emoji cut in half by a script, as pages do with ``text.slice(0, n)``.
+    "/halves": """<!doctype html><title>halves</title><p id="cut">x</p>
+<input id="field" aria-label="Field">
+<script>
+const smile = "\\ud83d\\ude00";
+document.title = "Half " + smile.slice(0, 1) + " title";
+document.getElementById("cut").textContent = "Cut here " + smile.slice(1) + " and " + smile.slice(0, 1) + " twice";
+document.getElementById("field").value = "typed" + smile.slice(0, 1);
+</script>""",
 }
 PAGES.update(PAGE_TOOL_PAGES)
 

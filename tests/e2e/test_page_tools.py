@@ -13,7 +13,7 @@ import pytest
 import trio
 
 from ghostlight_trio.tools.screenshots import jpeg_size
-from ghostlight_trio.transport.bridge import ImageBlock, Outcome
+from ghostlight_trio.transport.bridge import ImageBlock, Outcome, encode_message
 
 from .conftest import Service, launch_for, open_page, page_value, text
 
@@ -321,9 +321,33 @@ async def test_javascript_page_text_and_throwing_page(
     assert page.kind == "ok", text(page)
     assert "Source element: article" in text(page)
     assert "[Truncated: showing the first" in text(page)
+    assert "Call get_page_text with a larger max_chars" in text(page)  # a tool the agent has
     assert page.structured["page"]["title"] == "Throwing page"
 
     await service.call("read_console_messages", ws, tabId=tab)
     await service.call("navigate", ws, url=f"{web}/throws", tabId=tab)
     logs = await service.call("read_console_messages", ws, tabId=tab, onlyErrors=True)
     assert "load-time kaboom" in text(logs), text(logs)
+
+
+async def test_text_a_page_cut_mid_emoji_reads_with_replacement_characters(
+    tools_service: Service, tools_browser: Any, web: str
+) -> None:
+    """Half a surrogate pair in page text (an emoji cut by ``slice``) reaches the agent as
+    U+FFFD in every page tool; before, the service could not encode the result and stopped."""
+    service = tools_service
+    ws, tab = await open_page(service, f"{web}/halves")
+    page = await service.call("get_page_text", ws, tabId=tab)
+    tree = await service.call("read_page", ws, tabId=tab)
+    found = await service.call("find", ws, tabId=tab, query="Cut")
+    js = await service.call(
+        "javascript_tool", ws, tabId=tab, action="javascript_exec", text="document.title"
+    )
+    for outcome in (page, tree, found, js):
+        assert outcome.kind == "ok", text(outcome)
+        encode_message(outcome)  # what the bridge does with it
+    assert "Cut here \ufffd and \ufffd twice" in text(page)
+    assert 'value="typed\ufffd"' in text(tree)
+    assert "Found 1 element(s)" in text(found)
+    assert "Half \ufffd title" in text(js)
+    assert page.structured["page"]["title"] == "Half \ufffd title"

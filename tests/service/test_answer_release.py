@@ -29,6 +29,7 @@ from ghostlight_trio.workspace import WorkspaceRegistry
 
 QUICK = {"domains": ["quick.example"], "approach": ["read"]}
 SLOW = {"domains": ["slow.example"], "approach": ["read"]}
+UNSENDABLE = {"domains": ["unsendable.example"], "approach": ["read"]}
 
 
 class _CountingStream(MessageStream):
@@ -46,6 +47,8 @@ class _Rig:
         async def plan(call: ToolCall) -> ToolResult:
             if "slow.example" in call.arguments["domains"]:
                 await self.gate.wait()
+            if "unsendable.example" in call.arguments["domains"]:
+                return ToolResult.text("half a pair: \ud800")  # no encoder can carry it
             return ToolResult.text("noted")
 
         engine = WorkEngine(
@@ -127,4 +130,26 @@ async def test_calls_admitted_together_share_one_write_whichever_of_them_waits()
         await trio.testing.wait_all_tasks_blocked()
         [last] = rig.sent()
         assert isinstance(last, Outcome) and last.work_id == started[1]
+        nursery.cancel_scope.cancel()
+
+
+async def test_an_answer_that_cannot_be_encoded_is_replaced_and_costs_no_other_answer() -> None:
+    """The call gets one truthful error instead of its result, the answers that share its
+    write still go out, and the stream serves on."""
+    async with trio.open_nursery() as nursery:
+        rig = _Rig(nursery)
+        for arguments in (QUICK, UNSENDABLE, QUICK):
+            rig.start(arguments)
+        await trio.testing.wait_all_tasks_blocked()
+        sent = rig.sent()
+        outcomes = [m for m in sent if isinstance(m, Outcome)]
+        assert _kinds(sent).count("Started") == 3 and len(outcomes) == 3
+        started = [m.work_id for m in sent if isinstance(m, Started)]
+        kinds = {o.work_id: o.kind for o in outcomes}
+        assert kinds == dict(zip(started, ["ok", "tool_error", "ok"], strict=True))
+        [replaced] = [o.content[0].text for o in outcomes if o.kind == "tool_error"]
+        assert "The call ended (ok), but its result could not be sent back" in replaced
+        rig.start(QUICK)
+        await trio.testing.wait_all_tasks_blocked()
+        assert [getattr(m, "kind", None) for m in rig.sent()] == [None, "ok"]
         nursery.cancel_scope.cancel()

@@ -6,6 +6,7 @@ import json
 import os
 import stat
 
+import pytest
 import trio
 
 from ghostlight_trio.engine.contracts import ToolCall, ToolResult
@@ -27,6 +28,7 @@ from ghostlight_trio.transport.bridge import (
     WorkspaceOpened,
 )
 from ghostlight_trio.transport.handshake import open_bridge
+from ghostlight_trio.transport.stream import BridgeClosed
 from ghostlight_trio.workspace import WorkspaceRegistry
 
 from .serving import start_service
@@ -131,6 +133,40 @@ async def test_protocol_violation_closes_only_that_stream(endpoints, nursery):
     await good.send(CatalogRequest(sequence=9))
     assert isinstance(await good.receive(), CatalogProjection)
     await good.aclose()
+    nursery.cancel_scope.cancel()
+
+
+async def test_a_fault_in_one_stream_closes_that_stream_not_the_service(
+    endpoints, nursery, monkeypatch
+):
+    """Whatever escapes one stream's handling ends that stream only: the other clients keep
+    their connections and their workspaces."""
+    await start_service(nursery, endpoints)
+    other, _ = await open_bridge(endpoints)
+    await other.send(OpenWorkspace(sequence=1))
+    opened = await other.receive()
+    assert isinstance(opened, WorkspaceOpened)
+
+    def fault(*args, **kwargs):
+        raise RuntimeError("a fault in this stream's handling")
+
+    monkeypatch.setattr(bridge_server, "status_report", fault)
+    faulty, _ = await open_bridge(endpoints, role="control")
+    await faulty.send(StatusRequest(sequence=1))
+    with trio.fail_after(5), pytest.raises(BridgeClosed):
+        await faulty.receive()
+
+    await other.send(
+        Start(sequence=2, operation="update_plan", arguments=PLAN, workspace_id=opened.workspace_id)
+    )
+    assert isinstance(await other.receive(), Started)
+    outcome = await other.receive()
+    assert isinstance(outcome, Outcome) and outcome.kind == "ok"
+    later, _ = await open_bridge(endpoints)
+    await later.send(CatalogRequest(sequence=3))
+    assert isinstance(await later.receive(), CatalogProjection)
+    for stream in (faulty, other, later):
+        await stream.aclose()
     nursery.cancel_scope.cancel()
 
 
