@@ -90,8 +90,10 @@ const dispatcher = createDispatcher({
   tabs_create: (args, request) => tabOps.tabsCreate(args, request),
   tab_info: (args) => tabOps.tabInfo(args),
   navigate: (args, _request, { signal }) =>
-    browserSide(args, () =>
-      navigate(chrome, args, { cdp: (tabId, method, params) => debuggers.send(tabId, method, params, signal), signal }),
+    browserSide(
+      args,
+      () => navigate(chrome, args, { cdp: (tabId, method, params) => debuggers.send(tabId, method, params, signal), signal }),
+      { navigates: true },
     ),
   cdp: async (args, _request, { signal }) => {
     const tabId = requireTabId(args);
@@ -101,7 +103,10 @@ const dispatcher = createDispatcher({
   },
   // Only a reload can meet a new dialog (beforeunload); focus and close need no watching.
   tab_control: (args, _request, { signal }) =>
-    browserSide(args, () => tabControl.tabControl(args, { signal }), { watch: args.action === "reload" }),
+    browserSide(args, () => tabControl.tabControl(args, { signal }), {
+      watch: args.action === "reload",
+      navigates: args.action === "reload",
+    }),
   dialog: (args) => dialogs.dialog(args),
   // Starting capture enables a CDP domain, which waits for the page; reading a buffer does not.
   capture_read: async (args) => {

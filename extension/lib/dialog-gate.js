@@ -75,9 +75,12 @@ export function createDialogGate({ book, watch }) {
   // refused while a dialog is open (a navigation closes the dialog), only raced against a new
   // one such as beforeunload. `closed` is the dialog that was open when it started and is gone
   // after it. `watch: false` skips watching (e.g. closing a tab whose page does not respond).
-  async function browserSide(tabId, start, { watch: watchFirst = true } = {}) {
+  // `navigates: true` (navigate, reload) refuses while a beforeunload dialog is open: that
+  // dialog is the page's answer to leaving, so another navigation only waits behind it.
+  async function browserSide(tabId, start, { watch: watchFirst = true, navigates = false } = {}) {
     if (watchFirst) await watched(tabId);
     const before = book.current(tabId);
+    if (navigates && before && before.type === "beforeunload") throw dialogOpenError(tabId, before);
     const out = await race(tabId, start);
     return before && book.current(tabId) !== before ? { ...out, closed: before } : out;
   }

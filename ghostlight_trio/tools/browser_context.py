@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any, Protocol, TypeGuard
 from urllib.parse import urlsplit
 
-from ..browser.errors import BrowserFailure
+from ..browser.errors import BrowserError, BrowserFailure
 from ..browser.failures import failure_result
 from ..engine.contracts import (
     ToolCall,
@@ -22,7 +22,7 @@ from ..engine.contracts import (
     WorkspaceId,
 )
 from .atomic import atomic_request
-from .page_dialogs import dialog_name, dialog_result
+from .page_dialogs import dialog_name, dialog_result, refusal, stopped_result
 
 TOPOLOGY_TIMEOUT = 30.0
 """Bound on one tab-listing or tab-creating browser request."""
@@ -169,6 +169,13 @@ class _ContextTools:
         args = {"tabId": int(tab_id), "url": url, "timeoutMs": LOAD_WAIT_MS}
         try:
             result = await self._call(call, ws, "navigate", args, NAVIGATE_TIMEOUT)
+        except BrowserError as error:
+            # A beforeunload dialog already open: the page is being asked to leave, and another
+            # navigation would only wait behind that answer.
+            stop = refusal(error)
+            return failure_result(error) if stop is None else stopped_result(
+                call, int(tab_id), "navigate", stop
+            )
         except BrowserFailure as failure:
             return failure_result(failure)
         final_url = str(result.get("url", ""))

@@ -76,9 +76,13 @@ def next_step(tab: int, dialog: Mapping[str, Any]) -> str:
         "confirm": "action accept (OK) or dismiss (Cancel)",
         "beforeunload": "action accept to leave the page, or dismiss to stay",
     }.get(kind, "action accept")
+    if kind == "beforeunload":  # the page's answer to leaving: a navigation waits for it too
+        after = " and other page actions on this tab, navigating included, are refused."
+    else:
+        after = " and other page actions on this tab are refused (navigating away closes it)."
     return (
         f"Next step: call dialog with tabId {tab} and {how}. Until it is answered the page is"
-        " paused and other page actions on this tab are refused (navigating away closes it)."
+        f" paused{after}"
     )
 
 

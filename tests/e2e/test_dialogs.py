@@ -233,6 +233,17 @@ async def test_navigation_meets_beforeunload_and_closes_an_open_alert(
     assert "the navigation waits for the answer" in text(leaving)
     assert "accept to leave the page, or dismiss to stay" in text(leaving)
     assert (await tab_info(service, ws, tab))["url"] == f"{web}/dialogs/leave"
+    # While the page is being asked, another navigation or a reload would only wait behind
+    # the answer (and then report a page that never changed): both are refused, unsent.
+    again = await call(service, "navigate", ws, tabId=tab, url=f"{web}/dialogs")
+    reload = await call(service, "tab_control", ws, tabId=tab, action="reload")
+    for refused, tool in ((again, "navigate"), (reload, "tab_control")):
+        assert refused.kind == "tool_error", text(refused)
+        assert text(refused).startswith(
+            f"{tool} did not run: a beforeunload dialog (the page asks whether to leave it) is"
+            f" open on tab {tab}; nothing was sent."
+        )
+        assert "navigating included, are refused" in text(refused)
     left = await answer(service, ws, tab, "accept")
     assert "The page is leaving" in text(left)
     settled = await call(service, "wait_for", ws, tabId=tab, state="settled", timeout_ms=5000)

@@ -189,6 +189,29 @@ describe("dialog gate", () => {
     stuck.resolve({ loaded: true });
   });
 
+  test("a navigation is refused while a beforeunload dialog is open, other browser-side requests are not", async () => {
+    const book = new DialogBook({ now: () => 1 });
+    const gate = createDialogGate({ book, watch: async () => true });
+    book.onEvent(3, "Page.javascriptDialogOpening", { type: "beforeunload", message: "" });
+    let started = 0;
+    const start = async () => {
+      started += 1;
+      return { loaded: false };
+    };
+    await assert.rejects(
+      gate.browserSide(3, start, { navigates: true }),
+      (e) => e.code === DIALOG_OPEN_CODE && e.dialog.type === "beforeunload",
+    );
+    assert.equal(started, 0, "nothing was sent");
+    assert.deepEqual(await gate.browserSide(3, start), { value: { loaded: false } }); // e.g. focus
+    assert.equal(started, 1);
+
+    book.onEvent(3, "Page.javascriptDialogClosed", {});
+    book.onEvent(3, "Page.javascriptDialogOpening", { type: "alert", message: "hi" });
+    await gate.browserSide(3, start, { navigates: true }); // an alert: the navigation closes it
+    assert.equal(started, 2);
+  });
+
   test("a browser-side request may skip the watch, so closing an unresponsive tab is not delayed", async () => {
     const book = new DialogBook();
     let watches = 0;
