@@ -44,6 +44,9 @@ FIRST_CALL_WAIT = 5.0
 """How long a call waits for a browser to attach before reporting it unavailable."""
 GROUP_TITLE_PREFIX = "Ghostlight · "
 _KNOWN_WORKSPACES = 256
+MAX_UNANSWERED = 256
+"""Timed-out requests remembered for their late answer; older ones stay quarantined until
+their tab closes or their browser restarts."""
 _ERROR_HOPS = frozenset({"extension", "cdp", "page"})
 
 RESTARTED = "Browser restarted before responding"
@@ -72,6 +75,7 @@ class SurfaceScheduler(Protocol):
 
     def surface_destroyed(self, key: TabSurface) -> None: ...
     def browser_restarted(self, slot: int) -> None: ...
+    def clear_proven(self, proof: str) -> bool: ...
 
 
 class BrowserShore:
@@ -98,6 +102,10 @@ class BrowserShore:
         self._live: dict[int, BrowserConnection] = {}
         self._focus: list[int] = []
         self._pending: dict[str, PendingCall] = {}
+        self._unanswered: OrderedDict[str, PendingCall] = OrderedDict()
+        """Requests that went out and timed out unanswered, newest last (bounded): a late
+        answer to one of them, on the link it was sent on, is the proof that its outcome is
+        known, and lifts the quarantine it caused."""
         self._request_ids = itertools.count(1)
         self._changed = trio.Event()
         self._known_workspaces: OrderedDict[Any, None] = OrderedDict()
@@ -223,6 +231,8 @@ class BrowserShore:
                 await pending.done.wait()
         finally:
             self._pending.pop(request_id, None)
+            if pending.sent and not pending.done.is_set():
+                self._remember_unanswered(request_id, pending)
         if not pending.done.is_set():
             raise OutcomeUnknown(
                 f"The browser did not answer within {timeout:g}s", proof=pending.proof
@@ -400,8 +410,20 @@ class BrowserShore:
             log.warning("browser %d: %s", slot, skew)
         return connection
 
+    def _remember_unanswered(self, request_id: str, pending: PendingCall) -> None:
+        unanswered = self._unanswered
+        unanswered[request_id] = pending
+        while len(unanswered) > MAX_UNANSWERED:
+            unanswered.popitem(last=False)
+
     def _detach(self, connection: BrowserConnection) -> None:
         connection.closed = True
+        for request_id in [
+            request_id
+            for request_id, pending in self._unanswered.items()
+            if pending.connection is connection
+        ]:
+            del self._unanswered[request_id]
         if self._live.get(connection.slot) is connection:
             del self._live[connection.slot]
             log.info("browser %d detached", connection.slot)
@@ -459,7 +481,10 @@ class BrowserShore:
 
     def _on_reply(self, connection: BrowserConnection, frame: dict[str, Any]) -> None:
         pending = self._pending.get(frame.get("id"))  # type: ignore[arg-type]
-        if pending is None or pending.connection is not connection:
+        if pending is None:
+            self._on_late_reply(connection, frame)
+            return
+        if pending.connection is not connection:
             return
         if frame["type"] == "response":
             result = frame.get("result")
@@ -476,6 +501,19 @@ class BrowserShore:
             return
         dialog = error.get("dialog")
         pending.fail(BrowserError(message, hop, code, dialog if isinstance(dialog, dict) else None))
+
+    def _on_late_reply(self, connection: BrowserConnection, frame: dict[str, Any]) -> None:
+        late = self._unanswered.get(frame.get("id"))  # type: ignore[arg-type]
+        if late is None or late.connection is not connection:
+            return  # not ours, or from another link than the request went out on: no proof
+        del self._unanswered[frame["id"]]
+        if self._scheduler is not None and self._scheduler.clear_proven(late.proof):
+            log.info(
+                "browser %d answered request %s after its caller was told the outcome was"
+                " unknown; what it stopped is free again",
+                connection.slot,
+                frame["id"],
+            )
 
     def _on_tab_created(self, connection: BrowserConnection, frame: dict[str, Any]) -> None:
         child, opener = frame.get("tabId"), frame.get("openerTabId")

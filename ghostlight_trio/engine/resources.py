@@ -22,6 +22,9 @@ ResourceResolver = Callable[
 """Returns the key to lease for the whole call, or None when the handler leases per step."""
 
 BYPASS_CLASSES = frozenset({"service_local", "presentation"})
+SURFACE_ENDING = frozenset({("tab_control", "close")})
+"""(tool, action) pairs that destroy their tab. They may run on a quarantined tab: the tab's
+end is itself the proof that lifts its quarantine, and the agent's way out of it."""
 
 
 def resource_for(
@@ -53,3 +56,9 @@ def tab_id_argument(arguments: Mapping[str, Any]) -> int | None:
     if isinstance(value, float):
         return int(value) if value.is_integer() else None
     return value
+
+
+def ends_surface(spec: ToolSpec, arguments: Mapping[str, Any]) -> bool:
+    """True for a call that closes the tab it names (see ``SURFACE_ENDING``)."""
+    action = arguments.get(spec.action_key) if spec.action_key else None
+    return (spec.name, action) in SURFACE_ENDING

@@ -16,7 +16,7 @@ from typing import Any
 import trio
 
 from ..catalog.registry import Catalog
-from ..scheduler import SERVICE_LOCAL, Lease, Scheduler, SchedulerRefusal
+from ..scheduler import SERVICE_LOCAL, Lease, Scheduler, SchedulerRefusal, TabSurface
 from ..transport.bridge import ContentBlock, Outcome, TextBlock
 from ..workspace import WorkspaceRegistry
 from . import texts
@@ -26,7 +26,7 @@ from .contracts import ToolCall, ToolHandler, ToolResult, UncertainEffect
 from .effects import CallEffects
 from .gate import NOT_EVALUATED, CallGate, GateFacts, OpenGate
 from .limits import EngineLimits
-from .resources import ResourceResolver, tab_id_argument
+from .resources import ResourceResolver, ends_surface, tab_id_argument
 from .validation import Check, compile_fast_check
 
 log = logging.getLogger("ghostlight.engine")
@@ -104,7 +104,12 @@ class CallRunner:
             self._settle(call, stop.kind, stop.text)
             return
         key = self._resolve(spec, arguments, context.workspace_id) or SERVICE_LOCAL
-        request = self._scheduler.lease(key, producer=call.producer, holder=call)
+        request = self._scheduler.lease(
+            key,
+            producer=call.producer,
+            holder=call,
+            ends_surface=isinstance(key, TabSurface) and ends_surface(spec, arguments),
+        )
         call.lease_request = request
         try:
             async with request as lease:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import attrs
 
+from ..browser.tabids import compose
+
 
 @attrs.frozen
 class TabSurface:
@@ -17,7 +19,7 @@ class TabSurface:
     native_tab: int
 
     def describe(self) -> str:
-        return f"tab {self.native_tab} in browser {self.slot}"
+        return f"tab {compose(self.slot, self.native_tab)}"  # the id the agent knows it by
 
 
 @attrs.frozen

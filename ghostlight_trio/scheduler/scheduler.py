@@ -26,7 +26,7 @@ from .errors import (
     ResourceQuarantined,
     SchedulerRefusal,
 )
-from .keys import BrowserWide, ResourceKey, ServiceLocal, conflicts
+from .keys import BrowserWide, ResourceKey, ServiceLocal, TabSurface, conflicts
 
 
 @attrs.frozen
@@ -59,12 +59,20 @@ class LeaseRequest:
     """One request for a lease; use ``async with``. ``granted`` flips the moment it is granted."""
 
     def __init__(
-        self, scheduler: Scheduler, key: ResourceKey, producer: Hashable, holder: Hashable
+        self,
+        scheduler: Scheduler,
+        key: ResourceKey,
+        producer: Hashable,
+        holder: Hashable,
+        ends_surface: bool = False,
     ) -> None:
         self._scheduler = scheduler
         self.key = key
         self.producer = producer
         self.holder = holder
+        self.ends_surface = ends_surface
+        """The work destroys its surface (closes the tab): a quarantine does not stop it,
+        since the surface's end is itself the proof that lifts the quarantine."""
         self.granted = False
         self.seq = 0
         self.error: SchedulerRefusal | None = None
@@ -109,9 +117,11 @@ class Scheduler:
 
     # --- public -----------------------------------------------------------------------------
 
-    def lease(self, key: ResourceKey, *, producer: Hashable, holder: Hashable) -> LeaseRequest:
+    def lease(
+        self, key: ResourceKey, *, producer: Hashable, holder: Hashable, ends_surface: bool = False
+    ) -> LeaseRequest:
         """A request to hold ``key`` exclusively; ``holder`` identifies reentrant use."""
-        return LeaseRequest(self, key, producer, holder)
+        return LeaseRequest(self, key, producer, holder, ends_surface)
 
     @property
     def queued(self) -> int:
@@ -126,15 +136,22 @@ class Scheduler:
         return grant is not None and grant.holder == holder
 
     def is_quarantined(self, key: ResourceKey) -> bool:
-        return any(conflicts(key, held) for held in self._quarantine)
+        return self._quarantined_by(key) is not None
+
+    def _quarantined_by(self, key: ResourceKey) -> ResourceKey | None:
+        """The quarantined key that stops work on ``key``, if any."""
+        if not self._quarantine:
+            return None
+        return next((held for held in self._quarantine if conflicts(key, held)), None)
 
     def quarantine(self, key: ResourceKey, proof: str) -> None:
         """Refuse all work conflicting with ``key`` until ``clear_quarantine(key, proof)``."""
         if isinstance(key, ServiceLocal):
             return
         self._quarantine[key] = proof
-        for request in [r for r in self._all_queued() if conflicts(r.key, key)]:
-            self._retire(request, ResourceQuarantined(_quarantine_message(request.key)))
+        stopped = [r for r in self._all_queued() if conflicts(r.key, key) and not r.ends_surface]
+        for request in stopped:
+            self._retire(request, ResourceQuarantined(_quarantine_message(key)))
 
     def clear_quarantine(self, key: ResourceKey, proof: str) -> bool:
         """Lift the quarantine only for the exact proof it was set with."""
@@ -144,6 +161,16 @@ class Scheduler:
         del self._quarantine[key]
         self._pump()
         return True
+
+    def clear_proven(self, proof: str) -> bool:
+        """The browser answered the very request whose outcome was unknown (a late reply): its
+        outcome is known now, so the quarantine it caused, and only that one, is lifted."""
+        for key, held in list(self._quarantine.items()):
+            if hmac.compare_digest(held.encode(), proof.encode()):
+                del self._quarantine[key]
+                self._pump()
+                return True
+        return False
 
     def surface_destroyed(self, key: ResourceKey) -> None:
         """The tab is gone: its uncertainty can no longer matter, later work uses a new id."""
@@ -169,8 +196,9 @@ class Scheduler:
         if self._reenter(request):
             await trio.lowlevel.cancel_shielded_checkpoint()
             return
-        if self.is_quarantined(key):
-            raise ResourceQuarantined(_quarantine_message(key))
+        held = self._quarantined_by(key)
+        if held is not None and not request.ends_surface:
+            raise ResourceQuarantined(_quarantine_message(held))
         self._enqueue(request)
         self._pump()
         if request.granted:
@@ -321,7 +349,7 @@ class Scheduler:
 
     def _blocked(self, request: LeaseRequest) -> bool:
         key = request.key
-        if any(conflicts(key, q) for q in self._quarantine):
+        if not request.ends_surface and self._quarantined_by(key) is not None:
             return True
         if any(conflicts(key, held) for held in self._grants):
             return True
@@ -335,8 +363,16 @@ class Scheduler:
         return False
 
 
-def _quarantine_message(key: ResourceKey) -> str:
-    return (
-        f"Not started: the resource is quarantined because an earlier effect on {key.describe()}"
-        " has an unknown outcome. Inspect or recreate the tab before retrying."
+def _quarantine_message(held: ResourceKey) -> str:
+    """Why work on a key that conflicts with the quarantined ``held`` did not start."""
+    text = (
+        f"Not started: {held.describe()} is quarantined because an earlier action on it has an"
+        " unknown outcome; nothing is sent there until the browser reports how that action"
+        " ended, and nothing ran."
     )
+    if isinstance(held, TabSurface):
+        text += (
+            " Continue in a new tab (tabs_create_mcp), or close this one with tab_control"
+            " (action close)."
+        )
+    return text

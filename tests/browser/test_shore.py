@@ -18,6 +18,7 @@ from ghostlight_trio.browser.errors import (
     OutcomeUnknown,
 )
 from ghostlight_trio.browser.shore import BrowserShore, compose
+from ghostlight_trio.scheduler import Scheduler, TabSurface
 from ghostlight_trio.transport.bridge import Outcome, encode_message
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
@@ -284,6 +285,29 @@ async def test_no_reply_within_the_bound_is_outcome_unknown(
     with pytest.raises(OutcomeUnknown, match="did not answer"):
         await shore.request(None, "ping", {}, timeout=0.2)
     await peer.aclose()
+
+
+async def test_a_late_answer_on_the_link_it_went_out_on_lifts_its_quarantine(
+    endpoints: Endpoints, registry: WorkspaceRegistry, nursery: trio.Nursery
+) -> None:
+    """The browser answering the very request that timed out is proof its outcome is known;
+    the same id answered from another browser's link is not."""
+    scheduler = Scheduler()
+    shore = BrowserShore(endpoints, registry, hello_timeout=0.3, scheduler=scheduler)
+    await nursery.start(shore.serve)
+    a, _ = await FakeExtension.attach(endpoints.browser_socket, "browser-a")
+    b, _ = await FakeExtension.attach(endpoints.browser_socket, "browser-b")
+    surface = TabSurface(1, 4)
+    with pytest.raises(OutcomeUnknown) as unknown:
+        await shore.request(None, "computer", {"tabId": compose(1, 4)}, timeout=0.2)
+    scheduler.quarantine(surface, unknown.value.proof)  # what the engine does with it
+    request = await a.receive()
+
+    await b.reply(request, {"late": True})
+    await trio.sleep(0.05)
+    assert scheduler.is_quarantined(surface)
+    await a.reply(request, {"late": True})
+    await until(lambda: not scheduler.is_quarantined(surface))
 
 
 async def test_new_generation_purges_tabs_and_fails_pending_before_publishing(

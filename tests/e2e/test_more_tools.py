@@ -7,6 +7,7 @@ registry, never from the tool's own echo.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -42,6 +43,10 @@ const timer = setInterval(() => {
 }, 30);
 </script>""",
     "/more/plain": "<!doctype html><title>Plain page</title><p>plain</p>",
+    # Click handlers that keep the page busy past the 20 s bound on one browser command.
+    "/more/stall": """<!doctype html><title>Stalling page</title>
+<button onclick="const end = Date.now() + 23000; while (Date.now() < end) {}">Stall briefly</button>
+<button onclick="while (true) {}">Stall for good</button>""",
 }
 PAGES.update(MORE_PAGES)
 
@@ -225,3 +230,44 @@ async def test_wait_for_stops_promptly_when_cancelled(
     # The tab stays usable: nothing was quarantined by a cancelled read.
     again = await service.call("wait_for", ws, tabId=tab, selector="p", timeout_ms=2000)
     assert again.kind == "ok" and again.structured["found"] is True, text(again)
+
+
+async def test_a_quarantined_tab_is_freed_by_the_late_answer_or_by_closing_it(
+    more_service: Service, more_browser: Any, web: str
+) -> None:
+    """A click whose page handler outlasts the command bound has an unknown outcome, so its tab
+    is quarantined and nothing more is sent to it. Two proofs free it: the browser's late
+    answer to that very command, and closing the tab, which the quarantine lets through."""
+    service = more_service
+    ws, tab = await open_page(service, f"{web}/more/stall")
+    tree = await service.call("read_page", ws, tabId=tab, filter="interactive")
+    briefly, for_good = ref_named(text(tree), "Stall briefly"), ref_named(text(tree), "Stall for good")
+
+    stalled = await service.call("computer", ws, tabId=tab, action="left_click", ref=briefly)
+    assert stalled.kind == "outcome_unknown", text(stalled)
+    refused = await service.call("get_page_text", ws, tabId=tab)
+    assert refused.kind == "tool_error"
+    # Named by the id the agent uses, with the ways out that work.
+    assert text(refused).startswith(f"Not started: tab {tab} is quarantined because")
+    assert "tabs_create_mcp" in text(refused) and "tab_control (action close)" in text(refused)
+    with trio.fail_after(20):  # the handler ends ~3 s after the bound: the click is answered
+        while True:
+            if (await service.call("get_page_text", ws, tabId=tab)).kind == "ok":
+                break
+            await trio.sleep(0.2)
+
+    stuck = await service.call("computer", ws, tabId=tab, action="left_click", ref=for_good)
+    assert stuck.kind == "outcome_unknown", text(stuck)
+    assert (await service.call("get_page_text", ws, tabId=tab)).kind == "tool_error"
+    closed = await service.call("tab_control", ws, tabId=tab, action="close")
+    assert closed.kind == "ok", text(closed)
+    with pytest.raises(BrowserError):
+        await tab_info(service, ws, tab)
+    listed = await service.call("tabs_context_mcp", ws)
+    assert tab not in [t["tabId"] for t in (listed.structured or {}).get("tabs", [])]
+
+
+def ref_named(tree: str, name: str) -> str:
+    match = re.search(rf'"{re.escape(name)}" \[(ref_\d+)\]', tree)
+    assert match, tree
+    return match.group(1)

@@ -121,8 +121,11 @@ async def test_quarantine_refuses_until_exact_proof(autojump_clock):
         scheduler.quarantine(SURFACE, "req-42")  # e.g. no terminal ack for request 42
         await trio.sleep(20)
         for key in (SURFACE, BrowserWide(1)):
+            # Named by the id the agent knows the tab by (slot 1, native 7), not the native id.
             with pytest.raises(
-                ResourceQuarantined, match="quarantined.*Inspect or recreate the tab"
+                ResourceQuarantined,
+                match=r"Not started: tab 4294967303 is quarantined because .*nothing ran\."
+                r" Continue in a new tab \(tabs_create_mcp\), or close this one",
             ):
                 async with scheduler.lease(key, producer="c", holder="c"):
                     pass
@@ -145,6 +148,48 @@ async def test_destroyed_surface_and_restarted_browser_are_proof(autojump_clock)
     scheduler.quarantine(SURFACE, "p")
     scheduler.browser_restarted(1)
     assert not scheduler.is_quarantined(SURFACE)
+
+
+async def test_the_late_answer_to_the_uncertain_request_is_proof(autojump_clock):
+    """The browser answered after all: that outcome is known, so its quarantine (and only its)
+    lifts, whichever key it was on."""
+    scheduler = Scheduler()
+    other = TabSurface(1, 8)
+    scheduler.quarantine(SURFACE, "browser:1:r5")
+    scheduler.quarantine(other, "browser:1:r6")
+    assert not scheduler.clear_proven("browser:1:r7")
+    assert not scheduler.clear_proven("browser:1:r")
+    assert scheduler.clear_proven("browser:1:r5")
+    assert not scheduler.is_quarantined(SURFACE) and scheduler.is_quarantined(other)
+    assert not scheduler.clear_proven("browser:1:r5")  # spent
+
+
+async def test_work_that_ends_the_surface_passes_its_quarantine(autojump_clock):
+    """Closing the tab is allowed on a quarantined tab: the tab's end is the proof that lifts
+    it. It still waits its turn behind a holder, and a quarantine set meanwhile spares it."""
+    scheduler = Scheduler()
+    log: list[tuple[str, float]] = []
+    scheduler.quarantine(SURFACE, "p")
+    with pytest.raises(ResourceQuarantined):
+        async with scheduler.lease(SURFACE, producer="a", holder="read"):
+            pass
+    async with scheduler.lease(SURFACE, producer="a", holder="close", ends_surface=True):
+        assert scheduler.is_quarantined(SURFACE)
+    scheduler.surface_destroyed(SURFACE)
+
+    async with trio.open_nursery() as nursery:
+        await nursery.start(hold, scheduler, SURFACE, "a", "first", log, 10)
+        closing = scheduler.lease(SURFACE, producer="b", holder="close", ends_surface=True)
+        granted_at: list[float] = []
+
+        async def close_when_granted() -> None:
+            async with closing:
+                granted_at.append(trio.current_time())
+
+        nursery.start_soon(close_when_granted)
+        await trio.sleep(1)
+        scheduler.quarantine(SURFACE, "q")  # the holder's effect went uncertain
+    assert granted_at == [10]
 
 
 async def test_holder_reenters_its_own_lease(autojump_clock):
