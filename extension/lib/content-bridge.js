@@ -9,6 +9,8 @@ import { onStop, throwIfStopped } from "./stopping.js";
 import { getTab } from "./tab-lookup.js";
 
 const NO_RECEIVER = /receiving end does not exist|could not establish connection/i;
+// The document went away under the injection: the page is navigating or reloading.
+const DOCUMENT_GONE = /frame with id \d+ was removed|no frame with id/i;
 
 export function contentScriptFiles(manifest) {
   const scripts = (manifest && manifest.content_scripts) || [];
@@ -55,6 +57,12 @@ async function inject(chromeApi, tabId, files) {
   try {
     await chromeApi.scripting.executeScript({ target: { tabId, frameIds: [0] }, files });
   } catch (err) {
+    if (DOCUMENT_GONE.test(messageOf(err))) {
+      throw new OpError(`The page navigated or reloaded while it was being reached, so nothing ran on it: ${messageOf(err)}`, {
+        hop: HOPS.page,
+        code: "page_changed",
+      });
+    }
     throw new OpError(`Content script unavailable on this page (script injection blocked): ${messageOf(err)}`, {
       hop: HOPS.page,
       code: "content_unavailable",

@@ -108,6 +108,11 @@ test("content: blocked injection, page errors and silence are page-hop errors", 
   };
   await assert.rejects(runContent(chromeApi, { tabId: 7, fn: "ping" }, { files: [] }), (e) => e.hop === "page" && e.code === "content_unavailable" && /script injection blocked/.test(e.message));
 
+  chromeApi.onInject = async () => {
+    throw new Error("Frame with ID 0 was removed.");
+  };
+  await assert.rejects(runContent(chromeApi, { tabId: 7, fn: "ping" }, { files: [] }), (e) => e.hop === "page" && e.code === "page_changed" && /navigated or reloaded/.test(e.message));
+
   chromeApi.onMessage = async () => ({ ok: false, error: { message: "Element ref_3 is stale", code: "stale_ref" } });
   await assert.rejects(runContent(chromeApi, { tabId: 7, fn: "element_rect" }, { files: [] }), (e) => e.hop === "page" && e.code === "stale_ref");
 

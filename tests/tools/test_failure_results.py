@@ -1,0 +1,28 @@
+"""Browser failures worded for the agent: what happened, and a next step that fits it."""
+
+from __future__ import annotations
+
+from ghostlight_trio.browser.errors import BrowserError, OutcomeUnknown
+from ghostlight_trio.browser.failures import failure_result
+
+
+def _text(result) -> str:
+    return result.content[0].text
+
+
+def test_a_page_that_changed_under_the_call_says_to_let_it_load_and_call_again() -> None:
+    result = failure_result(
+        BrowserError("The page navigated or reloaded while it was being reached", "page", "page_changed")
+    )
+    assert result.kind == "tool_error"
+    assert _text(result).endswith(
+        "Next step: let the new page load (wait_for with state settled), then call it again."
+    )
+
+
+def test_other_page_failures_keep_the_page_hop_step_and_unknown_outcomes_say_so() -> None:
+    blocked = failure_result(BrowserError("Content script unavailable", "page", "content_unavailable"))
+    assert _text(blocked).endswith("Next step: take a screenshot or read_page to re-locate the element.")
+    unknown = failure_result(OutcomeUnknown("The browser did not answer within 20s"))
+    assert unknown.kind == "outcome_unknown"
+    assert "may or may not have happened" in _text(unknown)
