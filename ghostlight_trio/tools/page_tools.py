@@ -12,6 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from ..browser.errors import BrowserError
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.bridge import TextBlock
 from .browser_calls import PageChannel, ToolInputError, guarded
@@ -35,6 +36,8 @@ RESIZE_BOUND = 15.0
 BASELINE_TABS = 256
 """Tabs whose last full read_page tree is kept for ``diff``."""
 ILLEGAL_RETURN = "Illegal return statement"
+UNRETURNABLE = ("Object couldn't be returned by value", "Object reference chain is too long")
+"""Chrome's refusals to copy a result out of the page: the script has run by then."""
 
 
 def page_tool_handlers(
@@ -190,6 +193,18 @@ class _PageTools:
             if details and ILLEGAL_RETURN in _exception_text(details):
                 evaluated = await self._evaluate(call, tab, f"(async () => {{\n{code}\n}})()")
                 details = evaluated.get("exceptionDetails")
+        except BrowserError as error:
+            reason = next((text for text in UNRETURNABLE if text in error.message), None)
+            if reason is None:
+                raise
+            return self._page_result(
+                call,
+                f"The script ran, but its value cannot be copied out of the page as JSON"
+                f" ({reason}: e.g. a window, a symbol, a BigInt inside an object, or an object"
+                " that contains itself). To see it, end the script with a plain value, such as"
+                " a string or a plain object of the fields you need.",
+                await self._channel.tab_page(call, tab),
+            )
         except PageDialog as stop:
             if not stop.delivered:
                 raise

@@ -316,6 +316,18 @@ async def test_javascript_page_text_and_throwing_page(
     assert thrown.kind == "ok" and "Error: TypeError: nope" in text(thrown)
     wrong = await service.call("javascript_tool", ws, tabId=tab, action="run", text="1")
     assert wrong.kind == "tool_error"
+    # A value Chrome cannot copy out as JSON: the script still ran (once), and says so.
+    for value in ("window", "Symbol('s')", "({big: 1n})"):
+        unreturnable = await service.call(
+            "javascript_tool",
+            ws,
+            tabId=tab,
+            action="javascript_exec",
+            text=f"window.runs = (window.runs || 0) + 1; {value}",
+        )
+        assert unreturnable.kind == "ok", text(unreturnable)
+        assert "The script ran, but its value cannot be copied out of the page" in text(unreturnable)
+    assert await page_value(service, ws, tab, "window.runs") == 3
 
     page = await service.call("get_page_text", ws, tabId=tab, max_chars=300)
     assert page.kind == "ok", text(page)
