@@ -11,6 +11,8 @@ import { getTab } from "./tab-lookup.js";
 const NO_RECEIVER = /receiving end does not exist|could not establish connection/i;
 // The document went away under the injection: the page is navigating or reloading.
 const DOCUMENT_GONE = /frame with id \d+ was removed|no frame with id/i;
+// The load failed and Chrome shows its own error page, where no script runs.
+const ERROR_PAGE = /showing error page/i;
 
 export function contentScriptFiles(manifest) {
   const scripts = (manifest && manifest.content_scripts) || [];
@@ -57,6 +59,12 @@ async function inject(chromeApi, tabId, files) {
   try {
     await chromeApi.scripting.executeScript({ target: { tabId, frameIds: [0] }, files });
   } catch (err) {
+    if (ERROR_PAGE.test(messageOf(err))) {
+      throw new OpError("The tab shows the browser's error page (the page did not load), so there is no page content to read", {
+        hop: HOPS.page,
+        code: "error_page",
+      });
+    }
     if (DOCUMENT_GONE.test(messageOf(err))) {
       throw new OpError(`The page navigated or reloaded while it was being reached, so nothing ran on it: ${messageOf(err)}`, {
         hop: HOPS.page,

@@ -10,6 +10,9 @@ import { normalizeNavigateTarget } from "./urls.js";
 
 // Safety net for loads whose events we might miss (e.g. a same-document navigation).
 const POLL_MS = 500;
+// Chrome's own error page (refused connection, unknown host, ...) completes a load like any
+// page; only an injection tells it apart, refused with this message.
+const ERROR_PAGE = /showing error page/i;
 
 export function navigationTimeout(args) {
   const value = args ? args.timeoutMs : undefined;
@@ -40,9 +43,21 @@ export async function navigate(chromeApi, args, deps = {}) {
     if (err instanceof OpError) throw err;
     throw new OpError(`Navigation failed: ${messageOf(err)}`, { code: "navigate_failed" });
   }
-  const loaded = await waiter.done;
+  const { loaded, started } = await waiter.done;
   const after = await getTab(chromeApi, tabId);
-  return { url: tabUrl(after), title: after.title || "", loaded };
+  const out = { url: tabUrl(after), title: after.title || "", loaded };
+  if (!started) out.started = false; // the tab never began to move: nothing was loaded
+  if (loaded && (await showsErrorPage(chromeApi, tabId))) out.errorPage = true;
+  return out;
+}
+
+async function showsErrorPage(chromeApi, tabId) {
+  try {
+    await chromeApi.scripting.executeScript({ target: { tabId, frameIds: [0] }, func: () => true });
+    return false;
+  } catch (err) {
+    return ERROR_PAGE.test(messageOf(err));
+  }
 }
 
 async function stepHistory(chromeApi, tabId, direction, cdp, signal) {
@@ -69,7 +84,8 @@ function messageOf(err) {
   return err && err.message ? err.message : String(err);
 }
 
-// Resolves to true once a load completes after the navigation began, false on timeout;
+// Resolves to {loaded: true} once a load completes after the navigation began, and to
+// {loaded: false, started} on timeout (started: the tab began loading or changed its URL);
 // rejects if the tab closes meanwhile or the request is stopped.
 function watchLoad(chromeApi, tabId, startUrl, timeoutMs, signal) {
   let finish;
@@ -109,7 +125,7 @@ function watchLoad(chromeApi, tabId, startUrl, timeoutMs, signal) {
   }
   function settle(loaded) {
     cleanup();
-    finish(loaded);
+    finish({ loaded, started: loaded || started });
   }
   chromeApi.tabs.onUpdated.addListener(onUpdated);
   chromeApi.tabs.onRemoved.addListener(onRemoved);

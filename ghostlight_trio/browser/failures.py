@@ -13,6 +13,8 @@ _NEXT_STEP = {
 _CODE_NEXT_STEP = {
     "dialog_open": "answer the dialog with the dialog tool (action accept or dismiss, or respond"
     " with text for a prompt), then retry",
+    "error_page": "navigate to the page again or to another URL (a screenshot shows the"
+    " browser's error)",
     "page_changed": "let the new page load (wait_for with state settled), then call it again",
     "page_unresponsive": "if a JavaScript dialog is showing there, the user must answer it in the"
     " browser window (or close the tab with tab_control); otherwise wait a moment and retry",

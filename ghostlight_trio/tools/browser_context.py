@@ -190,6 +190,23 @@ class _ContextTools:
                 " answer."
             )
             return dialog_result(call, int(tab_id), lead, dialog, structured=structured)
+        if result.get("errorPage") is True:
+            return ToolResult.text(
+                f"Navigated to {final_url}, but the page did not load: the tab shows the"
+                " browser's error page (for example, the server refused the connection or the"
+                " host name does not exist). Next step: check the URL; a screenshot shows the"
+                " browser's error.",
+                kind="tool_error",
+                structured=structured,
+            )
+        if result.get("started") is False:
+            return ToolResult.text(
+                f"The navigation to {url} did not start within {LOAD_WAIT_MS // 1000} s: the tab"
+                f" is still at {final_url}. The browser did not act on it (it does not open some"
+                " URLs this way, such as data: URLs).",
+                kind="tool_error",
+                structured=structured,
+            )
         suffix = "" if result.get("loaded", True) else " (still loading)"
         closed = result.get("closedDialog")
         if isinstance(closed, dict):

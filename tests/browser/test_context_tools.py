@@ -165,6 +165,42 @@ async def test_navigate_completes_the_scheme_and_reports_the_landing(
     jsonschema.validate(result.structured, SCHEMAS["navigate"])
 
 
+@pytest.mark.parametrize(
+    ("landing", "expected"),
+    [
+        (
+            {"url": "http://127.0.0.1:1/", "title": "", "loaded": True, "errorPage": True},
+            "Navigated to http://127.0.0.1:1/, but the page did not load: the tab shows the"
+            " browser's error page",
+        ),
+        (
+            {"url": "https://before.test/", "title": "Before", "loaded": False, "started": False},
+            "The navigation to http://127.0.0.1:1/ did not start within 10 s: the tab is still"
+            " at https://before.test/.",
+        ),
+    ],
+)
+async def test_navigate_that_loaded_nothing_is_not_reported_as_navigated(
+    shore: BrowserShore,
+    endpoints: Endpoints,
+    registry: WorkspaceRegistry,
+    nursery: trio.Nursery,
+    landing: dict,
+    expected: str,
+) -> None:
+    ws, _ = registry.open(None, "agent")
+    registry.adopt_tabs(ws, [compose(1, 5)])
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+    nursery.start_soon(serve_script, peer, {"navigate": lambda request: landing})
+    result = await context_handlers(registry, shore)["navigate"](
+        call("navigate", ws, url="http://127.0.0.1:1/", tabId=compose(1, 5))
+    )
+    assert result.kind == "tool_error"
+    assert text(result).startswith(expected)
+    assert result.structured["url"] == landing["url"]
+    jsonschema.validate(result.structured, SCHEMAS["navigate"])
+
+
 async def test_navigate_rejects_an_invalid_url_without_browser_traffic(
     shore: BrowserShore, registry: WorkspaceRegistry
 ) -> None:

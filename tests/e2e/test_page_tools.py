@@ -15,7 +15,7 @@ import trio
 from ghostlight_trio.tools.screenshots import jpeg_size
 from ghostlight_trio.transport.bridge import ImageBlock, Outcome, encode_message
 
-from .conftest import Service, launch_for, open_page, page_value, text
+from .conftest import Service, launch_for, open_page, page_value, tab_info, text
 
 pytestmark = pytest.mark.e2e
 
@@ -363,3 +363,30 @@ async def test_text_a_page_cut_mid_emoji_reads_with_replacement_characters(
     assert "Found 1 element(s)" in text(found)
     assert "Half \ufffd title" in text(js)
     assert page.structured["page"]["title"] == "Half \ufffd title"
+
+
+async def test_navigation_reports_a_failed_load_and_one_the_browser_ignored(
+    tools_service: Service, tools_browser: Any, web: str
+) -> None:
+    """A load that ends on the browser's error page is not 'Navigated to', and neither is a
+    navigation the browser never acted on; each report matches the tab read independently."""
+    service = tools_service
+    ws, tab = await open_page(service, f"{web}/form")
+    refused = "http://127.0.0.1:1/"  # nothing listens on port 1
+    failed = await service.call("navigate", ws, tabId=tab, url=refused)
+    assert failed.kind == "tool_error", text(failed)
+    assert text(failed).startswith(f"Navigated to {refused}, but the page did not load")
+    assert (await tab_info(service, ws, tab))["url"] == refused
+    unreadable = await service.call("get_page_text", ws, tabId=tab)
+    assert unreadable.kind == "tool_error"
+    assert "The tab shows the browser's error page" in text(unreadable)
+    assert "script injection blocked" not in text(unreadable)
+
+    await service.call("navigate", ws, tabId=tab, url=f"{web}/form")
+    ignored = await service.call("navigate", ws, tabId=tab, url="data:text/html,<p>hi</p>")
+    now = (await tab_info(service, ws, tab))["url"]
+    if ignored.kind == "tool_error":
+        assert text(ignored).startswith("The navigation to data:text/html,<p>hi</p> did not start")
+        assert now == f"{web}/form"
+    else:  # a browser that follows it says so, and is there
+        assert text(ignored).startswith("Navigated to data:") and now.startswith("data:")

@@ -30,10 +30,33 @@ test("navigate waits for the load and reports the final page", async () => {
   assert.equal(chromeApi.tabs.onUpdated.size, 0, "listeners removed");
 });
 
-test("navigate reports loaded:false when the bound passes", async () => {
+test("navigate reports loaded:false when the bound passes, and started:false if the tab never moved", async () => {
   const chromeApi = world();
-  const out = await navigate(chromeApi, { tabId: 7, url: "https://slow.test/", timeoutMs: 30 });
-  assert.equal(out.loaded, false);
+  const still = await navigate(chromeApi, { tabId: 7, url: "data:text/html,hi", timeoutMs: 30 });
+  assert.deepEqual(still, { url: "https://a.test/", title: "A", loaded: false, started: false });
+
+  chromeApi.onNavigate = (tab) => {
+    Object.assign(tab, { status: "loading" });
+    chromeApi.tabs.onUpdated.fire(tab.id, { status: "loading" }, { ...tab });
+  };
+  const slow = await navigate(chromeApi, { tabId: 7, url: "https://slow.test/", timeoutMs: 30 });
+  assert.equal(slow.loaded, false);
+  assert.equal("started" in slow, false, "a started navigation is the usual case");
+});
+
+test("navigate tells a load that ended on the browser's error page", async () => {
+  const chromeApi = world();
+  loadsOnNavigate(chromeApi);
+  chromeApi.onInject = async () => {
+    throw new Error("Frame with ID 0 is showing error page");
+  };
+  const failed = await navigate(chromeApi, { tabId: 7, url: "http://127.0.0.1:1/", timeoutMs: 2000 });
+  assert.deepEqual(failed, { url: "http://127.0.0.1:1/", title: "Loaded", loaded: true, errorPage: true });
+  chromeApi.onInject = async () => {
+    throw new Error("Cannot access a chrome:// URL");
+  };
+  const restricted = await navigate(chromeApi, { tabId: 7, url: "chrome://settings", timeoutMs: 2000 });
+  assert.equal("errorPage" in restricted, false);
 });
 
 test("navigate fails when the tab closes meanwhile or never existed", async () => {
@@ -108,6 +131,10 @@ test("content: blocked injection, page errors and silence are page-hop errors", 
   };
   await assert.rejects(runContent(chromeApi, { tabId: 7, fn: "ping" }, { files: [] }), (e) => e.hop === "page" && e.code === "content_unavailable" && /script injection blocked/.test(e.message));
 
+  chromeApi.onInject = async () => {
+    throw new Error("Frame with ID 0 is showing error page");
+  };
+  await assert.rejects(runContent(chromeApi, { tabId: 7, fn: "ping" }, { files: [] }), (e) => e.code === "error_page" && /browser's error page/.test(e.message));
   chromeApi.onInject = async () => {
     throw new Error("Frame with ID 0 was removed.");
   };
