@@ -45,6 +45,10 @@ WAIT_DEFAULT = 1.0
 WAIT_MAX = 10.0
 WAIT_SLICE = 0.25
 OBSERVE_TIMEOUT = 5.0
+TYPE_MAX_CHARS = 2000
+"""``type`` presses one key per character, each a browser round trip (about 12 ms here): more
+than this would outlast the caller's 60 s and then the tab, which stays quarantined while the
+rest is unknown. Longer text goes in parts, or whole through ``form_input``."""
 MOUSE = "Input.dispatchMouseEvent"
 KEY = "Input.dispatchKeyEvent"
 
@@ -238,6 +242,12 @@ class ComputerTool:
         text = call.arguments.get("text")
         if not isinstance(text, str) or not text:
             raise ToolInputError("text is required for type.")
+        if len(text) > TYPE_MAX_CHARS:
+            raise ToolInputError(
+                f"type presses one key per character, so it takes at most {TYPE_MAX_CHARS}"
+                f" characters per call ({len(text)} were given); nothing was typed. Type the"
+                " text in parts, or set a field's whole value with form_input."
+            )
         before = await self._observe(call, tab)
         steps: list[Step] = []
         for step in type_steps(text):

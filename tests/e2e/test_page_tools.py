@@ -163,6 +163,11 @@ async def test_clicks_keys_and_typing_land_on_screenshot_coordinates(
     assert await page_value(service, ws, tab, "field.value") == ""
     bad = await service.call("computer", ws, tabId=tab, action="key", text="ctrl+nosuchkey")
     assert bad.kind == "tool_error"
+    # Text that would take longer to type than the call may last is refused, nothing typed.
+    long = await service.call("computer", ws, tabId=tab, action="type", text="y" * 2001)
+    assert long.kind == "tool_error" and "nothing was typed" in text(long)
+    assert "form_input" in text(long)
+    assert await page_value(service, ws, tab, "field.value") == ""
 
     resized = await service.call("resize_window", ws, tabId=tab, width=640, height=480)
     assert resized.kind == "ok", text(resized)
