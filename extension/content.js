@@ -87,6 +87,7 @@
     } else if (Number.isFinite(args.x) && Number.isFinite(args.y)) {
       const el = ns.find.elementAtPoint(document, args.x, args.y);
       out.target = el ? ns.find.describeElement(el, ctx) : null;
+      out.viewport = { width: window.innerWidth, height: window.innerHeight };
     }
     const focused = focusedElement();
     if (focused) out.focused = ns.find.describeElement(focused, ctx);

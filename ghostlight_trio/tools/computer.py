@@ -150,6 +150,15 @@ class ComputerTool:
             return await self._ref_point(call, tab, ref)
         x, y = self._model_point(call, tab, "coordinate")
         before = await self._observe(call, tab, x=x, y=y)
+        viewport = before.get("viewport") if before else None
+        if isinstance(viewport, dict) and not _inside(x, y, viewport):
+            given = call.arguments["coordinate"]
+            raise ToolInputError(
+                f"coordinate ({_n(given[0])}, {_n(given[1])}) is outside the visible page"
+                f" (viewport {_n(viewport.get('width'))}x{_n(viewport.get('height'))} CSS px,"
+                f" the point maps to ({_n(x)}, {_n(y)})); nothing was sent. Take a screenshot"
+                " and pick a point inside it, or use a ref from read_page or find."
+            )
         target = before.get("target") if before else None
         return x, y, target, before, "coordinate"
 
@@ -504,3 +513,11 @@ def _n(value: Any) -> str:
     if math.isfinite(number) and number.is_integer():
         return str(int(number))
     return f"{number:.1f}"
+
+
+def _inside(x: float, y: float, viewport: dict[str, Any]) -> bool:
+    """Whether a CSS point lies in the page's viewport (unknown sizes count as inside)."""
+    width, height = viewport.get("width"), viewport.get("height")
+    if not isinstance(width, int | float) or not isinstance(height, int | float):
+        return True
+    return 0 <= x < width and 0 <= y < height

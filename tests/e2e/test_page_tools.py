@@ -148,6 +148,13 @@ async def test_clicks_keys_and_typing_land_on_screenshot_coordinates(
     assert "b:click:1" in hits and "b:dblclick" in hits and "b:click:2" in hits
     assert "b:contextmenu" in hits and "b:over" in hits
     assert not any(hit.startswith(("a:click", "c:click")) for hit in hits)
+    # A point off the page (past the screenshot's edge) is refused with nothing sent.
+    width, _ = jpeg_size(image_of(shot)) or (0, 0)
+    for off in ([width * 3, 10], [-4, 10]):
+        missed = await service.call("computer", ws, tabId=tab, action="left_click", coordinate=off)
+        assert missed.kind == "tool_error", text(missed)
+        assert "is outside the visible page" in text(missed) and "nothing was sent" in text(missed)
+    assert await page_value(service, ws, tab, "hits.length") == len(hits)
 
     field = await shot_point(service, ws, tab, "field", shot)
     await service.call("computer", ws, tabId=tab, action="left_click", coordinate=field)
