@@ -95,7 +95,7 @@
   // Mechanism entry point. args: {query, limit?}. Result: {results, total, more, renderSerial}.
   function findText(doc, args, ctx) {
     const query = args && typeof args.query === "string" ? args.query : "";
-    if (!normalize(query)) throw new ns.PageError("find needs a non-empty query", "bad_args");
+    if (!normalize(query)) throw new ns.PageError("find matches words: the query needs at least one letter or digit", "bad_args");
     const limitArg = Number(args.limit);
     const limit = Number.isFinite(limitArg) && limitArg >= 1 ? Math.min(Math.floor(limitArg), MAX_LIMIT) : DEFAULT_LIMIT;
 

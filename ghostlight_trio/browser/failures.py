@@ -11,6 +11,8 @@ _NEXT_STEP = {
     "page": "take a screenshot or read_page to re-locate the element",
 }
 _CODE_NEXT_STEP = {
+    "bad_args": "correct that argument and call again",
+    "bad_selector": "correct the CSS selector and call again",
     "dialog_open": "answer the dialog with the dialog tool (action accept or dismiss, or respond"
     " with text for a prompt), then retry",
     "error_page": "navigate to the page again or to another URL (a screenshot shows the"

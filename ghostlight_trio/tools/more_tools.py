@@ -35,7 +35,8 @@ PING_BOUND = 5.0
 
 WAIT_STATES = ("visible", "present", "gone", "settled")
 WAIT_DEFAULT_MS = 10_000
-WAIT_MAX_MS = 60_000
+WAIT_MAX_MS = 30_000
+"""Half the caller's 60 s: a wait that runs out still answers in time, with room to spare."""
 POLL_SECONDS = 0.15
 """Spacing of the page observations while waiting."""
 QUIET_MS = 500
@@ -377,7 +378,13 @@ def _wait_plan(arguments: Mapping[str, Any]) -> _WaitPlan:
         raise ToolInputError('state must be "visible", "present", "gone" or "settled".')
     if state != "settled" and selector is None and text is None:
         raise ToolInputError(f"state {state} needs a selector or text to wait for.")
-    timeout_ms = _bounded_ms(arguments.get("timeout_ms"), WAIT_DEFAULT_MS, WAIT_MAX_MS)
+    asked = arguments.get("timeout_ms")
+    if isinstance(asked, int | float) and not isinstance(asked, bool) and asked > WAIT_MAX_MS:
+        raise ToolInputError(
+            f"timeout_ms is at most {WAIT_MAX_MS} ({WAIT_MAX_MS // 1000} s); nothing was waited"
+            " for. To wait longer, call wait_for again."
+        )
+    timeout_ms = _bounded_ms(asked, WAIT_DEFAULT_MS, WAIT_MAX_MS)
     min_ms = min(_bounded_ms(arguments.get("min_ms"), 0, WAIT_MAX_MS), timeout_ms)
     settle = arguments.get("settle") is True
     return _WaitPlan(selector, text, state, timeout_ms, min_ms, settle)

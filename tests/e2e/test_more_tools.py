@@ -212,7 +212,7 @@ async def test_wait_for_stops_promptly_when_cancelled(
         Start(
             sequence=999,
             operation="wait_for",
-            arguments={"tabId": tab, "selector": "#never", "timeout_ms": 60_000},
+            arguments={"tabId": tab, "selector": "#never", "timeout_ms": 30_000},
             workspace_id=ws,
             context=RequestContext(client_label="e2e"),
         )
@@ -230,6 +230,9 @@ async def test_wait_for_stops_promptly_when_cancelled(
     # The tab stays usable: nothing was quarantined by a cancelled read.
     again = await service.call("wait_for", ws, tabId=tab, selector="p", timeout_ms=2000)
     assert again.kind == "ok" and again.structured["found"] is True, text(again)
+    # A wait that could not answer before the caller's 60 s is refused, not left to run out.
+    long = await service.call("wait_for", ws, tabId=tab, selector="#never", timeout_ms=60_000)
+    assert long.kind == "tool_error" and "timeout_ms is at most 30000" in text(long)
 
 
 async def test_a_quarantined_tab_is_freed_by_the_late_answer_or_by_closing_it(

@@ -26,3 +26,11 @@ def test_other_page_failures_keep_the_page_hop_step_and_unknown_outcomes_say_so(
     unknown = failure_result(OutcomeUnknown("The browser did not answer within 20s"))
     assert unknown.kind == "outcome_unknown"
     assert "may or may not have happened" in _text(unknown)
+
+
+def test_a_bad_argument_the_extension_caught_points_at_the_argument_not_the_extension() -> None:
+    result = failure_result(
+        BrowserError("args.width must be a number of pixels between 100 and 16384", "extension", "bad_args")
+    )
+    assert _text(result).endswith("Next step: correct that argument and call again.")
+    assert "chrome://extensions" not in _text(result)
