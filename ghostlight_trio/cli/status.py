@@ -45,6 +45,11 @@ async def status(endpoints: Endpoints, as_json: bool = False) -> int:
     print(f"control    {state}")
     print(f"clients    {report.edges} MCP connection(s) now")
     print(f"workspaces {report.workspaces}, active work {report.active_work}")
+    if report.quarantined:
+        print(
+            f"quarantine {', '.join(report.quarantined)}: an action there has an unknown outcome,"
+            " so agents cannot act there until the browser answers it or the tab is closed"
+        )
     if not report.browsers:
         print("browsers   none connected (load the extension; see `ghostlight doctor`)")
     for browser in report.browsers:

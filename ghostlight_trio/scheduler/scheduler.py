@@ -135,6 +135,11 @@ class Scheduler:
         grant = self._grants.get(key)
         return grant is not None and grant.holder == holder
 
+    @property
+    def quarantined(self) -> list[ResourceKey]:
+        """Every key under quarantine now (for status)."""
+        return list(self._quarantine)
+
     def is_quarantined(self, key: ResourceKey) -> bool:
         return self._quarantined_by(key) is not None
 

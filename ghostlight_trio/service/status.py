@@ -32,4 +32,5 @@ def status_report(
         active_work=engine.active_work,
         held=governor is not None and governor.held,
         panicked=governor is not None and governor.panicked,
+        quarantined=[key.describe() for key in engine.scheduler.quarantined],
     )

@@ -266,6 +266,9 @@ class StatusReport:
     active_work: int
     held: bool = False
     panicked: bool = False
+    quarantined: list[str] = attrs.Factory(list)
+    """What no call may touch because an earlier action on it has an unknown outcome, as the
+    agent names it (e.g. ``tab 4294967303``)."""
 
 
 @attrs.frozen

@@ -64,3 +64,25 @@ def test_browser_launch_says_at_once_when_the_browser_dies(instance_env: dict[st
         assert "Traceback" not in launched.stderr and launched.stdout == ""
     finally:
         ghostlight(env, "service", "stop")
+
+
+def test_status_names_a_quarantined_tab_and_how_it_clears(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user sees why agents cannot act on a tab, and what frees it."""
+    import trio
+
+    from ghostlight_trio.cli import status as status_command
+    from ghostlight_trio.transport.bridge import StatusReport
+    from ghostlight_trio.transport.endpoints import Endpoints
+
+    report = StatusReport(1, "0.1.0", 42, 1, [], 1, 0, quarantined=["tab 4294967303"])
+
+    async def fetch(endpoints: Endpoints) -> tuple[StatusReport, str]:
+        return report, ""
+
+    monkeypatch.setattr(status_command, "fetch", fetch)
+    assert trio.run(status_command.status, Endpoints.for_instance("default")) == 0
+    shown = capsys.readouterr().out
+    assert "quarantine tab 4294967303: an action there has an unknown outcome" in shown
+    assert "until the browser answers it or the tab is closed" in shown

@@ -10,6 +10,7 @@ import pytest
 import trio
 
 from ghostlight_trio.engine.contracts import ToolCall, ToolResult
+from ghostlight_trio.scheduler import TabSurface
 from ghostlight_trio.service import bridge_server
 from ghostlight_trio.service.app import assemble, build_service_parts
 from ghostlight_trio.transport.bridge import (
@@ -191,7 +192,7 @@ async def test_slow_edge_does_not_stall_other_streams(endpoints, nursery, autoju
 
 
 async def test_status_report(endpoints, nursery):
-    await start_service(nursery, endpoints, build=build_service_parts)
+    running = await start_service(nursery, endpoints, build=build_service_parts)
     edge, _ = await open_bridge(endpoints)
     await edge.send(OpenWorkspace(sequence=1))
     await edge.receive()
@@ -201,6 +202,11 @@ async def test_status_report(endpoints, nursery):
     assert isinstance(report, StatusReport) and report.sequence == 5
     assert (report.edges, report.workspaces, report.active_work) == (1, 1, 0)
     assert report.pid == os.getpid() and report.browsers == []
+    assert report.quarantined == []
+    # A tab left uncertain shows, named as the agent knows it (slot 1, native tab 7).
+    running.parts.engine.scheduler.quarantine(TabSurface(1, 7), "browser:1:r9")
+    await control.send(StatusRequest(sequence=6))
+    assert (await control.receive()).quarantined == ["tab 4294967303"]
     await edge.aclose()
     await control.aclose()
     nursery.cancel_scope.cancel()
