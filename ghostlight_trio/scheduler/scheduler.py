@@ -143,18 +143,32 @@ class Scheduler:
     def is_quarantined(self, key: ResourceKey) -> bool:
         return self._quarantined_by(key) is not None
 
-    def _quarantined_by(self, key: ResourceKey) -> ResourceKey | None:
-        """The quarantined key that stops work on ``key``, if any."""
+    def _quarantined_by(
+        self, key: ResourceKey, *, ends_surface: bool = False
+    ) -> ResourceKey | None:
+        """The quarantined key that stops work on ``key``, if any. Work that ends its surface
+        passes that surface's own quarantine, never a wider one (its browser's)."""
         if not self._quarantine:
             return None
-        return next((held for held in self._quarantine if conflicts(key, held)), None)
+        return next(
+            (
+                held
+                for held in self._quarantine
+                if conflicts(key, held) and not (ends_surface and held == key)
+            ),
+            None,
+        )
 
     def quarantine(self, key: ResourceKey, proof: str) -> None:
         """Refuse all work conflicting with ``key`` until ``clear_quarantine(key, proof)``."""
         if isinstance(key, ServiceLocal):
             return
         self._quarantine[key] = proof
-        stopped = [r for r in self._all_queued() if conflicts(r.key, key) and not r.ends_surface]
+        stopped = [
+            r
+            for r in self._all_queued()
+            if conflicts(r.key, key) and not (r.ends_surface and r.key == key)
+        ]
         for request in stopped:
             self._retire(request, ResourceQuarantined(_quarantine_message(key)))
 
@@ -201,8 +215,8 @@ class Scheduler:
         if self._reenter(request):
             await trio.lowlevel.cancel_shielded_checkpoint()
             return
-        held = self._quarantined_by(key)
-        if held is not None and not request.ends_surface:
+        held = self._quarantined_by(key, ends_surface=request.ends_surface)
+        if held is not None:
             raise ResourceQuarantined(_quarantine_message(held))
         self._enqueue(request)
         self._pump()
@@ -354,7 +368,7 @@ class Scheduler:
 
     def _blocked(self, request: LeaseRequest) -> bool:
         key = request.key
-        if not request.ends_surface and self._quarantined_by(key) is not None:
+        if self._quarantined_by(key, ends_surface=request.ends_surface) is not None:
             return True
         if any(conflicts(key, held) for held in self._grants):
             return True

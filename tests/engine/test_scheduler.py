@@ -176,6 +176,11 @@ async def test_work_that_ends_the_surface_passes_its_quarantine(autojump_clock):
     async with scheduler.lease(SURFACE, producer="a", holder="close", ends_surface=True):
         assert scheduler.is_quarantined(SURFACE)
     scheduler.surface_destroyed(SURFACE)
+    scheduler.quarantine(BrowserWide(1), "b")  # its browser's uncertainty is not the tab's
+    with pytest.raises(ResourceQuarantined, match="browser 1 is quarantined"):
+        async with scheduler.lease(SURFACE, producer="a", holder="close", ends_surface=True):
+            pass
+    scheduler.browser_restarted(1)
 
     async with trio.open_nursery() as nursery:
         await nursery.start(hold, scheduler, SURFACE, "a", "first", log, 10)
