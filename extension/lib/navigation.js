@@ -13,6 +13,7 @@ const POLL_MS = 500;
 // Chrome's own error page (refused connection, unknown host, ...) completes a load like any
 // page; only an injection tells it apart, refused with this message.
 const ERROR_PAGE = /showing error page/i;
+const ERROR_PAGE_PROBE_MS = 1000;
 
 export function navigationTimeout(args) {
   const value = args ? args.timeoutMs : undefined;
@@ -51,12 +52,22 @@ export async function navigate(chromeApi, args, deps = {}) {
   return out;
 }
 
+// Chrome refuses an injection into its error page at once; a page that is slow to answer (busy,
+// or paused in a dialog) is not one, and is not waited for.
 async function showsErrorPage(chromeApi, tabId) {
+  let timer;
+  const probe = chromeApi.scripting.executeScript({ target: { tabId, frameIds: [0] }, func: () => true });
+  const slow = new Promise((resolve) => {
+    timer = setTimeout(resolve, ERROR_PAGE_PROBE_MS);
+  });
   try {
-    await chromeApi.scripting.executeScript({ target: { tabId, frameIds: [0] }, func: () => true });
+    await Promise.race([probe, slow]);
     return false;
   } catch (err) {
     return ERROR_PAGE.test(messageOf(err));
+  } finally {
+    clearTimeout(timer);
+    probe.catch(() => {}); // a late failure of an abandoned probe is not "unhandled"
   }
 }
 

@@ -57,6 +57,11 @@ test("navigate tells a load that ended on the browser's error page", async () =>
   };
   const restricted = await navigate(chromeApi, { tabId: 7, url: "chrome://settings", timeoutMs: 2000 });
   assert.equal("errorPage" in restricted, false);
+  // A page paused in a dialog never answers the probe: navigate still returns (the probe has a
+  // bound of its own), and the page is not called an error page.
+  chromeApi.onInject = () => new Promise(() => {});
+  const paused = await navigate(chromeApi, { tabId: 7, url: "https://paused.test/", timeoutMs: 2000 });
+  assert.equal("errorPage" in paused, false);
 });
 
 test("navigate fails when the tab closes meanwhile or never existed", async () => {
