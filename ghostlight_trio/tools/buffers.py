@@ -6,9 +6,11 @@ load-time entries) instead of suggesting the page is quiet.
 
 from __future__ import annotations
 
-import re
+import time
 from collections.abc import Callable
 from typing import Any
+
+import regex
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1_000
@@ -26,23 +28,71 @@ def bounded_limit(raw: Any) -> int:
     return max(1, min(MAX_LIMIT, int(raw)))
 
 
-def text_matcher(pattern: str | None) -> Callable[[str], bool]:
-    """Case-insensitive regex match; an invalid regex falls back to a plain substring."""
+PATTERN_BUDGET = 0.25
+"""Seconds of matching one read may spend on a pattern, over all its entries. A pattern that
+backtracks without end (``(a|aa)+$`` against page text) would otherwise hold the whole service,
+and every other client with it."""
+
+
+SLOW_PATTERN_NOTE = (
+    f"Note: the pattern took longer than {PATTERN_BUDGET:g} s as a regular expression (it"
+    " backtracks heavily, as nested repeats like (a|aa)+ do), so it was matched as plain text."
+)
+
+
+class PatternTooSlow(Exception):
+    """A pattern used up its matching budget."""
+
+
+def text_matcher(pattern: str | None, *, literal: bool = False) -> Callable[[str], bool]:
+    """Case-insensitive regex match; an invalid regex (or ``literal``) matches as a plain
+    substring. Raises ``PatternTooSlow`` once matching has taken ``PATTERN_BUDGET`` in all."""
     if not pattern:
         return lambda _text: True
-    try:
-        compiled = re.compile(pattern, re.IGNORECASE)
-    except re.error:
-        needle = pattern.lower()
+    needle = pattern.lower()
+    if literal:
         return lambda text: needle in text.lower()
-    return lambda text: compiled.search(text) is not None
+    try:
+        compiled = regex.compile(pattern, regex.IGNORECASE)
+    except (regex.error, OverflowError, RecursionError):
+        return lambda text: needle in text.lower()
+    deadline: list[float] = []
+
+    def matches(text: str) -> bool:
+        if not deadline:
+            deadline.append(time.monotonic() + PATTERN_BUDGET)
+        left = deadline[0] - time.monotonic()
+        try:
+            if left <= 0:
+                raise TimeoutError
+            return compiled.search(text, timeout=left) is not None
+        except TimeoutError:
+            raise PatternTooSlow(pattern) from None
+
+    return matches
 
 
 def console_lines(
     entries: list[dict[str, Any]], *, pattern: str | None, only_errors: bool, limit: int
+) -> tuple[list[str], int, list[str]]:
+    """Matching console entries as ``[level] text`` lines (newest ``limit`` kept), their count,
+    and notes on the matching (a pattern too slow as a regex is matched as plain text)."""
+    try:
+        return (*_console_lines(entries, pattern, only_errors, limit, literal=False), [])
+    except PatternTooSlow:
+        lines, count = _console_lines(entries, pattern, only_errors, limit, literal=True)
+        return lines, count, [SLOW_PATTERN_NOTE]
+
+
+def _console_lines(
+    entries: list[dict[str, Any]],
+    pattern: str | None,
+    only_errors: bool,
+    limit: int,
+    *,
+    literal: bool,
 ) -> tuple[list[str], int]:
-    """Matching console entries as ``[level] text`` lines (newest ``limit`` kept) and the count."""
-    matches = text_matcher(pattern)
+    matches = text_matcher(pattern, literal=literal)
     kept = [
         entry
         for entry in entries

@@ -241,13 +241,13 @@ class _PageTools:
     async def read_console(self, call: ToolCall, tab: int) -> ToolResult:
         answer = await self._capture(call, tab, "console")
         entries = list(answer.get("entries") or [])
-        lines, matched = console_lines(
+        lines, matched, matching = console_lines(
             entries,
             pattern=call.arguments.get("pattern"),
             only_errors=call.arguments.get("onlyErrors") is True,
             limit=bounded_limit(call.arguments.get("limit")),
         )
-        notes = buffer_notes(answer, total=len(entries), matched=matched, noun="console")
+        notes = matching + buffer_notes(answer, total=len(entries), matched=matched, noun="console")
         return await self._buffer_result(call, tab, lines, notes, matched, answer)
 
     async def read_network(self, call: ToolCall, tab: int) -> ToolResult:

@@ -6,6 +6,7 @@ import re
 
 from ghostlight_trio.tools.buffers import (
     FIRST_USE_NOTE,
+    SLOW_PATTERN_NOTE,
     bounded_limit,
     buffer_notes,
     console_lines,
@@ -137,13 +138,26 @@ def test_console_filtering_keeps_the_newest_matches() -> None:
         {"level": "warning", "text": "three"},
         {"level": "exception", "text": "Error: four"},
     ]
-    lines, matched = console_lines(entries, pattern=None, only_errors=True, limit=100)
+    lines, matched, notes = console_lines(entries, pattern=None, only_errors=True, limit=100)
     assert lines == ["[error] two failed (http://a/x.js:3)", "[exception] Error: four"]
-    assert matched == 2
-    lines, _ = console_lines(entries, pattern="T(WO|HREE)", only_errors=False, limit=1)
+    assert matched == 2 and notes == []
+    lines, _, _ = console_lines(entries, pattern="T(WO|HREE)", only_errors=False, limit=1)
     assert lines == ["[warning] three"]
-    lines, _ = console_lines(entries, pattern="(", only_errors=False, limit=5)
+    lines, _, _ = console_lines(entries, pattern="(", only_errors=False, limit=5)
     assert lines == []  # invalid regex -> substring "(" matches nothing
+
+
+def test_a_pattern_that_backtracks_without_end_is_cut_and_matched_as_text() -> None:
+    """Page text chosen to make an agent's pattern backtrack cannot hold the service: the
+    pattern gets a bounded time in all, then matches as plain text, and says so."""
+    entries = [{"level": "log", "text": "a" * 60 + "!"}] * 3 + [
+        {"level": "log", "text": "literal (a|aa)+$ here"}
+    ]
+    lines, matched, notes = console_lines(
+        entries, pattern="(a|aa)+$", only_errors=False, limit=100
+    )
+    assert lines == ["[log] literal (a|aa)+$ here"] and matched == 1
+    assert notes == [SLOW_PATTERN_NOTE]
 
 
 def test_network_lines_and_notes() -> None:
