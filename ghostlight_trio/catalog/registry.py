@@ -7,6 +7,7 @@ model-facing descriptions. Only tools with a handler in this build are advertise
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterable, Mapping
 from importlib import resources
@@ -124,12 +125,20 @@ class Catalog:
 
     def validate(self, name: str, arguments: Mapping[str, Any]) -> str | None:
         """None when the arguments fit the tool's schema, else one corrective message."""
+        if _more_values_than(arguments, MAX_ARGUMENT_VALUES):
+            return (
+                f"Invalid arguments for {name}: they hold more than {MAX_ARGUMENT_VALUES} values"
+                " (counting every string, number, list and object); no tool takes that many."
+            )
         validator = self._validators[name]
-        errors = sorted(validator.iter_errors(dict(arguments)), key=_error_order)
+        found = list(itertools.islice(validator.iter_errors(dict(arguments)), MAX_ERRORS + 1))
+        errors = sorted(found[:MAX_ERRORS], key=_error_order)
         if not errors:
             return None
         lines = [_describe(error) for error in errors[:5]]
-        if len(errors) > 5:
+        if len(found) > MAX_ERRORS:
+            lines.append("... and more problems")
+        elif len(errors) > 5:
             lines.append(f"... and {len(errors) - 5} more problems")
         props = ", ".join(self._specs[name].input_schema.get("properties", {})) or "none"
         return (
@@ -139,8 +148,39 @@ class Catalog:
         )
 
 
-def _error_order(error: jsonschema.ValidationError) -> tuple[int, str]:
-    return (len(error.absolute_path), str(list(error.absolute_path)))
+MAX_ARGUMENT_VALUES = 10_000
+"""More values than any tool takes. Arguments past it are refused before the schema is checked:
+checking a million of them would hold the service, every client's calls with it, for seconds."""
+MAX_ERRORS = 50
+"""Schema problems collected for one message (it shows the first five, nearest the top)."""
+
+
+def _more_values_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` holds more than ``limit`` values, nested ones included; stops early."""
+    count = 0
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        count += 1
+        if isinstance(item, Mapping):
+            children: Any = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        if count + len(pending) + len(children) > limit:
+            return True
+        pending.extend(children)
+    return count > limit
+
+
+def _error_order(error: jsonschema.ValidationError) -> tuple[int, list[tuple[int, int, str]]]:
+    """Nearest the top first, then in document order (list indexes as numbers: 2 before 10)."""
+    path = error.absolute_path
+    return (
+        len(path),
+        [(0, part, "") if isinstance(part, int) else (1, 0, str(part)) for part in path],
+    )
 
 
 def _describe(error: jsonschema.ValidationError) -> str:

@@ -28,3 +28,24 @@ def test_values_json_cannot_render_still_get_a_message(catalog: Catalog, argumen
 def test_enum_message_lists_the_allowed_values(catalog: Catalog) -> None:
     message = catalog.validate("computer", {"action": "jump", "tabId": 1})
     assert message is not None and '"left_click"' in message
+
+
+def test_arguments_holding_more_values_than_any_tool_takes_are_refused_before_the_schema(
+    catalog: Catalog,
+) -> None:
+    """Checking a million values against the schema would hold the service for seconds."""
+    huge = {"domains": ["example.com"] * 1_000_000 + [5], "approach": []}
+    message = catalog.validate("update_plan", huge)
+    assert message == (
+        "Invalid arguments for update_plan: they hold more than 10000 values (counting every"
+        " string, number, list and object); no tool takes that many."
+    )
+    nested = {"domains": [[["x"] * 200] * 60], "approach": []}  # 12,000 values, deep down
+    assert "more than 10000 values" in (catalog.validate("update_plan", nested) or "")
+
+
+def test_many_problems_are_summed_up_not_all_collected(catalog: Catalog) -> None:
+    message = catalog.validate("update_plan", {"domains": list(range(5000)), "approach": []})
+    assert message is not None and message.count("must be of type string") == 5
+    assert "'domains[0]'" in message and "'domains[4]'" in message  # in order: 4 before 10
+    assert message.endswith("... and more problems. Accepted parameters: domains, approach.")
