@@ -48,9 +48,14 @@ def internal_failure(operation: str) -> str:
     )
 
 
-def result_not_sendable(kind: str) -> str:
+def result_not_sendable(kind: str, *, too_large: bool) -> str:
+    why = (
+        "it is larger than the connection carries (ask for less, e.g. a smaller max_chars)"
+        if too_large
+        else "it held a value the connection cannot carry (see the service log)"
+    )
     return (
-        f"The call ended ({kind}), but its result could not be sent back: it held a value the"
-        " connection cannot carry (see the service log). Whatever the call did, it did; check"
-        " the current state (for example with read_page or tabs_context_mcp) before repeating it."
+        f"The call ended ({kind}), but its result could not be sent back: {why}. Whatever the"
+        " call did, it did; check the current state (for example with read_page or"
+        " tabs_context_mcp) before repeating it."
     )

@@ -15,6 +15,7 @@ import trio
 
 from ..engine import texts
 from ..transport.bridge import Message, Outcome, Progress, TextBlock
+from ..transport.framing import FrameError
 from ..transport.stream import MessageStream
 
 log = logging.getLogger("ghostlight.service")
@@ -154,6 +155,12 @@ def _stand_in(message: Message, problem: Exception) -> Message | None:
     return Outcome(
         work_id=message.work_id,
         kind="tool_error",
-        content=[TextBlock(text=texts.result_not_sendable(message.kind))],
+        content=[
+            TextBlock(
+                text=texts.result_not_sendable(
+                    message.kind, too_large=isinstance(problem, FrameError)
+                )
+            )
+        ],
         workspace_id=message.workspace_id,
     )

@@ -27,6 +27,9 @@ from .shaping import actionable, clip_text, element_line, redact_secrets, tree_d
 
 FIND_LIMIT = 20
 PAGE_TEXT_DEFAULT = 50_000
+PAGE_TEXT_MAX = 2_000_000
+"""As read_page's own bound: more text than an agent can use, and well inside the bridge's
+16 MiB frame, so the answer always arrives."""
 JS_RESULT_LIMIT = 50 * 1024
 """Characters of a javascript_tool result shown before it is cut."""
 JS_TIMEOUT_MS = 30_000
@@ -135,7 +138,9 @@ class _PageTools:
     async def get_page_text(self, call: ToolCall, tab: int) -> ToolResult:
         limit = call.arguments.get("max_chars")
         max_chars = (
-            int(limit) if isinstance(limit, int | float) and limit > 0 else PAGE_TEXT_DEFAULT
+            min(int(limit), PAGE_TEXT_MAX)
+            if isinstance(limit, int | float) and limit > 0
+            else PAGE_TEXT_DEFAULT
         )
         got = await self._channel.content(call, tab, "page_text", {"max_chars": max_chars})
         ping = await self._channel.content(call, tab, "ping")

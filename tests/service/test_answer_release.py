@@ -23,13 +23,14 @@ from ghostlight_trio.transport.bridge import (
     Started,
     decode_message,
 )
-from ghostlight_trio.transport.framing import FrameDecoder
+from ghostlight_trio.transport.framing import BRIDGE_FRAME_CEILING, FrameDecoder
 from ghostlight_trio.transport.stream import MessageStream
 from ghostlight_trio.workspace import WorkspaceRegistry
 
 QUICK = {"domains": ["quick.example"], "approach": ["read"]}
 SLOW = {"domains": ["slow.example"], "approach": ["read"]}
 UNSENDABLE = {"domains": ["unsendable.example"], "approach": ["read"]}
+OVERSIZED = {"domains": ["oversized.example"], "approach": ["read"]}
 
 
 class _CountingStream(MessageStream):
@@ -49,6 +50,8 @@ class _Rig:
                 await self.gate.wait()
             if "unsendable.example" in call.arguments["domains"]:
                 return ToolResult.text("half a pair: \ud800")  # no encoder can carry it
+            if "oversized.example" in call.arguments["domains"]:
+                return ToolResult.text("x" * (BRIDGE_FRAME_CEILING + 1))  # past any frame
             return ToolResult.text("noted")
 
         engine = WorkEngine(
@@ -152,4 +155,9 @@ async def test_an_answer_that_cannot_be_encoded_is_replaced_and_costs_no_other_a
         rig.start(QUICK)
         await trio.testing.wait_all_tasks_blocked()
         assert [getattr(m, "kind", None) for m in rig.sent()] == [None, "ok"]
+        rig.start(OVERSIZED)  # too large for a frame: said so, with what to do about it
+        await trio.testing.wait_all_tasks_blocked()
+        [_, too_large] = rig.sent()
+        assert too_large.kind == "tool_error"
+        assert "it is larger than the connection carries (ask for less" in too_large.content[0].text
         nursery.cancel_scope.cancel()

@@ -1,0 +1,39 @@
+"""get_page_text through the real shore with a scripted extension: how much it asks for."""
+
+from __future__ import annotations
+
+import trio
+
+from ghostlight_trio.browser.shore import BrowserShore, compose
+from ghostlight_trio.tools.page_tools import PAGE_TEXT_MAX, page_tool_handlers
+from ghostlight_trio.transport.endpoints import Endpoints
+from ghostlight_trio.workspace.registry import WorkspaceRegistry
+
+from .fake_extension import FakeExtension
+from .test_context_tools import call, serve_script
+
+
+async def test_get_page_text_never_asks_for_more_than_the_bridge_can_carry_back(
+    shore: BrowserShore, endpoints: Endpoints, registry: WorkspaceRegistry, nursery: trio.Nursery
+) -> None:
+    """A max_chars of 100 million on a page of 20 MB of text would make a result past the
+    bridge's 16 MiB frame; it is asked for at most 2,000,000 characters."""
+    ws, _ = registry.open(None, "agent")
+    registry.adopt_tabs(ws, [compose(1, 5)])
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+    asked: list[int] = []
+
+    def content(request: dict) -> dict:
+        args = request["args"]
+        if args["fn"] == "page_text":
+            asked.append(args["args"]["max_chars"])
+            return {"value": {"text": "words", "source": "body"}}
+        return {"value": {"url": "http://a.test/", "title": "A", "renderSerial": 1}}
+
+    nursery.start_soon(serve_script, peer, {"content": content})
+    handler = page_tool_handlers(registry, shore)["get_page_text"]
+    for wanted, expected in ((10**8, PAGE_TEXT_MAX), (300, 300), (None, 50_000)):
+        result = await handler(call("get_page_text", ws, tabId=compose(1, 5), max_chars=wanted))
+        assert result.kind == "ok"
+        assert asked[-1] == expected
+    assert PAGE_TEXT_MAX == 2_000_000
