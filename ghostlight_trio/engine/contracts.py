@@ -65,6 +65,10 @@ class Effects(Protocol):
     def progress(self, progress: float, total: float | None = None, message: str = "") -> None:
         """Report progress (dropped unless the caller asked for it)."""
 
+    def done_so_far(self, what: str) -> None:
+        """What of the action has taken effect so far, in words ("typed 12 of 40 characters");
+        a call stopped part way says it, instead of only that something may have run."""
+
 
 @attrs.frozen
 class ToolCall:

@@ -61,6 +61,9 @@ class CallEffects:
                 )
             )
 
+    def done_so_far(self, what: str) -> None:
+        self._call.done_so_far = what
+
     def step_lease(self, key: ResourceKey) -> LeaseRequest:
         """A lease for one composed step (reentrant for resources the call already holds)."""
         if key not in self._step_keys:

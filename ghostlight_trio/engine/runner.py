@@ -191,7 +191,7 @@ class CallRunner:
             return
         stop = self._gate.stopped(call)
         if stop is not None and call.uncertain_proof is None and self._clock() < call.settle_by:
-            self._settle(call, stop.kind, stop.text)
+            self._settle(call, stop.kind, _with_done(stop.text, call))
             return
         if call.uncertain_proof is not None or self._clock() >= call.settle_by:
             self._settle(call, "outcome_unknown", texts.UNSETTLED)
@@ -201,7 +201,7 @@ class CallRunner:
         elif call.cancel_reason == "not_started":
             self._settle(call, "outcome_unknown", texts.STILL_SETTLING)
         elif call.may_have_started:
-            self._settle(call, "cancelled", texts.CANCELLED_AFTER_DISPATCH)
+            self._settle(call, "cancelled", _with_done(texts.CANCELLED_AFTER_DISPATCH, call))
         else:
             self._settle(call, "cancelled", texts.CANCELLED_BEFORE_START)
 
@@ -261,6 +261,13 @@ class CallRunner:
 
 
 _UNOWNED_TAB = GateFacts(decision="deny", rule="unowned_tab")
+
+
+def _with_done(text: str, call: CallState) -> str:
+    """A stop's text, with what the handler said had taken effect by then."""
+    if not call.done_so_far:
+        return text
+    return f"{text} Done before it stopped: {call.done_so_far}."
 
 
 def _outcome(call: CallState, kind: str, text: str) -> Outcome:

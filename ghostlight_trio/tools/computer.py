@@ -9,7 +9,7 @@ reports what was delivered and that the dialog is open (see ``page_dialogs.py``)
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import trio
@@ -196,17 +196,28 @@ class ComputerTool:
         summary: str,
         started: bool = False,
         final: bool = True,
+        done: Mapping[int, str] | None = None,
     ) -> None:
         """Send input events in order. A dialog that opens stops the rest; the ``PageDialog``
         records whether anything of the action went out (``started``: earlier events did) and
-        whether its last event was delivered (``final``: these are the action's last events)."""
+        whether its last event was delivered (``final``: these are the action's last events).
+        ``done`` maps a step's index to what has taken effect once it is sent, for a call
+        stopped part way to report.
+
+        A cancel stops the action only at a checkpoint step (or before anything went out): the
+        rest of a press goes out shielded, since a key or button left down would stay down in
+        the page."""
         for index, (method, params, pause, checkpoint) in enumerate(steps):
             if pause:
                 await trio.sleep(pause)
             if checkpoint:
                 await call.effects.checkpoint()
+            continuing = not checkpoint and (started or index > 0)
             try:
-                await self._channel.cdp(call, tab, method, params)
+                with trio.CancelScope(shield=continuing):
+                    await self._channel.cdp(call, tab, method, params)
+                if done is not None and index in done:
+                    call.effects.done_so_far(done[index])
             except PageDialog as stop:
                 went_out = started or index > 0 or stop.delivered
                 stop.stage = "during" if went_out else "before"
@@ -259,15 +270,20 @@ class ComputerTool:
             )
         before = await self._observe(call, tab)
         steps: list[Step] = []
-        for step in type_steps(text):
+        done: dict[int, str] = {}
+        plan = type_steps(text)
+        total, typed = sum(len(step.insert) or 1 for step in plan), 0
+        for step in plan:
             # A checkpoint before each typed step, never between a key's down and up.
             if step.key is None:
                 steps.append(("Input.insertText", {"text": step.insert}, 0.0, True))
             else:
                 events = key_events(step.key, 0)
                 steps.extend((KEY, event, 0.0, i == 0) for i, event in enumerate(events))
+            typed += len(step.insert) or 1
+            done[len(steps) - 1] = f"typed {typed} of {total} characters"
         summary = f"Typed {len(text)} character(s)."
-        await self._send(call, tab, steps, summary=summary)
+        await self._send(call, tab, steps, summary=summary, done=done)
         target = before.get("focused") if before else None
         assurance = "semantic" if target else "none"
         return await self._finish(call, tab, summary, before, assurance=assurance, target=target)

@@ -36,6 +36,9 @@ class ShieldedEffects:
     def progress(self, progress: float, total: float | None = None, message: str = "") -> None:
         pass
 
+    def done_so_far(self, what: str) -> None:
+        pass
+
 
 def call(operation: str, ws: Any, **arguments: Any) -> ToolCall:
     context = WorkContext(work_id="w1", operation=operation, workspace_id=ws)

@@ -402,3 +402,40 @@ async def test_navigation_reports_a_failed_load_and_one_the_browser_ignored(
         assert now == f"{web}/form"
     else:  # a browser that follows it says so, and is there
         assert text(ignored).startswith("Navigated to data:") and now.startswith("data:")
+
+
+async def test_typing_cancelled_part_way_says_how_much_was_typed(
+    tools_service: Service, tools_browser: Any, web: str
+) -> None:
+    """A cancel stops typing between keys; the result says exactly how far it got, which the
+    field itself confirms, and the tab is usable at once."""
+    from ghostlight_trio.transport.bridge import RequestContext, Start
+
+    service = tools_service
+    ws, tab = await open_page(service, f"{web}/form")
+    await page_value(service, ws, tab, "document.getElementById('email').focus()")
+    started = service.session.start(
+        Start(
+            sequence=901,
+            operation="computer",
+            arguments={"tabId": tab, "action": "type", "text": "z" * 1500},
+            workspace_id=ws,
+            context=RequestContext(client_label="e2e"),
+        )
+    )
+    with trio.fail_after(30):  # typing has begun
+        while True:
+            if await page_value(service, ws, tab, "document.getElementById('email').value"):
+                break
+            await trio.sleep(0.05)
+    service.session.cancel(started.work_id)
+    with trio.fail_after(30):
+        while started.work_id not in service.sink.outcomes:
+            await service.sink.changed.wait()
+    stopped = service.sink.outcomes[started.work_id]
+    typed = await page_value(service, ws, tab, "document.getElementById('email').value.length")
+    assert stopped.kind == "cancelled", text(stopped)
+    assert 0 < typed < 1500
+    assert text(stopped).endswith(f"Done before it stopped: typed {typed} of 1500 characters.")
+    again = await service.call("computer", ws, tabId=tab, action="type", text="!")
+    assert again.kind == "ok", text(again)

@@ -57,6 +57,9 @@ class _NoEffects:
     def progress(self, progress: float, total: float | None = None, message: str = "") -> None:
         pass
 
+    def done_so_far(self, what: str) -> None:
+        pass
+
 
 class FakeService:
     def __init__(self, instance: str) -> None:

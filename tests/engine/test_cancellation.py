@@ -105,6 +105,7 @@ async def test_composition_stops_between_steps(autojump_clock, nursery):
                 steps_done.append(number)
 
             await call.effects.atomic(step)
+            call.effects.done_so_far(f"ran {number} of 3 steps")
         return ToolResult.text("all steps ran")
 
     h = Harness(nursery, {"script": script})
@@ -116,6 +117,8 @@ async def test_composition_stops_between_steps(autojump_clock, nursery):
     assert steps_done == [1, 2]  # step 2 drained, step 3 never started
     outcome = h.only_outcome(work)
     assert outcome.kind == "cancelled"
+    # What the handler said had taken effect is part of the answer.
+    assert text(outcome).endswith("Done before it stopped: ran 2 of 3 steps.")
     assert h.audit[0].effects_dispatched == 2
 
 

@@ -27,6 +27,9 @@ class Effects:
     def progress(self, *args: Any, **kwargs: Any) -> None:
         pass
 
+    def done_so_far(self, what: str) -> None:
+        pass
+
 
 def tool_call(tool: str, **arguments: Any) -> ToolCall:
     """A call of ``tool`` in workspace ``ws`` on tab 7 (unless ``tabId`` is given)."""
