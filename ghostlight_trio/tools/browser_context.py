@@ -21,6 +21,7 @@ from ..engine.contracts import (
     ToolResult,
     WorkspaceId,
 )
+from ..transport.excerpt import quoted
 from .atomic import atomic_request
 from .page_dialogs import dialog_name, dialog_result, refusal, stopped_result
 
@@ -163,7 +164,7 @@ class _ContextTools:
         tab_id = call.arguments.get("tabId")
         url = normalize_url(raw)
         if url is None:
-            return ToolResult.error(f"Invalid URL: {json.dumps(raw, ensure_ascii=False)}.")
+            return ToolResult.error(f"Invalid URL: {quoted(raw)}.")
         if not _is_tab_id(tab_id):
             return ToolResult.error("tabId must be a tab id from tabs_context_mcp.")
         args = {"tabId": int(tab_id), "url": url, "timeoutMs": LOAD_WAIT_MS}

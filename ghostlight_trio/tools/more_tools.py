@@ -18,6 +18,7 @@ import trio
 
 from ..browser.errors import BrowserError, BrowserFailure
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
+from ..transport.excerpt import quoted
 from .browser_calls import INFO_BOUND, PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
 from .page_dialogs import PageDialog, dialog_name, dialog_result
@@ -355,9 +356,9 @@ class _WaitPlan:
             return "the page settles (document complete, no DOM changes for 500 ms)"
         parts = []
         if self.selector is not None:
-            parts.append(f"selector {json.dumps(self.selector, ensure_ascii=False)}")
+            parts.append(f"selector {quoted(self.selector)}")
         if self.text is not None:
-            parts.append(f"text {json.dumps(self.text, ensure_ascii=False)}")
+            parts.append(f"text {quoted(self.text)}")
         what = " with ".join(parts)
         return {
             "visible": f"an element matching {what} is visible",

@@ -15,6 +15,7 @@ from typing import Any
 from ..browser.errors import BrowserError
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.bridge import TextBlock
+from ..transport.excerpt import quoted
 from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
 from .buffers import bounded_limit, buffer_notes, console_lines, network_lines
@@ -95,7 +96,7 @@ class _PageTools:
         more = bool(found.get("more"))
         page = page_facts(tab, ping.get("url", ""), ping.get("title", ""), ping.get("renderSerial"))
         if not results:
-            text = f"No elements matching {json.dumps(query, ensure_ascii=False)}."
+            text = f"No elements matching {quoted(query)}."
         else:
             lines = [f"Found {len(results)} element(s), strongest matches first:"]
             lines += [element_line(element) for element in results]

@@ -213,6 +213,11 @@ async def test_navigate_rejects_an_invalid_url_without_browser_traffic(
     )
     assert result.kind == "tool_error"
     assert text(result) == 'Invalid URL: "not a url".'
+    # A long one is echoed as its start and its length, not whole into the agent's context.
+    long = await context_handlers(registry, shore)["navigate"](
+        call("navigate", ws, url="bad url " + "x" * 5000, tabId=compose(1, 5))
+    )
+    assert text(long) == f'Invalid URL: "bad url {"x" * 92}"... (5008 characters).'
 
 
 async def test_no_browser_is_a_clear_tool_error(
