@@ -47,6 +47,8 @@ class CallState:
     handler_started: bool = False
     effects_dispatched: int = 0
     uncertain_proof: str | None = None
+    quarantined: Any = None
+    """The resource key this call's uncertain effect quarantined, if it did."""
     done_so_far: str = ""
     """What of the action took effect so far, as the handler last said (``Effects``)."""
     reported: str | None = None

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import attrs
 import trio
 
 from ..catalog.registry import Catalog
@@ -180,6 +181,7 @@ class CallRunner:
     def _quarantine_if_uncertain(self, call: CallState, lease: Lease) -> None:
         if call.uncertain_proof is not None:
             lease.mark_uncertain(call.uncertain_proof)
+            call.quarantined = lease.key
             log.warning(
                 "work %s left %s uncertain; it stays quarantined until proven",
                 call.context.work_id,
@@ -221,6 +223,14 @@ class CallRunner:
     def _settle(self, call: CallState, kind: str, text: str) -> None:
         self._finish(call, _outcome(call, kind, text))
 
+    def _with_quarantine_notice(self, call: CallState, outcome: Outcome) -> Outcome:
+        """An unknown outcome that left its tab quarantined says so, and what frees it: the
+        agent's next call there would otherwise be its first news of it."""
+        if outcome.kind != "outcome_unknown" or not isinstance(call.quarantined, TabSurface):
+            return outcome
+        notice = TextBlock(text=texts.quarantined_now(call.quarantined.describe()))
+        return attrs.evolve(outcome, content=[*outcome.content, notice])
+
     def _finish(self, call: CallState, outcome: Outcome) -> None:
         """The single terminal step: audit, then answer (unless already answered).
 
@@ -229,6 +239,7 @@ class CallRunner:
         if call.settled:
             return
         call.settled = True
+        outcome = self._with_quarantine_notice(call, outcome)
         facts: GateFacts = call.gate_facts or NOT_EVALUATED
         safe_audit(
             self._audit,

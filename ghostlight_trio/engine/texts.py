@@ -59,3 +59,11 @@ def result_not_sendable(kind: str, *, too_large: bool) -> str:
         " call did, it did; check the current state (for example with read_page or"
         " tabs_context_mcp) before repeating it."
     )
+
+
+def quarantined_now(what: str) -> str:
+    return (
+        f"{what[:1].upper()}{what[1:]} is now quarantined: nothing more is sent to it until the"
+        " browser answers that action or the tab is closed (tab_control, action close); time"
+        " alone does not free it. To go on meanwhile, open a new tab with tabs_create_mcp."
+    )

@@ -248,6 +248,7 @@ async def test_a_quarantined_tab_is_freed_by_the_late_answer_or_by_closing_it(
 
     stalled = await service.call("computer", ws, tabId=tab, action="left_click", ref=briefly)
     assert stalled.kind == "outcome_unknown", text(stalled)
+    assert f"Tab {tab} is now quarantined: nothing more is sent to it until" in text(stalled)
     refused = await service.call("get_page_text", ws, tabId=tab)
     assert refused.kind == "tool_error"
     # Named by the id the agent uses, with the ways out that work.

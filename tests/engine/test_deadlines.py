@@ -5,7 +5,7 @@ from __future__ import annotations
 import trio
 from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
-from ghostlight_trio.engine.contracts import ToolCall, ToolResult
+from ghostlight_trio.engine.contracts import ToolCall, ToolResult, UncertainEffect
 from ghostlight_trio.scheduler import SchedulerLimits, TabSurface
 
 from .harness import TAB, Harness
@@ -145,3 +145,26 @@ async def test_queue_deadline_retires_undispatched(autojump_clock, nursery):
     assert outcome.kind == "tool_error"
     assert "waited 30 s in the queue" in text(outcome)
     assert finished == [45]
+
+
+async def test_an_unknown_outcome_that_quarantines_its_tab_says_so(autojump_clock, nursery):
+    """The agent learns of the quarantine, and of what frees it, from the call that caused it."""
+
+    async def uncertain(call: ToolCall) -> ToolResult:
+        async def effect() -> None:
+            raise UncertainEffect("browser:1:r5", "The browser did not answer within 20s")
+
+        await call.effects.atomic(effect)
+        return ToolResult.text("not reached")
+
+    h = Harness(nursery, {"navigate": uncertain})
+    ws = h.workspace(TAB)
+    work = h.work_id(h.start("navigate", NAVIGATE, ws))
+    await trio.sleep(1)
+    outcome = h.only_outcome(work)
+    assert outcome.kind == "outcome_unknown"
+    assert text(outcome).endswith(
+        "Tab 4294967303 is now quarantined: nothing more is sent to it until the browser answers"
+        " that action or the tab is closed (tab_control, action close); time alone does not free"
+        " it. To go on meanwhile, open a new tab with tabs_create_mcp."
+    )
