@@ -16,6 +16,7 @@ from typing import Any, Final, TypeGuard
 import attrs
 
 from ghostlight_trio.transport.excerpt import excerpt
+from ghostlight_trio.transport.jsonshape import exceeds
 from ghostlight_trio.transport.unicode import escapes_lone_surrogate
 
 LINE_CEILING: Final = 4 * 1024 * 1024
@@ -128,21 +129,11 @@ forward."""
 _TOO_DEEP = f"Parse error: line nests arrays and objects deeper than {MAX_NESTING} levels"
 
 
-def _nests_deeper(value: Any, limit: int) -> bool:
-    """True when ``value`` has containers more than ``limit`` levels deep (walked iteratively)."""
-    pending = [(value, 1)]
-    while pending:
-        item, depth = pending.pop()
-        children = item.values() if isinstance(item, dict) else item
-        for child in children:
-            if isinstance(child, (dict, list)):
-                if depth + 1 > limit:
-                    return True
-                pending.append((child, depth + 1))
-    return False
-
-
 _LONE_SURROGATE = "Parse error: line escapes a lone UTF-16 surrogate, which is not a character"
+
+
+_DOUBLE_MAX = int(sys.float_info.max)
+_NUMBER_SHOWN = 12
 
 
 class _OutOfRange(ValueError):
@@ -164,10 +155,6 @@ def _finite_int(text: str) -> int:
     if -_DOUBLE_MAX <= value <= _DOUBLE_MAX:
         return value
     raise _OutOfRange(excerpt(text, _NUMBER_SHOWN))
-
-
-_DOUBLE_MAX = int(sys.float_info.max)
-_NUMBER_SHOWN = 12
 
 
 def _reject_constant(name: str) -> Any:
@@ -197,7 +184,7 @@ def classify(line: bytes | OversizedLine) -> Incoming:
         return Malformed(PARSE_ERROR, f"Parse error: the number {exc} is out of range")
     except ValueError:
         return Malformed(PARSE_ERROR, "Parse error: line is not valid JSON")
-    if line.count(b"[") + line.count(b"{") > MAX_NESTING and _nests_deeper(value, MAX_NESTING):
+    if line.count(b"[") + line.count(b"{") > MAX_NESTING and exceeds(value, max_depth=MAX_NESTING):
         return Malformed(PARSE_ERROR, _TOO_DEEP)
     if escapes_lone_surrogate(line, value):
         return Malformed(PARSE_ERROR, _LONE_SURROGATE)

@@ -17,6 +17,7 @@ import attrs
 import jsonschema
 
 from ..transport.bridge import ToolDescriptor
+from ..transport.jsonshape import exceeds
 
 WorkspaceUse = Literal["creates", "uses", "independent"]
 
@@ -125,7 +126,7 @@ class Catalog:
 
     def validate(self, name: str, arguments: Mapping[str, Any]) -> str | None:
         """None when the arguments fit the tool's schema, else one corrective message."""
-        if _more_values_than(arguments, MAX_ARGUMENT_VALUES):
+        if exceeds(arguments, max_values=MAX_ARGUMENT_VALUES):
             return (
                 f"Invalid arguments for {name}: they hold more than {MAX_ARGUMENT_VALUES} values"
                 " (counting every string, number, list and object); no tool takes that many."
@@ -153,25 +154,6 @@ MAX_ARGUMENT_VALUES = 10_000
 checking a million of them would hold the service, every client's calls with it, for seconds."""
 MAX_ERRORS = 50
 """Schema problems collected for one message (it shows the first five, nearest the top)."""
-
-
-def _more_values_than(value: Any, limit: int) -> bool:
-    """Whether ``value`` holds more than ``limit`` values, nested ones included; stops early."""
-    count = 0
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        count += 1
-        if isinstance(item, Mapping):
-            children: Any = item.values()
-        elif isinstance(item, list | tuple):
-            children = item
-        else:
-            continue
-        if count + len(pending) + len(children) > limit:
-            return True
-        pending.extend(children)
-    return count > limit
 
 
 def _error_order(error: jsonschema.ValidationError) -> tuple[int, list[tuple[int, int, str]]]:
