@@ -56,12 +56,10 @@ def text_matcher(pattern: str | None, *, literal: bool = False) -> Callable[[str
         compiled = regex.compile(pattern, regex.IGNORECASE)
     except (regex.error, OverflowError, RecursionError):
         return lambda text: needle in text.lower()
-    deadline: list[float] = []
+    deadline = time.monotonic() + PATTERN_BUDGET  # made just before the entries are matched
 
     def matches(text: str) -> bool:
-        if not deadline:
-            deadline.append(time.monotonic() + PATTERN_BUDGET)
-        left = deadline[0] - time.monotonic()
+        left = deadline - time.monotonic()
         try:
             if left <= 0:
                 raise TimeoutError

@@ -13,7 +13,6 @@ def excerpt(text: str, limit: int = ECHO_LIMIT) -> str:
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
-
 def quoted(text: str, limit: int = ECHO_LIMIT) -> str:
     """``text`` as a JSON string, cut like ``excerpt`` with the length outside the quotes."""
     if len(text) <= limit:

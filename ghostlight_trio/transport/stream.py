@@ -26,19 +26,14 @@ class BridgeClosed(Exception):
 class MessageStream:
     """Send and receive whole bridge messages. Sends are serialised; receive from one task."""
 
-    def __init__(
-        self,
-        stream: trio.abc.Stream,
-        *,
-        ceiling: int = BRIDGE_FRAME_CEILING,
-        stand_in: StandIn | None = None,
-    ) -> None:
+    def __init__(self, stream: trio.abc.Stream, *, ceiling: int = BRIDGE_FRAME_CEILING) -> None:
         self.stream = stream
         self._decoder = FrameDecoder(ceiling=ceiling)
         self._ceiling = ceiling
-        self.stand_in = stand_in
-        """Set when one message that cannot be encoded must not cost the others (and the
-        stream) their answers. Without it, ``send_many`` and ``send_now`` raise."""
+        self.stand_in: StandIn | None = None
+        """Set by whoever answers on the stream (the service's ``Outbox``) when one message that
+        cannot be encoded must not cost the others their answers. Without it, ``send_many``
+        and ``send_now`` raise."""
         # Sends are serialised by hand rather than with ``trio.Lock``: an uncontended send then
         # costs no schedule point of its own (``send_all`` has one) and no lock bookkeeping.
         self._sending = False

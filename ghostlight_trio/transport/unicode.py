@@ -2,7 +2,8 @@
 
 JSON may escape one (``"\\ud800"``), and Python then holds it in a ``str``, but it names no
 character: UTF-8, CBOR, the audit trail and the logs cannot encode it. Inputs are checked where
-they are read, so nothing past that point meets one.
+they are read, so nothing past that point meets one: what clients and users send is refused,
+what pages show (and we only carry) is mended to U+FFFD.
 """
 
 from __future__ import annotations

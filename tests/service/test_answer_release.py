@@ -72,6 +72,13 @@ class _Rig:
         self._sequence += 1
         self.session.start(Start(self._sequence, "update_plan", arguments, None, RequestContext()))
 
+    async def start_together(self, *arguments: dict[str, list[str]]) -> list[Message]:
+        """Admit one call per arguments at once, let them run until they wait: what was sent."""
+        for each in arguments:
+            self.start(each)
+        await trio.testing.wait_all_tasks_blocked()
+        return self.sent()
+
     def sent(self) -> list[Message]:
         """Every whole frame written so far, without waiting."""
         frames = FrameDecoder()
@@ -89,6 +96,11 @@ class _Rig:
 
 def _kinds(messages: list[Message]) -> list[str]:
     return [type(m).__name__ for m in messages]
+
+
+def _started(messages: list[Message]) -> list[str]:
+    """The work ids of the Started messages among ``messages``, in order."""
+    return [m.work_id for m in messages if isinstance(m, Started)]
 
 
 async def test_a_call_that_settles_at_once_sends_started_and_outcome_in_one_write() -> None:
@@ -120,13 +132,10 @@ async def test_a_call_that_waits_has_its_started_sent_at_its_first_wait() -> Non
 async def test_calls_admitted_together_share_one_write_whichever_of_them_waits() -> None:
     async with trio.open_nursery() as nursery:
         rig = _Rig(nursery)
-        for arguments in (QUICK, SLOW, QUICK):
-            rig.start(arguments)
-        await trio.testing.wait_all_tasks_blocked()
-        sent = rig.sent()
+        sent = await rig.start_together(QUICK, SLOW, QUICK)
         assert sorted(_kinds(sent)) == ["Outcome", "Outcome", "Started", "Started", "Started"]
         assert rig.stream.writes == 1
-        started = [m.work_id for m in sent if isinstance(m, Started)]
+        started = _started(sent)
         for outcome in (m for m in sent if isinstance(m, Outcome)):  # each after its Started
             assert started.index(outcome.work_id) < sent.index(outcome)
         rig.gate.set()
@@ -141,15 +150,11 @@ async def test_an_answer_that_cannot_be_encoded_is_replaced_and_costs_no_other_a
     write still go out, and the stream serves on."""
     async with trio.open_nursery() as nursery:
         rig = _Rig(nursery)
-        for arguments in (QUICK, UNSENDABLE, QUICK):
-            rig.start(arguments)
-        await trio.testing.wait_all_tasks_blocked()
-        sent = rig.sent()
+        sent = await rig.start_together(QUICK, UNSENDABLE, QUICK)
         outcomes = [m for m in sent if isinstance(m, Outcome)]
         assert _kinds(sent).count("Started") == 3 and len(outcomes) == 3
-        started = [m.work_id for m in sent if isinstance(m, Started)]
         kinds = {o.work_id: o.kind for o in outcomes}
-        assert kinds == dict(zip(started, ["ok", "tool_error", "ok"], strict=True))
+        assert kinds == dict(zip(_started(sent), ["ok", "tool_error", "ok"], strict=True))
         [replaced] = [o.content[0].text for o in outcomes if o.kind == "tool_error"]
         assert "The call ended (ok), but its result could not be sent back" in replaced
         rig.start(QUICK)
