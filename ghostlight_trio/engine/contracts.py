@@ -69,6 +69,21 @@ class Effects(Protocol):
         """What of the action has taken effect so far, in words ("typed 12 of 40 characters");
         a call stopped part way says it, instead of only that something may have run."""
 
+    async def run_step(
+        self, tool: str, arguments: Mapping[str, Any], number: int, *, tab: int | None = None
+    ) -> ToolResult:
+        """Run one step of a composition as a call of its own, through the whole pipeline
+        (validation, tab ownership, governance, its own lease, audit as ``<work id>/<number>``).
+        ``tab`` is the tabId a step gets when it takes one and names none. Raises
+        ``trio.Cancelled`` when the composition is cancelled (the step settles first)."""
+
+    def check_step(
+        self, tool: str, arguments: Mapping[str, Any], *, tab: int | None = None
+    ) -> tuple[str, str] | None:
+        """What would refuse this step before it runs, as (status, why): an unknown tool,
+        a composition inside a composition, bad arguments, a tab outside the workspace.
+        None when none of those would. Nothing is dispatched."""
+
 
 @attrs.frozen
 class ToolCall:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol, TypeVar
 
 import trio
 
@@ -11,17 +11,33 @@ from ..scheduler import LeaseRequest, ResourceKey, Scheduler
 from ..transport.bridge import Progress
 from . import texts
 from .call import CallState
-from .contracts import UncertainEffect
+from .contracts import ToolResult, UncertainEffect
 
 T = TypeVar("T")
+
+
+class StepRunner(Protocol):
+    """Runs one composed step as a call of its own (the engine's ``CallRunner``)."""
+
+    async def run_step(
+        self, parent: CallState, tool: str, arguments: Mapping[str, Any], number: int,
+        tab: int | None,
+    ) -> ToolResult: ...
+
+    def check_step(
+        self, parent: CallState, tool: str, arguments: Mapping[str, Any], tab: int | None
+    ) -> tuple[str, str] | None: ...
 
 
 class CallEffects:
     """Implements ``contracts.Effects`` for one call."""
 
-    def __init__(self, call: CallState, scheduler: Scheduler) -> None:
+    def __init__(
+        self, call: CallState, scheduler: Scheduler, steps: StepRunner | None = None
+    ) -> None:
         self._call = call
         self._scheduler = scheduler
+        self._steps = steps
         self._step_keys: list[ResourceKey] = []
 
     async def atomic(self, effect: Callable[[], Awaitable[T]]) -> T:
@@ -63,6 +79,20 @@ class CallEffects:
 
     def done_so_far(self, what: str) -> None:
         self._call.done_so_far = what
+
+    async def run_step(
+        self, tool: str, arguments: Mapping[str, Any], number: int, *, tab: int | None = None
+    ) -> ToolResult:
+        if self._steps is None:
+            raise RuntimeError("this engine runs no composed steps")
+        return await self._steps.run_step(self._call, tool, arguments, number, tab)
+
+    def check_step(
+        self, tool: str, arguments: Mapping[str, Any], *, tab: int | None = None
+    ) -> tuple[str, str] | None:
+        if self._steps is None:
+            raise RuntimeError("this engine runs no composed steps")
+        return self._steps.check_step(self._call, tool, arguments, tab)
 
     def step_lease(self, key: ResourceKey) -> LeaseRequest:
         """A lease for one composed step (reentrant for resources the call already holds)."""

@@ -16,14 +16,14 @@ from typing import Any
 import attrs
 import trio
 
-from ..catalog.registry import Catalog
+from ..catalog.registry import Catalog, ToolSpec
 from ..scheduler import SERVICE_LOCAL, Lease, Scheduler, SchedulerRefusal, TabSurface
-from ..transport.bridge import ContentBlock, Outcome, TextBlock
+from ..transport.bridge import ContentBlock, Message, Outcome, Progress, TextBlock
 from ..workspace import WorkspaceRegistry
 from . import texts
 from .audit import AuditHook, AuditRecord, safe_audit
 from .call import CallState
-from .contracts import ToolCall, ToolHandler, ToolResult, UncertainEffect
+from .contracts import ToolCall, ToolHandler, ToolResult, UncertainEffect, WorkContext
 from .effects import CallEffects
 from .gate import NOT_EVALUATED, CallGate, GateFacts, OpenGate
 from .limits import EngineLimits
@@ -128,7 +128,7 @@ class CallRunner:
 
     async def _invoke(self, call: CallState, lease: Lease) -> None:
         handler = self._handlers[call.spec.name]
-        effects = CallEffects(call, self._scheduler)
+        effects = CallEffects(call, self._scheduler, self)
         call.handler_started = True
         try:
             result = await handler(ToolCall(call.context, call.arguments, effects))
@@ -154,6 +154,75 @@ class CallRunner:
             self._settle_cancelled(call)
             return
         self._settle_result(call, result)
+
+    async def run_step(
+        self,
+        parent: CallState,
+        tool: str,
+        arguments: Mapping[str, Any],
+        number: int,
+        tab: int | None,
+    ) -> ToolResult:
+        """One composed step, run as a call of its own inside the composition's task: the same
+        pipeline (validation, tab ownership, governance, its own lease, settling, an audit
+        record of its own) with the composition's workspace, restriction and bounds. Its work
+        id is the composition's with ``/<number>``, so the audit trail ties them together."""
+        spec = self._step_spec(tool)
+        if isinstance(spec, str):
+            return ToolResult.error(spec)
+        arguments = _with_tab(spec, arguments, tab)
+        context = parent.context
+        sink = _StepSink()
+        step = CallState(
+            context=WorkContext(
+                work_id=f"{context.work_id}/{number}",
+                operation=spec.name,
+                workspace_id=context.workspace_id,
+                client_label=context.client_label,
+                restriction=context.restriction,
+            ),
+            spec=spec,
+            arguments=arguments,
+            producer=parent.producer,
+            sink=sink,
+            started_at=self._clock(),
+            settle_by=parent.settle_by,
+        )
+        try:
+            await self.run(step)
+        finally:
+            parent.effects_dispatched += step.effects_dispatched
+        outcome = sink.outcome
+        assert outcome is not None, "a call always settles"
+        return ToolResult(
+            kind=outcome.kind, content=list(outcome.content), structured=outcome.structured
+        )
+
+    def check_step(
+        self, parent: CallState, tool: str, arguments: Mapping[str, Any], tab: int | None
+    ) -> tuple[str, str] | None:
+        """What would refuse a step before it runs (see ``Effects.check_step``)."""
+        spec = self._step_spec(tool)
+        if isinstance(spec, str):
+            return "invalid", spec
+        arguments = _with_tab(spec, arguments, tab)
+        problem = self._catalog.validate(spec.name, arguments)
+        if problem is not None:
+            return "invalid", problem
+        if "tabId" in arguments:
+            owned = tab_id_argument(arguments)
+            if owned is None or not self._workspaces.verify_tab(parent.context.workspace_id, owned):
+                return "denied", texts.tab_not_in_workspace(arguments["tabId"])
+        return None
+
+    def _step_spec(self, tool: str) -> ToolSpec | str:
+        """The spec a step runs under, or why it cannot run at all."""
+        spec = self._catalog.spec(tool)
+        if spec is None or tool not in self._handlers:
+            return texts.unknown_step_tool(tool)
+        if spec.scheduling_class == "composition":
+            return texts.nested_composition(tool)
+        return spec
 
     def _certainly_valid(self, name: str, schema: Any, arguments: Mapping[str, Any]) -> bool:
         """The cached fast predicate; False means "ask the catalog", never "invalid"."""
@@ -272,6 +341,26 @@ class CallRunner:
 
 
 _UNOWNED_TAB = GateFacts(decision="deny", rule="unowned_tab")
+
+
+class _StepSink:
+    """Where a composed step's outcome goes: back to its composition, not to the stream."""
+
+    outcome: Outcome | None = None
+
+    def post(self, message: Message) -> None:
+        if isinstance(message, Outcome):
+            self.outcome = message
+
+    def post_progress(self, message: Progress) -> None:
+        pass
+
+
+def _with_tab(spec: ToolSpec, arguments: Mapping[str, Any], tab: int | None) -> Mapping[str, Any]:
+    """A step's arguments with the composition's tab, when it takes one and names none."""
+    if tab is None or "tabId" in arguments or "tabId" not in spec.input_schema.get("properties", {}):
+        return arguments
+    return {**arguments, "tabId": tab}
 
 
 def _with_done(text: str, call: CallState) -> str:

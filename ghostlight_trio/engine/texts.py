@@ -31,6 +31,14 @@ def unknown_tool(name: str) -> str:
     return f"Unknown tool {excerpt(name)!r}; list the tools to see what is available."
 
 
+def unknown_step_tool(name: str) -> str:
+    return f"Unknown tool {excerpt(name)!r} in this step; nothing ran for it."
+
+
+def nested_composition(name: str) -> str:
+    return f"{name} cannot run as a step of another composition; nothing ran for it."
+
+
 def not_started_in_time(operation: str, seconds: float) -> str:
     return (
         f"{operation} did not start within {seconds:g} s (it was still waiting for the browser"

@@ -18,6 +18,7 @@ from ..governance.assembly import GovernanceParts, advertise, default_files, gov
 from ..governance.explain import explain_handler
 from ..governance.governor import Governor
 from ..scheduler import Scheduler
+from ..tools.compositions import composition_handlers
 from ..tools.plan import PlanBook
 from ..transport.bridge import BrowserSummary
 from ..transport.endpoints import Endpoints
@@ -108,6 +109,7 @@ def build_service_parts(endpoints: Endpoints) -> ServiceParts:
     handlers: dict[str, ToolHandler] = {
         "update_plan": PlanBook().update_plan,
         **browser.handlers,
+        **composition_handlers(),
         "explain": explain_handler(governance["parts"].governor, load_specs()),
     }
     return assemble(
