@@ -1,0 +1,103 @@
+"""browser_batch and script in real headless Chromium with the real extension.
+
+Effects are read back through the test's own CDP requests over the browser shore, never from
+the composition's own report.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import trio
+
+from ghostlight_trio.browser import managed
+from ghostlight_trio.tools.browser_context import context_handlers
+from ghostlight_trio.tools.compositions import composition_handlers
+from ghostlight_trio.tools.more_tools import more_tool_handlers
+from ghostlight_trio.tools.page_tools import page_tool_handlers
+from ghostlight_trio.transport.bridge import ImageBlock
+from ghostlight_trio.transport.endpoints import Endpoints
+
+from .conftest import Service, launched_for, open_page, page_value, serve, text
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+async def batch_service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIterator[Service]:
+    yield await serve(
+        endpoints,
+        nursery,
+        context_handlers,
+        page_tool_handlers,
+        more_tool_handlers,
+        lambda registry, shore: composition_handlers(),
+    )
+
+
+@pytest.fixture
+async def batch_browser(batch_service: Service) -> AsyncIterator[managed.ManagedBrowser]:
+    async with launched_for(batch_service) as launched:
+        yield launched
+
+
+async def test_a_batch_navigates_reads_and_screenshots_in_one_call(
+    batch_service: Service, batch_browser: Any, web: str
+) -> None:
+    service = batch_service
+    ws, tab = await open_page(service, f"{web}/")
+    actions = [
+        {"name": "navigate", "input": {"url": f"{web}/targets", "tabId": tab}},
+        {"name": "find", "input": {"query": "Bravo button", "tabId": tab}},
+        {"name": "computer", "input": {"action": "screenshot", "tabId": tab}},
+    ]
+    outcome = await service.call("browser_batch", ws, actions=actions)
+    assert outcome.kind == "ok", text(outcome)
+    assert await page_value(service, ws, tab, "location.pathname") == "/targets"
+    texts = [block.text for block in outcome.content if not isinstance(block, ImageBlock)]
+    assert texts[0].startswith("step 1 (navigate) ok: ")
+    assert texts[1].startswith("step 2 (find) ok: ") and "Bravo" in texts[1]
+    assert texts[-1] == "3/3 steps completed"
+    images = [block for block in outcome.content if isinstance(block, ImageBlock)]
+    assert len(images) == 1 and images[0].mime_type == "image/jpeg"
+
+
+async def test_a_script_clicks_what_its_find_step_found(
+    batch_service: Service, batch_browser: Any, web: str
+) -> None:
+    service = batch_service
+    ws, tab = await open_page(service, f"{web}/targets")
+    steps = [
+        {"tool": "find", "args": {"query": "Charlie button"}},
+        {"tool": "computer", "args": {"action": "left_click", "ref": "$prev.results.0.ref"}},
+        {"tool": "read_console_messages", "args": {"pattern": "$$none"}},
+    ]
+    outcome = await service.call("script", ws, tabId=tab, steps=steps)
+    assert outcome.kind == "ok", text(outcome)
+    assert await page_value(service, ws, tab, "window.hits.filter(h => h.includes('click:'))") == [
+        "c:click:1"
+    ]
+    body = json.loads(text(outcome))
+    assert [r["status"] for r in body["results"]] == ["ok", "ok", "ok"]
+    assert body["results"][0]["structured"]["results"][0]["ref"].startswith("ref_")
+
+
+async def test_a_step_on_another_workspaces_tab_is_denied_and_that_tab_untouched(
+    batch_service: Service, batch_browser: Any, web: str
+) -> None:
+    service = batch_service
+    ws, tab = await open_page(service, f"{web}/targets")
+    other_ws, other_tab = await open_page(service, f"{web}/targets")
+    actions = [
+        {"name": "computer", "input": {"action": "left_click", "coordinate": [90, 70], "tabId": tab}},
+        {"name": "navigate", "input": {"url": f"{web}/", "tabId": other_tab}},
+    ]
+    outcome = await service.call("browser_batch", ws, actions=actions)
+    assert outcome.kind == "tool_error"
+    assert "step 2 (navigate) denied: " in text(outcome)
+    assert "1/2 steps completed; step 2 denied" in text(outcome)
+    assert await page_value(service, other_ws, other_tab, "location.pathname") == "/targets"
+    assert await page_value(service, ws, tab, "window.hits.includes('a:click:1')") is True
