@@ -106,6 +106,7 @@
       if (!args || !("value" in args)) throw new ns.PageError("form_input needs a value", "bad_args");
       return { ref: args.ref, ...ns.forms.setFormValue(el, args.value, env) };
     },
+    form_fields: () => ns.forms.formFields(document, ctx, env),
     scroll_into_view: (args) => {
       const el = elementArg(args);
       el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });

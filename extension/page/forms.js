@@ -119,5 +119,94 @@
     throw new PageError(`Element <${tag.toLowerCase()}> is not a form control`, "not_a_control");
   }
 
-  ns.forms = { toBoolean, matchOption, setNativeValue, setFormValue };
+  // --- form_fields: the page's forms and their fillable controls, for form_fill -------------
+
+  const SKIPPED_INPUTS = new Set(["hidden", "submit", "button", "reset", "image"]);
+  const NOT_LABEL_TEXT = new Set(["SELECT", "TEXTAREA", "OPTION", "SCRIPT", "STYLE"]);
+  const SUBMIT_WORDS = /\b(submit|sign ?in|log ?in|sign ?up|register|save|continue|send|search|next)\b/i;
+  const MAX_FORMS = 20;
+  const MAX_FIELDS = 200;
+
+  // A label's own words, without the text of controls inside it (a select's options).
+  function labelText(label) {
+    const parts = [];
+    const walk = (node, depth) => {
+      for (const child of node.childNodes || []) {
+        if (child.nodeType === 3) parts.push(child.nodeValue || "");
+        else if (child.nodeType === 1 && depth < 16 && !NOT_LABEL_TEXT.has(dom.tagOf(child))) walk(child, depth + 1);
+      }
+    };
+    walk(label, 0);
+    return dom.collapse(parts.join(" "));
+  }
+
+  function fieldType(el) {
+    const tag = dom.tagOf(el);
+    if (tag === "INPUT") return dom.attr(el, "type").toLowerCase() || "text";
+    if (tag === "SELECT" || tag === "TEXTAREA") return tag.toLowerCase();
+    return "contenteditable";
+  }
+
+  function describeField(el, ctx) {
+    const label = el.labels ? [...el.labels].map(labelText).filter(Boolean).join(" ") : "";
+    const aria = dom.attr(el, "aria-label") || (label ? "" : dom.accessibleName(el));
+    const out = {
+      ref: ctx.refs.refFor(el),
+      type: fieldType(el),
+      label: dom.clip(label, 200),
+      placeholder: dom.clip(dom.attr(el, "placeholder"), 200),
+      name: dom.clip(dom.attr(el, "name"), 200),
+      id: dom.clip(el.id || "", 200),
+      aria: dom.clip(aria, 200),
+      enabled: !dom.isDisabled(el) && !el.readOnly,
+    };
+    if (out.type === "radio" || out.type === "checkbox") out.value = dom.clip(dom.attr(el, "value"), 200);
+    if (out.type === "select") out.options = [...el.options].slice(0, 50).map((o) => dom.clip(dom.collapse(o.textContent), 80));
+    if (dom.isSecretField(el)) out.secret = true;
+    return out;
+  }
+
+  function isSubmitControl(el) {
+    const tag = dom.tagOf(el);
+    const type = dom.attr(el, "type").toLowerCase();
+    if (tag === "BUTTON") return type === "" || type === "submit";
+    return tag === "INPUT" && (type === "submit" || type === "image");
+  }
+
+  // Forms in document order (controls outside any form make a last, formless group), each with
+  // its visible fillable controls and its submit candidates.
+  function formFields(doc, ctx, env) {
+    const groups = new Map();
+    const group = (form) => {
+      if (!groups.has(form)) {
+        groups.set(form, {
+          ref: form ? ctx.refs.refFor(form) : null,
+          name: form ? dom.clip(dom.attr(form, "aria-label") || dom.attr(form, "name") || form.id || "", 120) : "",
+          fields: [],
+          submits: [],
+        });
+      }
+      return groups.get(form);
+    };
+    const selector = "input, textarea, select, [contenteditable='true'], [contenteditable=''], button";
+    for (const el of doc.querySelectorAll(selector)) {
+      const form = el.form || (el.closest && el.closest("form")) || null;
+      if (!dom.isVisible(el, env)) continue;
+      if (dom.tagOf(el) === "BUTTON" || (dom.tagOf(el) === "INPUT" && SKIPPED_INPUTS.has(fieldType(el)))) {
+        const name = dom.accessibleName(el);
+        const native = isSubmitControl(el) && !!el.form;
+        if ((native || SUBMIT_WORDS.test(name)) && !dom.isDisabled(el) && groups.size <= MAX_FORMS) {
+          group(form).submits.push({ ref: ctx.refs.refFor(el), name: dom.clip(name, 120), native });
+        }
+        continue;
+      }
+      if (!form && groups.size >= MAX_FORMS && !groups.has(null)) continue;
+      const entry = group(form);
+      if (entry.fields.length < MAX_FIELDS) entry.fields.push(describeField(el, ctx));
+    }
+    const forms = [...groups.entries()].sort((a, b) => (a[0] === null) - (b[0] === null)).map((e) => e[1]);
+    return { url: doc.location ? doc.location.href : "", title: doc.title, forms: forms.filter((f) => f.fields.length), renderSerial: ctx.refs.serial() };
+  }
+
+  ns.forms = { toBoolean, matchOption, setNativeValue, setFormValue, labelText, formFields };
 })(globalThis);

@@ -359,6 +359,35 @@ async def more_browser(more_service: Service) -> AsyncIterator[managed.ManagedBr
         yield launched
 
 
+# --- compositions and form_fill (tests/e2e/test_compositions.py, test_form_fill.py) -----------
+
+
+@pytest.fixture
+async def extended_service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIterator[Service]:
+    """The engine with the page tools, tab_control / wait_for / dialog, form_fill, script and
+    browser_batch."""
+    from ghostlight_trio.tools.compositions import composition_handlers
+    from ghostlight_trio.tools.form_fill import form_fill_handlers
+    from ghostlight_trio.tools.more_tools import more_tool_handlers
+    from ghostlight_trio.tools.page_tools import page_tool_handlers
+
+    yield await serve(
+        endpoints,
+        nursery,
+        context_handlers,
+        page_tool_handlers,
+        more_tool_handlers,
+        form_fill_handlers,
+        lambda registry, shore: composition_handlers(),
+    )
+
+
+@pytest.fixture
+async def extended_browser(extended_service: Service) -> AsyncIterator[managed.ManagedBrowser]:
+    async with launched_for(extended_service) as launched:
+        yield launched
+
+
 async def page_value(service: Service, ws: str, tab: int, expression: str) -> Any:
     """An expression's value read straight over the shore (independent of the tools)."""
     answer = await service.shore.request(

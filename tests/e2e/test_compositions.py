@@ -7,47 +7,23 @@ the composition's own report.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import trio
 
-from ghostlight_trio.browser import managed
-from ghostlight_trio.tools.browser_context import context_handlers
-from ghostlight_trio.tools.compositions import composition_handlers
-from ghostlight_trio.tools.more_tools import more_tool_handlers
-from ghostlight_trio.tools.page_tools import page_tool_handlers
 from ghostlight_trio.transport.bridge import ImageBlock
-from ghostlight_trio.transport.endpoints import Endpoints
 
-from .conftest import Service, launched_for, open_page, page_value, serve, text
+from .conftest import Service, open_page, page_value, text
 
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture
-async def batch_service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIterator[Service]:
-    yield await serve(
-        endpoints,
-        nursery,
-        context_handlers,
-        page_tool_handlers,
-        more_tool_handlers,
-        lambda registry, shore: composition_handlers(),
-    )
-
-
-@pytest.fixture
-async def batch_browser(batch_service: Service) -> AsyncIterator[managed.ManagedBrowser]:
-    async with launched_for(batch_service) as launched:
-        yield launched
 
 
 async def test_a_batch_navigates_reads_and_screenshots_in_one_call(
-    batch_service: Service, batch_browser: Any, web: str
+    extended_service: Service, extended_browser: Any, web: str
 ) -> None:
-    service = batch_service
+    service = extended_service
     ws, tab = await open_page(service, f"{web}/")
     actions = [
         {"name": "navigate", "input": {"url": f"{web}/targets", "tabId": tab}},
@@ -66,9 +42,9 @@ async def test_a_batch_navigates_reads_and_screenshots_in_one_call(
 
 
 async def test_a_script_clicks_what_its_find_step_found(
-    batch_service: Service, batch_browser: Any, web: str
+    extended_service: Service, extended_browser: Any, web: str
 ) -> None:
-    service = batch_service
+    service = extended_service
     ws, tab = await open_page(service, f"{web}/targets")
     steps = [
         {"tool": "find", "args": {"query": "Charlie button"}},
@@ -86,9 +62,9 @@ async def test_a_script_clicks_what_its_find_step_found(
 
 
 async def test_a_step_on_another_workspaces_tab_is_denied_and_that_tab_untouched(
-    batch_service: Service, batch_browser: Any, web: str
+    extended_service: Service, extended_browser: Any, web: str
 ) -> None:
-    service = batch_service
+    service = extended_service
     ws, tab = await open_page(service, f"{web}/targets")
     other_ws, other_tab = await open_page(service, f"{web}/targets")
     actions = [

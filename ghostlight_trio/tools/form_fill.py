@@ -1,0 +1,311 @@
+"""``form_fill``: fill several fields of one form by what they are called, optionally submit.
+
+The page's content script lists its forms and their visible controls (``form_fields``). Each
+key the agent gives is matched to one control by its label, placeholder, name or id, or
+aria-label (in that order of trust), exactly before by prefix before by substring; the tier
+counts more than the source, and longer keys are matched first. A control is used once. When
+the best match is shared by several controls the key is left unmatched with them as
+candidates, so no field is guessed. The form where the keys match best is filled, each field
+through ``form_input`` (the page sees the same events as from a person), and ``submit`` clicks
+that form's own submit control with a real mouse click.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from ..browser.errors import BrowserError
+from ..engine.contracts import ToolCall, ToolHandler, ToolResult
+from ..transport.excerpt import excerpt
+from .browser_calls import PageChannel, ToolInputError, guarded
+from .browser_context import BrowserRequests
+from .computer import ComputerTool
+from .provenance import origin_of, page_facts, provenance, wrap_page_text
+from .screenshots import ContextBook
+
+SOURCES = ("label", "placeholder", "name", "aria")
+"""Where a control's name may come from, most trusted first (``name`` covers name and id)."""
+EXACT, PREFIX, SUBSTRING = 0, 1, 2
+SKIP_CODES = frozenset(
+    {"disabled", "read_only", "no_such_option", "bad_value", "radio_uncheck",
+     "unsupported_control", "not_a_control", "stale_ref"}
+)  # fmt: skip
+"""Page refusals that skip one field and let the others go on."""
+SUBMIT_WORDS = re.compile(r"\b(submit|sign ?in|log ?in|sign ?up|register|save|continue|send)\b", re.I)
+MASK = "********"
+
+
+def form_fill_handlers(workspaces: Any, browser: BrowserRequests) -> dict[str, ToolHandler]:
+    del workspaces  # ownership is checked by the engine before a handler runs
+    channel = PageChannel(browser)
+    return {"form_fill": guarded(FormFill(channel, ComputerTool(channel, ContextBook())))}
+
+
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+@attrs.frozen
+class Control:
+    """One fillable thing: a field, or a radio group (``options`` holds its radios)."""
+
+    ref: str
+    kind: str
+    names: tuple[tuple[str, str], ...]
+    """(source, normalised text) pairs this control can be called by."""
+    label: str
+    enabled: bool = True
+    secret: bool = False
+    options: tuple[dict[str, Any], ...] = ()
+    order: int = 0
+
+
+@attrs.frozen
+class Match:
+    key: str
+    control: Control
+    tier: int
+
+
+@attrs.frozen
+class FillPlan:
+    form: int
+    matches: tuple[Match, ...]
+    unmatched: tuple[dict[str, Any], ...]
+
+    @property
+    def score(self) -> tuple[int, int]:
+        """2 per exact match, 1 per other; then how many keys fit anything there at all (a
+        form where a key fits two fields beats one where it fits none)."""
+        matched = sum(2 if match.tier == EXACT else 1 for match in self.matches)
+        return matched, len(self.matches) + sum(1 for u in self.unmatched if u["candidates"])
+
+
+def controls_of(fields: Sequence[Mapping[str, Any]]) -> list[Control]:
+    """The form's controls, radios of one name merged into one group, in document order."""
+    out: list[Control] = []
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for order, field in enumerate(fields):
+        name = str(field.get("name", ""))
+        if field.get("type") == "radio" and name:
+            if name not in groups:
+                groups[name] = []
+                out.append(Control(ref=name, kind="radio", names=(("name", _words(name)),),
+                                   label=name, order=order))  # fmt: skip
+            groups[name].append(field)
+            continue
+        names = tuple(
+            (source, _words(str(field.get(key, ""))))
+            for source, key in (("label", "label"), ("placeholder", "placeholder"),
+                                ("name", "name"), ("name", "id"), ("aria", "aria"))
+            if _words(str(field.get(key, "")))
+        )  # fmt: skip
+        label = next((str(field[k]) for k in ("label", "aria", "placeholder", "name", "id")
+                      if field.get(k)), str(field.get("ref", "")))  # fmt: skip
+        out.append(
+            Control(
+                ref=str(field.get("ref", "")),
+                kind=str(field.get("type", "text")),
+                names=names,
+                label=label,
+                enabled=bool(field.get("enabled", True)),
+                secret=bool(field.get("secret")),
+                order=order,
+            )
+        )
+    return [
+        attrs.evolve(c, options=tuple(groups[c.ref])) if c.kind == "radio" and c.ref in groups
+        else c
+        for c in out
+    ]  # fmt: skip
+
+
+def _rank(key: str, control: Control) -> tuple[int, int] | None:
+    """(tier, source) of the best way ``key`` names ``control``; None when it does not."""
+    best: tuple[int, int] | None = None
+    for source, text in control.names:
+        if text == key:
+            tier = EXACT
+        elif text.startswith(key) or (len(text) >= 3 and key.startswith(text)):
+            tier = PREFIX
+        elif key in text or (len(text) >= 4 and text in key):
+            tier = SUBSTRING
+        else:
+            continue
+        rank = (tier, SOURCES.index(source))
+        if best is None or rank < best:
+            best = rank
+    return best
+
+
+def plan_form(index: int, fields: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> FillPlan:
+    controls = controls_of(fields)
+    used: set[int] = set()
+    matches: list[Match] = []
+    unmatched: list[dict[str, Any]] = []
+    for key in sorted(keys, key=lambda k: (-len(_words(k)), keys.index(k))):
+        wanted = _words(key)
+        ranked = [
+            (rank, i) for i, control in enumerate(controls)
+            if i not in used and wanted and (rank := _rank(wanted, control)) is not None
+        ]  # fmt: skip
+        if not ranked:
+            unmatched.append({"key": key, "candidates": []})
+            continue
+        best = min(rank for rank, _ in ranked)
+        tied = [i for rank, i in ranked if rank == best]
+        if len(tied) > 1:
+            unmatched.append({"key": key, "candidates": [controls[i].label for i in tied][:5]})
+            continue
+        used.add(tied[0])
+        matches.append(Match(key=key, control=controls[tied[0]], tier=best[0]))
+    matches.sort(key=lambda m: m.control.order)
+    return FillPlan(form=index, matches=tuple(matches), unmatched=tuple(unmatched))
+
+
+def best_plan(forms: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> FillPlan | None:
+    """The form the keys name best (first on a tie); None when the page has no form."""
+    plans = [plan_form(i, form.get("fields", []), keys) for i, form in enumerate(forms)]
+    return max(plans, key=lambda plan: plan.score, default=None)
+
+
+def pick_submit(submits: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """The form's own submit control: a native one named like a submit, else the first native
+    one, else a button named like a submit."""
+    named = [s for s in submits if SUBMIT_WORDS.search(str(s.get("name", "")))]
+    native = [s for s in submits if s.get("native")]
+    for choice in ([s for s in native if s in named], native, named):
+        if choice:
+            return choice[0]
+    return None
+
+
+class FormFill:
+    """The handler; ``click`` is the computer tool (a submit is a real mouse click)."""
+
+    def __init__(self, channel: PageChannel, click: Any) -> None:
+        self._channel = channel
+        self._click = click
+
+    async def __call__(self, call: ToolCall, tab: int) -> ToolResult:
+        started = time.monotonic()
+        values: Mapping[str, Any] = call.arguments.get("fields") or {}
+        if not values:
+            raise ToolInputError("fields must name at least one field and its value.")
+        page = await self._channel.content(call, tab, "form_fields", {})
+        forms = page.get("forms", []) if isinstance(page, dict) else []
+        plan = best_plan(forms, list(values))
+        if plan is None:
+            raise ToolInputError(
+                f"Tab {tab} shows no fillable form controls; nothing was filled. Check the page"
+                " with read_page (filter interactive)."
+            )
+        filled: list[dict[str, Any]] = []
+        skipped: list[dict[str, Any]] = []
+        for match in plan.matches:
+            await call.effects.checkpoint()
+            entry = await self._fill(call, tab, match, values[match.key])
+            (filled if "reason" not in entry else skipped).append(entry)
+            shown = ", ".join(item["label"] for item in filled[-5:])
+            call.effects.done_so_far(f"filled {len(filled)} of {len(values)} fields ({shown})")
+        form = forms[plan.form]
+        submitted, submit_ref, observation = False, None, None
+        if call.arguments.get("submit"):
+            submitted, submit_ref, observation = await self._submit(call, tab, form, filled)
+        url = str(page.get("url", ""))
+        origin = origin_of(url)
+        ws = call.context.workspace_id
+        structured: dict[str, Any] = {
+            "filled": filled,
+            "unmatched": list(plan.unmatched),
+            "skipped": skipped,
+            "submitted": submitted,
+            "duration_ms": round((time.monotonic() - started) * 1000, 1),
+            "page": page_facts(tab, url, str(page.get("title", "")), page.get("renderSerial")),
+            "provenance": provenance(ws, origin),
+        }
+        if submit_ref:
+            structured["submit_ref"] = submit_ref
+        if observation:
+            structured["observation"] = observation
+        head = f"Filled {len(filled)}/{len(values)} fields."
+        if call.arguments.get("submit"):
+            head += f" submitted: {'true' if submitted else 'false'}."
+        text = f"{head}\n" + wrap_page_text(_details(structured), ws, origin)
+        return ToolResult.text(text, kind="ok" if filled else "tool_error", structured=structured)
+
+    async def _fill(self, call: ToolCall, tab: int, match: Match, value: Any) -> dict[str, Any]:
+        control = match.control
+        entry: dict[str, Any] = {"label": control.label, "ref": control.ref, "type": control.kind}
+        ref, wanted = control.ref, value
+        if control.kind == "radio" and control.options:
+            option = _radio_option(control, value)
+            if option is None:
+                listed = ", ".join(str(o.get("label") or o.get("value")) for o in control.options)
+                return entry | {"reason": f"no option {excerpt(str(value))!r} (options: {listed})"}
+            ref, wanted = str(option["ref"]), True
+            entry["ref"] = ref
+        elif control.kind == "file":
+            return entry | {"reason": "a file input: form_fill does not set files"}
+        elif not control.enabled:
+            return entry | {"reason": "disabled or read-only"}
+        try:
+            done = await self._channel.content(call, tab, "form_input", {"ref": ref, "value": wanted})
+        except BrowserError as refused:
+            if refused.code not in SKIP_CODES:
+                raise
+            return entry | {"reason": refused.message}
+        if control.secret or (isinstance(done, dict) and done.get("secret")):
+            entry["value"] = MASK
+        elif control.options:
+            entry["value"] = str(value)
+        elif isinstance(done, dict) and "value" in done:
+            entry["value"] = done.get("text", done["value"])
+        return entry
+
+    async def _submit(
+        self, call: ToolCall, tab: int, form: Mapping[str, Any], filled: list[dict[str, Any]]
+    ) -> tuple[bool, str | None, str | None]:
+        if not filled:
+            return False, None, "Not submitted: no field was filled."
+        choice = pick_submit(form.get("submits", []))
+        if choice is None:
+            return False, None, "Not submitted: the form has no submit control."
+        await call.effects.checkpoint()
+        ref = str(choice["ref"])
+        arguments = {"action": "left_click", "ref": ref, "tabId": call.arguments["tabId"]}
+        clicked = await self._click(ToolCall(call.context, arguments, call.effects))
+        text = "\n".join(getattr(block, "text", "") for block in clicked.content)
+        return clicked.kind == "ok", ref, text
+
+
+def _radio_option(control: Control, value: Any) -> Mapping[str, Any] | None:
+    wanted = _words(str(value))
+    for exact in (True, False):
+        for option in control.options:
+            for text in (_words(str(option.get("value", ""))), _words(str(option.get("label", "")))):
+                if text and (text == wanted if exact else text.startswith(wanted)):
+                    return option
+    return None
+
+
+def _details(structured: Mapping[str, Any]) -> str:
+    lines = [
+        f"- {item['label']} ({item['ref']}, {item['type']}) = {item.get('value', '')!s}"
+        for item in structured["filled"]
+    ]
+    for item in structured["unmatched"]:
+        candidates = ", ".join(item["candidates"])
+        lines.append(
+            f"unmatched: {excerpt(item['key'])}"
+            + (f" (several fit: {candidates})" if candidates else " (no field fits)")
+        )
+    lines += [f"skipped: {item['label']}: {item['reason']}" for item in structured["skipped"]]
+    if structured.get("observation"):
+        lines.append(f"after submit: {structured['observation']}")
+    return "\n".join(lines)

@@ -1,0 +1,91 @@
+"""form_fill in real headless Chromium: fields matched by what the page calls them, filled the
+way form_input fills them, submitted with a real click. Every value is read back through the
+test's own CDP requests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .conftest import PAGES, Service, open_page, page_value, text
+
+pytestmark = pytest.mark.e2e
+
+FORM_PAGES = {
+    "/fill/signup": """<!doctype html><title>Sign up</title>
+<form id="search" onsubmit="window.searched=(window.searched||0)+1; return false">
+<input name="q" placeholder="Search the site"><button>Search</button></form>
+<form id="signup" onsubmit="event.preventDefault(); window.submitted=(window.submitted||0)+1">
+<label>Email address <input id="email" type="email"></label>
+<label>Password <input id="pw" type="password"></label>
+<label><input id="news" type="checkbox"> Newsletter</label>
+<fieldset><legend>Plan</legend>
+<label><input type="radio" name="plan" value="basic" checked> Basic</label>
+<label><input id="pro" type="radio" name="plan" value="pro"> Pro</label></fieldset>
+<label>Country <select id="country"><option value="fr">France</option>
+<option value="jp">Japan</option></select></label>
+<label>Phone (home) <input id="home"></label> <label>Phone (work) <input id="work"></label>
+<button type="button" onclick="window.helped=true">Help</button>
+<button type="submit">Create account</button>
+</form>""",
+}
+PAGES.update(FORM_PAGES)
+
+
+
+
+async def test_fields_are_found_by_their_labels_filled_and_the_form_submitted(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/fill/signup")
+    fields = {
+        "email": "ada@example.com",
+        "password": "s3cret-value",
+        "newsletter": True,
+        "plan": "pro",
+        "country": "Japan",
+    }
+    outcome = await service.call("form_fill", ws, tabId=tab, fields=fields, submit=True)
+    assert outcome.kind == "ok", text(outcome)
+    read = "[email.value, pw.value, news.checked, pro.checked, country.value, window.submitted]"
+    assert await page_value(service, ws, tab, read) == [
+        "ada@example.com", "s3cret-value", True, True, "jp", 1
+    ]
+    assert await page_value(service, ws, tab, "[window.searched, window.helped]") == [None, None]
+    structured = outcome.structured
+    assert structured["submitted"] is True and structured["unmatched"] == []
+    by_label = {item["label"]: item for item in structured["filled"]}
+    assert by_label["Password"]["value"] == "********"
+    assert "s3cret" not in text(outcome)
+    assert by_label["Email address"]["value"] == "ada@example.com"
+    assert text(outcome).startswith("Filled 5/5 fields. submitted: true.")
+
+
+async def test_a_key_two_fields_fit_equally_is_left_unmatched_and_nothing_is_guessed(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/fill/signup")
+    outcome = await service.call("form_fill", ws, tabId=tab, fields={"phone": "555"})
+    assert outcome.kind == "tool_error"
+    [unmatched] = outcome.structured["unmatched"]
+    assert unmatched["key"] == "phone"
+    assert unmatched["candidates"] == ["Phone (home)", "Phone (work)"]
+    assert await page_value(service, ws, tab, "[home.value, work.value]") == ["", ""]
+    exact = await service.call("form_fill", ws, tabId=tab, fields={"phone work": "555"})
+    assert exact.kind == "ok", text(exact)
+    assert await page_value(service, ws, tab, "[home.value, work.value]") == ["", "555"]
+
+
+async def test_the_form_the_keys_name_best_is_the_one_filled(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/fill/signup")
+    outcome = await service.call("form_fill", ws, tabId=tab, fields={"search": "lanterns"}, submit=True)
+    assert outcome.kind == "ok", text(outcome)
+    assert await page_value(service, ws, tab, "[document.querySelector('[name=q]').value, window.searched, window.submitted]") == [
+        "lanterns", 1, None
+    ]

@@ -1,0 +1,65 @@
+"""form_fill's matching rules, on field lists shaped as the page's ``form_fields`` gives them."""
+
+from __future__ import annotations
+
+from ghostlight_trio.tools.form_fill import EXACT, SUBSTRING, best_plan, pick_submit, plan_form
+
+
+def field(ref: str, **facts: str) -> dict[str, str]:
+    return {"ref": ref, "type": facts.pop("type", "text"), **facts}
+
+
+def chosen(plan) -> dict[str, str]:
+    return {match.key: match.control.ref for match in plan.matches}
+
+
+def test_an_exact_name_beats_a_label_that_only_starts_with_the_key() -> None:
+    fields = [field("ref_1", label="Email address"), field("ref_2", name="email")]
+    plan = plan_form(0, fields, ["email"])
+    assert chosen(plan) == {"email": "ref_2"} and plan.matches[0].tier == EXACT
+
+
+def test_longer_keys_go_first_and_a_control_is_used_once() -> None:
+    fields = [field("ref_1", label="First name"), field("ref_2", label="Last name")]
+    plan = plan_form(0, fields, ["name", "last_name"])
+    assert chosen(plan) == {"last_name": "ref_2", "name": "ref_1"}
+    assert {m.key: m.tier for m in plan.matches}["name"] == SUBSTRING
+
+
+def test_equal_best_fits_leave_the_key_unmatched_with_candidates() -> None:
+    fields = [field("ref_1", label="Phone (home)"), field("ref_2", label="Phone (work)")]
+    plan = plan_form(0, fields, ["phone"])
+    assert plan.matches == ()
+    assert plan.unmatched == ({"key": "phone", "candidates": ["Phone (home)", "Phone (work)"]},)
+
+
+def test_radios_of_one_name_are_one_control_named_by_the_group() -> None:
+    fields = [
+        field("ref_1", type="radio", name="plan", value="basic", label="Basic"),
+        field("ref_2", type="radio", name="plan", value="pro", label="Pro"),
+        field("ref_3", label="Plan notes"),
+    ]
+    plan = plan_form(0, fields, ["plan"])
+    [match] = plan.matches
+    assert match.control.kind == "radio" and match.tier == EXACT
+    assert [option["ref"] for option in match.control.options] == ["ref_1", "ref_2"]
+
+
+def test_the_form_the_keys_name_best_wins_and_no_form_means_no_plan() -> None:
+    login = {"fields": [field("ref_1", label="User"), field("ref_2", label="Password")]}
+    search = {"fields": [field("ref_3", placeholder="Search")]}
+    assert best_plan([search, login], ["user", "password"]).form == 1
+    assert best_plan([search, login], ["search"]).form == 0
+    assert best_plan([], ["x"]) is None
+
+
+def test_the_submit_is_the_forms_own_native_one_named_like_a_submit() -> None:
+    submits = [
+        {"ref": "ref_1", "name": "Search", "native": True},
+        {"ref": "ref_2", "name": "Create account", "native": True},
+        {"ref": "ref_3", "name": "Save draft", "native": False},
+    ]
+    assert pick_submit(submits)["ref"] == "ref_1"  # none native is named like one: the first native
+    assert pick_submit(submits[1:])["ref"] == "ref_2"
+    assert pick_submit(submits[2:])["ref"] == "ref_3"
+    assert pick_submit([]) is None
