@@ -31,6 +31,9 @@ BUDGET_MS = 45_000
 """No step starts once a composition has run this long: its answer then still comes within the
 caller's 60 s reply deadline unless the last step itself runs long. ``budget_ms`` can only
 lower it."""
+BATCH_MAX = 100
+"""Actions one browser_batch takes (a script takes 20): more could not run within the budget,
+and each is a call of its own in the audit trail."""
 STEP_TEXT_MAX = 2_000
 """A script step's text in the result, at most (the rest is cut, and says so)."""
 SCRIPT_RESULT_MAX = 25_000
@@ -137,6 +140,11 @@ def _stop_reason(step: _Step) -> str:
 
 async def run_batch(call: ToolCall) -> ToolResult:
     actions: Sequence[Mapping[str, Any]] = call.arguments["actions"]
+    if len(actions) > BATCH_MAX:
+        return ToolResult.error(
+            f"browser_batch takes at most {BATCH_MAX} actions (got {len(actions)}); nothing ran."
+            " Split them over several calls."
+        )
     budget = _budget(call.arguments)
     assert isinstance(budget, float)
     run = _Run(tools=[str(action["name"]) for action in actions], budget_s=budget)

@@ -128,6 +128,15 @@ async def test_a_step_on_a_foreign_tab_is_denied_before_anything_reaches_it(
     assert step.outcome == "denied" and step.rule == "unowned_tab"
 
 
+async def test_an_oversized_batch_is_refused_whole(autojump_clock, nursery):
+    tools = Tools()
+    h, ws = harness(nursery, tools)
+    _, outcome = await run(h, "browser_batch", {"actions": [FIND] * 101}, ws)
+    assert outcome.kind == "tool_error"
+    assert text(outcome).startswith("browser_batch takes at most 100 actions (got 101); nothing ran.")
+    assert tools.received == [] and len(h.audit) == 1
+
+
 async def test_compositions_do_not_nest_and_unknown_tools_are_named(autojump_clock, nursery):
     tools = Tools()
     h, ws = harness(nursery, tools)
