@@ -107,6 +107,11 @@
       return { ref: args.ref, ...ns.forms.setFormValue(el, args.value, env) };
     },
     form_fields: () => ns.forms.formFields(document, ctx, env),
+    set_files: (args) => {
+      const el = elementArg(args);
+      if (!Array.isArray(args.files) || !args.files.length) throw new ns.PageError("set_files needs files", "bad_args");
+      return { ref: args.ref, ...ns.forms.setFiles(el, args.files, env) };
+    },
     scroll_into_view: (args) => {
       const el = elementArg(args);
       el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });

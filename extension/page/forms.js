@@ -119,6 +119,48 @@
     throw new PageError(`Element <${tag.toLowerCase()}> is not a form control`, "not_a_control");
   }
 
+  // --- set_files: file_upload's bytes into a file input ------------------------------------
+
+  function decodeBase64(data) {
+    const binary = root.atob(String(data));
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    return bytes;
+  }
+
+  // Puts the files into the input the way a file chooser does: its FileList replaced, then
+  // bubbling, composed input and change events. Returns what the input holds afterwards.
+  function setFiles(target, files, env) {
+    const PageError = ns.PageError;
+    const shadow = target && target.shadowRoot;
+    const inner = shadow && shadow.querySelector ? shadow.querySelector("input[type=file]") : null;
+    const el = inner || resolveControl(target);
+    if (dom.tagOf(el) !== "INPUT" || dom.attr(el, "type").toLowerCase() !== "file") {
+      throw new PageError(`Element <${dom.tagOf(el).toLowerCase()}> is not a file input`, "not_a_file_input");
+    }
+    if (dom.isDisabled(el)) throw new PageError("The file input is disabled", "disabled");
+    if (files.length > 1 && !el.multiple) {
+      throw new PageError(`The file input takes one file (it has no "multiple"); ${files.length} were given`, "single_file");
+    }
+    const view = (el.ownerDocument && el.ownerDocument.defaultView) || root;
+    const transfer = new view.DataTransfer();
+    for (const file of files) {
+      let bytes;
+      try {
+        bytes = decodeBase64(file.data);
+      } catch (err) {
+        throw new PageError(`The data of ${JSON.stringify(String(file.name))} is not base64`, "bad_value");
+      }
+      transfer.items.add(new view.File([bytes], String(file.name), { type: String(file.mimeType || "") }));
+    }
+    el.files = transfer.files;
+    const EventCtor = view.Event || env.Event || root.Event;
+    fire(el, "input", EventCtor);
+    fire(el, "change", EventCtor);
+    const held = [...el.files].map((f) => ({ name: f.name, size: f.size, type: f.type }));
+    return { files: held, accept: dom.attr(el, "accept") };
+  }
+
   // --- form_fields: the page's forms and their fillable controls, for form_fill -------------
 
   const SKIPPED_INPUTS = new Set(["hidden", "submit", "button", "reset", "image"]);
@@ -208,5 +250,5 @@
     return { url: doc.location ? doc.location.href : "", title: doc.title, forms: forms.filter((f) => f.fields.length), renderSerial: ctx.refs.serial() };
   }
 
-  ns.forms = { toBoolean, matchOption, setNativeValue, setFormValue, labelText, formFields };
+  ns.forms = { toBoolean, matchOption, setNativeValue, setFormValue, setFiles, labelText, formFields };
 })(globalThis);

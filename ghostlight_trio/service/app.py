@@ -71,6 +71,7 @@ def browser_parts(
     """The browser shore and the tools that need it."""
     from ..browser.shore import BrowserShore
     from ..tools.browser_context import context_handlers
+    from ..tools.file_upload import file_upload_handlers
     from ..tools.form_fill import form_fill_handlers
     from ..tools.more_tools import more_tool_handlers
     from ..tools.page_tools import page_tool_handlers
@@ -81,6 +82,7 @@ def browser_parts(
         **page_tool_handlers(workspaces, shore, redact=redact),
         **more_tool_handlers(workspaces, shore),
         **form_fill_handlers(workspaces, shore),
+        **file_upload_handlers(workspaces, shore),
     }
     return BrowserParts(shore=shore, handlers=handlers)
 

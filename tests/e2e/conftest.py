@@ -364,9 +364,10 @@ async def more_browser(more_service: Service) -> AsyncIterator[managed.ManagedBr
 
 @pytest.fixture
 async def extended_service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIterator[Service]:
-    """The engine with the page tools, tab_control / wait_for / dialog, form_fill, script and
-    browser_batch."""
+    """The engine with the page tools, tab_control / wait_for / dialog, form_fill, file_upload,
+    script and browser_batch."""
     from ghostlight_trio.tools.compositions import composition_handlers
+    from ghostlight_trio.tools.file_upload import file_upload_handlers
     from ghostlight_trio.tools.form_fill import form_fill_handlers
     from ghostlight_trio.tools.more_tools import more_tool_handlers
     from ghostlight_trio.tools.page_tools import page_tool_handlers
@@ -378,6 +379,7 @@ async def extended_service(endpoints: Endpoints, nursery: trio.Nursery) -> Async
         page_tool_handlers,
         more_tool_handlers,
         form_fill_handlers,
+        file_upload_handlers,
         lambda registry, shore: composition_handlers(),
     )
 

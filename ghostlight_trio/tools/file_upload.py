@@ -1,0 +1,93 @@
+"""``file_upload``: put files the agent sends (as bytes) into a page's file input.
+
+The bytes arrive base64-encoded in the call and go into the input as a file chooser would put
+them (the page's content script builds the ``File`` objects and fires input and change). Local
+paths are refused: Ghostlight never reads the user's disk for an agent.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..browser.errors import BrowserError
+from ..engine.contracts import ToolCall, ToolHandler, ToolResult
+from ..transport.excerpt import excerpt
+from .browser_calls import PageChannel, ToolInputError, guarded
+from .browser_context import BrowserRequests
+from .receipts import build_receipt, observe_settled, receipt_result
+
+MAX_BYTES = 3 * 1024 * 1024
+"""All files of one call, decoded. An MCP message is at most 4 MiB, which holds about 3 MiB of
+base64; a larger file could not have arrived whole."""
+MAX_FILES = 20
+PATHS_REFUSED = (
+    "paths are not accepted: Ghostlight does not read local files for an agent. Send each file's"
+    " bytes in files (data: base64, name, mimeType); nothing was uploaded."
+)
+
+
+def file_upload_handlers(workspaces: Any, browser: BrowserRequests) -> dict[str, ToolHandler]:
+    del workspaces  # ownership is checked by the engine before a handler runs
+    return {"file_upload": guarded(FileUpload(PageChannel(browser)))}
+
+
+def checked_files(arguments: Mapping[str, Any]) -> tuple[list[dict[str, str]], int]:
+    """The files to send and their decoded size, or ToolInputError saying what is wrong."""
+    if arguments.get("paths"):
+        raise ToolInputError(PATHS_REFUSED)
+    files: Sequence[Mapping[str, Any]] = arguments.get("files") or []
+    if not files:
+        raise ToolInputError("files is empty: give at least one {data, name}; nothing was uploaded.")
+    if len(files) > MAX_FILES:
+        raise ToolInputError(f"At most {MAX_FILES} files per call ({len(files)} given); nothing was uploaded.")
+    out, total = [], 0
+    for number, file in enumerate(files, 1):
+        name = str(file.get("name", "")).strip()
+        if not name:
+            raise ToolInputError(f"files[{number - 1}] has an empty name; nothing was uploaded.")
+        try:
+            size = len(base64.b64decode(str(file.get("data", "")), validate=True))
+        except (binascii.Error, ValueError):
+            raise ToolInputError(
+                f"files[{number - 1}] ({excerpt(name)!r}): data is not valid base64; nothing was"
+                " uploaded."
+            ) from None
+        total += size
+        mime = str(file.get("mimeType") or "application/octet-stream")
+        out.append({"name": name, "mimeType": mime, "data": str(file["data"])})
+    if total > MAX_BYTES:
+        raise ToolInputError(
+            f"The files hold {total} bytes; at most {MAX_BYTES} bytes (3 MiB) go in one call;"
+            " nothing was uploaded."
+        )
+    return out, total
+
+
+class FileUpload:
+    def __init__(self, channel: PageChannel) -> None:
+        self._channel = channel
+
+    async def __call__(self, call: ToolCall, tab: int) -> ToolResult:
+        files, total = checked_files(call.arguments)
+        ref = str(call.arguments.get("ref", ""))
+        before = await self._channel.content(call, tab, "observe", {"ref": ref})
+        problem = before.get("targetError") if isinstance(before, dict) else None
+        if isinstance(problem, dict):
+            raise BrowserError(str(problem.get("message", "")), hop="page", code=problem.get("code"))
+        done = await self._channel.content(call, tab, "set_files", {"ref": ref, "files": files})
+        held = done.get("files", []) if isinstance(done, dict) else []
+        names = ", ".join(excerpt(str(f.get("name", "")), 80) for f in held)
+        summary = (
+            f"Uploaded {len(held)} file(s) to file input {ref}: {names}"
+            f" ({max(1, round(total / 1024))} KB total)."
+        )
+        await call.effects.checkpoint()
+        after = await observe_settled(
+            lambda: self._channel.content(call, tab, "observe", {"ref": ref})
+        )
+        target = after.get("target") if isinstance(after, dict) else None
+        receipt = build_receipt("file_upload", tab, before, after, assurance="ref", target=target)
+        return receipt_result(summary, receipt, call.context.workspace_id)
