@@ -118,6 +118,20 @@
       return ns.find.describeElement(el, ctx);
     },
     element_rect: (args) => ns.find.describeElement(elementArg(args), ctx),
+    // Whether a click at the centre of the ref'd element would reach it (or something inside
+    // it, or its label), and if not, what is on top.
+    hit_test: (args) => {
+      const el = elementArg(args);
+      const target = ns.find.describeElement(el, ctx);
+      const at = ns.find.elementAtPoint(document, target.x, target.y);
+      let reaches = false;
+      for (let node = at, hops = 0; node && hops < 256 && !reaches; hops++) {
+        reaches = node === el;
+        node = node.parentNode || node.host || null;
+      }
+      if (!reaches && at && ns.dom.tagOf(at) === "LABEL" && at.control === el) reaches = true;
+      return { target, hit: reaches, covering: at && !reaches ? ns.find.describeElement(at, ctx) : null };
+    },
     // One observation for wait_for: matches of a selector/text plus the mutation count and
     // document state that tell whether the page has settled.
     wait_probe: (args) => ({

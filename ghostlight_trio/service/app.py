@@ -70,6 +70,7 @@ def browser_parts(
 ) -> BrowserParts:
     """The browser shore and the tools that need it."""
     from ..browser.shore import BrowserShore
+    from ..tools.act_on import act_on_handlers
     from ..tools.browser_context import context_handlers
     from ..tools.file_upload import file_upload_handlers
     from ..tools.form_fill import form_fill_handlers
@@ -83,6 +84,7 @@ def browser_parts(
         **more_tool_handlers(workspaces, shore),
         **form_fill_handlers(workspaces, shore),
         **file_upload_handlers(workspaces, shore),
+        **act_on_handlers(workspaces, shore),
     }
     return BrowserParts(shore=shore, handlers=handlers)
 

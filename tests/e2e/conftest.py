@@ -365,7 +365,8 @@ async def more_browser(more_service: Service) -> AsyncIterator[managed.ManagedBr
 @pytest.fixture
 async def extended_service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIterator[Service]:
     """The engine with the page tools, tab_control / wait_for / dialog, form_fill, file_upload,
-    script and browser_batch."""
+    act_on, script and browser_batch."""
+    from ghostlight_trio.tools.act_on import act_on_handlers
     from ghostlight_trio.tools.compositions import composition_handlers
     from ghostlight_trio.tools.file_upload import file_upload_handlers
     from ghostlight_trio.tools.form_fill import form_fill_handlers
@@ -380,6 +381,7 @@ async def extended_service(endpoints: Endpoints, nursery: trio.Nursery) -> Async
         more_tool_handlers,
         form_fill_handlers,
         file_upload_handlers,
+        act_on_handlers,
         lambda registry, shore: composition_handlers(),
     )
 

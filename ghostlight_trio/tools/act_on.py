@@ -1,0 +1,239 @@
+"""``act_on``: find one element by ref, query or accessible name, act on it, and optionally wait
+for what should follow.
+
+The target is resolved first and the action refused, with nothing sent, when it is not one
+clear element: no match (``target_missing``), several equally good ones (``ambiguous_target``,
+with up to five candidates), a stale ref (``stale_ref``), or, for pointer actions, something
+else on top of it (``covered_target``). The action itself is the computer tool's real input
+(clicks, hover, scroll_to) or form_input's (set_value), under this call's own lease; ``expect``
+then runs wait_for's condition and says whether it was met.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from ..engine.contracts import ToolCall, ToolHandler, ToolResult
+from ..transport.excerpt import quoted
+from .browser_calls import PageChannel, ToolInputError, guarded
+from .browser_context import BrowserRequests
+from .more_tools import more_tool_handlers
+from .page_tools import page_tool_handlers
+from .provenance import page_facts, provenance, wrap_page_text
+from .shaping import actionable, element_line, mechanical_actions
+
+POINTER_ACTIONS = frozenset({"left_click", "right_click", "double_click", "hover"})
+CONTROL_ROLES = frozenset(
+    {"button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox",
+     "menuitem", "menuitemcheckbox", "menuitemradio", "option", "tab", "switch", "slider",
+     "spinbutton", "treeitem"}
+)  # fmt: skip
+"""Roles of controls: for an action on a control, they win over text that merely mentions it."""
+EXPECT_DEFAULT_MS = 5_000
+CANDIDATES_MAX = 5
+FIND_LIMIT = 20
+NEXT_STEPS = {
+    "target_missing": "check the page with find or read_page, then name the element as it appears",
+    "ambiguous_target": "pick one of the candidates by its ref (target {\"ref\": ...}), or name"
+    " the element more exactly (add a role)",
+    "stale_ref": "the page changed since that ref was read: read it again with find or read_page",
+    "covered_target": "close or scroll away what covers it (see candidates), then retry",
+}
+
+
+def act_on_handlers(workspaces: Any, browser: BrowserRequests) -> dict[str, ToolHandler]:
+    page = page_tool_handlers(workspaces, browser)
+    waits = more_tool_handlers(workspaces, browser)
+    tool = ActOn(PageChannel(browser), page["computer"], page["form_input"], waits["wait_for"])
+    return {"act_on": guarded(tool)}
+
+
+@attrs.frozen
+class Blocked(Exception):
+    kind: str
+    summary: str
+    candidates: tuple[dict[str, Any], ...] = ()
+
+
+class ActOn:
+    def __init__(
+        self, channel: PageChannel, computer: ToolHandler, form_input: ToolHandler,
+        wait_for: ToolHandler,
+    ) -> None:  # fmt: skip
+        self._channel = channel
+        self._computer = computer
+        self._form_input = form_input
+        self._wait_for = wait_for
+
+    async def __call__(self, call: ToolCall, tab: int) -> ToolResult:
+        arguments = call.arguments
+        action = str(arguments["action"])
+        target, how = _target_spec(arguments)
+        expect = _expect_spec(arguments)
+        try:
+            element, assurance = await self._resolve(call, tab, target, how, action)
+            if action in POINTER_ACTIONS:
+                await self._check_reachable(call, tab, element)
+        except Blocked as blocked:
+            return await self._blocked(call, tab, action, blocked)
+        ref = str(element["ref"])
+        if action == "set_value":
+            done = await self._form_input(
+                _sub(call, {"ref": ref, "value": arguments["value"], "tabId": arguments["tabId"]})
+            )
+        else:
+            done = await self._computer(
+                _sub(call, {"action": action, "ref": ref, "tabId": arguments["tabId"]})
+            )
+        if done.kind != "ok":
+            return done
+        structured = dict(done.structured or {})
+        receipt = dict(structured.get("interactionReceipt") or {})
+        lines = [f"act_on {action} on {ref} (target found by {how}, assurance {assurance})."]
+        lines += [getattr(block, "text", "") for block in done.content]
+        if receipt:
+            receipt["targetAssurance"] = assurance
+            receipt["action"] = action
+        if expect is not None:
+            await call.effects.checkpoint()
+            waited = await self._wait_for(_sub(call, {**expect, "tabId": arguments["tabId"]}))
+            met = waited.kind == "ok" and bool((waited.structured or {}).get("found"))
+            structured["wait"] = waited.structured or {"error": _text(waited)}
+            if receipt:
+                receipt["observedAfter"] = {**receipt.get("observedAfter", {}), "expectMet": met}
+            lines.append(("Expectation met: " if met else "Expectation NOT met: ") + _text(waited))
+        if receipt:
+            structured["interactionReceipt"] = receipt
+        return ToolResult.text("\n".join(lines), structured=structured)
+
+    async def _resolve(
+        self, call: ToolCall, tab: int, target: Mapping[str, Any], how: str, action: str
+    ) -> tuple[dict[str, Any], str]:
+        if how == "ref":
+            seen = await self._channel.content(call, tab, "observe", {"ref": target["ref"]})
+            problem = seen.get("targetError") if isinstance(seen, dict) else None
+            if isinstance(problem, dict):
+                code = str(problem.get("code", ""))
+                kind = "stale_ref" if code == "stale_ref" else "target_missing"
+                raise Blocked(kind, str(problem.get("message", "")))
+            return seen["target"], "ref"
+        query = str(target.get("query") or target.get("name"))
+        found = await self._channel.content(
+            call, tab, "find_text", {"query": query, "limit": FIND_LIMIT}
+        )
+        results = [r for r in found.get("results", []) if _can(r, action)]
+        if how == "name":
+            wanted = " ".join(query.lower().split())
+            role = target.get("role")
+            results = [
+                r for r in results
+                if " ".join(str(r.get("name", "")).lower().split()) == wanted
+                and (role is None or r.get("role") == role)
+            ]  # fmt: skip
+        if not results:
+            raise Blocked(
+                "target_missing",
+                f"nothing on the page fits {how} {quoted(query)}"
+                + (f" with role {quoted(str(target['role']))}" if target.get("role") else "")
+                + f" and can take {action}.",
+                tuple(found.get("results", [])[:CANDIDATES_MAX]),
+            )
+        if action != "scroll_to" and any(r.get("role") in CONTROL_ROLES for r in results):
+            results = [r for r in results if r.get("role") in CONTROL_ROLES]
+        best = min(r.get("matchRank", 0) for r in results)
+        top = [r for r in results if r.get("matchRank", 0) == best]
+        if len(top) > 1:
+            raise Blocked(
+                "ambiguous_target",
+                f"{len(top)} elements fit {how} {quoted(query)} equally well; nothing was done.",
+                tuple(top[:CANDIDATES_MAX]),
+            )
+        return top[0], "semantic"
+
+    async def _check_reachable(self, call: ToolCall, tab: int, element: dict[str, Any]) -> None:
+        ref = str(element["ref"])
+        if not element.get("inViewport"):
+            await self._channel.content(call, tab, "scroll_into_view", {"ref": ref})
+        hit = await self._channel.content(call, tab, "hit_test", {"ref": ref})
+        if isinstance(hit, dict) and not hit.get("hit"):
+            covering = hit.get("covering")
+            raise Blocked(
+                "covered_target",
+                f"another element lies on top of {ref} at its centre; a click would reach that"
+                " instead, so nothing was done.",
+                (covering,) if isinstance(covering, dict) else (),
+            )
+
+    async def _blocked(self, call: ToolCall, tab: int, action: str, blocked: Blocked) -> ToolResult:
+        step = NEXT_STEPS[blocked.kind]
+        ping = await self._channel.content(call, tab, "ping")
+        url = str(ping.get("url", ""))
+        page = page_facts(tab, url, str(ping.get("title", "")), ping.get("renderSerial"))
+        candidates = [actionable(c) for c in blocked.candidates]
+        receipt = {
+            "targetAssurance": "none",
+            "action": action,
+            "observedAfter": {},
+            "blockers": [{"kind": blocked.kind, "summary": blocked.summary, "nextStep": step}],
+            "page": page,
+            "more": False,
+            "provenance": provenance(call.context.workspace_id, page["origin"]),
+        }
+        text = f"interaction receipt: blocked before action: {blocked.kind}. {blocked.summary}"
+        text += f" Next step: {step}."
+        if candidates:
+            listed = "\n".join(element_line(c) for c in candidates)
+            text += "\nCandidates:\n" + wrap_page_text(listed, call.context.workspace_id, page["origin"])
+        structured: dict[str, Any] = {"interactionReceipt": receipt}
+        if candidates:
+            structured["candidates"] = candidates
+        return ToolResult.text(text, kind="tool_error", structured=structured)
+
+
+def _target_spec(arguments: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
+    target = arguments.get("target") or {}
+    given = [key for key in ("ref", "query", "name") if target.get(key)]
+    if len(given) != 1:
+        raise ToolInputError(
+            "target needs exactly one of ref, query or name (with role only beside name);"
+            " nothing was done."
+        )
+    if target.get("role") and given[0] != "name":
+        raise ToolInputError("target role goes with name only; nothing was done.")
+    action = arguments.get("action")
+    if (action == "set_value") != ("value" in arguments):
+        raise ToolInputError(
+            "value is required with action set_value and accepted with no other; nothing was done."
+        )
+    return target, given[0]
+
+
+def _expect_spec(arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    expect = arguments.get("expect")
+    if expect is None:
+        return None
+    if bool(expect.get("selector")) == bool(expect.get("text")):
+        raise ToolInputError("expect needs exactly one of selector or text; nothing was done.")
+    out = {key: expect[key] for key in ("selector", "text", "state") if expect.get(key)}
+    out["timeout_ms"] = expect.get("timeout_ms", EXPECT_DEFAULT_MS)
+    return out
+
+
+def _can(element: Mapping[str, Any], action: str) -> bool:
+    mechanical = mechanical_actions(dict(element))
+    if action in POINTER_ACTIONS:
+        return "hover" in mechanical if action == "hover" else "click" in mechanical
+    return action in mechanical
+
+
+def _sub(call: ToolCall, arguments: dict[str, Any]) -> ToolCall:
+    """The same call (context, effects, lease) asking an underlying tool for one part."""
+    return ToolCall(call.context, arguments, call.effects)
+
+
+def _text(result: ToolResult) -> str:
+    return " ".join(getattr(block, "text", "") for block in result.content)
+

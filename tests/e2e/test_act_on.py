@@ -1,0 +1,83 @@
+"""act_on in real headless Chromium: one clear target or nothing is done. Every effect is read
+back through the test's own CDP requests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .conftest import PAGES, Service, open_page, page_value, text
+
+pytestmark = pytest.mark.e2e
+
+PAGES.update(
+    {
+        "/act": """<!doctype html><title>Act page</title>
+<style>body{margin:0;font:16px sans-serif} button{margin:6px}
+#veil{position:absolute;left:0;top:200px;width:400px;height:80px;background:#eee}
+#under{position:absolute;left:20px;top:220px}</style>
+<h2>Save your work</h2>
+<button onclick="window.saves=(window.saves||0)+1; setTimeout(() => {
+  const p = document.createElement('p'); p.textContent = 'Saved!'; document.body.append(p);
+}, 300)">Save</button>
+<button class="del" onclick="window.deletes=(window.deletes||0)+1">Delete</button>
+<button class="del" onclick="window.deletes=(window.deletes||0)+1">Delete</button>
+<label>Nickname <input id="nick"></label>
+<button id="under" onclick="window.underClicks=(window.underClicks||0)+1">Hidden behind</button>
+<div id="veil">a banner over the button</div>""",
+    }
+)
+
+
+async def test_a_named_button_is_clicked_and_the_expected_text_waited_for(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/act")
+    outcome = await service.call(
+        "act_on", ws, tabId=tab, target={"name": "Save", "role": "button"}, action="left_click",
+        expect={"text": "Saved!", "timeout_ms": 5000},
+    )
+    assert outcome.kind == "ok", text(outcome)
+    assert await page_value(service, ws, tab, "window.saves") == 1
+    receipt = outcome.structured["interactionReceipt"]
+    assert receipt["targetAssurance"] == "semantic" and receipt["action"] == "left_click"
+    assert receipt["observedAfter"]["expectMet"] is True
+    assert receipt["target"]["name"] == "Save" and "Expectation met" in text(outcome)
+
+
+async def test_set_value_by_query_fills_the_field(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/act")
+    outcome = await service.call(
+        "act_on", ws, tabId=tab, target={"query": "Nickname"}, action="set_value", value="Ada"
+    )
+    assert outcome.kind == "ok", text(outcome)
+    assert await page_value(service, ws, tab, "nick.value") == "Ada"
+
+
+async def test_nothing_is_done_unless_the_target_is_one_clear_reachable_element(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/act")
+    cases = [
+        ({"query": "Delete"}, "ambiguous_target", 2),
+        ({"name": "Hidden behind"}, "covered_target", 1),
+        ({"name": "Publish"}, "target_missing", None),
+        ({"ref": "ref_4242"}, None, None),
+    ]
+    for target, kind, candidates in cases:
+        outcome = await service.call("act_on", ws, tabId=tab, target=target, action="left_click")
+        assert outcome.kind == "tool_error", (target, text(outcome))
+        assert text(outcome).startswith("interaction receipt: blocked before action: "), text(outcome)
+        [blocker] = outcome.structured["interactionReceipt"]["blockers"]
+        if kind is not None:
+            assert blocker["kind"] == kind, (target, blocker)
+        if candidates is not None:
+            assert len(outcome.structured["candidates"]) == candidates
+    done = "[window.deletes, window.underClicks, window.saves]"
+    assert await page_value(service, ws, tab, done) == [None, None, None]
