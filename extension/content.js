@@ -29,8 +29,10 @@
   // are watched from the first time a mechanism reads into them.
   let mutationTotal = 0;
   const observer = new MutationObserver((records) => {
-    mutationTotal += records.length;
-    refs.noteMutations(records.length);
+    // A caption coming or going (narrate) is not a change of the page.
+    const changes = records.filter((record) => !ns.narrate.isOwnMutation(record)).length;
+    mutationTotal += changes;
+    refs.noteMutations(changes);
   });
   const watched = new WeakSet();
   function watchDocument(doc) {
@@ -81,12 +83,14 @@
     if (typeof args.ref === "string") {
       try {
         out.target = ns.find.describeElement(refs.resolve(args.ref), ctx);
+        ns.narrate.noteActivity(out.target.y);
       } catch (err) {
         out.targetError = { message: err.message, code: err.code || "page_error" };
       }
     } else if (Number.isFinite(args.x) && Number.isFinite(args.y)) {
       const el = ns.find.elementAtPoint(document, args.x, args.y);
       out.target = el ? ns.find.describeElement(el, ctx) : null;
+      ns.narrate.noteActivity(args.y);
       out.viewport = { width: window.innerWidth, height: window.innerHeight };
     }
     const focused = focusedElement();
@@ -107,6 +111,7 @@
       return { ref: args.ref, ...ns.forms.setFormValue(el, args.value, env) };
     },
     form_fields: () => ns.forms.formFields(document, ctx, env),
+    narrate: (args) => ns.narrate.show(document, args, env),
     set_files: (args) => {
       const el = elementArg(args);
       if (!Array.isArray(args.files) || !args.files.length) throw new ns.PageError("set_files needs files", "bad_args");

@@ -75,6 +75,7 @@ def browser_parts(
     from ..tools.file_upload import file_upload_handlers
     from ..tools.form_fill import form_fill_handlers
     from ..tools.more_tools import more_tool_handlers
+    from ..tools.narrate import narrate_handlers
     from ..tools.page_tools import page_tool_handlers
 
     shore = BrowserShore(endpoints, workspaces, service_version=__version__, scheduler=scheduler)
@@ -85,6 +86,7 @@ def browser_parts(
         **form_fill_handlers(workspaces, shore),
         **file_upload_handlers(workspaces, shore),
         **act_on_handlers(workspaces, shore),
+        **narrate_handlers(workspaces, shore),
     }
     return BrowserParts(shore=shore, handlers=handlers)
 

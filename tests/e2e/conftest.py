@@ -364,13 +364,14 @@ async def more_browser(more_service: Service) -> AsyncIterator[managed.ManagedBr
 
 @pytest.fixture
 async def extended_service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIterator[Service]:
-    """The engine with the page tools, tab_control / wait_for / dialog, form_fill, file_upload,
-    act_on, script and browser_batch."""
+    """The engine with the page tools, tab_control / wait_for / dialog, narrate, form_fill,
+    file_upload, act_on, script and browser_batch."""
     from ghostlight_trio.tools.act_on import act_on_handlers
     from ghostlight_trio.tools.compositions import composition_handlers
     from ghostlight_trio.tools.file_upload import file_upload_handlers
     from ghostlight_trio.tools.form_fill import form_fill_handlers
     from ghostlight_trio.tools.more_tools import more_tool_handlers
+    from ghostlight_trio.tools.narrate import narrate_handlers
     from ghostlight_trio.tools.page_tools import page_tool_handlers
 
     yield await serve(
@@ -379,6 +380,7 @@ async def extended_service(endpoints: Endpoints, nursery: trio.Nursery) -> Async
         context_handlers,
         page_tool_handlers,
         more_tool_handlers,
+        narrate_handlers,
         form_fill_handlers,
         file_upload_handlers,
         act_on_handlers,

@@ -334,3 +334,24 @@ describe("form_input", () => {
     assert.throws(() => forms.setFormValue(new FakeElement("div"), "x", fakeEnv()), (e) => e.code === "not_a_control");
   });
 });
+
+describe("narrate", () => {
+  test("auto puts the caption away from the last action; an explicit edge is kept", () => {
+    const { narrate } = page;
+    assert.equal(narrate.chooseEdge("auto", 800, null), "bottom");
+    assert.equal(narrate.chooseEdge("auto", 800, 700), "top");
+    assert.equal(narrate.chooseEdge("auto", 800, 100), "bottom");
+    assert.equal(narrate.chooseEdge("bottom", 800, 700), "bottom");
+    assert.equal(narrate.chooseEdge("top", 800, null), "top");
+  });
+
+  test("a caption coming or going is not counted as a page change", () => {
+    const { narrate } = page;
+    const caption = { nodeName: "GHOSTLIGHT-NARRATION" };
+    const other = { nodeName: "DIV" };
+    assert.equal(narrate.isOwnMutation({ type: "childList", addedNodes: [caption], removedNodes: [] }), true);
+    assert.equal(narrate.isOwnMutation({ type: "childList", addedNodes: [], removedNodes: [caption] }), true);
+    assert.equal(narrate.isOwnMutation({ type: "childList", addedNodes: [caption, other], removedNodes: [] }), false);
+    assert.equal(narrate.isOwnMutation({ type: "attributes", addedNodes: [], removedNodes: [] }), false);
+  });
+});

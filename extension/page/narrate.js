@@ -1,0 +1,68 @@
+// narrate: a short caption for the person watching the browser, drawn at the top or bottom
+// edge. It lives in a closed shadow root outside the body: it takes no clicks
+// (pointer-events: none), is hidden from assistive technology, and the page's own scripts
+// cannot read its words. A new caption replaces one still showing; "auto" puts it at the edge
+// away from where the last action happened.
+(function (root) {
+  "use strict";
+  const ns = root.GhostlightPage || (root.GhostlightPage = {});
+  if (ns.narrate) return;
+
+  const TAG = "ghostlight-narration";
+  const MIN_MS = 1000;
+  const MAX_MS = 30000;
+  let current = null; // {host, timer}
+  let lastActivityY = null;
+
+  function noteActivity(y) {
+    if (Number.isFinite(y)) lastActivityY = y;
+  }
+
+  // Pure: the edge to use for a requested position, given the last action's height.
+  function chooseEdge(position, viewportHeight, activityY = lastActivityY) {
+    if (position === "top" || position === "bottom") return position;
+    return activityY !== null && activityY > viewportHeight * 0.6 ? "top" : "bottom";
+  }
+
+  function hide() {
+    if (!current) return;
+    root.clearTimeout(current.timer);
+    current.host.remove();
+    current = null;
+  }
+
+  function show(doc, args, env) {
+    const text = String(args.text || "").slice(0, 240);
+    if (!text.trim()) throw new ns.PageError("narrate needs some text", "bad_args");
+    const edge = chooseEdge(args.position, env.innerHeight);
+    const requested = Number(args.durationMs);
+    const duration = Number.isFinite(requested) ? Math.min(MAX_MS, Math.max(MIN_MS, requested)) : 5000;
+    const replaced = current !== null;
+    hide();
+    const host = doc.createElement(TAG);
+    host.setAttribute("aria-hidden", "true");
+    host.style.cssText =
+      "all: initial; position: fixed; left: 0; right: 0; z-index: 2147483647; pointer-events: none; " +
+      (edge === "top" ? "top: 0;" : "bottom: 0;");
+    const shadow = host.attachShadow({ mode: "closed" });
+    const bar = doc.createElement("div");
+    bar.textContent = text;
+    bar.style.cssText =
+      "margin: 8px auto; width: fit-content; max-width: 80%; padding: 6px 14px; border-radius: 6px;" +
+      " background: rgba(20, 20, 28, 0.88); color: #fff; font: 14px/1.4 system-ui, sans-serif;" +
+      " text-align: center; box-shadow: 0 2px 8px rgba(0, 0, 0, 0.3); pointer-events: none;";
+    shadow.appendChild(bar);
+    (doc.documentElement || doc.body).appendChild(host);
+    current = { host, timer: root.setTimeout(hide, duration) };
+    return { shown: true, position: edge, durationMs: duration, replaced };
+  }
+
+  // True for a mutation record that only adds or removes a caption (not a page change).
+  function isOwnMutation(record) {
+    if (record.type !== "childList") return false;
+    const nodes = [...(record.addedNodes || []), ...(record.removedNodes || [])];
+    return nodes.length > 0 && nodes.every((node) => node.nodeName === TAG.toUpperCase());
+  }
+
+  ns.narrate = { show, hide, chooseEdge, noteActivity, isOwnMutation };
+})(globalThis);
