@@ -112,6 +112,10 @@
     },
     form_fields: () => ns.forms.formFields(document, ctx, env),
     narrate: (args) => ns.narrate.show(document, args, env),
+    drop_files: (args) => {
+      if (!Array.isArray(args.files) || !args.files.length) throw new ns.PageError("drop_files needs files", "bad_args");
+      return ns.forms.dropFiles(document, Number(args.x), Number(args.y), args.files, ctx);
+    },
     set_files: (args) => {
       const el = elementArg(args);
       if (!Array.isArray(args.files) || !args.files.length) throw new ns.PageError("set_files needs files", "bad_args");

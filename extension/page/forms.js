@@ -161,6 +161,28 @@
     return { files: held, accept: dom.attr(el, "accept") };
   }
 
+  // --- drop_files: upload_image's drop onto whatever is at a point --------------------------
+
+  // Drags the files onto the element at top-viewport point (x, y) the way a drag from the
+  // desktop does: dragenter, dragover and drop carrying them. "handled" says whether the page
+  // claimed the drop (a drop target cancels dragover or drop); nothing else can tell.
+  function dropFiles(doc, x, y, files, ctx) {
+    const PageError = ns.PageError;
+    const el = ns.find.elementAtPoint(doc, x, y);
+    if (!el) throw new PageError("There is no element at that point of the page", "no_target");
+    const view = (el.ownerDocument && el.ownerDocument.defaultView) || root;
+    const transfer = new view.DataTransfer();
+    for (const file of files) {
+      transfer.items.add(new view.File([decodeBase64(file.data)], String(file.name), { type: String(file.mimeType || "") }));
+    }
+    const drag = (type) =>
+      new view.DragEvent(type, { bubbles: true, cancelable: true, composed: true, dataTransfer: transfer, clientX: x, clientY: y });
+    el.dispatchEvent(drag("dragenter"));
+    const claimedOver = !el.dispatchEvent(drag("dragover"));
+    const claimedDrop = !el.dispatchEvent(drag("drop"));
+    return { target: ns.find.describeElement(el, ctx), handled: claimedOver || claimedDrop };
+  }
+
   // --- form_fields: the page's forms and their fillable controls, for form_fill -------------
 
   const SKIPPED_INPUTS = new Set(["hidden", "submit", "button", "reset", "image"]);
@@ -250,5 +272,5 @@
     return { url: doc.location ? doc.location.href : "", title: doc.title, forms: forms.filter((f) => f.fields.length), renderSerial: ctx.refs.serial() };
   }
 
-  ns.forms = { toBoolean, matchOption, setNativeValue, setFormValue, setFiles, labelText, formFields };
+  ns.forms = { toBoolean, matchOption, setNativeValue, setFormValue, setFiles, dropFiles, labelText, formFields };
 })(globalThis);

@@ -74,14 +74,19 @@ def browser_parts(
     from ..tools.browser_context import context_handlers
     from ..tools.file_upload import file_upload_handlers
     from ..tools.form_fill import form_fill_handlers
+    from ..tools.image_store import ImageStore
     from ..tools.more_tools import more_tool_handlers
     from ..tools.narrate import narrate_handlers
     from ..tools.page_tools import page_tool_handlers
+    from ..tools.screenshots import ContextBook
+    from ..tools.upload_image import upload_image_handlers
 
     shore = BrowserShore(endpoints, workspaces, service_version=__version__, scheduler=scheduler)
+    images, contexts = ImageStore(), ContextBook()
     handlers = {
         **context_handlers(workspaces, shore),
-        **page_tool_handlers(workspaces, shore, redact=redact),
+        **page_tool_handlers(workspaces, shore, redact=redact, contexts=contexts, images=images),
+        **upload_image_handlers(workspaces, shore, images=images, contexts=contexts),
         **more_tool_handlers(workspaces, shore),
         **form_fill_handlers(workspaces, shore),
         **file_upload_handlers(workspaces, shore),

@@ -16,8 +16,9 @@ import trio
 
 from ..browser.errors import BrowserError, BrowserFailure
 from ..engine.contracts import ToolCall, ToolResult
-from ..transport.bridge import ImageBlock, TextBlock
+from ..transport.bridge import ContentBlock, ImageBlock, TextBlock
 from .browser_calls import PageChannel, ToolInputError, guarded
+from .image_store import ImageStore
 from .keys import combo_events, key_events, modifier_bits, parse_keys, type_steps
 from .page_dialogs import PageDialog, dialog_name, dialog_result
 from .provenance import origin_of, provenance
@@ -80,9 +81,13 @@ SCROLL_PROBE = """(() => {
 class ComputerTool:
     """The ``computer`` tool; keeps each tab's screenshot context for coordinate mapping."""
 
-    def __init__(self, channel: PageChannel, contexts: ContextBook) -> None:
+    def __init__(
+        self, channel: PageChannel, contexts: ContextBook, images: ImageStore | None = None
+    ) -> None:
         self._channel = channel
         self._contexts = contexts
+        self._images = images
+        """Where screenshots are kept for upload_image (None: they are not kept)."""
         self._actions: dict[str, Callable[[ToolCall, int], Awaitable[ToolResult]]] = {
             "left_click": self._click,
             "right_click": self._click,
@@ -484,14 +489,21 @@ class ComputerTool:
     def _image_result(self, call: ToolCall, summary: str, shot: Capture) -> ToolResult:
         origin = origin_of(shot.viewport.url)
         size = f"{shot.context.shot_width}x{shot.context.shot_height}"
-        return ToolResult(
-            kind="ok",
-            content=[
-                TextBlock(text=f"{summary} Image {size} px."),
-                ImageBlock(data=shot.data, mime_type="image/jpeg"),
-            ],
-            structured={"provenance": provenance(call.context.workspace_id, origin)},
-        )
+        content: list[ContentBlock] = [
+            TextBlock(text=f"{summary} Image {size} px."),
+            ImageBlock(data=shot.data, mime_type="image/jpeg"),
+        ]
+        structured: dict[str, Any] = {"provenance": provenance(call.context.workspace_id, origin)}
+        if self._images is not None:
+            image_id = self._images.put(call.context.workspace_id, shot.data, "image/jpeg")
+            content.append(
+                TextBlock(
+                    text=f"[imageId: {image_id}] Reference this id with upload_image to put this"
+                    " image into a page (a file input or a drop target)."
+                )
+            )
+            structured["imageId"] = image_id
+        return ToolResult(kind="ok", content=content, structured=structured)
 
 
 def _mouse_step(kind: str, x: float, y: float, *, pause: float = 0.0, **extra: Any) -> Step:

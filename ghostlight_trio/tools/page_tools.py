@@ -20,6 +20,7 @@ from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
 from .buffers import bounded_limit, buffer_notes, console_lines, network_lines
 from .computer import ComputerTool
+from .image_store import ImageStore
 from .page_dialogs import PageDialog, dialog_name, dialog_result
 from .provenance import page_facts, provenance, wrap_page_text
 from .receipts import build_receipt, observe_settled, receipt_result
@@ -45,13 +46,20 @@ UNRETURNABLE = ("Object couldn't be returned by value", "Object reference chain 
 
 
 def page_tool_handlers(
-    workspaces: Any, browser: BrowserRequests, *, redact: Callable[[], bool] = lambda: True
+    workspaces: Any,
+    browser: BrowserRequests,
+    *,
+    redact: Callable[[], bool] = lambda: True,
+    contexts: ContextBook | None = None,
+    images: ImageStore | None = None,
 ) -> dict[str, ToolHandler]:
     """Handlers for computer, find, form_input, get_page_text, javascript_tool,
     read_console_messages, read_network_requests, read_page and resize_window. ``redact`` says,
-    at each read, whether password-like field values are hidden (the user's setting)."""
+    at each read, whether password-like field values are hidden (the user's setting).
+    ``contexts`` (screenshot coordinate models) and ``images`` (screenshots kept for
+    upload_image) are shared with the tools that place images by screenshot coordinates."""
     del workspaces  # ownership is checked by the engine before a handler runs
-    tools = _PageTools(PageChannel(browser), redact)
+    tools = _PageTools(PageChannel(browser), redact, contexts or ContextBook(), images)
     return {
         "computer": tools.computer,
         "find": guarded(tools.find),
@@ -66,11 +74,17 @@ def page_tool_handlers(
 
 
 class _PageTools:
-    def __init__(self, channel: PageChannel, redact: Callable[[], bool]) -> None:
+    def __init__(
+        self,
+        channel: PageChannel,
+        redact: Callable[[], bool],
+        contexts: ContextBook,
+        images: ImageStore | None,
+    ) -> None:
         self._channel = channel
         self._redact = redact
-        self._contexts = ContextBook()
-        self.computer = ComputerTool(channel, self._contexts)
+        self._contexts = contexts
+        self.computer = ComputerTool(channel, self._contexts, images)
         self._baselines: OrderedDict[int, tuple[str, str]] = OrderedDict()
 
     def _page_result(

@@ -365,20 +365,31 @@ async def more_browser(more_service: Service) -> AsyncIterator[managed.ManagedBr
 @pytest.fixture
 async def extended_service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIterator[Service]:
     """The engine with the page tools, tab_control / wait_for / dialog, narrate, form_fill,
-    file_upload, act_on, script and browser_batch."""
+    file_upload, upload_image, act_on, script and browser_batch."""
     from ghostlight_trio.tools.act_on import act_on_handlers
     from ghostlight_trio.tools.compositions import composition_handlers
     from ghostlight_trio.tools.file_upload import file_upload_handlers
     from ghostlight_trio.tools.form_fill import form_fill_handlers
+    from ghostlight_trio.tools.image_store import ImageStore
     from ghostlight_trio.tools.more_tools import more_tool_handlers
     from ghostlight_trio.tools.narrate import narrate_handlers
     from ghostlight_trio.tools.page_tools import page_tool_handlers
+    from ghostlight_trio.tools.screenshots import ContextBook
+    from ghostlight_trio.tools.upload_image import upload_image_handlers
+
+    def imaging(registry: WorkspaceRegistry, shore: BrowserShore) -> dict[str, Any]:
+        """The page tools and upload_image, sharing kept screenshots and coordinate models."""
+        images, contexts = ImageStore(), ContextBook()
+        return {
+            **page_tool_handlers(registry, shore, contexts=contexts, images=images),
+            **upload_image_handlers(registry, shore, images=images, contexts=contexts),
+        }
 
     yield await serve(
         endpoints,
         nursery,
         context_handlers,
-        page_tool_handlers,
+        imaging,
         more_tool_handlers,
         narrate_handlers,
         form_fill_handlers,
