@@ -133,6 +133,19 @@ class PageChannel:
         result = await self.cdp(call, tab, "Runtime.evaluate", params, read=read)
         return (result.get("result") or {}).get("value")
 
+    async def observe_ref(
+        self, call: ToolCall, tab: int, ref: str, bound: float = CONTENT_TIMEOUT
+    ) -> dict[str, Any]:
+        """The page observed with the element behind ``ref`` as its ``target``; a ref the page
+        cannot resolve (stale, gone) is a page-hop ``BrowserError`` with the page's code."""
+        seen = await self.content(call, tab, "observe", {"ref": ref}, bound)
+        if not isinstance(seen, dict):
+            raise BrowserError("The page gave no answer", hop="page", code="no_answer")
+        problem = seen.get("targetError")
+        if isinstance(problem, dict):
+            raise BrowserError(str(problem.get("message", "")), hop="page", code=problem.get("code"))
+        return seen
+
     async def tab_page(self, call: ToolCall, tab: int) -> dict[str, Any]:
         """The tab's page facts (url, title, origin) from a ``tab_info`` read."""
         info = await self.read(call, "tab_info", {"tabId": tab}, INFO_BOUND)

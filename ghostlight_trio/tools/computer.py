@@ -14,7 +14,7 @@ from typing import Any
 
 import trio
 
-from ..browser.errors import BrowserError, BrowserFailure
+from ..browser.errors import BrowserFailure
 from ..engine.contracts import ToolCall, ToolResult
 from ..transport.bridge import ContentBlock, ImageBlock, TextBlock
 from .browser_calls import PageChannel, ToolInputError, guarded
@@ -170,14 +170,7 @@ class ComputerTool:
     async def _ref_point(
         self, call: ToolCall, tab: int, ref: str
     ) -> tuple[float, float, dict[str, Any] | None, dict[str, Any] | None, str]:
-        before = await self._channel.content(call, tab, "observe", {"ref": ref}, OBSERVE_TIMEOUT)
-        if not isinstance(before, dict):
-            raise BrowserError("The page gave no answer", hop="page", code="no_answer")
-        problem = before.get("targetError")
-        if isinstance(problem, dict):
-            raise BrowserError(
-                str(problem.get("message", "")), hop="page", code=problem.get("code")
-            )
+        before = await self._channel.observe_ref(call, tab, ref, OBSERVE_TIMEOUT)
         target = before["target"]
         if not target.get("inViewport"):
             target = await self._channel.content(call, tab, "scroll_into_view", {"ref": ref})

@@ -12,7 +12,6 @@ import binascii
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..browser.errors import BrowserError
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.excerpt import excerpt
 from .browser_calls import PageChannel, ToolInputError, guarded
@@ -73,10 +72,7 @@ class FileUpload:
     async def __call__(self, call: ToolCall, tab: int) -> ToolResult:
         files, total = checked_files(call.arguments)
         ref = str(call.arguments.get("ref", ""))
-        before = await self._channel.content(call, tab, "observe", {"ref": ref})
-        problem = before.get("targetError") if isinstance(before, dict) else None
-        if isinstance(problem, dict):
-            raise BrowserError(str(problem.get("message", "")), hop="page", code=problem.get("code"))
+        before = await self._channel.observe_ref(call, tab, ref)
         done = await self._channel.content(call, tab, "set_files", {"ref": ref, "files": files})
         held = done.get("files", []) if isinstance(done, dict) else []
         names = ", ".join(excerpt(str(f.get("name", "")), 80) for f in held)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from ..browser.errors import BrowserError
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.excerpt import excerpt
 from .browser_calls import PageChannel, ToolInputError, guarded
@@ -62,10 +61,7 @@ class UploadImage:
     async def _into_input(
         self, call: ToolCall, tab: int, ref: str, files: list[dict[str, str]], what: str
     ) -> ToolResult:
-        before = await self._channel.content(call, tab, "observe", {"ref": ref})
-        problem = before.get("targetError") if isinstance(before, dict) else None
-        if isinstance(problem, dict):
-            raise BrowserError(str(problem.get("message", "")), hop="page", code=problem.get("code"))
+        before = await self._channel.observe_ref(call, tab, ref)
         await self._channel.content(call, tab, "set_files", {"ref": ref, "files": files})
         summary = f"Put {what} into file input {ref}."
         return await self._receipt(call, tab, summary, before, {"ref": ref}, "ref")
@@ -73,7 +69,11 @@ class UploadImage:
     async def _drop(
         self, call: ToolCall, tab: int, point: Any, files: list[dict[str, str]], what: str
     ) -> ToolResult:
-        if not isinstance(point, list | tuple) or len(point) != 2:
+        numbers = (
+            isinstance(point, list | tuple) and len(point) == 2
+            and all(isinstance(v, int | float) and not isinstance(v, bool) for v in point)
+        )  # fmt: skip
+        if not numbers:
             raise ToolInputError("coordinate must be [x, y] in screenshot pixels; nothing was uploaded.")
         x, y = self._contexts.to_css(tab, float(point[0]), float(point[1]))
         before = await self._channel.content(call, tab, "observe", {"x": x, "y": y})

@@ -65,7 +65,7 @@ async def test_a_screenshot_goes_into_a_file_input_and_onto_a_drop_zone(
     assert "the page did not claim it" in text(missed)
 
 
-async def test_only_this_workspaces_own_screenshots_can_be_placed(
+async def test_only_this_workspaces_own_screenshots_go_and_bad_places_are_refused(
     extended_service: Service, extended_browser: Any, web: str
 ) -> None:
     service = extended_service
@@ -74,4 +74,10 @@ async def test_only_this_workspaces_own_screenshots_can_be_placed(
     theirs, _ = await screenshot(service, other_ws, other_tab)
     outcome = await service.call("upload_image", ws, tabId=tab, imageId=theirs, coordinate=[100, 100])
     assert outcome.kind == "tool_error" and "No screenshot" in text(outcome)
+    mine, _ = await screenshot(service, ws, tab)
+    for bad in (["a", 1], [1], [True, 2]):
+        outcome = await service.call("upload_image", ws, tabId=tab, imageId=mine, coordinate=bad)
+        assert outcome.kind == "tool_error" and "coordinate must be [x, y]" in text(outcome)
+    both = await service.call("upload_image", ws, tabId=tab, imageId=mine, coordinate=[1, 1], ref="ref_1")
+    assert both.kind == "tool_error" and "exactly one of ref" in text(both)
     assert await page_value(service, ws, tab, "window.got") is None
