@@ -6,7 +6,7 @@ ends a call that is still settling after its caller left.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import trio
 
@@ -19,7 +19,7 @@ from .contracts import ToolHandler
 from .gate import CallGate
 from .limits import DEFAULT_LIMITS, EngineLimits
 from .resources import ResourceResolver, resource_for
-from .runner import CallRunner
+from .runner import AfterCall, CallRunner
 from .session import WorkSession
 
 
@@ -42,6 +42,7 @@ class WorkEngine:
         resolve_resource: ResourceResolver = resource_for,
         clock: Callable[[], float] = trio.current_time,
         gate: CallGate | None = None,
+        after_call: Sequence[AfterCall] = (),
     ) -> None:
         self.catalog = catalog
         self.handlers = dict(handlers)
@@ -59,6 +60,7 @@ class WorkEngine:
             resolve_resource=resolve_resource,
             clock=clock,
             gate=gate,
+            after_call=after_call,
         )
         self._active_work = 0
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -48,8 +48,10 @@ class CallRunner:
         resolve_resource: ResourceResolver,
         clock: Callable[[], float] = trio.current_time,
         gate: CallGate | None = None,
+        after_call: Sequence[AfterCall] = (),
     ) -> None:
         self._gate: CallGate = gate or OpenGate()
+        self._after_call = tuple(after_call)
         self._catalog = catalog
         self._handlers = handlers
         self._workspaces = workspaces
@@ -131,8 +133,13 @@ class CallRunner:
         effects = CallEffects(call, self._scheduler, self)
         call.handler_started = True
         try:
-            result = await handler(ToolCall(call.context, call.arguments, effects))
+            tool_call = ToolCall(call.context, call.arguments, effects)
+            result = await handler(tool_call)
             result = await self._gate.after(call, effects, result)
+            # A cancel that comes while observers look cannot undo the finished result.
+            stopped = call.scope.cancel_called
+            if self._after_call and result.kind == "ok" and isinstance(lease.key, TabSurface):
+                await self._notify_after(tool_call, result)
         except trio.Cancelled:
             self._quarantine_if_uncertain(call, lease)
             self._settle_cancelled(call)
@@ -150,7 +157,7 @@ class CallRunner:
                 self._settle(call, "tool_error", texts.internal_failure(call.spec.name))
             return
         self._quarantine_if_uncertain(call, lease)
-        if call.scope.cancel_called:
+        if stopped:
             self._settle_cancelled(call)
             return
         self._settle_result(call, result)
@@ -223,6 +230,17 @@ class CallRunner:
         if spec.scheduling_class == "composition":
             return texts.nested_composition(tool)
         return spec
+
+    async def _notify_after(self, call: ToolCall, result: ToolResult) -> None:
+        """Tell the after-call observers (a recording of the tab, say) while the tab's lease is
+        still held. Bounded and shielded: an observer can neither lose the call's result to a
+        cancel nor hold the call for long, and its failures are only logged."""
+        with trio.CancelScope(shield=True, deadline=trio.current_time() + AFTER_CALL_BOUND):
+            for observe in self._after_call:
+                try:
+                    await observe(call, result)
+                except Exception:
+                    log.exception("after-call observer failed (work %s)", call.context.work_id)
 
     def _certainly_valid(self, name: str, schema: Any, arguments: Mapping[str, Any]) -> bool:
         """The cached fast predicate; False means "ask the catalog", never "invalid"."""
@@ -339,6 +357,10 @@ class CallRunner:
         call.reported = outcome.kind
         call.sink.post(outcome)
 
+
+AfterCall = Callable[[ToolCall, ToolResult], Awaitable[None]]
+"""Told of every successful call on a tab, with the tab still leased."""
+AFTER_CALL_BOUND = 5.0
 
 _UNOWNED_TAB = GateFacts(decision="deny", rule="unowned_tab")
 

@@ -3,7 +3,7 @@ the browser shore."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import attrs
@@ -14,6 +14,7 @@ from ..audit.log import RotatingAuditLog
 from ..catalog.registry import Catalog, load_specs
 from ..engine.contracts import ToolHandler
 from ..engine.engine import WorkEngine
+from ..engine.runner import AfterCall
 from ..governance.assembly import GovernanceParts, advertise, default_files, governance_parts
 from ..governance.explain import explain_handler
 from ..governance.governor import Governor
@@ -49,6 +50,8 @@ def browser_summaries(browser: BrowserEndpoint | None) -> list[BrowserSummary]:
 class BrowserParts:
     shore: BrowserEndpoint
     handlers: Mapping[str, ToolHandler]
+    after_call: tuple[AfterCall, ...] = ()
+    """Told of every successful call on a tab (a GIF recording's frames)."""
 
 
 @attrs.frozen
@@ -71,9 +74,12 @@ def browser_parts(
     """The browser shore and the tools that need it."""
     from ..browser.shore import BrowserShore
     from ..tools.act_on import act_on_handlers
+    from ..tools.browser_calls import PageChannel
     from ..tools.browser_context import context_handlers
     from ..tools.file_upload import file_upload_handlers
     from ..tools.form_fill import form_fill_handlers
+    from ..tools.gif_creator import gif_creator_handlers
+    from ..tools.gif_recorder import Recorder
     from ..tools.image_store import ImageStore
     from ..tools.more_tools import more_tool_handlers
     from ..tools.narrate import narrate_handlers
@@ -83,6 +89,7 @@ def browser_parts(
 
     shore = BrowserShore(endpoints, workspaces, service_version=__version__, scheduler=scheduler)
     images, contexts = ImageStore(), ContextBook()
+    recorder = Recorder(PageChannel(shore), contexts)
     handlers = {
         **context_handlers(workspaces, shore),
         **page_tool_handlers(workspaces, shore, redact=redact, contexts=contexts, images=images),
@@ -92,8 +99,9 @@ def browser_parts(
         **file_upload_handlers(workspaces, shore),
         **act_on_handlers(workspaces, shore),
         **narrate_handlers(workspaces, shore),
+        **gif_creator_handlers(workspaces, shore, recorder=recorder, contexts=contexts),
     }
-    return BrowserParts(shore=shore, handlers=handlers)
+    return BrowserParts(shore=shore, handlers=handlers, after_call=(recorder.after_call,))
 
 
 def stop_browsers_on_panic(governor: Governor, browsers: BrowserEndpoint) -> None:
@@ -126,7 +134,13 @@ def build_service_parts(endpoints: Endpoints) -> ServiceParts:
         "explain": explain_handler(governance["parts"].governor, load_specs()),
     }
     return assemble(
-        endpoints, workspaces, handlers, browser.shore, scheduler, governance=governance["parts"]
+        endpoints,
+        workspaces,
+        handlers,
+        browser.shore,
+        scheduler,
+        governance=governance["parts"],
+        after_call=browser.after_call,
     )
 
 
@@ -138,6 +152,7 @@ def assemble(
     scheduler: Scheduler | None = None,
     *,
     governance: GovernanceParts | None = None,
+    after_call: Sequence[AfterCall] = (),
 ) -> ServiceParts:
     """Catalog, scheduler, governance and engine around the given handlers (tests supply their
     own handlers, and may supply governance)."""
@@ -162,6 +177,7 @@ def assemble(
         scheduler=scheduler,
         audit=audit,
         gate=governance.gate,
+        after_call=after_call,
     )
     return ServiceParts(
         catalog=catalog,

@@ -16,7 +16,7 @@ from ..transport.excerpt import excerpt
 from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
 from .image_store import ImageStore
-from .receipts import build_receipt, observe_settled, receipt_result
+from .placement import drop_point, place_files
 from .screenshots import ContextBook
 
 DEFAULT_NAME = "image.jpg"
@@ -53,47 +53,10 @@ class UploadImage:
         name = str(arguments.get("filename") or DEFAULT_NAME)
         files = [{"name": name, "mimeType": image.mime_type,
                   "data": base64.b64encode(image.data).decode("ascii")}]  # fmt: skip
-        size = f"{max(1, round(len(image.data) / 1024))} KB"
-        if ref is not None:
-            return await self._into_input(call, tab, str(ref), files, f"{name} ({size})")
-        return await self._drop(call, tab, point, files, f"{name} ({size})")
-
-    async def _into_input(
-        self, call: ToolCall, tab: int, ref: str, files: list[dict[str, str]], what: str
-    ) -> ToolResult:
-        before = await self._channel.observe_ref(call, tab, ref)
-        await self._channel.content(call, tab, "set_files", {"ref": ref, "files": files})
-        summary = f"Put {what} into file input {ref}."
-        return await self._receipt(call, tab, summary, before, {"ref": ref}, "ref")
-
-    async def _drop(
-        self, call: ToolCall, tab: int, point: Any, files: list[dict[str, str]], what: str
-    ) -> ToolResult:
-        numbers = (
-            isinstance(point, list | tuple) and len(point) == 2
-            and all(isinstance(v, int | float) and not isinstance(v, bool) for v in point)
+        what = f"{name} ({max(1, round(len(image.data) / 1024))} KB)"
+        return await place_files(
+            self._channel, self._contexts, call, tab, files, what,
+            ref=None if ref is None else str(ref),
+            point=None if point is None else drop_point(point, "nothing was uploaded"),
+            operation="upload_image",
         )  # fmt: skip
-        if not numbers:
-            raise ToolInputError("coordinate must be [x, y] in screenshot pixels; nothing was uploaded.")
-        x, y = self._contexts.to_css(tab, float(point[0]), float(point[1]))
-        before = await self._channel.content(call, tab, "observe", {"x": x, "y": y})
-        dropped = await self._channel.content(
-            call, tab, "drop_files", {"x": x, "y": y, "files": files}
-        )
-        handled = isinstance(dropped, dict) and bool(dropped.get("handled"))
-        verdict = (
-            "the page claimed the drop" if handled
-            else "the page did not claim it (no drop target there handled it)"
-        )  # fmt: skip
-        summary = f"Dropped {what} at ({point[0]}, {point[1]}): {verdict}."
-        return await self._receipt(call, tab, summary, before, {"x": x, "y": y}, "coordinate")
-
-    async def _receipt(
-        self, call: ToolCall, tab: int, summary: str, before: Any, where: dict[str, Any],
-        assurance: str,
-    ) -> ToolResult:  # fmt: skip
-        await call.effects.checkpoint()
-        after = await observe_settled(lambda: self._channel.content(call, tab, "observe", where))
-        target = after.get("target") if isinstance(after, dict) else None
-        receipt = build_receipt("upload_image", tab, before, after, assurance=assurance, target=target)
-        return receipt_result(summary, receipt, call.context.workspace_id)

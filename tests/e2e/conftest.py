@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -163,9 +163,10 @@ HandlerSet = Callable[[WorkspaceRegistry, BrowserShore], Mapping[str, Any]]
 
 
 def build_engine(
-    endpoints: Endpoints, *handler_sets: HandlerSet
+    endpoints: Endpoints, *handler_sets: HandlerSet, after_call: Sequence[Any] = ()
 ) -> tuple[WorkspaceRegistry, BrowserShore, WorkEngine]:
-    """A workspace registry, a browser shore and an engine offering the tools of ``handler_sets``."""
+    """A workspace registry, a browser shore and an engine offering the tools of ``handler_sets``
+    (``after_call``: the engine's after-call observers, made from the shore)."""
     registry = WorkspaceRegistry()
     scheduler = Scheduler()
     shore = BrowserShore(endpoints, registry, scheduler=scheduler)
@@ -177,13 +178,19 @@ def build_engine(
         handlers=handlers,
         workspaces=registry,
         scheduler=scheduler,
+        after_call=[make(shore) for make in after_call],
     )
     return registry, shore, engine
 
 
-async def serve(endpoints: Endpoints, nursery: trio.Nursery, *handler_sets: HandlerSet) -> Service:
+async def serve(
+    endpoints: Endpoints,
+    nursery: trio.Nursery,
+    *handler_sets: HandlerSet,
+    after_call: Sequence[Any] = (),
+) -> Service:
     """``build_engine`` with its shore serving in ``nursery``: the service to drive."""
-    registry, shore, engine = build_engine(endpoints, *handler_sets)
+    registry, shore, engine = build_engine(endpoints, *handler_sets, after_call=after_call)
     await nursery.start(shore.serve)
     return Service(endpoints, registry, shore, engine, nursery)
 
@@ -365,11 +372,14 @@ async def more_browser(more_service: Service) -> AsyncIterator[managed.ManagedBr
 @pytest.fixture
 async def extended_service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIterator[Service]:
     """The engine with the page tools, tab_control / wait_for / dialog, narrate, form_fill,
-    file_upload, upload_image, act_on, script and browser_batch."""
+    file_upload, upload_image, gif_creator, act_on, script and browser_batch."""
     from ghostlight_trio.tools.act_on import act_on_handlers
+    from ghostlight_trio.tools.browser_calls import PageChannel
     from ghostlight_trio.tools.compositions import composition_handlers
     from ghostlight_trio.tools.file_upload import file_upload_handlers
     from ghostlight_trio.tools.form_fill import form_fill_handlers
+    from ghostlight_trio.tools.gif_creator import gif_creator_handlers
+    from ghostlight_trio.tools.gif_recorder import Recorder
     from ghostlight_trio.tools.image_store import ImageStore
     from ghostlight_trio.tools.more_tools import more_tool_handlers
     from ghostlight_trio.tools.narrate import narrate_handlers
@@ -377,12 +387,18 @@ async def extended_service(endpoints: Endpoints, nursery: trio.Nursery) -> Async
     from ghostlight_trio.tools.screenshots import ContextBook
     from ghostlight_trio.tools.upload_image import upload_image_handlers
 
+    recorders: list[Recorder] = []
+
     def imaging(registry: WorkspaceRegistry, shore: BrowserShore) -> dict[str, Any]:
-        """The page tools and upload_image, sharing kept screenshots and coordinate models."""
+        """The page tools, upload_image and gif_creator, sharing kept screenshots and coordinate
+        models; the recorder is the engine's after-call observer."""
         images, contexts = ImageStore(), ContextBook()
+        recorder = Recorder(PageChannel(shore), contexts)
+        recorders.append(recorder)
         return {
             **page_tool_handlers(registry, shore, contexts=contexts, images=images),
             **upload_image_handlers(registry, shore, images=images, contexts=contexts),
+            **gif_creator_handlers(registry, shore, recorder=recorder, contexts=contexts),
         }
 
     yield await serve(
@@ -396,6 +412,7 @@ async def extended_service(endpoints: Endpoints, nursery: trio.Nursery) -> Async
         file_upload_handlers,
         act_on_handlers,
         lambda registry, shore: composition_handlers(),
+        after_call=[lambda shore: recorders[0].after_call],
     )
 
 

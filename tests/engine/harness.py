@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import trio
@@ -12,6 +12,7 @@ from ghostlight_trio.engine.audit import AuditRecord
 from ghostlight_trio.engine.contracts import ToolHandler
 from ghostlight_trio.engine.engine import WorkEngine
 from ghostlight_trio.engine.limits import EngineLimits
+from ghostlight_trio.engine.runner import AfterCall
 from ghostlight_trio.scheduler import Scheduler, SchedulerLimits
 from ghostlight_trio.transport.bridge import (
     Message,
@@ -48,6 +49,7 @@ class Harness:
         scheduler_limits: SchedulerLimits | None = None,
         engine_limits: EngineLimits | None = None,
         workspace_limits: WorkspaceLimits | None = None,
+        after_call: Sequence[AfterCall] = (),
     ) -> None:
         self.workspaces = WorkspaceRegistry(workspace_limits or WorkspaceLimits())
         self.scheduler = Scheduler(scheduler_limits or SchedulerLimits())
@@ -60,6 +62,7 @@ class Harness:
             scheduler=self.scheduler,
             audit=self.audit.append,
             limits=engine_limits or EngineLimits(),
+            after_call=after_call,
         )
         self.sink = RecordingSink()
         self.nursery = nursery

@@ -1,0 +1,138 @@
+"""``gif_creator``: record browser work on one tab and export it as an animated GIF.
+
+``start_recording`` takes a first frame; every successful call on the tab afterwards adds one
+(``gif_recorder.Recorder.after_call``); ``export`` stops the recording and encodes it, then
+returns it (``download: true``), puts it into a file input (``ref``) or drops it at a
+screenshot point (``coordinate``). Memory only, never logged.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import trio
+
+from ..engine.contracts import ToolCall, ToolHandler, ToolResult
+from ..transport.bridge import ImageBlock
+from .browser_calls import PageChannel, ToolInputError, guarded
+from .browser_context import BrowserRequests
+from .gif_recorder import IDLE_S, KEPT_S, TOTAL_S, Recorder, Recording, encode_gif
+from .placement import drop_point, place_files
+from .screenshots import ContextBook
+
+AUTO_STOPS = frozenset({"idle", "time_limit", "frame_limit", "size_limit"})
+DEFAULT_NAME = "recording.gif"
+
+
+def gif_creator_handlers(
+    workspaces: Any, browser: BrowserRequests, *, recorder: Recorder, contexts: ContextBook
+) -> dict[str, ToolHandler]:
+    del workspaces  # ownership is checked by the engine before a handler runs
+    return {"gif_creator": guarded(GifCreator(PageChannel(browser), recorder, contexts))}
+
+
+class GifCreator:
+    def __init__(self, channel: PageChannel, recorder: Recorder, contexts: ContextBook) -> None:
+        self._channel = channel
+        self._recorder = recorder
+        self._contexts = contexts
+
+    async def __call__(self, call: ToolCall, tab: int) -> ToolResult:
+        action = str(call.arguments["action"])
+        ws = call.context.workspace_id
+        recording = self._recorder.get(ws, tab)
+        if action == "start_recording":
+            if recording is not None and recording.state == "recording":
+                raise ToolInputError(
+                    f"Tab {tab} is already being recorded ({recording.recording_id}); export or"
+                    " stop that recording first."
+                )
+            options = call.arguments.get("options") or {}
+            recording = self._recorder.start(ws, tab, options if isinstance(options, dict) else {})
+            await self._recorder.add_frame(call, tab, "start", None)
+            return self._summary(recording, f"Recording tab {tab} in memory: one frame now, and"
+                                 " one after each call on this tab. Export it when done.")  # fmt: skip
+        if action == "clear":
+            cleared = self._recorder.clear(ws, tab)
+            text = "Recording cleared; its frames are gone." if cleared else f"No recording on tab {tab}."
+            return ToolResult.text(text, structured={"cleared": cleared, "storage": "memory_only"})
+        if recording is None:
+            raise ToolInputError(f"No recording on tab {tab}; start one with action start_recording.")
+        if action == "stop_recording":
+            recording.stop("requested", trio.current_time())
+            return self._summary(recording, f"Recording stopped with {len(recording.frames)} frame(s).")
+        if action == "status":
+            return self._summary(recording, f"Recording is {recording.state}.")
+        return await self._export(call, tab, recording)
+
+    async def _export(self, call: ToolCall, tab: int, recording: Recording) -> ToolResult:
+        arguments = call.arguments
+        download = arguments.get("download") is True
+        ref, point = arguments.get("ref"), arguments.get("coordinate")
+        if sum(1 for given in (download, ref is not None, point is not None) if given) != 1:
+            raise ToolInputError(
+                "export needs exactly one of download: true (the GIF comes back), ref (a file"
+                " input) or coordinate (a drop point); nothing was exported."
+            )
+        at = None if point is None else drop_point(point, "nothing was exported")
+        if not recording.frames:
+            raise ToolInputError("The recording has no frames; nothing was exported.")
+        recording.stop("exported", trio.current_time())
+        data = await trio.to_thread.run_sync(encode_gif, recording)
+        name = str(arguments.get("filename") or DEFAULT_NAME)
+        what = f"{name} ({len(recording.frames)} frames, {max(1, round(len(data) / 1024))} KB)"
+        delivery = {"gif_bytes": len(data), "filename": name}
+        if download:
+            extra = delivery | {"delivery": "download"}
+            result = self._summary(recording, f"Exported {what}.", extra)
+            return ToolResult(
+                kind="ok",
+                content=[*result.content, ImageBlock(data=data, mime_type="image/gif")],
+                structured=result.structured,
+            )
+        files = [{"name": name, "mimeType": "image/gif", "data": base64.b64encode(data).decode()}]
+        placed = await place_files(
+            self._channel, self._contexts, call, tab, files, what,
+            ref=None if ref is None else str(ref),
+            point=at,
+            operation="gif_creator",
+        )  # fmt: skip
+        structured = {**(placed.structured or {}), **self._facts(recording), **delivery}
+        return ToolResult(kind="ok", content=placed.content, structured=structured)
+
+    def _summary(
+        self, recording: Recording, lead: str, extra: dict[str, Any] | None = None
+    ) -> ToolResult:
+        facts = self._facts(recording) | (extra or {})
+        text = (
+            f"{lead} [{recording.recording_id}: {facts['state']}, {facts['frame_count']} frame(s),"
+            f" {facts['bytes_held']} bytes in memory"
+            + (f", stopped: {recording.stop_reason}" if recording.stop_reason else "")
+            + "]"
+        )
+        return ToolResult.text(text, structured=facts)
+
+    def _facts(self, recording: Recording) -> dict[str, Any]:
+        now = trio.current_time()
+        last = recording.frames[-1].at if recording.frames else recording.started
+        recording_now = recording.state == "recording"
+        facts: dict[str, Any] = {
+            "recording_id": recording.recording_id,
+            "state": recording.state,
+            "storage": "memory_only",
+            "native_tab_id": recording.tab,
+            "frame_count": len(recording.frames),
+            "bytes_held": recording.bytes_held,
+            "duration_ms": round(((recording.stopped_at or now) - recording.started) * 1000),
+            "idle_remaining_ms": round(max(0.0, last + IDLE_S - now) * 1000) if recording_now else 0,
+            "hard_remaining_ms": round(max(0.0, recording.started + TOTAL_S - now) * 1000)
+            if recording_now else 0,
+            "stop_reason": recording.stop_reason or None,
+            "auto_stopped": recording.stop_reason in AUTO_STOPS,
+            "content_logged": False,
+            "next": ["export"] if recording.frames else ["start_recording"],
+        }
+        if recording.stopped_at is not None:
+            facts["expires_in_ms"] = round(max(0.0, recording.stopped_at + KEPT_S - now) * 1000)
+        return facts

@@ -1,0 +1,255 @@
+"""Recordings of browser work for ``gif_creator``: frames kept in memory, encoded on export.
+
+A recording belongs to one workspace and one tab. It starts with a frame of the tab, and
+after every successful call on that tab (the engine's after-call hook, while the tab is still
+leased) one more frame is taken, labelled with the call and, for a pointer action, where it
+landed. Nothing is written to disk and nothing of it is logged. A recording stops by request,
+at export, or by itself: after 30 s without a frame, 120 s in all, 100 frames or 16 MiB; a
+stopped one is kept for 5 minutes. All recordings together hold at most 64 MiB.
+"""
+
+from __future__ import annotations
+
+import io
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+import trio
+
+from ..engine.contracts import ToolCall, ToolResult
+from .browser_calls import PageChannel
+from .screen_capture import capture
+from .screenshots import ContextBook
+
+IDLE_S = 30.0
+TOTAL_S = 120.0
+KEPT_S = 300.0
+MAX_FRAMES = 100
+MAX_BYTES = 16 * 1024 * 1024
+ALL_BYTES = 64 * 1024 * 1024
+GIF_WIDTH = 800
+"""Frames are scaled down to at most this width: a GIF of full screenshots would be huge."""
+FRAME_MS = (400, 2_000)
+"""How long each frame shows in the GIF: the real time to the next frame, within these."""
+OPTIONS = ("showClickIndicators", "showDragPaths", "showActionLabels", "showProgressBar",
+           "showWatermark")  # fmt: skip
+
+
+@attrs.define
+class Frame:
+    jpeg: bytes
+    at: float
+    label: str
+    point: tuple[float, float] | None = None
+    """Where a pointer action landed, in this frame's pixels."""
+    path: tuple[tuple[float, float], tuple[float, float]] | None = None
+    size: tuple[int, int] = (0, 0)
+
+
+@attrs.define
+class Recording:
+    recording_id: str
+    workspace: str | None
+    tab: int
+    options: dict[str, bool]
+    started: float
+    frames: list[Frame] = attrs.Factory(list)
+    state: str = "recording"
+    stop_reason: str = ""
+    stopped_at: float | None = None
+
+    @property
+    def bytes_held(self) -> int:
+        return sum(len(frame.jpeg) for frame in self.frames)
+
+    def stop(self, reason: str, now: float) -> None:
+        if self.state == "recording":
+            self.state, self.stop_reason, self.stopped_at = "stopped", reason, now
+
+
+class Recorder:
+    """Every recording of the service, and the after-call hook that adds frames."""
+
+    def __init__(
+        self,
+        channel: PageChannel,
+        contexts: ContextBook | None = None,
+        clock: Any = trio.current_time,
+    ) -> None:
+        self._channel = channel
+        self._contexts = contexts or ContextBook()
+        """The computer tool's coordinate models: where a click given in screenshot pixels
+        landed on the page."""
+        self._clock = clock
+        self._recordings: dict[tuple[str | None, int], Recording] = {}
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    def get(self, workspace: str | None, tab: int) -> Recording | None:
+        self._expire()
+        return self._recordings.get((workspace, tab))
+
+    def start(self, workspace: str | None, tab: int, options: Mapping[str, Any]) -> Recording:
+        self._expire()
+        chosen = {name: bool(options.get(name, True)) for name in OPTIONS}
+        recording = Recording(
+            recording_id=f"rec_{secrets.token_hex(8)}",
+            workspace=workspace,
+            tab=tab,
+            options=chosen,
+            started=self._clock(),
+        )
+        self._recordings[(workspace, tab)] = recording
+        return recording
+
+    def clear(self, workspace: str | None, tab: int) -> bool:
+        return self._recordings.pop((workspace, tab), None) is not None
+
+    def _expire(self) -> None:
+        """Stop what ran too long or idled, drop what was kept long enough (checked on use:
+        no timer runs for a recording)."""
+        now = self._clock()
+        for key, recording in list(self._recordings.items()):
+            last = recording.frames[-1].at if recording.frames else recording.started
+            if recording.state == "recording" and now - recording.started >= TOTAL_S:
+                recording.stop("time_limit", recording.started + TOTAL_S)
+            elif recording.state == "recording" and now - last >= IDLE_S:
+                recording.stop("idle", last + IDLE_S)
+            if recording.stopped_at is not None and now - recording.stopped_at >= KEPT_S:
+                del self._recordings[key]
+
+    # --- frames ------------------------------------------------------------------------------
+
+    async def add_frame(self, call: ToolCall, tab: int, label: str, result: ToolResult | None) -> None:
+        """One frame of the tab now (the call holds its lease)."""
+        recording = self.get(call.context.workspace_id, tab)
+        if recording is None or recording.state != "recording":
+            return
+        shot = await capture(self._channel, call, tab)
+        size = (shot.context.shot_width, shot.context.shot_height)
+        frame = Frame(shot.data, self._clock(), label, size=size)
+        target = self._landing(call, tab, result)
+        if target is not None:
+            frame.point = _to_shot(shot.context, *target)
+        drag = _drag(call)
+        if drag is not None:
+            start, end = (_to_shot(shot.context, *self._contexts.to_css(tab, *p)) for p in drag)
+            frame.path = (start, end)
+        recording.frames.append(frame)
+        if len(recording.frames) >= MAX_FRAMES:
+            recording.stop("frame_limit", self._clock())
+        elif recording.bytes_held >= MAX_BYTES:
+            recording.stop("size_limit", self._clock())
+        self._within_all_bytes(recording)
+
+    def _within_all_bytes(self, keep: Recording) -> None:
+        """Over the bound for all recordings, the oldest others go first."""
+        total = sum(r.bytes_held for r in self._recordings.values())
+        for key, recording in sorted(self._recordings.items(), key=lambda item: item[1].started):
+            if total <= ALL_BYTES:
+                return
+            if recording is not keep:
+                total -= recording.bytes_held
+                del self._recordings[key]
+
+    async def after_call(self, call: ToolCall, result: ToolResult) -> None:
+        """The engine's after-call hook: a frame for every successful call on a recorded tab."""
+        if not self._recordings or call.context.operation == "gif_creator":
+            return
+        tab = call.arguments.get("tabId")
+        if not isinstance(tab, int) or (call.context.workspace_id, tab) not in self._recordings:
+            return
+        action = call.arguments.get("action")
+        label = call.context.operation + (f" {action}" if isinstance(action, str) else "")
+        await self.add_frame(call, tab, label, result)
+
+
+    def _landing(
+        self, call: ToolCall, tab: int, result: ToolResult | None
+    ) -> tuple[float, float] | None:
+        """Where a pointer action landed, in viewport CSS pixels: the coordinate it was given,
+        else the centre of the element its receipt names."""
+        point = call.arguments.get("coordinate")
+        if call.context.operation == "computer" and isinstance(point, list) and len(point) == 2:
+            return self._contexts.to_css(tab, float(point[0]), float(point[1]))
+        return _receipt_point(call, result)
+
+
+def _receipt_point(call: ToolCall, result: ToolResult | None) -> tuple[float, float] | None:
+    if call.context.operation not in ("computer", "act_on") or result is None:
+        return None
+    receipt = (result.structured or {}).get("interactionReceipt") or {}
+    target = receipt.get("target") or {}
+    if isinstance(target.get("x"), int | float) and isinstance(target.get("y"), int | float):
+        return float(target["x"]), float(target["y"])
+    return None
+
+
+def _drag(call: ToolCall) -> tuple[tuple[float, float], tuple[float, float]] | None:
+    arguments = call.arguments
+    if call.context.operation != "computer" or arguments.get("action") != "left_click_drag":
+        return None
+    start, end = arguments.get("start_coordinate"), arguments.get("coordinate")
+    if not (isinstance(start, list) and isinstance(end, list) and len(start) == len(end) == 2):
+        return None
+    return (float(start[0]), float(start[1])), (float(end[0]), float(end[1]))
+
+
+def _to_shot(context: Any, x: float, y: float) -> tuple[float, float]:
+    """A viewport CSS point in the pixels of the frame ``context`` describes."""
+    scale_x = context.shot_width / max(1.0, context.region_width)
+    scale_y = context.shot_height / max(1.0, context.region_height)
+    return (x - context.offset_x) * scale_x, (y - context.offset_y) * scale_y
+
+
+# --- encoding ---------------------------------------------------------------------------------
+
+
+def encode_gif(recording: Recording) -> bytes:
+    """The recording as an animated GIF (blocking: run it in a worker thread).
+
+    Frames can differ in size (the viewport shrinks when Chrome shows its debugging bar, or
+    the window is resized): each is scaled to at most ``GIF_WIDTH`` and drawn at the top left
+    of one canvas as large as the largest, since a GIF has one size for all its frames."""
+    from PIL import Image, ImageDraw
+
+    options = recording.options
+    scaled = []
+    for frame in recording.frames:
+        image = Image.open(io.BytesIO(frame.jpeg)).convert("RGB")
+        scale = min(1.0, GIF_WIDTH / image.width)
+        if scale < 1.0:
+            image = image.resize((round(image.width * scale), round(image.height * scale)))
+        scaled.append((image, scale))
+    width = max(image.width for image, _ in scaled)
+    height = max(image.height for image, _ in scaled)
+    count = len(scaled)
+    images = []
+    for index, (frame, (shot, scale)) in enumerate(zip(recording.frames, scaled, strict=True)):
+        image = Image.new("RGB", (width, height), (255, 255, 255))
+        image.paste(shot, (0, 0))
+        draw = ImageDraw.Draw(image)
+        if options["showDragPaths"] and frame.path is not None:
+            (x0, y0), (x1, y1) = frame.path
+            draw.line([(x0 * scale, y0 * scale), (x1 * scale, y1 * scale)], fill=(255, 140, 0), width=3)
+        if options["showClickIndicators"] and frame.point is not None:
+            x, y = frame.point[0] * scale, frame.point[1] * scale
+            draw.ellipse([x - 12, y - 12, x + 12, y + 12], outline=(230, 30, 30), width=3)
+        if options["showActionLabels"] and frame.label:
+            draw.rectangle([0, 0, 8 + 7 * len(frame.label), 20], fill=(20, 20, 28))
+            draw.text((4, 4), frame.label, fill=(255, 255, 255))
+        if options["showProgressBar"] and count > 1:
+            draw.rectangle([0, height - 4, width * (index + 1) / count, height], fill=(60, 130, 240))
+        if options["showWatermark"]:
+            draw.text((width - 70, height - 18), "Ghostlight", fill=(160, 160, 160))
+        images.append(image.convert("P", palette=Image.Palette.ADAPTIVE, colors=128))
+    durations = [
+        int(min(FRAME_MS[1], max(FRAME_MS[0], (after.at - frame.at) * 1000)))
+        for frame, after in zip(recording.frames, recording.frames[1:], strict=False)
+    ] + [FRAME_MS[1]]
+    out = io.BytesIO()
+    images[0].save(out, format="GIF", save_all=True, append_images=images[1:],
+                   duration=durations, loop=0, disposal=1)  # fmt: skip
+    return out.getvalue()

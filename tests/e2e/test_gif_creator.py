@@ -1,0 +1,78 @@
+"""gif_creator in real headless Chromium: frames follow the work on the recorded tab only, and
+the export is a real animated GIF, returned or placed in the page."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from .conftest import PAGES, Service, open_page, page_value, text
+
+pytestmark = pytest.mark.e2e
+
+PAGES.update(
+    {
+        "/gif": """<!doctype html><title>GIF page</title>
+<style>body{margin:0} button{position:absolute;left:40px;top:40px;width:160px;height:50px}</style>
+<button onclick="this.textContent='Clicked ' + (++window.n || (window.n = 1))">Click me</button>
+<label style="position:absolute;top:200px">Keep <input id="keep" type="file"></label>""",
+    }
+)
+
+
+def gif_of(outcome: Any) -> Image.Image:
+    [block] = [b for b in outcome.content if getattr(b, "type", "") == "image"]
+    assert block.mime_type == "image/gif"
+    return Image.open(io.BytesIO(block.data))
+
+
+async def test_a_recording_follows_the_work_on_its_tab_and_exports_a_gif(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/gif")
+    _, other = await open_page(service, f"{web}/gif", ws)
+    started = await service.call("gif_creator", ws, tabId=tab, action="start_recording")
+    assert started.kind == "ok", text(started)
+    assert started.structured["frame_count"] == 1 and started.structured["storage"] == "memory_only"
+    for _ in range(2):
+        clicked = await service.call("computer", ws, tabId=tab, action="left_click", coordinate=[120, 65])
+        assert clicked.kind == "ok", text(clicked)
+    await service.call("computer", ws, tabId=other, action="left_click", coordinate=[120, 65])  # not recorded
+    status = await service.call("gif_creator", ws, tabId=tab, action="status")
+    assert status.structured["frame_count"] == 3 and status.structured["state"] == "recording"
+
+    exported = await service.call("gif_creator", ws, tabId=tab, action="export", download=True)
+    assert exported.kind == "ok", text(exported)
+    gif = gif_of(exported)
+    assert gif.format == "GIF" and gif.n_frames == 3 and gif.width <= 800
+    assert exported.structured["state"] == "stopped" and exported.structured["stop_reason"] == "exported"
+    assert exported.structured["gif_bytes"] == len(next(b for b in exported.content if getattr(b, "type", "") == "image").data)
+    assert await page_value(service, ws, tab, "window.n") == 2
+
+    found = await service.call("find", ws, tabId=tab, query="Keep")
+    ref = found.structured["results"][0]["ref"]
+    placed = await service.call("gif_creator", ws, tabId=tab, action="export", ref=ref, filename="work.gif")
+    assert placed.kind == "ok", text(placed)
+    assert await page_value(service, ws, tab, "[keep.files[0].name, keep.files[0].type]") == ["work.gif", "image/gif"]
+
+
+async def test_misuse_is_refused_and_clear_forgets_the_frames(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/gif")
+    nothing = await service.call("gif_creator", ws, tabId=tab, action="export", download=True)
+    assert nothing.kind == "tool_error" and "No recording on tab" in text(nothing)
+    await service.call("gif_creator", ws, tabId=tab, action="start_recording")
+    again = await service.call("gif_creator", ws, tabId=tab, action="start_recording")
+    assert again.kind == "tool_error" and "already being recorded" in text(again)
+    both = await service.call("gif_creator", ws, tabId=tab, action="export", download=True, ref="ref_1")
+    assert both.kind == "tool_error" and "exactly one of download" in text(both)
+    cleared = await service.call("gif_creator", ws, tabId=tab, action="clear")
+    assert cleared.structured["cleared"] is True
+    status = await service.call("gif_creator", ws, tabId=tab, action="status")
+    assert status.kind == "tool_error"
