@@ -355,3 +355,37 @@ describe("narrate", () => {
     assert.equal(narrate.isOwnMutation({ type: "attributes", addedNodes: [], removedNodes: [] }), false);
   });
 });
+
+describe("form_fields", () => {
+  // A labelled control, its label pointing back at it as the DOM does.
+  function labelled(text, control) {
+    const label = h("label", {}, text, control);
+    control.labels = [label];
+    return label;
+  }
+
+  test("a label's words leave out the text of controls inside it", () => {
+    const select = new FakeSelect({ id: "country" }, [["fr", "France"], ["jp", "Japan"]]);
+    assert.equal(forms.labelText(h("label", {}, "Country ", select, h("b", {}, "(required)"))), "Country (required)");
+  });
+
+  test("controls are grouped by their form with its submit candidates; formless ones come last", () => {
+    const email = new FakeInput("input", { type: "email", name: "email" });
+    const secret = new FakeInput("input", { type: "password" });
+    const search = new FakeInput("input", { name: "q", placeholder: "Search" });
+    const hidden = new FakeInput("input", { type: "hidden", name: "csrf" });
+    const send = h("button", { type: "submit" }, "Create account");
+    const help = h("button", { type: "button" }, "Help");
+    const form = h("form", { id: "signup" }, labelled("Email", email), labelled("Password", secret), hidden, send, help);
+    for (const el of [email, secret, hidden, send, help]) el.form = form;
+    const doc = fakeDocument(h("body", {}, form, search));
+    const { forms: found } = plain(forms.formFields(doc, context(), fakeEnv()));
+    assert.deepEqual(found.map((f) => f.fields.map((x) => x.label || x.placeholder)), [["Email", "Password"], ["Search"]]);
+    const [signup, loose] = found;
+    assert.equal(signup.name, "signup");
+    assert.equal(signup.fields[0].type, "email");
+    assert.equal(signup.fields[1].secret, true);
+    assert.deepEqual(signup.submits.map((s) => [s.name, s.native]), [["Create account", true]]);
+    assert.equal(loose.ref, null);
+  });
+});

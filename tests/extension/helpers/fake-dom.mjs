@@ -126,7 +126,9 @@ export function h(tag, attrs = {}, ...children) {
 }
 
 function matches(el, selector) {
+  if (selector.includes(",")) return selector.split(",").some((part) => matches(el, part.trim()));
   let m;
+  if ((m = /^\[([\w-]+)='([^']*)'\]$/.exec(selector))) return el.attrs[m[1]] === m[2];
   if ((m = /^#([\w-]+)$/.exec(selector))) return el.id === m[1];
   if ((m = /^\.([\w-]+)$/.exec(selector))) return (el.attrs.class || "").split(/\s+/).includes(m[1]);
   if ((m = /^\[([\w-]+)="([^"]*)"\]$/.exec(selector))) return el.attrs[m[1]] === m[2];
