@@ -112,6 +112,7 @@
     },
     form_fields: () => ns.forms.formFields(document, ctx, env),
     narrate: (args) => ns.narrate.show(document, args, env),
+    cue: (args) => ns.narrate.cue(document, ns.find.describeElement(elementArg(args), ctx).box),
     drop_files: (args) => {
       if (!Array.isArray(args.files) || !args.files.length) throw new ns.PageError("drop_files needs files", "bad_args");
       return ns.forms.dropFiles(document, Number(args.x), Number(args.y), args.files, ctx);

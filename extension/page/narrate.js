@@ -57,12 +57,30 @@
     return { shown: true, position: edge, durationMs: duration, replaced };
   }
 
-  // True for a mutation record that only adds or removes a caption (not a page change).
+  // A brief outline around the element an action is about to reach (act_on), so the person
+  // watching sees what will be clicked. Like the caption it takes no clicks.
+  const CUE_TAG = "ghostlight-cue";
+  const CUE_MS = 900;
+  function cue(doc, rect) {
+    const host = doc.createElement(CUE_TAG);
+    host.setAttribute("aria-hidden", "true");
+    const pad = 3;
+    host.style.cssText =
+      `all: initial; position: fixed; z-index: 2147483647; pointer-events: none; box-sizing: border-box;` +
+      ` left: ${rect.x - pad}px; top: ${rect.y - pad}px; width: ${rect.width + 2 * pad}px;` +
+      ` height: ${rect.height + 2 * pad}px; border: 3px solid rgba(230, 30, 30, 0.9); border-radius: 4px;`;
+    (doc.documentElement || doc.body).appendChild(host);
+    root.setTimeout(() => host.remove(), CUE_MS);
+    return { shown: true, ms: CUE_MS };
+  }
+
+  // True for a mutation record that only adds or removes our own captions and cues (not a
+  // page change).
   function isOwnMutation(record) {
     if (record.type !== "childList") return false;
     const nodes = [...(record.addedNodes || []), ...(record.removedNodes || [])];
-    return nodes.length > 0 && nodes.every((node) => node.nodeName === TAG.toUpperCase());
+    return nodes.length > 0 && nodes.every((node) => String(node.nodeName).startsWith("GHOSTLIGHT-"));
   }
 
-  ns.narrate = { show, hide, chooseEdge, noteActivity, isOwnMutation };
+  ns.narrate = { show, hide, cue, chooseEdge, noteActivity, isOwnMutation };
 })(globalThis);

@@ -11,11 +11,13 @@ then runs wait_for's condition and says whether it was met.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
 import attrs
 
+from ..browser.errors import BrowserFailure
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.excerpt import quoted
 from .browser_calls import PageChannel, ToolInputError, guarded
@@ -26,6 +28,7 @@ from .provenance import page_facts, provenance, wrap_page_text
 from .shaping import actionable, element_line, mechanical_actions
 
 POINTER_ACTIONS = frozenset({"left_click", "right_click", "double_click", "hover"})
+log = logging.getLogger("ghostlight.tools")
 CONTROL_ROLES = frozenset(
     {"button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox",
      "menuitem", "menuitemcheckbox", "menuitemradio", "option", "tab", "switch", "slider",
@@ -35,6 +38,7 @@ CONTROL_ROLES = frozenset(
 EXPECT_DEFAULT_MS = 5_000
 CANDIDATES_MAX = 5
 FIND_LIMIT = 20
+CUE_BOUND = 3.0
 NEXT_STEPS = {
     "target_missing": "check the page with find or read_page, then name the element as it appears",
     "ambiguous_target": "pick one of the candidates by its ref (target {\"ref\": ...}), or name"
@@ -80,6 +84,7 @@ class ActOn:
         except Blocked as blocked:
             return await self._blocked(call, tab, action, blocked)
         ref = str(element["ref"])
+        await self._cue(call, tab, ref)
         if action == "set_value":
             done = await self._form_input(
                 _sub(call, {"ref": ref, "value": arguments["value"], "tabId": arguments["tabId"]})
@@ -152,6 +157,14 @@ class ActOn:
                 tuple(top[:CANDIDATES_MAX]),
             )
         return top[0], "semantic"
+
+    async def _cue(self, call: ToolCall, tab: int, ref: str) -> None:
+        """Outline the target for the person watching (best effort: a page that does not take
+        it changes nothing about the action)."""
+        try:
+            await self._channel.content(call, tab, "cue", {"ref": ref}, CUE_BOUND, read=True)
+        except BrowserFailure as failure:
+            log.debug("no cue on tab %s: %s", tab, failure.message)
 
     async def _check_reachable(self, call: ToolCall, tab: int, element: dict[str, Any]) -> None:
         ref = str(element["ref"])

@@ -25,7 +25,12 @@ PAGES.update(
 <button class="del" onclick="window.deletes=(window.deletes||0)+1">Delete</button>
 <label>Nickname <input id="nick"></label>
 <button id="under" onclick="window.underClicks=(window.underClicks||0)+1">Hidden behind</button>
-<div id="veil">a banner over the button</div>""",
+<div id="veil">a banner over the button</div>
+<script>
+window.added = [];
+new MutationObserver((records) => records.forEach((r) => r.addedNodes.forEach((n) => added.push(n.nodeName))))
+  .observe(document.documentElement, {childList: true});
+</script>""",
     }
 )
 
@@ -45,6 +50,8 @@ async def test_a_named_button_is_clicked_and_the_expected_text_waited_for(
     assert receipt["targetAssurance"] == "semantic" and receipt["action"] == "left_click"
     assert receipt["observedAfter"]["expectMet"] is True
     assert receipt["target"]["name"] == "Save" and "Expectation met" in text(outcome)
+    # The person watching saw the target outlined before the click.
+    assert await page_value(service, ws, tab, "window.added.includes('GHOSTLIGHT-CUE')") is True
 
 
 async def test_set_value_by_query_fills_the_field(
@@ -79,5 +86,5 @@ async def test_nothing_is_done_unless_the_target_is_one_clear_reachable_element(
             assert blocker["kind"] == kind, (target, blocker)
         if candidates is not None:
             assert len(outcome.structured["candidates"]) == candidates
-    done = "[window.deletes, window.underClicks, window.saves]"
-    assert await page_value(service, ws, tab, done) == [None, None, None]
+    done = "[window.deletes, window.underClicks, window.saves, window.added.length]"
+    assert await page_value(service, ws, tab, done) == [None, None, None, 0]  # not even a cue

@@ -353,6 +353,7 @@ describe("narrate", () => {
     assert.equal(narrate.isOwnMutation({ type: "childList", addedNodes: [], removedNodes: [caption] }), true);
     assert.equal(narrate.isOwnMutation({ type: "childList", addedNodes: [caption, other], removedNodes: [] }), false);
     assert.equal(narrate.isOwnMutation({ type: "attributes", addedNodes: [], removedNodes: [] }), false);
+    assert.equal(narrate.isOwnMutation({ type: "childList", addedNodes: [{ nodeName: "GHOSTLIGHT-CUE" }], removedNodes: [] }), true);
   });
 });
 
