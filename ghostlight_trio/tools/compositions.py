@@ -23,7 +23,7 @@ from typing import Any
 import attrs
 import trio
 
-from ..engine.contracts import ToolCall, ToolHandler, ToolResult
+from ..engine.contracts import ResultKind, ToolCall, ToolHandler, ToolResult
 from ..transport.bridge import ContentBlock, ImageBlock, TextBlock
 from ..transport.excerpt import quoted
 
@@ -96,7 +96,7 @@ class _Run:
         text = f"{done}/{self.total} steps completed"
         return f"{text}; {self.stopped}" if self.stopped else text
 
-    def kind(self) -> str:
+    def kind(self) -> ResultKind:
         statuses = {step.status for step in self.steps}
         if "outcome_unknown" in statuses:
             return "outcome_unknown"
@@ -112,7 +112,7 @@ def _budget(arguments: Mapping[str, Any]) -> float | str:
         return BUDGET_MS / 1000
     if asked <= 0:
         return f"budget_ms must be more than 0 (got {asked:g}); nothing ran."
-    return min(asked, BUDGET_MS) / 1000
+    return float(min(asked, BUDGET_MS)) / 1000
 
 
 async def _run_one(
@@ -167,7 +167,7 @@ async def run_batch(call: ToolCall) -> ToolResult:
     if len(run.steps) < run.total:
         summary += f"; steps {len(run.steps) + 1}-{run.total} not run"
     content.append(TextBlock(text=summary))
-    return ToolResult(kind=run.kind(), content=content)  # type: ignore[arg-type]
+    return ToolResult(kind=run.kind(), content=content)
 
 
 def _headed(head: str, blocks: Sequence[ContentBlock]) -> list[ContentBlock]:
@@ -202,7 +202,7 @@ async def run_script(call: ToolCall) -> ToolResult:
         return ToolResult.error(budget)
     tab = arguments.get("tabId")
     if arguments.get("dry_run"):
-        return _script_result(await _dry_run(call, steps, tab), dry=True)
+        return _script_result(_dry_run(call, steps, tab), dry=True)
     go_on = arguments.get("onError") == "continue"
     run = _Run(tools=[str(spec["tool"]) for spec in steps], budget_s=budget)
     for number, spec in enumerate(steps, 1):
@@ -266,7 +266,7 @@ def _resolve(value: Any, number: int, done: Sequence[_Step]) -> Any:
     return found
 
 
-async def _dry_run(
+def _dry_run(
     call: ToolCall, steps: Sequence[Mapping[str, Any]], tab: int | None
 ) -> _Run:
     """What would be refused before running: unknown tools, nesting, bad arguments, references
@@ -276,14 +276,14 @@ async def _dry_run(
         tool, step_arguments = spec["tool"], spec.get("args", {})
         try:
             _check_references(step_arguments, number)
-        except _Unresolved as problem:
-            run.steps.append(_Step(number, tool, "invalid", note=str(problem)))
+        except _Unresolved as unresolved:
+            run.steps.append(_Step(number, tool, "invalid", note=str(unresolved)))
             continue
-        problem = call.effects.check_step(tool, step_arguments, tab=tab)
-        if problem is None:
+        refused = call.effects.check_step(tool, step_arguments, tab=tab)
+        if refused is None:
             run.steps.append(_Step(number, tool, "would_run"))
         else:
-            run.steps.append(_Step(number, tool, problem[0], note=problem[1]))
+            run.steps.append(_Step(number, tool, refused[0], note=refused[1]))
     return run
 
 
@@ -316,7 +316,7 @@ def _script_result(run: _Run, *, dry: bool = False) -> ToolResult:
             f"dry run: {accepted}/{run.total} steps would be accepted; nothing ran. Hold, policy"
             " and the tab's state are checked when each step runs."
         )
-        kind = "ok"
+        kind: ResultKind = "ok"
     else:
         summary, kind = run.summary(), run.kind()
     body = {"results": results, "summary": summary, "duration_ms": run.elapsed_ms}
@@ -331,7 +331,7 @@ def _script_result(run: _Run, *, dry: bool = False) -> ToolResult:
             if len(record.get("result", "")) > 300:
                 record["result"] = record["result"][:300] + " (truncated)"
         text = json.dumps(body, indent=2, ensure_ascii=False)
-    return ToolResult(kind=kind, content=[TextBlock(text=text)], structured=body)  # type: ignore[arg-type]
+    return ToolResult(kind=kind, content=[TextBlock(text=text)], structured=body)
 
 
 def _step_record(step: _Step) -> dict[str, Any]:

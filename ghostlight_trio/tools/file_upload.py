@@ -85,5 +85,6 @@ class FileUpload:
             lambda: self._channel.content(call, tab, "observe", {"ref": ref})
         )
         target = after.get("target") if isinstance(after, dict) else None
-        receipt = build_receipt("file_upload", tab, before, after, assurance="ref", target=target)
+        # A page between documents for the whole settling bound gives no observation.
+        receipt = None if after is None else build_receipt("file_upload", tab, before, after, assurance="ref", target=target)
         return receipt_result(summary, receipt, call.context.workspace_id)

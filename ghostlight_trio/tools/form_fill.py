@@ -61,7 +61,7 @@ class Control:
     label: str
     enabled: bool = True
     secret: bool = False
-    options: tuple[dict[str, Any], ...] = ()
+    options: tuple[Mapping[str, Any], ...] = ()
     order: int = 0
 
 

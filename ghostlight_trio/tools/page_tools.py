@@ -147,7 +147,8 @@ class _PageTools:
             lead = f"{summary} Then {dialog_name(stop.dialog)} opened on tab {tab}."
             return dialog_result(call, tab, lead, stop.dialog)
         target = after.get("target") if isinstance(after, dict) else None
-        receipt = build_receipt("form_input", tab, before, after, assurance="ref", target=target)
+        # A page between documents for the whole settling bound gives no observation.
+        receipt = None if after is None else build_receipt("form_input", tab, before, after, assurance="ref", target=target)
         return receipt_result(summary, receipt, call.context.workspace_id)
 
     async def get_page_text(self, call: ToolCall, tab: int) -> ToolResult:
