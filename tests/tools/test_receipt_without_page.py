@@ -21,7 +21,7 @@ class LeavingPage:
     def __init__(self) -> None:
         self.sent: list[str] = []
 
-    async def request(self, ws: Any, op: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+    async def request(self, ws: Any, op: str, args: dict[str, Any], **bounds: Any) -> dict[str, Any]:
         fn = args.get("fn", op)
         self.sent.append(fn)
         if fn == "observe":
