@@ -18,9 +18,10 @@ from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
 from .receipts import build_receipt, observe_settled, receipt_result
 
-MAX_BYTES = 3 * 1024 * 1024
-"""All files of one call, decoded. An MCP message is at most 4 MiB, which holds about 3 MiB of
-base64; a larger file could not have arrived whole."""
+MAX_BYTES = 3_000_000
+"""All files of one call, decoded. An MCP message is at most 4 MiB (4,194,304 bytes); 3,000,000
+bytes are 4,000,000 characters of base64, which leaves room for the rest of the message. A larger
+file could not arrive whole."""
 MAX_FILES = 20
 PATHS_REFUSED = (
     "paths are not accepted: Ghostlight does not read local files for an agent. Send each file's"
@@ -59,7 +60,7 @@ def checked_files(arguments: Mapping[str, Any]) -> tuple[list[dict[str, str]], i
         out.append({"name": name, "mimeType": mime, "data": str(file["data"])})
     if total > MAX_BYTES:
         raise ToolInputError(
-            f"The files hold {total} bytes; at most {MAX_BYTES} bytes (3 MiB) go in one call;"
+            f"The files hold {total} bytes; at most {MAX_BYTES} bytes (3 MB) go in one call;"
             " nothing was uploaded."
         )
     return out, total

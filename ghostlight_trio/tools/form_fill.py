@@ -38,6 +38,8 @@ SKIP_CODES = frozenset(
 """Page refusals that skip one field and let the others go on."""
 SUBMIT_WORDS = re.compile(r"\b(submit|sign ?in|log ?in|sign ?up|register|save|continue|send)\b", re.I)
 MASK = "********"
+MAX_FIELDS = 100
+"""Keys one call may give. Matching costs keys x controls, and it runs on the service's loop."""
 
 
 def form_fill_handlers(workspaces: Any, browser: BrowserRequests) -> dict[str, ToolHandler]:
@@ -148,7 +150,8 @@ def plan_form(index: int, fields: Sequence[Mapping[str, Any]], keys: Sequence[st
     used: set[int] = set()
     matches: list[Match] = []
     unmatched: list[dict[str, Any]] = []
-    for key in sorted(keys, key=lambda k: (-len(_words(k)), keys.index(k))):
+    order = {key: index for index, key in enumerate(keys)}
+    for key in sorted(keys, key=lambda k: (-len(_words(k)), order[k])):
         wanted = _words(key)
         ranked = [
             (rank, i) for i, control in enumerate(controls)
@@ -197,6 +200,11 @@ class FormFill:
         values: Mapping[str, Any] = call.arguments.get("fields") or {}
         if not values:
             raise ToolInputError("fields must name at least one field and its value.")
+        if len(values) > MAX_FIELDS:
+            raise ToolInputError(
+                f"fields names {len(values)} fields; at most {MAX_FIELDS} go in one call (no"
+                " form has more worth filling at once). Nothing was filled."
+            )
         page = await self._channel.content(call, tab, "form_fields", {})
         forms = page.get("forms", []) if isinstance(page, dict) else []
         plan = best_plan(forms, list(values))

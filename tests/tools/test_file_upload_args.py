@@ -22,7 +22,7 @@ def test_files_pass_with_their_decoded_size_and_a_default_type() -> None:
 @pytest.mark.parametrize(
     ("arguments", "says"),
     [
-        ({"files": [{"data": b64(MAX_BYTES + 1), "name": "big.bin"}]}, "at most 3145728 bytes"),
+        ({"files": [{"data": b64(MAX_BYTES + 1), "name": "big.bin"}]}, "at most 3000000 bytes (3 MB)"),
         ({"files": [{"data": b64(1), "name": "  "}]}, "empty name"),
         ({"files": [{"data": "abc", "name": "a"}]}, "not valid base64"),
         ({"files": [{"data": b64(1), "name": "a"}] * 21}, "At most 20 files"),

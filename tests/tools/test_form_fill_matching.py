@@ -63,3 +63,18 @@ def test_the_submit_is_the_forms_own_native_one_named_like_a_submit() -> None:
     assert pick_submit(submits[1:])["ref"] == "ref_2"
     assert pick_submit(submits[2:])["ref"] == "ref_3"
     assert pick_submit([]) is None
+
+
+async def test_more_fields_than_a_call_takes_are_refused_before_the_page_is_read() -> None:
+    from ghostlight_trio.tools.form_fill import MAX_FIELDS, form_fill_handlers
+
+    from .fakes import tool_call
+
+    class NoBrowser:
+        async def request(self, *args: object, **kwargs: object) -> dict:
+            raise AssertionError("nothing may reach the page")
+
+    fill = form_fill_handlers(None, NoBrowser())["form_fill"]
+    fields = {f"field {n}": "x" for n in range(MAX_FIELDS + 1)}
+    result = await fill(tool_call("form_fill", fields=fields))
+    assert result.kind == "tool_error" and "Nothing was filled" in result.content[0].text  # type: ignore[union-attr]
