@@ -23,7 +23,14 @@ from ..workspace import WorkspaceRegistry
 from . import texts
 from .audit import AuditHook, AuditRecord, safe_audit
 from .call import CallState
-from .contracts import ToolCall, ToolHandler, ToolResult, UncertainEffect, WorkContext
+from .contracts import (
+    ToolCall,
+    ToolHandler,
+    ToolResult,
+    UncertainEffect,
+    WorkContext,
+    WorkspaceId,
+)
 from .effects import CallEffects
 from .gate import NOT_EVALUATED, CallGate, GateFacts, OpenGate
 from .limits import EngineLimits
@@ -91,17 +98,13 @@ class CallRunner:
 
     async def _execute(self, call: CallState) -> None:
         spec, arguments, context = call.spec, call.arguments, call.context
-        if not self._certainly_valid(spec.name, spec.input_schema, arguments):
-            problem = self._catalog.validate(spec.name, arguments)
-            if problem is not None:
-                self._settle(call, "tool_error", problem)
-                return
-        if "tabId" in arguments:
-            tab = tab_id_argument(arguments)
-            if tab is None or not self._workspaces.verify_tab(context.workspace_id, tab):
+        refused = self._refusal(spec, arguments, context.workspace_id)
+        if refused is not None:
+            kind, text = refused
+            if kind == "denied":
                 call.gate_facts = _UNOWNED_TAB
-                self._settle(call, "denied", texts.tab_not_in_workspace(arguments["tabId"]))
-                return
+            self._settle(call, kind, text)
+            return
         stop = self._gate.begin(call)
         if stop is not None:
             self._settle(call, stop.kind, stop.text)
@@ -208,17 +211,30 @@ class CallRunner:
     def check_step(
         self, parent: CallState, tool: str, arguments: Mapping[str, Any], tab: int | None
     ) -> tuple[str, str] | None:
-        """What would refuse a step before it runs (see ``Effects.check_step``)."""
+        """What would refuse a step before it runs (see ``Effects.check_step``): the checks a
+        call passes before anything else, without running it."""
         spec = self._step_spec(tool)
         if isinstance(spec, str):
             return "invalid", spec
         arguments = _with_tab(spec, arguments, tab)
-        problem = self._catalog.validate(spec.name, arguments)
-        if problem is not None:
-            return "invalid", problem
+        refused = self._refusal(spec, arguments, parent.context.workspace_id)
+        if refused is None:
+            return None
+        kind, text = refused
+        return ("denied" if kind == "denied" else "invalid"), text
+
+    def _refusal(
+        self, spec: ToolSpec, arguments: Mapping[str, Any], workspace: WorkspaceId | None
+    ) -> tuple[str, str] | None:
+        """Why a call cannot start at all, as (result kind, text): arguments that do not fit
+        the tool's schema, or a tab outside the workspace. None when it may go on."""
+        if not self._certainly_valid(spec.name, spec.input_schema, arguments):
+            problem = self._catalog.validate(spec.name, arguments)
+            if problem is not None:
+                return "tool_error", problem
         if "tabId" in arguments:
-            owned = tab_id_argument(arguments)
-            if owned is None or not self._workspaces.verify_tab(parent.context.workspace_id, owned):
+            tab = tab_id_argument(arguments)
+            if tab is None or not self._workspaces.verify_tab(workspace, tab):
                 return "denied", texts.tab_not_in_workspace(arguments["tabId"])
         return None
 
