@@ -225,8 +225,9 @@ async def run_script(call: ToolCall) -> ToolResult:
     return _script_result(run)
 
 
-def _resolve(value: Any, number: int, done: Sequence[_Step]) -> Any:
-    """``value`` with every reference to an earlier step's structured result replaced."""
+def _resolve(value: Any, number: int, done: Sequence[_Step] | None) -> Any:
+    """``value`` with every reference to an earlier step's structured result replaced. With
+    ``done`` None (a dry run, where no step has run) references are only checked."""
     if isinstance(value, dict):
         return {key: _resolve(item, number, done) for key, item in value.items()}
     if isinstance(value, list):
@@ -245,6 +246,8 @@ def _resolve(value: Any, number: int, done: Sequence[_Step]) -> Any:
     source = number - 1 if which == "prev" else int(which)
     if not 1 <= source < number:
         raise _Unresolved(f"{quoted(value)} must refer to an earlier step (1 to {number - 1}).")
+    if done is None:
+        return value
     step = next((s for s in done if s.number == source), None)
     if step is None or step.status != "ok" or step.result is None:
         raise _Unresolved(f"{quoted(value)} refers to step {source}, which did not succeed.")
@@ -275,7 +278,7 @@ def _dry_run(
     for number, spec in enumerate(steps, 1):
         tool, step_arguments = spec["tool"], spec.get("args", {})
         try:
-            _check_references(step_arguments, number)
+            _resolve(step_arguments, number, None)
         except _Unresolved as unresolved:
             run.steps.append(_Step(number, tool, "invalid", note=str(unresolved)))
             continue
@@ -285,23 +288,6 @@ def _dry_run(
         else:
             run.steps.append(_Step(number, tool, refused[0], note=refused[1]))
     return run
-
-
-def _check_references(value: Any, number: int) -> None:
-    if isinstance(value, dict):
-        for item in value.values():
-            _check_references(item, number)
-    elif isinstance(value, list):
-        for item in value:
-            _check_references(item, number)
-    elif isinstance(value, str) and value.startswith("$") and not value.startswith("$$"):
-        match = _REFERENCE.fullmatch(value)
-        if match is None:
-            raise _Unresolved(f"{quoted(value)} is not a reference.")
-        which = match.group(1)
-        source = number - 1 if which == "prev" else int(which)
-        if not 1 <= source < number:
-            raise _Unresolved(f"{quoted(value)} must refer to an earlier step.")
 
 
 def _script_result(run: _Run, *, dry: bool = False) -> ToolResult:
