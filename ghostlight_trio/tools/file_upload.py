@@ -16,7 +16,7 @@ from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.excerpt import excerpt
 from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
-from .receipts import build_receipt, observe_settled, receipt_result
+from .placement import place_files
 
 MAX_BYTES = 3_000_000
 """All files of one call, decoded. An MCP message is at most 4 MiB (4,194,304 bytes); 3,000,000
@@ -73,19 +73,6 @@ class FileUpload:
     async def __call__(self, call: ToolCall, tab: int) -> ToolResult:
         files, total = checked_files(call.arguments)
         ref = str(call.arguments.get("ref", ""))
-        before = await self._channel.observe_ref(call, tab, ref)
-        done = await self._channel.content(call, tab, "set_files", {"ref": ref, "files": files})
-        held = done.get("files", []) if isinstance(done, dict) else []
-        names = ", ".join(excerpt(str(f.get("name", "")), 80) for f in held)
-        summary = (
-            f"Uploaded {len(held)} file(s) to file input {ref}: {names}"
-            f" ({max(1, round(total / 1024))} KB total)."
+        return await place_files(
+            self._channel, call, tab, files, total, operation="file_upload", ref=ref
         )
-        await call.effects.checkpoint()
-        after = await observe_settled(
-            lambda: self._channel.content(call, tab, "observe", {"ref": ref})
-        )
-        target = after.get("target") if isinstance(after, dict) else None
-        # A page between documents for the whole settling bound gives no observation.
-        receipt = None if after is None else build_receipt("file_upload", tab, before, after, assurance="ref", target=target)
-        return receipt_result(summary, receipt, call.context.workspace_id)

@@ -93,10 +93,8 @@ class GifCreator:
             )
         files = [{"name": name, "mimeType": "image/gif", "data": base64.b64encode(data).decode()}]
         placed = await place_files(
-            self._channel, self._contexts, call, tab, files, what,
-            ref=None if ref is None else str(ref),
-            point=at,
-            operation="gif_creator",
+            self._channel, call, tab, files, len(data), operation="gif_creator",
+            ref=None if ref is None else str(ref), point=at, contexts=self._contexts,
         )  # fmt: skip
         structured = {**(placed.structured or {}), **self._facts(recording), **delivery}
         return ToolResult(kind="ok", content=placed.content, structured=structured)

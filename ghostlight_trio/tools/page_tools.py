@@ -23,7 +23,7 @@ from .computer import ComputerTool
 from .image_store import ImageStore
 from .page_dialogs import PageDialog, dialog_name, dialog_result
 from .provenance import page_facts, provenance, wrap_page_text
-from .receipts import build_receipt, observe_settled, receipt_result
+from .receipts import settled_receipt
 from .screenshots import ContextBook
 from .shaping import actionable, clip_text, element_line, redact_secrets, tree_diff
 
@@ -140,16 +140,18 @@ class _PageTools:
         summary = f"Set {ref} = {shown}."
         await call.effects.checkpoint()
         try:
-            after = await observe_settled(
-                lambda: self._channel.content(call, tab, "observe", {"ref": ref})
+            return await settled_receipt(
+                "form_input",
+                tab,
+                summary,
+                before,
+                lambda: self._channel.content(call, tab, "observe", {"ref": ref}),
+                assurance="ref",
+                workspace_id=call.context.workspace_id,
             )
         except PageDialog as stop:
             lead = f"{summary} Then {dialog_name(stop.dialog)} opened on tab {tab}."
             return dialog_result(call, tab, lead, stop.dialog)
-        target = after.get("target") if isinstance(after, dict) else None
-        # A page between documents for the whole settling bound gives no observation.
-        receipt = None if after is None else build_receipt("form_input", tab, before, after, assurance="ref", target=target)
-        return receipt_result(summary, receipt, call.context.workspace_id)
 
     async def get_page_text(self, call: ToolCall, tab: int) -> ToolResult:
         limit = call.arguments.get("max_chars")

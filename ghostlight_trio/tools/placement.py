@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..engine.contracts import ToolCall, ToolResult
+from ..transport.excerpt import excerpt
 from .browser_calls import PageChannel, ToolInputError
-from .receipts import build_receipt, observe_settled, receipt_result
+from .receipts import settled_receipt
 from .screenshots import ContextBook
 
 
@@ -27,26 +28,31 @@ def drop_point(point: Any, nothing: str) -> tuple[float, float]:
 
 async def place_files(
     channel: PageChannel,
-    contexts: ContextBook,
     call: ToolCall,
     tab: int,
     files: Sequence[dict[str, str]],
-    what: str,
+    size: int,
     *,
-    ref: str | None,
-    point: tuple[float, float] | None,
     operation: str,
+    ref: str | None = None,
+    point: tuple[float, float] | None = None,
+    contexts: ContextBook | None = None,
 ) -> ToolResult:
-    """Place ``files`` (described as ``what``) by ``ref`` or at ``point``; a drop says whether
-    the page claimed it, the only sign a drop target gives."""
+    """Place ``files`` (``size`` bytes in all, decoded) into the file input behind ``ref``, or
+    drop them at screenshot ``point`` (mapped through ``contexts``). The answer names what the
+    input then holds, or whether the page claimed the drop: the only sign a drop target gives."""
+    total = f"{max(1, round(size / 1024))} KB total"
     if ref is not None:
         before = await channel.observe_ref(call, tab, ref)
-        await channel.content(call, tab, "set_files", {"ref": ref, "files": list(files)})
+        done = await channel.content(call, tab, "set_files", {"ref": ref, "files": list(files)})
+        held = done.get("files", []) if isinstance(done, dict) else []
+        names = ", ".join(excerpt(str(f.get("name", "")), 80) for f in held)
         where: dict[str, Any] = {"ref": ref}
-        summary, assurance = f"Put {what} into file input {ref}.", "ref"
+        summary = f"Uploaded {len(held)} file(s) to file input {ref}: {names} ({total})."
+        assurance = "ref"
     else:
-        assert point is not None
-        x, y = contexts.to_css(tab, *point)
+        assert point is not None, "a ref or a point"
+        x, y = (contexts or ContextBook()).to_css(tab, *point)
         where = {"x": x, "y": y}
         before = await channel.content(call, tab, "observe", where)
         dropped = await channel.content(call, tab, "drop_files", {**where, "files": list(files)})
@@ -55,10 +61,16 @@ async def place_files(
             "the page claimed the drop" if claimed
             else "the page did not claim it (no drop target there handled it)"
         )  # fmt: skip
-        summary, assurance = f"Dropped {what} at ({point[0]:g}, {point[1]:g}): {verdict}.", "coordinate"
+        names = ", ".join(excerpt(f["name"], 80) for f in files)
+        summary = f"Dropped {names} ({total}) at ({point[0]:g}, {point[1]:g}): {verdict}."
+        assurance = "coordinate"
     await call.effects.checkpoint()
-    after = await observe_settled(lambda: channel.content(call, tab, "observe", where))
-    target = after.get("target") if isinstance(after, dict) else None
-    # A page between documents for the whole settling bound gives no observation.
-    receipt = None if after is None else build_receipt(operation, tab, before, after, assurance=assurance, target=target)
-    return receipt_result(summary, receipt, call.context.workspace_id)
+    return await settled_receipt(
+        operation,
+        tab,
+        summary,
+        before,
+        lambda: channel.content(call, tab, "observe", where),
+        assurance=assurance,
+        workspace_id=call.context.workspace_id,
+    )

@@ -144,3 +144,24 @@ def receipt_result(
     return ToolResult.text(
         f"{summary}\n{receipt_text(receipt, workspace_id)}", structured=structured
     )
+
+
+async def settled_receipt(
+    action: str,
+    tab_id: int,
+    summary: str,
+    before: dict[str, Any] | None,
+    observe: Callable[[], Awaitable[Any]],
+    *,
+    assurance: str,
+    workspace_id: str | None,
+) -> ToolResult:
+    """An input action's result once the page settled: ``summary`` and the receipt from
+    ``before`` to the settled observation, whose own ``target`` it names. A page between
+    documents for the whole settling bound gives no observation, and then no receipt."""
+    after = await observe_settled(observe)
+    if after is None:
+        return receipt_result(summary, None, workspace_id)
+    target = after.get("target") if isinstance(after.get("target"), dict) else None
+    receipt = build_receipt(action, tab_id, before, after, assurance=assurance, target=target)
+    return receipt_result(summary, receipt, workspace_id)

@@ -53,10 +53,9 @@ class UploadImage:
         name = str(arguments.get("filename") or DEFAULT_NAME)
         files = [{"name": name, "mimeType": image.mime_type,
                   "data": base64.b64encode(image.data).decode("ascii")}]  # fmt: skip
-        what = f"{name} ({max(1, round(len(image.data) / 1024))} KB)"
         return await place_files(
-            self._channel, self._contexts, call, tab, files, what,
+            self._channel, call, tab, files, len(image.data), operation="upload_image",
             ref=None if ref is None else str(ref),
             point=None if point is None else drop_point(point, "nothing was uploaded"),
-            operation="upload_image",
+            contexts=self._contexts,
         )  # fmt: skip
