@@ -259,8 +259,9 @@
       if (dom.tagOf(el) === "BUTTON" || (dom.tagOf(el) === "INPUT" && SKIPPED_INPUTS.has(fieldType(el)))) {
         const name = dom.accessibleName(el);
         const native = isSubmitControl(el) && !!el.form;
-        if ((native || SUBMIT_WORDS.test(name)) && !dom.isDisabled(el) && groups.size <= MAX_FORMS) {
-          group(form).submits.push({ ref: ctx.refs.refFor(el), name: dom.clip(name, 120), native });
+        const named = SUBMIT_WORDS.test(name);
+        if ((native || named) && !dom.isDisabled(el) && groups.size <= MAX_FORMS) {
+          group(form).submits.push({ ref: ctx.refs.refFor(el), name: dom.clip(name, 120), native, named });
         }
         continue;
       }

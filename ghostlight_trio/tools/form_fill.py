@@ -36,7 +36,6 @@ SKIP_CODES = frozenset(
      "unsupported_control", "not_a_control", "stale_ref"}
 )  # fmt: skip
 """Page refusals that skip one field and let the others go on."""
-SUBMIT_WORDS = re.compile(r"\b(submit|sign ?in|log ?in|sign ?up|register|save|continue|send)\b", re.I)
 MASK = "********"
 MAX_FIELDS = 100
 """Keys one call may give. Matching costs keys x controls, and it runs on the service's loop."""
@@ -179,8 +178,8 @@ def best_plan(forms: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> FillPl
 
 def pick_submit(submits: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
     """The form's own submit control: a native one named like a submit, else the first native
-    one, else a button named like a submit."""
-    named = [s for s in submits if SUBMIT_WORDS.search(str(s.get("name", "")))]
+    one, else a button named like a submit (the page names them: ``named``, ``native``)."""
+    named = [s for s in submits if s.get("named")]
     native = [s for s in submits if s.get("native")]
     for choice in ([s for s in native if s in named], native, named):
         if choice:

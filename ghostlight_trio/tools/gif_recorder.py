@@ -45,7 +45,6 @@ class Frame:
     point: tuple[float, float] | None = None
     """Where a pointer action landed, in this frame's pixels."""
     path: tuple[tuple[float, float], tuple[float, float]] | None = None
-    size: tuple[int, int] = (0, 0)
 
 
 @attrs.define
@@ -128,8 +127,7 @@ class Recorder:
         if recording is None or recording.state != "recording":
             return
         shot = await capture(self._channel, call, tab)
-        size = (shot.context.shot_width, shot.context.shot_height)
-        frame = Frame(shot.data, self._clock(), label, size=size)
+        frame = Frame(shot.data, self._clock(), label)
         target = self._landing(call, tab, result)
         if target is not None:
             frame.point = _to_shot(shot.context, *target)

@@ -386,7 +386,7 @@ describe("form_fields", () => {
     assert.equal(signup.name, "signup");
     assert.equal(signup.fields[0].type, "email");
     assert.equal(signup.fields[1].secret, true);
-    assert.deepEqual(signup.submits.map((s) => [s.name, s.native]), [["Create account", true]]);
+    assert.deepEqual(signup.submits.map((s) => [s.name, s.native, s.named]), [["Create account", true, false]]);
     assert.equal(loose.ref, null);
   });
 });

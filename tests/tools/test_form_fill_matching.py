@@ -55,11 +55,11 @@ def test_the_form_the_keys_name_best_wins_and_no_form_means_no_plan() -> None:
 
 def test_the_submit_is_the_forms_own_native_one_named_like_a_submit() -> None:
     submits = [
-        {"ref": "ref_1", "name": "Search", "native": True},
-        {"ref": "ref_2", "name": "Create account", "native": True},
-        {"ref": "ref_3", "name": "Save draft", "native": False},
+        {"ref": "ref_1", "name": "Search", "native": True, "named": True},
+        {"ref": "ref_2", "name": "Create account", "native": True, "named": False},
+        {"ref": "ref_3", "name": "Save draft", "native": False, "named": True},
     ]
-    assert pick_submit(submits)["ref"] == "ref_1"  # none native is named like one: the first native
+    assert pick_submit(submits)["ref"] == "ref_1"  # native and named like a submit
     assert pick_submit(submits[1:])["ref"] == "ref_2"
     assert pick_submit(submits[2:])["ref"] == "ref_3"
     assert pick_submit([]) is None
