@@ -20,6 +20,24 @@ def harness(nursery, tmp_path, policy=None):
     return GovernedHarness(nursery, handlers, tmp_path / "audit.jsonl", policy, browser=browser)
 
 
+def slow_navigation(h: GovernedHarness, seconds: float) -> trio.Event:
+    """Make navigate one atomic effect of ``seconds`` that records its landing; the event is
+    set once the first one is under way."""
+    started = trio.Event()
+
+    async def slow(call: ToolCall) -> ToolResult:
+        async def effect() -> None:
+            started.set()
+            await trio.sleep(seconds)
+            h.browser.navigations.append((TAB, call.arguments["url"]))
+
+        await call.effects.atomic(effect)
+        return ToolResult.text("navigated")
+
+    h.engine.handlers["navigate"] = slow
+    return started
+
+
 def go(url: str) -> dict:
     return {"name": "navigate", "input": {"url": url, "tabId": TAB}}
 
@@ -47,18 +65,7 @@ async def test_hold_lets_the_running_step_finish_and_holds_the_next(
 ):
     h = harness(nursery, tmp_path)
     ws = h.workspace(TAB)
-    started = trio.Event()
-
-    async def slow(call: ToolCall) -> ToolResult:
-        async def effect() -> None:
-            started.set()
-            await trio.sleep(5)
-            h.browser.navigations.append((TAB, call.arguments["url"]))
-
-        await call.effects.atomic(effect)
-        return ToolResult.text("navigated")
-
-    h.engine.handlers["navigate"] = slow
+    started = slow_navigation(h, seconds=5)
     work = h.start("browser_batch", {"actions": [go("https://a.test/"), go("https://b.test/")]}, ws)
     await started.wait()
     h.governor.hold()
@@ -73,18 +80,7 @@ async def test_the_kill_switch_stops_a_composition_after_the_running_effect_drai
 ):
     h = harness(nursery, tmp_path)
     ws = h.workspace(TAB)
-    started = trio.Event()
-
-    async def slow(call: ToolCall) -> ToolResult:
-        async def effect() -> None:
-            started.set()
-            await trio.sleep(3)
-            h.browser.navigations.append((TAB, call.arguments["url"]))
-
-        await call.effects.atomic(effect)
-        return ToolResult.text("navigated")
-
-    h.engine.handlers["navigate"] = slow
+    started = slow_navigation(h, seconds=3)
     steps = [{"tool": "navigate", "args": {"url": f"https://{n}.test/"}} for n in "abc"]
     work = h.start("script", {"tabId": TAB, "steps": steps}, ws)
     await started.wait()
