@@ -1,4 +1,5 @@
-"""The effect gate a running handler gets: shielded atomic effects, step checkpoints, progress."""
+"""The effect gate a running handler gets: shielded atomic effects, step checkpoints, progress,
+and composed steps run as calls of their own."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from typing import Any, Protocol, TypeVar
 
 import trio
 
-from ..scheduler import LeaseRequest, ResourceKey, Scheduler
 from ..transport.bridge import Progress
 from . import texts
 from .call import CallState
@@ -32,13 +32,9 @@ class StepRunner(Protocol):
 class CallEffects:
     """Implements ``contracts.Effects`` for one call."""
 
-    def __init__(
-        self, call: CallState, scheduler: Scheduler, steps: StepRunner | None = None
-    ) -> None:
+    def __init__(self, call: CallState, steps: StepRunner | None = None) -> None:
         self._call = call
-        self._scheduler = scheduler
         self._steps = steps
-        self._step_keys: list[ResourceKey] = []
 
     async def atomic(self, effect: Callable[[], Awaitable[T]]) -> T:
         """Once dispatched, an effect drains even if the call is cancelled; only the call's
@@ -51,18 +47,9 @@ class CallEffects:
                 return await effect()
             except UncertainEffect as uncertain:
                 call.uncertain_proof = uncertain.proof
-                self._quarantine_held_steps(uncertain.proof)
                 raise
         call.uncertain_proof = f"unsettled:{call.context.work_id}"
-        self._quarantine_held_steps(call.uncertain_proof)
         raise UncertainEffect(call.uncertain_proof, texts.UNSETTLED)
-
-    def _quarantine_held_steps(self, proof: str) -> None:
-        """An uncertain effect inside a composed step quarantines the step's resource (the
-        call-wide lease of a composition is service-local and cannot carry the quarantine)."""
-        for key in self._step_keys:
-            if self._scheduler.holds(key, self._call):
-                self._scheduler.quarantine(key, proof)
 
     async def checkpoint(self) -> None:
         """A composition's step boundary: stop here if the call was cancelled."""
@@ -93,9 +80,3 @@ class CallEffects:
         if self._steps is None:
             raise RuntimeError("this engine runs no composed steps")
         return self._steps.check_step(self._call, tool, arguments, tab)
-
-    def step_lease(self, key: ResourceKey) -> LeaseRequest:
-        """A lease for one composed step (reentrant for resources the call already holds)."""
-        if key not in self._step_keys:
-            self._step_keys.append(key)
-        return self._scheduler.lease(key, producer=self._call.producer, holder=self._call)

@@ -133,7 +133,7 @@ class CallRunner:
 
     async def _invoke(self, call: CallState, lease: Lease) -> None:
         handler = self._handlers[call.spec.name]
-        effects = CallEffects(call, self._scheduler, self)
+        effects = CallEffects(call, self)
         call.handler_started = True
         try:
             tool_call = ToolCall(call.context, call.arguments, effects)

@@ -2,8 +2,8 @@
 
 The real ``WorkEngine``, ``Scheduler``, ``WorkspaceRegistry`` and audit hook run the real context
 tools (``tabs_context_mcp``, ``tabs_create_mcp``, ``navigate``), the real service-local
-``update_plan`` and a composed tool (``script``: steps separated by checkpoints, each step under
-its own step lease). The browser is scripted: a request waits until the machine replies to it,
+``update_plan`` and the real composed tool ``script``, whose steps are navigations run as calls
+of their own (each under its own lease, with its own audit record). The browser is scripted: a request waits until the machine replies to it,
 disconnects the browser, or lets time run past its bound.
 
 Trio runs in a helper thread with a manual ``MockClock``; every rule is one command executed in
@@ -35,19 +35,18 @@ from hypothesis.stateful import (
 import ghostlight_trio.engine  # noqa: F401  (loads before workspace: they import each other)
 from ghostlight_trio.browser.errors import (
     BrowserError,
-    BrowserFailure,
     BrowserUnavailable,
     OutcomeUnknown,
 )
 from ghostlight_trio.catalog.registry import Catalog, load_specs
 from ghostlight_trio.engine import texts
 from ghostlight_trio.engine.audit import AuditRecord
-from ghostlight_trio.engine.contracts import ToolCall, ToolResult, UncertainEffect
 from ghostlight_trio.engine.engine import WorkEngine
 from ghostlight_trio.governance.gate import GovernanceGate
 from ghostlight_trio.governance.governor import Governor
 from ghostlight_trio.scheduler import Scheduler, TabSurface
 from ghostlight_trio.tools.browser_context import context_handlers
+from ghostlight_trio.tools.compositions import composition_handlers
 from ghostlight_trio.tools.plan import PlanBook
 from ghostlight_trio.transport.bridge import Message, Outcome, Progress, RequestContext, Start
 from ghostlight_trio.workspace import WorkspaceRegistry, compose_tab_id, split_tab_id
@@ -57,7 +56,7 @@ from .profiles import STATS
 SLOT = 1
 TABS = (compose_tab_id(SLOT, 7), compose_tab_id(SLOT, 8))
 NEW_TAB = compose_tab_id(SLOT, 100)
-MUTATING = frozenset({"navigate", "tabs_create", "step"})
+MUTATING = frozenset({"navigate", "tabs_create"})
 
 NOTHING_HAPPENED = (
     "nothing ran",
@@ -202,41 +201,6 @@ def _current_work_id() -> str:
     return parts[1] if len(parts) > 2 and parts[0] == "work" else name
 
 
-def script_handler(browser: ScriptedBrowser) -> Callable[[ToolCall], Awaitable[ToolResult]]:
-    """A composed tool: one atomic browser effect per step, a checkpoint between steps."""
-
-    async def script(call: ToolCall) -> ToolResult:
-        tab = int(call.arguments["tabId"])
-        steps = call.arguments.get("steps") or []
-        ws = call.context.workspace_id
-        done = 0
-        for number, _ in enumerate(steps):
-            await call.effects.checkpoint()
-            request = call.effects.step_lease(TabSurface(*split_tab_id(tab)))  # type: ignore[attr-defined]
-            async with request:
-
-                async def step(number: int = number) -> dict[str, Any]:
-                    try:
-                        return await browser.request(
-                            ws, "step", {"tabId": tab, "step": number}, timeout=20
-                        )
-                    except OutcomeUnknown as unknown:
-                        raise UncertainEffect(unknown.proof, unknown.message) from unknown
-
-                try:
-                    answer = await call.effects.atomic(step)
-                except BrowserUnavailable:
-                    return ToolResult.error(f"Step {number + 1} was not sent; {done} steps ran.")
-                except BrowserFailure as failure:
-                    return ToolResult.error(f"Step {number + 1} failed: {failure.message}")
-            if not isinstance(answer, dict):
-                raise RuntimeError("the browser answered a step with something odd")
-            done += 1
-        return ToolResult.text(f"{done} steps ran.")
-
-    return script
-
-
 # --- the engine in a Trio thread --------------------------------------------------------------
 
 
@@ -373,7 +337,7 @@ class CancellationRace(RuleBasedStateMachine):
             self.scheduler = Scheduler()
             handlers = {
                 **context_handlers(self.workspaces_registry, self.browser),
-                "script": script_handler(self.browser),
+                "script": composition_handlers()["script"],
                 "update_plan": PlanBook().update_plan,
             }
             self.governor = Governor()
@@ -426,7 +390,13 @@ class CancellationRace(RuleBasedStateMachine):
         if tool == "navigate":
             arguments = {"url": "http://127.0.0.1/page" if valid else 17, "tabId": tab}
         elif tool == "script":
-            arguments = {"tabId": tab, "steps": [{"tool": "navigate"}] * steps}
+            arguments = {
+                "tabId": tab,
+                "steps": [
+                    {"tool": "navigate", "args": {"url": f"http://127.0.0.1/step{n}"}}
+                    for n in range(1, steps + 1)
+                ],
+            }
             if not valid:
                 arguments["steps"] = "not a list"
         elif tool == "tabs_create_mcp":
@@ -577,8 +547,8 @@ class CancellationRace(RuleBasedStateMachine):
             if settled:
                 assert len(found) == 1, (work_id, model, "settled without an answer")
             checked += 2
-            # No effect dispatched twice.
-            identities = Counter((r.op, r.args.get("step")) for r in requests)
+            # No effect dispatched twice (a script's steps are told apart by their URLs).
+            identities = Counter((r.op, r.args.get("url")) for r in requests if r.op in MUTATING)
             assert all(n == 1 for n in identities.values()), (work_id, identities)
             checked += 1
             # One audit record per settled call, none for a running one.
@@ -592,8 +562,15 @@ class CancellationRace(RuleBasedStateMachine):
             if outcome.kind == "ok":
                 assert not unconfirmed[work_id], (work_id, unconfirmed[work_id])
             checked += 1
-            # Never "it did not happen" once something went out.
-            if any(phrase in text for phrase in NOTHING_HAPPENED) or (
+            # Never "it did not happen" once something went out (for a script's steps: once
+            # that step's own navigation went out).
+            results = (outcome.structured or {}).get("results")
+            if model.tool == "script" and isinstance(results, list):
+                for step in results:
+                    if any(phrase in step.get("result", "") for phrase in NOTHING_HAPPENED):
+                        url = f"http://127.0.0.1/step{step['step']}"
+                        assert not [r for r in requests if r.args.get("url") == url], (work_id, step)
+            elif any(phrase in text for phrase in NOTHING_HAPPENED) or (
                 outcome.kind == "cancelled" and text == texts.CANCELLED_BEFORE_START
             ):
                 assert not requests, (work_id, text, [r.op for r in requests])

@@ -21,8 +21,8 @@ def test_fuzz_cancellation_races_stay_truthful() -> None:
 def test_an_uncertain_composed_step_quarantines_its_tab() -> None:
     """Found by the fuzzer: a composed step whose browser request timed out left its tab free
     (the composition's call-wide lease is service-local), so a later navigate was dispatched on a
-    tab whose previous effect had an unknown outcome. The step's own lease now carries the
-    quarantine until the browser restarts."""
+    tab whose previous effect had an unknown outcome. A step is now a call of its own, so its own
+    lease carries the quarantine until the browser restarts."""
     state = CancellationRace()
     try:
         state.truthful()
