@@ -10,6 +10,7 @@
 // for `ready`: every request received before it is answered with the `stopped` error.
 
 import { createCapture } from "./lib/capture.js";
+import { createCdpSequence, requireCommands } from "./lib/cdp-sequence.js";
 import { ChunkAssembler } from "./lib/chunks.js";
 import {
   CONTENT_TIMEOUT_MS,
@@ -64,6 +65,7 @@ const screenshots = createScreenshots({ chromeApi: chrome, cdp: sendCdp });
 const dialogBook = new DialogBook();
 const dialogs = createDialogOps({ book: dialogBook, cdp: sendCdp });
 const gate = createDialogGate({ book: dialogBook, watch: (tabId) => dialogs.watch(tabId) });
+const cdpSequence = createCdpSequence({ send: (...command) => debuggers.send(...command), gate });
 const tabControl = createTabControl({ chromeApi: chrome });
 let chunkSweepTimer = null;
 let identity = null;
@@ -101,6 +103,7 @@ const dispatcher = createDispatcher({
     const out = await gate.run(tabId, send, { method: args.method });
     return out.dialog ? { dialog: out.dialog } : { result: out.value };
   },
+  cdp_sequence: (args, _request, { signal }) => cdpSequence(requireTabId(args), requireCommands(args), signal),
   // Only a reload can meet a new dialog (beforeunload); focus and close need no watching.
   tab_control: (args, _request, { signal }) =>
     browserSide(args, () => tabControl.tabControl(args, { signal }), {

@@ -4,6 +4,7 @@ import { FEATURES, HOPS, WIRE_VERSION } from "./constants.js";
 
 // An operation failure that knows which hop it belongs to, so the service can word it.
 // `dialog`: the JavaScript dialog that stopped it (code `dialog_open`), sent along.
+// `completed`: for a command sequence, how many of its commands were answered before it failed.
 export class OpError extends Error {
   constructor(message, { hop = HOPS.extension, code, dialog } = {}) {
     super(message);
@@ -40,6 +41,7 @@ export function errorFrameFrom(id, err) {
   if (err instanceof OpError) {
     const frame = errorFrame(id, err.message, err.hop, err.code);
     if (err.dialog) frame.error.dialog = err.dialog;
+    if (Number.isInteger(err.completed)) frame.error.completed = err.completed;
     return frame;
   }
   const message = err && typeof err.message === "string" ? err.message : String(err);

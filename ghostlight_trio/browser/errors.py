@@ -28,6 +28,8 @@ class BrowserError(BrowserFailure):
 
     ``dialog`` is the JavaScript dialog the extension sent along when an open one refused the
     request (code ``dialog_open``), so the tool can name it without asking again.
+    ``completed``: for a ``cdp_sequence``, how many of its commands were answered before it
+    failed (so a tool can say exactly how much of an action took effect).
     """
 
     def __init__(
@@ -36,11 +38,14 @@ class BrowserError(BrowserFailure):
         hop: str = "extension",
         code: str | None = None,
         dialog: dict[str, Any] | None = None,
+        *,
+        completed: int | None = None,
     ) -> None:
         super().__init__(message)
         self.hop = hop
         self.code = code
         self.dialog = dialog
+        self.completed = completed
 
 
 class OutcomeUnknown(BrowserFailure):

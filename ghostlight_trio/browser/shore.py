@@ -500,7 +500,16 @@ class BrowserShore:
             pending.fail(BrowserStopped(message, proof=pending.proof))
             return
         dialog = error.get("dialog")
-        pending.fail(BrowserError(message, hop, code, dialog if isinstance(dialog, dict) else None))
+        completed = error.get("completed")
+        pending.fail(
+            BrowserError(
+                message,
+                hop,
+                code,
+                dialog if isinstance(dialog, dict) else None,
+                completed=completed if type(completed) is int and completed >= 0 else None,
+            )
+        )
 
     def _on_late_reply(self, connection: BrowserConnection, frame: dict[str, Any]) -> None:
         late = self._unanswered.get(frame.get("id"))  # type: ignore[arg-type]

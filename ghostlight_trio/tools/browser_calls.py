@@ -10,7 +10,7 @@ arguments and browser failures into the tool's result.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from ..browser.errors import BrowserError, BrowserFailure, OutcomeUnknown
@@ -29,6 +29,9 @@ CONTENT_WAIT_MS = 15_000
 """How long the extension waits for the page's answer."""
 INFO_BOUND = 10.0
 """Bound on a ``tab_info`` read."""
+SEQUENCE_ALLOWANCE = 0.05
+"""Added to ``CDP_TIMEOUT`` per command of a ``cdp_sequence``."""
+UNKNOWN_OP = "unknown_op"
 
 
 class ToolInputError(Exception):
@@ -51,6 +54,8 @@ class PageChannel:
 
     def __init__(self, browser: BrowserRequests) -> None:
         self._browser = browser
+        self._sequences = True
+        """False once an extension answered that it has no ``cdp_sequence`` (an older one)."""
 
     async def request(
         self, call: ToolCall, op: str, args: dict[str, Any], bound: float
@@ -101,6 +106,40 @@ class PageChannel:
         )
         result = answer.get("result")
         return result if isinstance(result, dict) else {}
+
+    async def cdp_sequence(
+        self, call: ToolCall, tab: int, commands: Sequence[tuple[str, dict[str, Any]]]
+    ) -> None:
+        """CDP commands on the tab, sent in order as one request (one round trip for a whole
+        run of input events). A dialog raises ``PageDialog`` and a failure ``BrowserError``,
+        each with ``completed``: how many of the commands were answered before it."""
+        if self._sequences:
+            args = {"tabId": tab, "commands": [{"method": m, "params": p} for m, p in commands]}
+            bound = CDP_TIMEOUT + SEQUENCE_ALLOWANCE * len(commands)
+            try:
+                answer = await atomic_request(
+                    call, self._browser, _workspace(call), "cdp_sequence", args, bound
+                )
+            except BrowserError as error:
+                if error.code != UNKNOWN_OP:
+                    raise refusal(error) or error from None
+                self._sequences = False  # refused unread: nothing of it ran
+            else:
+                dialog = answer.get("dialog")
+                if isinstance(dialog, dict):
+                    completed = answer.get("completed")
+                    raise PageDialog(
+                        dialog,
+                        delivered=answer.get("delivered") is not False,
+                        completed=completed if type(completed) is int else 0,
+                    )
+                return
+        for done, (method, params) in enumerate(commands):
+            try:
+                await self.cdp(call, tab, method, params)
+            except (PageDialog, BrowserError) as stop:
+                stop.completed = done
+                raise
 
     async def content(
         self,

@@ -9,12 +9,12 @@ reports what was delivered and that the dialog is open (see ``page_dialogs.py``)
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Any
 
 import trio
 
-from ..browser.errors import BrowserFailure
+from ..browser.errors import BrowserError, BrowserFailure
 from ..engine.contracts import ToolCall, ToolResult
 from ..transport.bridge import ContentBlock, ImageBlock, TextBlock
 from .browser_calls import PageChannel, ToolInputError, guarded
@@ -47,14 +47,19 @@ WAIT_MAX = 10.0
 WAIT_SLICE = 0.25
 OBSERVE_TIMEOUT = 5.0
 TYPE_MAX_CHARS = 2000
-"""``type`` presses one key per character, each a browser round trip (about 12 ms here): more
-than this would outlast the caller's 60 s and then the tab, which stays quarantined while the
-rest is unknown. Longer text goes in parts, or whole through ``form_input``."""
+"""``type`` presses one key per character, each waiting for the page to take it (4-7 ms here,
+far more on a page with heavy key handlers): more than this could outlast the caller's 60 s and
+then the tab, which stays quarantined while the rest is unknown. Longer text goes in parts, or
+whole through ``form_input``."""
 MOUSE = "Input.dispatchMouseEvent"
 KEY = "Input.dispatchKeyEvent"
 
 Step = tuple[str, dict[str, Any], float, bool]
 """One input event: CDP method, params, pause before it (seconds), checkpoint before it."""
+RUN_STEPS = 64
+"""Input events sent as one request before the next checkpoint (32 typed characters)."""
+MAX_RUN_STEPS = 256
+"""The most commands the extension takes in one ``cdp_sequence``."""
 
 # Read-only probe: the window's scroll offset and that of the nearest scrollable ancestor of
 # the element at a viewport point (the thing a wheel over that point would move).
@@ -202,26 +207,37 @@ class ComputerTool:
         ``done`` maps a step's index to what has taken effect once it is sent, for a call
         stopped part way to report.
 
-        A cancel stops the action only at a checkpoint step (or before anything went out): the
-        rest of a press goes out shielded, since a key or button left down would stay down in
-        the page."""
-        for index, (method, params, pause, checkpoint) in enumerate(steps):
+        Events go out in runs (``_runs``), each one request, so typing costs a round trip per
+        run, not per key. A cancel stops the action only between runs, at a checkpoint step (or
+        before anything went out): the rest of a press goes out shielded, since a key or button
+        left down would stay down in the page."""
+        for first, end in _runs(steps):
+            _, _, pause, checkpoint = steps[first]
             if pause:
                 await trio.sleep(pause)
             if checkpoint:
                 await call.effects.checkpoint()
-            continuing = not checkpoint and (started or index > 0)
+            continuing = not checkpoint and (started or first > 0)
             try:
                 with trio.CancelScope(shield=continuing):
-                    await self._channel.cdp(call, tab, method, params)
-                if done is not None and index in done:
-                    call.effects.done_so_far(done[index])
+                    if end - first == 1:
+                        await self._channel.cdp(call, tab, steps[first][0], steps[first][1])
+                    else:
+                        run = [(method, params) for method, params, _, _ in steps[first:end]]
+                        await self._channel.cdp_sequence(call, tab, run)
             except PageDialog as stop:
+                index = first + stop.completed  # the event the dialog met
+                _note_done(call, done, index)
                 went_out = started or index > 0 or stop.delivered
                 stop.stage = "during" if went_out else "before"
                 stop.complete = final and stop.delivered and index == len(steps) - 1
                 stop.summary = summary
                 raise
+            except BrowserError as error:
+                if error.completed is not None:
+                    _note_done(call, done, first + error.completed)
+                raise
+            _note_done(call, done, end)
 
     def _label(self, call: ToolCall, x: float, y: float) -> str:
         given = call.arguments.get("coordinate")
@@ -497,6 +513,29 @@ class ComputerTool:
             )
             structured["imageId"] = image_id
         return ToolResult(kind="ok", content=content, structured=structured)
+
+
+def _runs(steps: list[Step]) -> Iterator[tuple[int, int]]:
+    """Runs of steps sent as one request, as ``(first, end)``: a run ends before a step with a
+    pause (waited out here) and, once it holds ``RUN_STEPS`` steps, before the next checkpoint
+    step, so a cancel is seen every ``RUN_STEPS`` events or so."""
+    first = 0
+    for index in range(1, len(steps) + 1):
+        if (
+            index == len(steps)
+            or steps[index][2] > 0
+            or (steps[index][3] and index - first >= RUN_STEPS)
+            or index - first >= MAX_RUN_STEPS
+        ):
+            yield first, index
+            first = index
+
+
+def _note_done(call: ToolCall, done: Mapping[int, str] | None, sent: int) -> None:
+    """Report the furthest point of ``done`` reached once the first ``sent`` steps went out."""
+    reached = [index for index in (done or {}) if index < sent]
+    if reached and done is not None:
+        call.effects.done_so_far(done[max(reached)])
 
 
 def _mouse_step(kind: str, x: float, y: float, *, pause: float = 0.0, **extra: Any) -> Step:

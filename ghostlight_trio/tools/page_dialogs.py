@@ -25,12 +25,16 @@ class PageDialog(Exception):
     ``delivered``: the request had gone out before the dialog opened (else it was refused).
     Tools that send a sequence mark where it stopped: ``stage`` is ``before`` (none of the
     action's own effects went out), ``during`` or ``after``; ``complete`` says the action's last
-    effect was delivered; ``summary`` is the action's own short description.
+    effect was delivered; ``summary`` is the action's own short description. ``completed``: for
+    a command sequence, how many of its commands were answered before the dialog.
     """
 
-    def __init__(self, dialog: Mapping[str, Any], *, delivered: bool) -> None:
+    def __init__(
+        self, dialog: Mapping[str, Any], *, delivered: bool, completed: int = 0
+    ) -> None:
         self.dialog = dict(dialog)
         self.delivered = delivered
+        self.completed = completed
         self.stage = "before"
         self.complete = False
         self.summary = ""

@@ -79,12 +79,34 @@ class Browser:
             request = await self.peer.receive()
             args = request.get("args", {})
             key = request["op"]
+            if key == "cdp_sequence":
+                await self.peer.send(self._sequence(request, args["commands"]))
+                continue
             if key == "cdp":
-                key = f"cdp {args['method']} {args['params'].get('type', '')}".strip()
+                key = _cdp_key(args)
             elif key == "content":
                 key = f"content {args['fn']}"
             self.seen.append(key)
             await self.peer.send(self.script[key](request))
+
+    def _sequence(self, request: dict[str, Any], commands: list[dict[str, Any]]) -> dict[str, Any]:
+        """As the extension runs ``cdp_sequence``: command by command, each answered as its own
+        ``cdp`` request would be, stopping at a dialog or a failure and counting what was done."""
+        for completed, command in enumerate(commands):
+            key = _cdp_key(command)
+            self.seen.append(key)
+            reply = self.script[key](request)
+            if reply["type"] == "error":
+                return {**reply, "error": {**reply["error"], "completed": completed}}
+            if "dialog" in reply["result"]:
+                dialog = reply["result"]["dialog"]
+                result = {"dialog": dialog, "completed": completed, "delivered": True}
+                return {**reply, "result": result}
+        return {"type": "response", "id": request["id"], "result": {"completed": len(commands)}}
+
+
+def _cdp_key(command: dict[str, Any]) -> str:
+    return f"cdp {command['method']} {command['params'].get('type', '')}".strip()
 
 
 @pytest.fixture

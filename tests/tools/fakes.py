@@ -1,11 +1,14 @@
-"""Doubles shared by the tool tests: the engine's effect hooks and a tool call."""
+"""Doubles shared by the tool tests: the engine's effect hooks, a tool call and a scripted
+browser."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import trio
 
+from ghostlight_trio.browser.errors import BrowserError
 from ghostlight_trio.engine.contracts import ToolCall, WorkContext, WorkspaceId
 
 
@@ -15,6 +18,7 @@ class Effects:
     def __init__(self) -> None:
         self.atomic_calls = 0
         self.checkpoints = 0
+        self.done = ""
 
     async def atomic(self, effect: Any) -> Any:
         self.atomic_calls += 1
@@ -28,10 +32,45 @@ class Effects:
         pass
 
     def done_so_far(self, what: str) -> None:
-        pass
+        self.done = what
 
 
 def tool_call(tool: str, **arguments: Any) -> ToolCall:
     """A call of ``tool`` in workspace ``ws`` on tab 7 (unless ``tabId`` is given)."""
     context = WorkContext("w1", tool, WorkspaceId("ws"))
     return ToolCall(context=context, arguments={"tabId": 7, **arguments}, effects=Effects())
+
+
+class ScriptedBrowser:
+    """Answers each request with ``answer(op, args)``; keeps what was asked, in order."""
+
+    def __init__(self, answer: Callable[[str, dict[str, Any]], dict[str, Any]]) -> None:
+        self.answer = answer
+        self.seen: list[str] = []
+        self.sequences = 0
+
+    async def request(
+        self,
+        workspace_id: Any,
+        op: str,
+        args: dict[str, Any],
+        *,
+        timeout: float,  # noqa: ASYNC109 - the shore's own bound
+    ) -> dict[str, Any]:
+        if op == "cdp_sequence":  # as the extension runs it: command by command, counted
+            self.sequences += 1
+            for done, command in enumerate(args["commands"]):
+                single = {"tabId": args["tabId"], **command}
+                try:
+                    answer = await self.request(workspace_id, "cdp", single, timeout=timeout)
+                except BrowserError as error:
+                    error.completed = done
+                    raise
+                if "dialog" in answer:
+                    return {"dialog": answer["dialog"], "completed": done, "delivered": True}
+            return {"completed": len(args["commands"])}
+        await trio.lowlevel.checkpoint()
+        name = args.get("method") or args.get("fn") or ""
+        kind = (args.get("params") or {}).get("type", "")
+        self.seen.append(" ".join(part for part in (op, name, kind) if part))
+        return self.answer(op, args)

@@ -6,43 +6,19 @@ delivered, a ``dialog_open`` error for one refused before anything was sent.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-import trio
 from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
 from ghostlight_trio.browser.errors import BrowserError
 from ghostlight_trio.tools.browser_context import context_handlers
 from ghostlight_trio.tools.page_tools import page_tool_handlers
 
-from .fakes import tool_call
+from .fakes import ScriptedBrowser, tool_call
 
 ALERT = {"type": "alert", "message": "stop", "defaultPrompt": "", "url": "http://a.test/"}
 UNLOAD = {"type": "beforeunload", "message": "", "defaultPrompt": "", "url": "http://a.test/"}
 OBSERVED = {"url": "http://a.test/", "title": "A", "renderSerial": 1, "mutations": 0}
-
-
-class ScriptedBrowser:
-    """Answers each request with ``answer(op, args)``; keeps what was asked, in order."""
-
-    def __init__(self, answer: Callable[[str, dict[str, Any]], dict[str, Any]]) -> None:
-        self.answer = answer
-        self.seen: list[str] = []
-
-    async def request(
-        self,
-        workspace_id: Any,
-        op: str,
-        args: dict[str, Any],
-        *,
-        timeout: float,  # noqa: ASYNC109 - the shore's own bound
-    ) -> dict[str, Any]:
-        await trio.lowlevel.checkpoint()
-        name = args.get("method") or args.get("fn") or ""
-        kind = (args.get("params") or {}).get("type", "")
-        self.seen.append(" ".join(part for part in (op, name, kind) if part))
-        return self.answer(op, args)
 
 
 def refused(dialog: dict[str, Any]) -> BrowserError:

@@ -1,0 +1,66 @@
+// Several CDP commands for one tab, sent in order as one request (op `cdp_sequence`), so that an
+// action made of many input events (typing, a click's move-press-release) costs one service
+// round trip instead of one per event.
+//
+// Each command is sent only after the previous one was answered, exactly as single `cdp`
+// requests would be. The sequence stops at the first failure, at a stop (the kill switch), and
+// when a JavaScript dialog opens. Its answer says how many commands were answered
+// (`completed`), and a failure carries that count too, so the service can say exactly how much
+// of the action took effect. When a dialog answers the request, `delivered` says whether a
+// command was out when it opened (Chrome answers that command only after the dialog closes).
+
+import { OpError } from "./frames.js";
+
+export const MAX_SEQUENCE = 256;
+
+// The `commands` argument, validated: 1..MAX_SEQUENCE of {method, params?}.
+export function requireCommands(args) {
+  const commands = args ? args.commands : undefined;
+  if (!Array.isArray(commands) || commands.length === 0 || commands.length > MAX_SEQUENCE) {
+    throw new OpError(`args.commands must be a list of 1 to ${MAX_SEQUENCE} CDP commands`, { code: "bad_args" });
+  }
+  return commands.map((command, index) => {
+    const method = command && command.method;
+    const params = command ? command.params : undefined;
+    if (typeof method !== "string" || !method) {
+      throw new OpError(`args.commands[${index}].method must be a CDP method name`, { code: "bad_args" });
+    }
+    if (params !== undefined && params !== null && (typeof params !== "object" || Array.isArray(params))) {
+      throw new OpError(`args.commands[${index}].params must be an object`, { code: "bad_args" });
+    }
+    return { method, params: params || {} };
+  });
+}
+
+// `send(tabId, method, params, signal)`: one CDP command (DebuggerSessions.send).
+// `gate`: the dialog gate (dialog-gate.js), which refuses while a dialog is open and answers
+// at once when one opens.
+export function createCdpSequence({ send, gate }) {
+  return async function cdpSequence(tabId, commands, signal) {
+    let completed = 0;
+    let outstanding = false;
+    let halted = false;
+    const start = async () => {
+      for (const { method, params } of commands) {
+        if (halted) break; // a dialog already answered the request: nothing more goes out
+        outstanding = true;
+        try {
+          await send(tabId, method, params, signal);
+        } catch (err) {
+          if (err instanceof OpError) err.completed = completed;
+          throw err;
+        } finally {
+          outstanding = false;
+        }
+        completed += 1;
+      }
+      return completed;
+    };
+    const out = await gate.run(tabId, start, { method: commands[0].method });
+    if (out.dialog) {
+      halted = true;
+      return { dialog: out.dialog, completed, delivered: outstanding };
+    }
+    return { completed: out.value };
+  };
+}

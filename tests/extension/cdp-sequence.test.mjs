@@ -1,0 +1,119 @@
+// The `cdp_sequence` op: commands go out one after another, and the answer (or the failure)
+// says exactly how many were answered, so the service can say how much of an action took effect.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { lib } from "./helpers/paths.mjs";
+
+const { createCdpSequence, requireCommands, MAX_SEQUENCE } = await import(lib("cdp-sequence.js"));
+const { DialogBook, createDialogOps } = await import(lib("dialogs.js"));
+const { createDialogGate } = await import(lib("dialog-gate.js"));
+const { createDispatcher } = await import(lib("dispatcher.js"));
+const { OpError, stoppedError } = await import(lib("frames.js"));
+
+const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms));
+const ALERT = { type: "alert", message: "hi", defaultPrompt: "", url: "http://a.test/" };
+const key = (k) => ({ method: "Input.dispatchKeyEvent", params: { type: "keyDown", key: k } });
+
+// The worker's wiring over a scripted CDP: `answer(method, params)` is what Chrome replies.
+function world(answer = async () => ({})) {
+  const book = new DialogBook({ now: () => 1 });
+  const sent = [];
+  const cdp = async (tabId, method, params, signal) => {
+    if (signal && signal.aborted) throw stoppedError(signal.reason);
+    if (method !== "Page.enable") sent.push(params.key ?? method);
+    return answer(method, params);
+  };
+  const dialogs = createDialogOps({ book, cdp, waitMs: 200 });
+  const gate = createDialogGate({ book, watch: (tabId) => dialogs.watch(tabId) });
+  const sequence = createCdpSequence({ send: cdp, gate });
+  const dispatcher = createDispatcher({
+    cdp_sequence: (args, _request, { signal }) => sequence(args.tabId, requireCommands(args), signal),
+  });
+  const run = (commands, id = "r1") =>
+    dispatcher.dispatch({ type: "request", id, op: "cdp_sequence", args: { tabId: 5, commands } });
+  const open = () => book.onEvent(5, "Page.javascriptDialogOpening", ALERT);
+  return { sent, run, open, dispatcher };
+}
+
+test("commands go out in order, each after the previous answer, and the answer counts them", async () => {
+  let outstanding = 0;
+  let most = 0;
+  const w = world(async () => {
+    outstanding += 1;
+    most = Math.max(most, outstanding);
+    await tick(1);
+    outstanding -= 1;
+    return {};
+  });
+  const frame = await w.run(["a", "b", "c"].map(key));
+  assert.deepEqual(frame, { type: "response", id: "r1", result: { completed: 3 } });
+  assert.deepEqual(w.sent, ["a", "b", "c"]);
+  assert.equal(most, 1, "never two commands out at once");
+});
+
+test("a failure stops the sequence and says how many commands were answered before it", async () => {
+  const w = world(async (method, params) => {
+    if (params.key === "b") throw new OpError("Input.dispatchKeyEvent failed: boom", { hop: "cdp", code: "cdp_failed" });
+    return {};
+  });
+  const frame = await w.run(["a", "b", "c"].map(key));
+  assert.equal(frame.type, "error");
+  assert.equal(frame.error.code, "cdp_failed");
+  assert.equal(frame.error.completed, 1);
+  assert.deepEqual(w.sent, ["a", "b"], "nothing after the failure is sent");
+});
+
+// A world whose Chrome holds its answer to key "b" until `release()`; a, b, c already sent.
+async function heldAtB() {
+  let release;
+  const w = world(async (method, params) => {
+    if (params.key === "b") await new Promise((r) => (release = r));
+    return {};
+  });
+  const reply = w.run(["a", "b", "c"].map(key));
+  await tick();
+  return { w, reply, release: () => release() };
+}
+
+test("a dialog opening during a command answers at once, and nothing more is sent", async () => {
+  const { w, reply, release } = await heldAtB();
+  w.open();
+  const frame = await reply;
+  assert.deepEqual(frame.result, { dialog: { ...ALERT, openedAt: 1 }, completed: 1, delivered: true });
+  release(); // Chrome answers "b" once the dialog is closed: "c" still never goes out
+  await tick();
+  assert.deepEqual(w.sent, ["a", "b"]);
+});
+
+test("an open dialog refuses the whole sequence before anything is sent", async () => {
+  const w = world();
+  w.open();
+  const frame = await w.run(["a"].map(key));
+  assert.equal(frame.type, "error");
+  assert.equal(frame.error.code, "dialog_open");
+  assert.equal(frame.error.completed, undefined);
+  assert.deepEqual(w.sent, []);
+});
+
+test("a stop ends the sequence: the request is answered stopped and sends nothing more", async () => {
+  const { w, reply, release } = await heldAtB();
+  w.dispatcher.stop("the user engaged the kill switch");
+  const frame = await reply;
+  assert.equal(frame.error.code, "stopped");
+  release();
+  await tick();
+  assert.deepEqual(w.sent, ["a", "b"]);
+});
+
+test("malformed command lists are refused with what is wrong", () => {
+  for (const [args, wrong] of [
+    [{}, /list of 1 to/],
+    [{ commands: [] }, /list of 1 to/],
+    [{ commands: new Array(MAX_SEQUENCE + 1).fill(key("a")) }, /list of 1 to/],
+    [{ commands: [key("a"), { params: {} }] }, /commands\[1\]\.method/],
+    [{ commands: [{ method: "Input.insertText", params: [1] }] }, /commands\[0\]\.params/],
+  ]) {
+    assert.throws(() => requireCommands(args), (err) => err.code === "bad_args" && wrong.test(err.message));
+  }
+  assert.deepEqual(requireCommands({ commands: [{ method: "Page.reload" }] }), [{ method: "Page.reload", params: {} }]);
+});
