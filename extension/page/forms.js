@@ -190,6 +190,8 @@
   const SUBMIT_WORDS = /\b(submit|sign ?in|log ?in|sign ?up|register|save|continue|send|search|next)\b/i;
   const MAX_FORMS = 20;
   const MAX_FIELDS = 200;
+  const MAX_SCANNED = 50000;
+  const MAX_NESTING = 8;
 
   // A label's own words, without the text of controls inside it (a select's options).
   function labelText(label) {
@@ -211,8 +213,20 @@
     return "contenteditable";
   }
 
+  // What labels a control: its own labels, else, inside a custom element's shadow root, the
+  // labels of the element that hosts it (a <label> around it, or its own aria-label).
+  function labelOf(el) {
+    const own = el.labels ? [...el.labels].map(labelText).filter(Boolean).join(" ") : "";
+    if (own) return own;
+    const scope = el.getRootNode ? el.getRootNode() : null;
+    const host = scope && scope.host;
+    if (!host) return "";
+    const around = host.closest ? host.closest("label") : null;
+    return around ? labelText(around) : dom.collapse(dom.attr(host, "aria-label"));
+  }
+
   function describeField(el, ctx) {
-    const label = el.labels ? [...el.labels].map(labelText).filter(Boolean).join(" ") : "";
+    const label = labelOf(el);
     const aria = dom.attr(el, "aria-label") || (label ? "" : dom.accessibleName(el));
     const out = {
       ref: ctx.refs.refFor(el),
@@ -237,6 +251,39 @@
     return tag === "INPUT" && (type === "submit" || type === "image");
   }
 
+  // The controls matching `selector` in document order, including those inside open shadow roots
+  // (right after their host) and in same-origin frames (right after the frame element): a form
+  // built of web components or shown in a frame is filled like any other.
+  function deepControls(doc, selector) {
+    const out = [];
+    let scanned = 0;
+    const visit = (scope, depth) => {
+      for (const el of scope.querySelectorAll("*")) {
+        if ((scanned += 1) > MAX_SCANNED) return;
+        if (el.matches(selector)) out.push(el);
+        if (depth >= MAX_NESTING) continue;
+        if (el.shadowRoot) visit(el.shadowRoot, depth + 1);
+        const frameDoc = dom.isFrame(el) ? dom.frameDocument(el) : null;
+        if (frameDoc) visit(frameDoc, depth + 1);
+      }
+    };
+    visit(doc, 0);
+    return out;
+  }
+
+  // The form a control belongs to as a user sees it: its own, else the nearest enclosing form,
+  // looking out through shadow roots (an input inside a custom element inside a form).
+  function owningForm(el) {
+    if (el.form) return el.form;
+    for (let node = el, hops = 0; node && hops < MAX_NESTING; hops++) {
+      const form = node.closest ? node.closest("form") : null;
+      if (form) return form;
+      const scope = node.getRootNode ? node.getRootNode() : null;
+      node = scope && scope.host ? scope.host : null;
+    }
+    return null;
+  }
+
   // Forms in document order (controls outside any form make a last, formless group), each with
   // its visible fillable controls and its submit candidates.
   function formFields(doc, ctx, env) {
@@ -253,8 +300,8 @@
       return groups.get(form);
     };
     const selector = "input, textarea, select, [contenteditable='true'], [contenteditable=''], button";
-    for (const el of doc.querySelectorAll(selector)) {
-      const form = el.form || (el.closest && el.closest("form")) || null;
+    for (const el of deepControls(doc, selector)) {
+      const form = owningForm(el);
       if (!dom.isVisible(el, env)) continue;
       if (dom.tagOf(el) === "BUTTON" || (dom.tagOf(el) === "INPUT" && SKIPPED_INPUTS.has(fieldType(el)))) {
         const name = dom.accessibleName(el);
@@ -266,6 +313,7 @@
         continue;
       }
       if (!form && groups.size >= MAX_FORMS && !groups.has(null)) continue;
+      if (form && !groups.has(form) && groups.size > MAX_FORMS) continue;
       const entry = group(form);
       if (entry.fields.length < MAX_FIELDS) entry.fields.push(describeField(el, ctx));
     }

@@ -30,6 +30,22 @@ FORM_PAGES = {
 <button type="submit">Create account</button>
 </form>""",
 }
+FORM_PAGES["/fill/components"] = """<!doctype html><title>Components</title>
+<script>
+customElements.define("text-field", class extends HTMLElement {
+  connectedCallback() {
+    const root = this.attachShadow({mode: "open"});
+    root.innerHTML = '<input part="box">';
+  }
+});
+</script>
+<form id="profile" onsubmit="event.preventDefault(); window.saved=(window.saved||0)+1">
+<label>Display name <text-field id="display"></text-field></label>
+<text-field id="city" aria-label="Home city"></text-field>
+<button type="submit">Save</button>
+</form>
+<iframe id="billing" srcdoc='<form onsubmit="event.preventDefault(); parent.paid=(parent.paid||0)+1">
+<label>Card holder <input id="holder"></label><button>Pay</button></form>'></iframe>"""
 PAGES.update(FORM_PAGES)
 
 
@@ -89,3 +105,22 @@ async def test_the_form_the_keys_name_best_is_the_one_filled(
     assert await page_value(service, ws, tab, "[document.querySelector('[name=q]').value, window.searched, window.submitted]") == [
         "lanterns", 1, None
     ]
+
+
+async def test_fields_inside_web_components_and_same_origin_frames_are_filled(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/fill/components")
+    await page_value(service, ws, tab, "new Promise(r => billing.contentDocument.readyState === 'complete' ? r() : billing.onload = r)")
+    shadow = "[display.shadowRoot.querySelector('input').value, city.shadowRoot.querySelector('input').value, window.saved]"
+    outcome = await service.call(
+        "form_fill", ws, tabId=tab, fields={"display name": "Ada", "home city": "Paris"}, submit=True
+    )
+    assert outcome.kind == "ok", text(outcome)
+    assert await page_value(service, ws, tab, shadow) == ["Ada", "Paris", 1]
+
+    paid = await service.call("form_fill", ws, tabId=tab, fields={"card holder": "A. Lovelace"}, submit=True)
+    assert paid.kind == "ok", text(paid)
+    holder = "[billing.contentDocument.getElementById('holder').value, window.paid]"
+    assert await page_value(service, ws, tab, holder) == ["A. Lovelace", 1]

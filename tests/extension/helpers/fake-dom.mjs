@@ -71,6 +71,9 @@ export class FakeElement {
   focus() {
     this.focused = true;
   }
+  matches(selector) {
+    return matches(this, selector);
+  }
   *walk() {
     yield this;
     for (const c of this.children) yield* c.walk();
@@ -126,6 +129,7 @@ export function h(tag, attrs = {}, ...children) {
 }
 
 function matches(el, selector) {
+  if (selector === "*") return true;
   if (selector.includes(",")) return selector.split(",").some((part) => matches(el, part.trim()));
   let m;
   if ((m = /^\[([\w-]+)='([^']*)'\]$/.exec(selector))) return el.attrs[m[1]] === m[2];
