@@ -7,8 +7,10 @@ request, notification, response or framing error, and serialises outgoing messag
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import re
 import sys
 from collections.abc import Iterator
 from typing import Any, Final, TypeGuard
@@ -73,9 +75,18 @@ Incoming = Request | Notification | InboundResponse | Malformed | Ignored
 
 @attrs.frozen
 class OversizedLine:
-    """Marker yielded by the splitter in place of a line that exceeded the ceiling."""
+    """Marker yielded by the splitter in place of a line that exceeded the ceiling; ``head`` and
+    ``tail`` are its first and last bytes, kept to find the request's id, so that its caller
+    gets its answer instead of waiting for one."""
 
     length: int
+    head: bytes = b""
+    tail: bytes = b""
+
+
+KEPT_ENDS: Final = 4096
+"""Bytes kept from each end of an over-long line (an id is a top-level member, written
+first by some clients and last by others)."""
 
 
 class LineSplitter:
@@ -85,6 +96,8 @@ class LineSplitter:
         self._ceiling = ceiling
         self._buffer = bytearray()
         self._discarding = 0  # > 0 while skipping the rest of an over-long line
+        self._head = b""
+        self._tail = b""
 
     def feed(self, data: bytes) -> Iterator[bytes | OversizedLine]:
         start = 0
@@ -93,17 +106,19 @@ class LineSplitter:
             chunk = data[start:] if newline < 0 else data[start:newline]
             if self._discarding:
                 self._discarding += len(chunk)
+                self._tail = (self._tail + chunk)[-KEPT_ENDS:]
             else:
                 self._buffer += chunk
                 if len(self._buffer) > self._ceiling:
                     self._discarding = len(self._buffer)
+                    self._head = bytes(self._buffer[:KEPT_ENDS])
+                    self._tail = bytes(self._buffer[-KEPT_ENDS:])
                     self._buffer.clear()
             if newline < 0:
                 return
             start = newline + 1
             if self._discarding:
-                yield OversizedLine(self._discarding)
-                self._discarding = 0
+                yield self._oversized()
             else:
                 line = bytes(self._buffer)
                 self._buffer.clear()
@@ -113,11 +128,15 @@ class LineSplitter:
     def finish(self) -> Iterator[bytes | OversizedLine]:
         """At EOF: a final line without a newline still counts."""
         if self._discarding:
-            yield OversizedLine(self._discarding)
+            yield self._oversized()
         elif self._buffer.strip():
             yield bytes(self._buffer)
         self._buffer.clear()
-        self._discarding = 0
+
+    def _oversized(self) -> OversizedLine:
+        line = OversizedLine(self._discarding, self._head, self._tail)
+        self._discarding, self._head, self._tail = 0, b"", b""
+        return line
 
 
 MAX_NESTING = 256
@@ -157,6 +176,54 @@ def _finite_int(text: str) -> int:
     raise _OutOfRange(excerpt(text, _NUMBER_SHOWN))
 
 
+_DECODER = json.JSONDecoder()
+_TRAILING_ID = re.compile(rb',\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$')
+"""A last top-level member ``"id"``: one closing brace after it, so never a nested one."""
+
+
+def _oversized_id(line: OversizedLine) -> RequestId | None:
+    """The id of a request too long to read, from the members that fit in its ends."""
+    found = _leading_id(line.head)
+    if found is None:
+        match = _TRAILING_ID.search(line.tail)
+        if match:
+            with contextlib.suppress(ValueError):
+                found = json.loads(match.group(1))
+    return found if is_request_id(found) else None
+
+
+def _leading_id(head: bytes) -> object:
+    """The ``id`` among the leading top-level members that are whole within ``head``."""
+    text = head.decode("utf-8", errors="ignore")
+    index = _skip_space(text, 0)
+    if not text.startswith("{", index):
+        return None
+    index += 1
+    while True:
+        try:
+            key, index = _DECODER.raw_decode(text, _skip_space(text, index))
+            index = _skip_space(text, index)
+            if not text.startswith(":", index):
+                return None
+            value, index = _DECODER.raw_decode(text, _skip_space(text, index + 1))
+        except ValueError:  # the member runs past what was kept
+            return None
+        index = _skip_space(text, index)
+        if not text.startswith((",", "}"), index):  # a value cut short by the end of ``head``
+            return None
+        if key == "id":
+            return value
+        if text[index] == "}":
+            return None
+        index += 1
+
+
+def _skip_space(text: str, index: int) -> int:
+    while index < len(text) and text[index] in " \t\r\n":
+        index += 1
+    return index
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
@@ -169,7 +236,12 @@ def is_request_id(value: object) -> TypeGuard[RequestId]:
 def classify(line: bytes | OversizedLine) -> Incoming:
     """Turn one input line into exactly one classification; never raises."""
     if isinstance(line, OversizedLine):
-        return Malformed(INVALID_REQUEST, f"Invalid Request: line exceeds {LINE_CEILING} bytes")
+        return Malformed(
+            INVALID_REQUEST,
+            f"Invalid Request: the message is larger than {LINE_CEILING} bytes, the most read in"
+            " one line; it was not read and nothing was done",
+            _oversized_id(line),
+        )
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:

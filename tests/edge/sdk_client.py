@@ -35,6 +35,11 @@ async def main(mode: str, command: list[str]) -> None:
             "update_plan", {"domains": ["example.com"], "approach": ["read"]}
         )
         bad = await client.call_tool("update_plan", {"domains": "x"})
+        try:  # a request over the connector's line ceiling still gets its own answer
+            await client.call_tool("update_plan", {"domains": ["x" * 5_000_000], "approach": []})
+            oversized = "answered as a success"
+        except Exception as exc:  # noqa: BLE001 - any failure is reported for the test to judge
+            oversized = f"{type(exc).__name__}: {exc}"
         print(
             json.dumps(
                 {
@@ -44,6 +49,7 @@ async def main(mode: str, command: list[str]) -> None:
                     "ok_text": _text(ok),
                     "bad_error": bool(bad.is_error),
                     "bad_text": _text(bad),
+                    "oversized": oversized,
                 }
             ),
             flush=True,

@@ -25,7 +25,30 @@ def test_splitter_joins_chunks_and_skips_blank_lines() -> None:
 def test_splitter_refuses_an_oversized_line_once_and_recovers() -> None:
     splitter = LineSplitter(ceiling=10)
     out = list(splitter.feed(b"x" * 8)) + list(splitter.feed(b"y" * 8 + b"\nok\n"))
-    assert out == [OversizedLine(16), b"ok"]
+    assert out == [OversizedLine(16, b"x" * 8 + b"y" * 8, b"x" * 8 + b"y" * 8), b"ok"]
+
+
+def _refused(line: bytes) -> object:
+    """The id the refusal of ``line`` (over a 100-byte ceiling) is answered with."""
+    splitter = LineSplitter(ceiling=100)
+    [oversized] = list(splitter.feed(line[:60])) + list(splitter.feed(line[60:] + b"\n"))
+    item = jsonrpc.classify(oversized)
+    assert isinstance(item, Malformed) and "larger than" in item.message
+    return item.id
+
+
+def test_an_oversized_request_is_refused_with_its_own_id_wherever_the_id_is_written() -> None:
+    pad = "x" * 20_000  # past the ends kept, so the id is found only where it really is
+    first = f'{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"a":"{pad}"}}}}'
+    last = f'{{"method":"tools/call","params":{{"a":"{pad}","id":9}},"jsonrpc":"2.0","id":"c-1"}}'
+    assert _refused(first.encode()) == 7
+    assert _refused(last.encode()) == "c-1"
+    # Only a top-level id counts: one inside params, or one cut off, is never taken for it.
+    nested = f'{{"method":"tools/call","params":{{"a":"{pad}","id":9}}}}'
+    cut = '{"jsonrpc":"2.0","id":' + "1" * 5000 + f',"params":"{pad}"}}'
+    assert _refused(nested.encode()) is None
+    assert _refused(cut.encode()) is None
+    assert _refused(b"x" * 30_000) is None
 
 
 def test_classification() -> None:

@@ -34,6 +34,7 @@ def test_python_sdk(mode: str, revision: str, shared_instance: Instance) -> None
     assert summary["ok_text"].startswith("Plan recorded.")
     assert summary["bad_error"] is True
     assert "update_plan" in summary["bad_text"]
+    assert "larger than 4194304 bytes" in summary["oversized"], summary["oversized"]
 
 
 def test_typescript_sdk_v1(shared_instance: Instance) -> None:
@@ -54,6 +55,7 @@ def test_typescript_sdk_v1(shared_instance: Instance) -> None:
     assert summary["okError"] is False
     assert summary["okText"].startswith("Plan recorded.")
     assert summary["badError"] is True
+    assert "larger than 4194304 bytes" in summary["oversized"], summary["oversized"]
 
 
 def test_node_package_is_pinned() -> None:

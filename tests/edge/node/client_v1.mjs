@@ -15,8 +15,15 @@ do {
 } while (cursor !== undefined);
 const ok = await client.callTool({ name: 'update_plan', arguments: { domains: ['example.com'], approach: ['read'] } });
 const bad = await client.callTool({ name: 'update_plan', arguments: { domains: 'x' } });
+// A request over the connector's line ceiling still gets its own answer (the SDK writes the id last).
+let oversized = 'answered as a success';
+try {
+  await client.callTool({ name: 'update_plan', arguments: { domains: ['x'.repeat(5_000_000)], approach: [] } }, undefined, { timeout: 20000 });
+} catch (err) {
+  oversized = String(err && err.message ? err.message : err);
+}
 const text = (r) => r.content.map((b) => b.text ?? '').join('\n');
 console.log(JSON.stringify({
-  tools, okError: Boolean(ok.isError), okText: text(ok), badError: Boolean(bad.isError), badText: text(bad),
+  tools, okError: Boolean(ok.isError), okText: text(ok), badError: Boolean(bad.isError), badText: text(bad), oversized,
 }));
 await client.close();
