@@ -111,6 +111,7 @@
       return { ref: args.ref, ...ns.forms.setFormValue(el, args.value, env) };
     },
     form_fields: () => ns.forms.formFields(document, ctx, env),
+    form_validity: (args) => ns.forms.formValidity(elementArg(args), ctx),
     narrate: (args) => ns.narrate.show(document, args, env),
     cue: (args) => ns.narrate.cue(document, ns.find.describeElement(elementArg(args), ctx).box),
     drop_files: (args) => {

@@ -105,8 +105,11 @@
       fire(el, "input", EventCtor);
       fire(el, "change", EventCtor);
       const kind = tag === "TEXTAREA" ? "textarea" : "input";
+      const out = dom.isSecretField(el) ? { kind, secret: true } : { kind, value: el.value };
+      const problem = invalidity(el);
+      if (problem) out.invalid = problem;
       // Secret fields do not echo their value back.
-      return dom.isSecretField(el) ? { kind, secret: true } : { kind, value: el.value };
+      return out;
     }
 
     if (el.isContentEditable || dom.attr(el, "contenteditable") === "true") {
@@ -117,6 +120,34 @@
     }
 
     throw new PageError(`Element <${tag.toLowerCase()}> is not a form control`, "not_a_control");
+  }
+
+  // Why the browser would refuse this control's value on submit, or "" when it would not. A
+  // value set by script is never checked against maxlength by the browser (only typing is held
+  // to it), so that limit is checked here.
+  function invalidity(el) {
+    if (!el.willValidate) return "";
+    const limit = Number(el.maxLength);
+    if (Number.isInteger(limit) && limit >= 0 && typeof el.value === "string" && el.value.length > limit) {
+      return `${el.value.length} characters, more than the field's limit of ${limit}`;
+    }
+    return el.validity && !el.validity.valid ? dom.collapse(el.validationMessage || "not valid") : "";
+  }
+
+  // Mechanism `form_validity`: the controls of `submit`'s form the browser would refuse, so a
+  // submit that would be blocked is not clicked. Empty when the form is not validated.
+  function formValidity(submit, ctx) {
+    const form = submit.form || (submit.closest ? submit.closest("form") : null);
+    if (!form || form.noValidate || submit.formNoValidate) return { validated: false, invalid: [] };
+    const invalid = [];
+    for (const el of form.elements || []) {
+      const problem = invalidity(el);
+      if (problem && invalid.length < 20) {
+        const label = el.labels ? [...el.labels].map(labelText).filter(Boolean).join(" ") : "";
+        invalid.push({ ref: ctx.refs.refFor(el), label: dom.clip(label || dom.accessibleName(el) || dom.attr(el, "name"), 120), message: dom.clip(problem, 200) });
+      }
+    }
+    return { validated: true, invalid };
   }
 
   // --- set_files: file_upload's bytes into a file input ------------------------------------
@@ -321,5 +352,5 @@
     return { url: doc.location ? doc.location.href : "", title: doc.title, forms: forms.filter((f) => f.fields.length), renderSerial: ctx.refs.serial() };
   }
 
-  ns.forms = { toBoolean, matchOption, setNativeValue, setFormValue, setFiles, dropFiles, labelText, formFields };
+  ns.forms = { toBoolean, matchOption, setNativeValue, setFormValue, setFiles, dropFiles, labelText, formFields, formValidity };
 })(globalThis);

@@ -37,6 +37,8 @@ SKIP_CODES = frozenset(
 )  # fmt: skip
 """Page refusals that skip one field and let the others go on."""
 MASK = "********"
+SHOWN_CHARS = 200
+"""Characters of a filled value echoed back: the agent knows what it sent."""
 MAX_FIELDS = 100
 """Keys one call may give. Matching costs keys x controls, and it runs on the service's loop."""
 
@@ -127,14 +129,18 @@ def controls_of(fields: Sequence[Mapping[str, Any]]) -> list[Control]:
 
 
 def _rank(key: str, control: Control) -> tuple[int, int] | None:
-    """(tier, source) of the best way ``key`` names ``control``; None when it does not."""
+    """(tier, source) of the best way ``key`` names ``control``; None when it does not. Keys
+    match whole words (a key's last word may be the start of a word, from 3 letters), never a
+    piece inside a word: "age" does not name "Message"."""
     best: tuple[int, int] | None = None
+    wanted = key.split()
     for source, text in control.names:
-        if text == key:
+        words = text.split()
+        if text == key or text.replace(" ", "") == key.replace(" ", ""):
             tier = EXACT
-        elif text.startswith(key) or (len(text) >= 3 and key.startswith(text)):
+        elif _starts(words, wanted) or (len(text) >= 3 and _starts(wanted, words)):
             tier = PREFIX
-        elif key in text or (len(text) >= 4 and text in key):
+        elif _contains(words, wanted) or (len(text) >= 4 and _contains(wanted, words)):
             tier = SUBSTRING
         else:
             continue
@@ -142,6 +148,21 @@ def _rank(key: str, control: Control) -> tuple[int, int] | None:
         if best is None or rank < best:
             best = rank
     return best
+
+
+def _starts(words: list[str], start: list[str]) -> bool:
+    """``words`` begin with the words ``start`` (its last one may be a word's first 3+ letters)."""
+    if not start or len(start) > len(words):
+        return False
+    *whole, last = start
+    here = words[len(whole)]
+    return words[: len(whole)] == whole and (here == last or (len(last) >= 3 and here.startswith(last)))
+
+
+def _contains(words: list[str], run: list[str]) -> bool:
+    """``run`` occurs in ``words`` as consecutive whole words."""
+    size = len(run)
+    return size > 0 and any(words[i : i + size] == run for i in range(len(words) - size + 1))
 
 
 def plan_form(index: int, fields: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> FillPlan:
@@ -262,17 +283,28 @@ class FormFill:
         elif not control.enabled:
             return entry | {"reason": "disabled or read-only"}
         try:
-            done = await self._channel.content(call, tab, "form_input", {"ref": ref, "value": wanted})
+            done: Any = await self._channel.content(
+                call, tab, "form_input", {"ref": ref, "value": wanted}
+            )
         except BrowserError as refused:
             if refused.code not in SKIP_CODES:
                 raise
             return entry | {"reason": refused.message}
-        if control.secret or (isinstance(done, dict) and done.get("secret")):
+        done = done if isinstance(done, dict) else {}
+        if control.secret or done.get("secret"):
             entry["value"] = MASK
         elif control.options:
-            entry["value"] = str(value)
-        elif isinstance(done, dict) and "value" in done:
-            entry["value"] = done.get("text", done["value"])
+            entry["value"] = excerpt(str(value), SHOWN_CHARS)
+        elif "value" in done:
+            held = done.get("text", done["value"])
+            if _refused_value(done, value):
+                return entry | {"reason": f"the {control.kind} field did not take"
+                                f" {excerpt(str(value))!r}; it is empty"}  # fmt: skip
+            entry["value"] = excerpt(str(held), SHOWN_CHARS) if isinstance(held, str) else held
+            if isinstance(held, str) and _changed(done, value):
+                entry["asked"] = excerpt(str(value), SHOWN_CHARS)
+        if done.get("invalid"):
+            entry["invalid"] = str(done["invalid"])
         return entry
 
     async def _submit(
@@ -283,8 +315,15 @@ class FormFill:
         choice = pick_submit(form.get("submits", []))
         if choice is None:
             return False, None, "Not submitted: the form has no submit control."
-        await call.effects.checkpoint()
         ref = str(choice["ref"])
+        if choice.get("native"):
+            checked = await self._channel.content(call, tab, "form_validity", {"ref": ref}, read=True)
+            invalid = checked.get("invalid") if isinstance(checked, dict) else None
+            if invalid:
+                listed = "; ".join(f"{item.get('label') or item.get('ref')}: {item.get('message')}"
+                                   for item in invalid)  # fmt: skip
+                return False, ref, f"Not submitted: the browser would refuse the form ({listed})."
+        await call.effects.checkpoint()
         arguments = {"action": "left_click", "ref": ref, "tabId": call.arguments["tabId"]}
         clicked = await self._click(ToolCall(call.context, arguments, call.effects))
         text = "\n".join(getattr(block, "text", "") for block in clicked.content)
@@ -302,10 +341,7 @@ def _radio_option(control: Control, value: Any) -> Mapping[str, Any] | None:
 
 
 def _details(structured: Mapping[str, Any]) -> str:
-    lines = [
-        f"- {item['label']} ({item['ref']}, {item['type']}) = {item.get('value', '')!s}"
-        for item in structured["filled"]
-    ]
+    lines = [_filled_line(item) for item in structured["filled"]]
     for item in structured["unmatched"]:
         candidates = ", ".join(item["candidates"])
         lines.append(
@@ -316,3 +352,32 @@ def _details(structured: Mapping[str, Any]) -> str:
     if structured.get("observation"):
         lines.append(f"after submit: {structured['observation']}")
     return "\n".join(lines)
+
+
+def _filled_line(item: Mapping[str, Any]) -> str:
+    line = f"- {item['label']} ({item['ref']}, {item['type']}) = {item.get('value', '')!s}"
+    if "asked" in item:
+        line += f" (asked {item['asked']}; the field changed it)"
+    if item.get("invalid"):
+        line += f" (the browser would refuse it: {item['invalid']})"
+    return line
+
+
+def _refused_value(done: Mapping[str, Any], value: Any) -> bool:
+    """The field is empty after being given a non-empty value (a date it cannot read, letters
+    in a number field): nothing was filled."""
+    return done.get("kind") == "input" and done.get("value") == "" and _as_sent(value) != ""
+
+
+def _changed(done: Mapping[str, Any], value: Any) -> bool:
+    """The field holds something else than it was given (clamped, trimmed, reformatted)."""
+    return done.get("kind") in ("input", "textarea") and done.get("value") != _as_sent(value)
+
+
+def _as_sent(value: Any) -> str:
+    """``value`` as the page's String() writes it into a field."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

@@ -46,6 +46,15 @@ customElements.define("text-field", class extends HTMLElement {
 </form>
 <iframe id="billing" srcdoc='<form onsubmit="event.preventDefault(); parent.paid=(parent.paid||0)+1">
 <label>Card holder <input id="holder"></label><button>Pay</button></form>'></iframe>"""
+FORM_PAGES["/fill/checks"] = """<!doctype html><title>Contact</title>
+<form id="contact" onsubmit="event.preventDefault(); window.sent=(window.sent||0)+1">
+<label>Name <input id="name"></label>
+<label>Phone <input id="phone" required></label>
+<label>Birthday <input id="bday" type="date"></label>
+<label>Volume <input id="vol" type="range" min="0" max="10"></label>
+<label>Zip <input id="zip" maxlength="5"></label>
+<label>Notes <textarea id="notes"></textarea></label>
+<button>Send</button></form>"""
 PAGES.update(FORM_PAGES)
 
 
@@ -124,3 +133,29 @@ async def test_fields_inside_web_components_and_same_origin_frames_are_filled(
     assert paid.kind == "ok", text(paid)
     holder = "[billing.contentDocument.getElementById('holder').value, window.paid]"
     assert await page_value(service, ws, tab, holder) == ["A. Lovelace", 1]
+
+
+async def test_values_a_field_refuses_and_a_form_the_browser_would_refuse_are_said_not_hidden(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/fill/checks")
+    fields = {"name": "Ada", "birthday": "2024-13-45", "volume": "50", "zip": "1234567890",
+              "notes": "n" * 5000}  # fmt: skip
+    outcome = await service.call("form_fill", ws, tabId=tab, fields=fields, submit=True)
+    structured = outcome.structured
+    by_label = {item["label"]: item for item in structured["filled"]}
+    [birthday] = structured["skipped"]
+    assert birthday["label"] == "Birthday" and "did not take '2024-13-45'" in birthday["reason"]
+    assert (by_label["Volume"]["value"], by_label["Volume"]["asked"]) == ("10", "50")
+    assert "more than the field's limit of 5" in by_label["Zip"]["invalid"]
+    assert len(by_label["Notes"]["value"]) < 300  # a long value is not echoed back whole
+    # The empty required Phone and the over-long Zip would block the submit: not clicked.
+    assert structured["submitted"] is False
+    assert "Not submitted: the browser would refuse the form (Phone: " in structured["observation"]
+    assert "Zip: 10 characters" in structured["observation"]
+    assert await page_value(service, ws, tab, "[window.sent, bday.value, vol.value]") == [None, "", "10"]
+
+    fixed = await service.call("form_fill", ws, tabId=tab, fields={"phone": "555", "zip": "12345"}, submit=True)
+    assert fixed.kind == "ok" and fixed.structured["submitted"] is True, text(fixed)
+    assert await page_value(service, ws, tab, "window.sent") == 1

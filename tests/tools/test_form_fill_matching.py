@@ -78,3 +78,13 @@ async def test_more_fields_than_a_call_takes_are_refused_before_the_page_is_read
     fields = {f"field {n}": "x" for n in range(MAX_FIELDS + 1)}
     result = await fill(tool_call("form_fill", fields=fields))
     assert result.kind == "tool_error" and "Nothing was filled" in result.content[0].text  # type: ignore[union-attr]
+
+
+def test_keys_match_whole_words_never_a_piece_inside_a_word() -> None:
+    fields = [field("ref_1", label="Your name"), field("ref_2", label="Message", type="textarea")]
+    assert chosen(plan_form(0, fields, ["age"])) == {}
+    assert chosen(plan_form(0, fields, ["e"])) == {}
+    assert chosen(plan_form(0, [field("ref_3", placeholder="Search")], ["e", "arch"])) == {}
+    # A key's last word may still be the start of a word, and spacing does not matter.
+    phones = [field("ref_4", label="Telephone"), field("ref_5", id="firstName")]
+    assert chosen(plan_form(0, phones, ["tel", "first name"])) == {"tel": "ref_4", "first name": "ref_5"}
