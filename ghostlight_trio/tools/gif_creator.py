@@ -1,9 +1,10 @@
 """``gif_creator``: record browser work on one tab and export it as an animated GIF.
 
-``start_recording`` takes a first frame; every successful call on the tab afterwards adds one
-(``gif_recorder.Recorder.after_call``); ``export`` stops the recording and encodes it, then
-returns it (``download: true``), puts it into a file input (``ref``) or drops it at a
-screenshot point (``coordinate``). Memory only, never logged.
+``start_recording`` takes a first frame (no frame, no recording); every successful call on the
+tab afterwards adds one (``gif_recorder.Recorder.after_call``); ``export`` encodes the recording,
+then returns it (``download: true``), puts it into a file input (``ref``) or drops it at a
+screenshot point (``coordinate``), and only once delivered stops it as exported. Memory only,
+never logged.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from .gif_recorder import IDLE_S, KEPT_S, TOTAL_S, Recorder, Recording, encode_g
 from .placement import drop_point, place_files
 from .screenshots import ContextBook
 
-AUTO_STOPS = frozenset({"idle", "time_limit", "frame_limit", "size_limit"})
+AUTO_STOPS = frozenset({"idle", "time_limit", "frame_limit", "size_limit", "tab_closed"})
 DEFAULT_NAME = "recording.gif"
 
 
@@ -49,8 +50,9 @@ class GifCreator:
                     " stop that recording first."
                 )
             options = call.arguments.get("options") or {}
-            recording = self._recorder.start(ws, tab, options if isinstance(options, dict) else {})
-            await self._recorder.add_frame(call, tab, "start", None)
+            recording = await self._recorder.begin(
+                call, tab, options if isinstance(options, dict) else {}
+            )
             return self._summary(recording, f"Recording tab {tab} in memory: one frame now, and"
                                  " one after each call on this tab. Export it when done.")  # fmt: skip
         if action == "clear":
@@ -78,12 +80,13 @@ class GifCreator:
         at = None if point is None else drop_point(point, "nothing was exported")
         if not recording.frames:
             raise ToolInputError("The recording has no frames; nothing was exported.")
-        recording.stop("exported", trio.current_time())
+        # The call holds the tab's lease: no frame is added while the GIF is made and delivered.
         data = await trio.to_thread.run_sync(encode_gif, recording)
         name = str(arguments.get("filename") or DEFAULT_NAME)
         what = f"{name} ({len(recording.frames)} frames, {max(1, round(len(data) / 1024))} KB)"
         delivery = {"gif_bytes": len(data), "filename": name}
         if download:
+            recording.stop("exported", trio.current_time())
             extra = delivery | {"delivery": "download"}
             result = self._summary(recording, f"Exported {what}.", extra)
             return ToolResult(
@@ -92,12 +95,32 @@ class GifCreator:
                 structured=result.structured,
             )
         files = [{"name": name, "mimeType": "image/gif", "data": base64.b64encode(data).decode()}]
-        placed = await place_files(
-            self._channel, call, tab, files, len(data), operation="gif_creator",
-            ref=None if ref is None else str(ref), point=at, contexts=self._contexts,
-        )  # fmt: skip
+
+        async def place(call: ToolCall, tab: int) -> ToolResult:
+            return await place_files(
+                self._channel, call, tab, files, len(data), operation="gif_creator",
+                ref=None if ref is None else str(ref), point=at, contexts=self._contexts,
+            )  # fmt: skip
+
+        placed = await guarded(place)(call)
+        if placed.kind != "ok":
+            return self._not_exported(placed, recording)
+        recording.stop("exported", trio.current_time())
         structured = {**(placed.structured or {}), **self._facts(recording), **delivery}
         return ToolResult(kind="ok", content=placed.content, structured=structured)
+
+    def _not_exported(self, failed: ToolResult, recording: Recording) -> ToolResult:
+        """A placement that failed, saying so and that the recording was left as it was (a
+        recording still recording goes on)."""
+        lead = (
+            "Nothing was exported" if failed.kind == "tool_error"
+            else "The GIF may or may not have been placed"
+        )  # fmt: skip
+        state = self._summary(recording, f"{lead}; the recording is left as it was.")
+        structured = (failed.structured or {}) | {"recording": state.structured}
+        return ToolResult(
+            kind=failed.kind, content=[*failed.content, *state.content], structured=structured
+        )
 
     def _summary(
         self, recording: Recording, lead: str, extra: dict[str, Any] | None = None
@@ -107,6 +130,8 @@ class GifCreator:
             f"{lead} [{recording.recording_id}: {facts['state']}, {facts['frame_count']} frame(s),"
             f" {facts['bytes_held']} bytes in memory"
             + (f", stopped: {recording.stop_reason}" if recording.stop_reason else "")
+            + (f", {recording.skipped} frame(s) skipped: the page could not be captured"
+               if recording.skipped else "")  # fmt: skip
             + "]"
         )
         return ToolResult.text(text, structured=facts)
@@ -128,6 +153,7 @@ class GifCreator:
             if recording_now else 0,
             "stop_reason": recording.stop_reason or None,
             "auto_stopped": recording.stop_reason in AUTO_STOPS,
+            "frames_skipped": recording.skipped,
             "content_logged": False,
             "next": ["export"] if recording.frames else ["start_recording"],
         }

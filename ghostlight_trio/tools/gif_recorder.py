@@ -3,8 +3,9 @@
 A recording belongs to one workspace and one tab. It starts with a frame of the tab, and
 after every successful call on that tab (the engine's after-call hook, while the tab is still
 leased) one more frame is taken, labelled with the call and, for a pointer action, where it
-landed. Nothing is written to disk and nothing of it is logged. A recording stops by request,
-at export, or by itself: after 30 s without a frame, 120 s in all, 100 frames or 16 MiB; a
+landed. A page that cannot be captured (a chrome:// page) costs only that frame. Nothing is
+written to disk and nothing of it is logged. A recording stops by request, at export, when its
+tab is gone, or by itself: after 30 s without a frame, 120 s in all, 100 frames or 16 MiB; a
 stopped one is kept for 5 minutes. All recordings together hold at most 64 MiB.
 """
 
@@ -18,8 +19,10 @@ from typing import Any
 import attrs
 import trio
 
+from ..browser.errors import BrowserError, BrowserFailure
 from ..engine.contracts import ToolCall, ToolResult
-from .browser_calls import PageChannel
+from .browser_calls import INFO_BOUND, PageChannel
+from .page_dialogs import PageDialog
 from .screen_capture import capture
 from .screenshots import ContextBook
 
@@ -58,6 +61,8 @@ class Recording:
     state: str = "recording"
     stop_reason: str = ""
     stopped_at: float | None = None
+    skipped: int = 0
+    """Frames that could not be taken although the tab was still there."""
 
     @property
     def bytes_held(self) -> int:
@@ -90,7 +95,19 @@ class Recorder:
         self._expire()
         return self._recordings.get((workspace, tab))
 
+    async def begin(self, call: ToolCall, tab: int, options: Mapping[str, Any]) -> Recording:
+        """A new recording of the tab, with its first frame. The frame is taken first: when it
+        cannot be, this raises and nothing changed (an earlier recording of the tab stays)."""
+        started = self._clock()
+        frame = await self._frame(call, tab, "start", None)
+        recording = self.start(call.context.workspace_id, tab, options)
+        recording.started = started
+        recording.frames.append(frame)
+        self._within_all_bytes(recording)
+        return recording
+
     def start(self, workspace: str | None, tab: int, options: Mapping[str, Any]) -> Recording:
+        """A new, empty recording of the tab, replacing any earlier one."""
         self._expire()
         chosen = {name: bool(options.get(name, True)) for name in OPTIONS}
         recording = Recording(
@@ -122,10 +139,31 @@ class Recorder:
     # --- frames ------------------------------------------------------------------------------
 
     async def add_frame(self, call: ToolCall, tab: int, label: str, result: ToolResult | None) -> None:
-        """One frame of the tab now (the call holds its lease)."""
+        """One more frame of a recorded tab (the call holds its lease). A frame that cannot be
+        taken is skipped; when that is because the tab is gone, the recording stops, keeping
+        its frames."""
         recording = self.get(call.context.workspace_id, tab)
         if recording is None or recording.state != "recording":
             return
+        try:
+            frame = await self._frame(call, tab, label, result)
+        except (BrowserFailure, PageDialog):
+            if await self._gone(call, tab):
+                recording.stop("tab_closed", self._clock())
+            else:
+                recording.skipped += 1
+            return
+        recording.frames.append(frame)
+        if len(recording.frames) >= MAX_FRAMES:
+            recording.stop("frame_limit", self._clock())
+        elif recording.bytes_held >= MAX_BYTES:
+            recording.stop("size_limit", self._clock())
+        self._within_all_bytes(recording)
+
+    async def _frame(
+        self, call: ToolCall, tab: int, label: str, result: ToolResult | None
+    ) -> Frame:
+        """A frame of the tab now; raises what the capture raised."""
         shot = await capture(self._channel, call, tab)
         frame = Frame(shot.data, self._clock(), label)
         target = self._landing(call, tab, result)
@@ -135,12 +173,18 @@ class Recorder:
         if drag is not None:
             start, end = (_to_shot(shot.context, *self._contexts.to_css(tab, *p)) for p in drag)
             frame.path = (start, end)
-        recording.frames.append(frame)
-        if len(recording.frames) >= MAX_FRAMES:
-            recording.stop("frame_limit", self._clock())
-        elif recording.bytes_held >= MAX_BYTES:
-            recording.stop("size_limit", self._clock())
-        self._within_all_bytes(recording)
+        return frame
+
+    async def _gone(self, call: ToolCall, tab: int) -> bool:
+        """Whether the browser says the tab no longer exists (closed); any other answer, or
+        none, leaves it counted as there."""
+        try:
+            await self._channel.read(call, "tab_info", {"tabId": tab}, INFO_BOUND)
+        except BrowserError as error:
+            return error.code == "tab_not_found"
+        except (BrowserFailure, PageDialog):
+            pass
+        return False
 
     def _within_all_bytes(self, keep: Recording) -> None:
         """Over the bound for all recordings, the oldest others go first."""
@@ -162,7 +206,6 @@ class Recorder:
         action = call.arguments.get("action")
         label = call.context.operation + (f" {action}" if isinstance(action, str) else "")
         await self.add_frame(call, tab, label, result)
-
 
     def _landing(
         self, call: ToolCall, tab: int, result: ToolResult | None

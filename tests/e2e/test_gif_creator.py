@@ -1,9 +1,11 @@
 """gif_creator in real headless Chromium: frames follow the work on the recorded tab only, and
-the export is a real animated GIF, returned or placed in the page."""
+the export is a real animated GIF, returned or placed in the page. A page the debugger cannot
+attach to (chrome://) never leaves a broken recording behind, and a closed tab ends one quietly."""
 
 from __future__ import annotations
 
 import io
+import logging
 from typing import Any
 
 import pytest
@@ -76,3 +78,38 @@ async def test_misuse_is_refused_and_clear_forgets_the_frames(
     assert cleared.structured["cleared"] is True
     status = await service.call("gif_creator", ws, tabId=tab, action="status")
     assert status.kind == "tool_error"
+
+
+async def test_a_chrome_page_refuses_a_start_without_leaving_a_recording_behind(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/gif")
+    moved = await service.call("navigate", ws, tabId=tab, url="chrome://version")
+    assert moved.kind == "ok", text(moved)
+    for _ in range(2):  # the second try is refused the same way, not as "already being recorded"
+        refused = await service.call("gif_creator", ws, tabId=tab, action="start_recording")
+        assert refused.kind == "tool_error" and "Could not attach the debugger" in text(refused)
+    status = await service.call("gif_creator", ws, tabId=tab, action="status")
+    assert status.kind == "tool_error" and "No recording on tab" in text(status)
+    back = await service.call("navigate", ws, tabId=tab, url=f"{web}/gif")
+    assert back.kind == "ok", text(back)
+    started = await service.call("gif_creator", ws, tabId=tab, action="start_recording")
+    assert started.kind == "ok" and started.structured["frame_count"] == 1, text(started)
+
+
+async def test_a_chrome_page_costs_a_frame_and_a_closed_tab_stops_the_recording_quietly(
+    extended_service: Service, extended_browser: Any, web: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/gif")
+    started = await service.call("gif_creator", ws, tabId=tab, action="start_recording")
+    assert started.kind == "ok", text(started)
+    await service.call("navigate", ws, tabId=tab, url="chrome://version")
+    status = await service.call("gif_creator", ws, tabId=tab, action="status")
+    assert status.structured["state"] == "recording", text(status)
+    assert status.structured["frame_count"] == 1 and status.structured["frames_skipped"] == 1
+    with caplog.at_level(logging.ERROR):
+        closed = await service.call("tab_control", ws, tabId=tab, action="close")
+    assert closed.kind == "ok", text(closed)
+    assert not [r for r in caplog.records if "after-call observer failed" in r.getMessage()]

@@ -1,13 +1,24 @@
 """GIF recordings: frames of different sizes make one well-formed GIF; recordings stop and go by
-themselves on their bounds, checked whenever they are used."""
+themselves on their bounds, checked whenever they are used; a start, an export or a frame that
+fails leaves a recording in a state that says what happened."""
 
 from __future__ import annotations
 
+import base64
 import io
+from typing import Any
 
+import trio
 from PIL import Image
 
+from ghostlight_trio.browser.errors import BrowserError
+from ghostlight_trio.engine.contracts import ToolResult
+from ghostlight_trio.tools.browser_calls import PageChannel
+from ghostlight_trio.tools.gif_creator import gif_creator_handlers
 from ghostlight_trio.tools.gif_recorder import IDLE_S, KEPT_S, TOTAL_S, Frame, Recorder, encode_gif
+from ghostlight_trio.tools.screenshots import ContextBook
+
+from .fakes import ScriptedBrowser, tool_call
 
 
 def jpeg(width: int, height: int, color: tuple[int, int, int]) -> bytes:
@@ -55,3 +66,94 @@ def test_recordings_stop_when_idle_or_too_long_and_are_forgotten_later() -> None
     clock.now += KEPT_S
     assert recorder.get("ws", 1) is None and recorder.get("ws", 2) is None
     assert recorder.get("other", 1) is None
+
+
+# --- through the tool, over a scripted tab ------------------------------------------------------
+
+
+class Tab:
+    """The browser side of tab 7: a ``page`` it can capture, a ``chrome`` page the debugger
+    cannot attach to, or ``closed``. The page has no element behind any ref."""
+
+    def __init__(self) -> None:
+        self.state = "page"
+
+    def answer(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
+        if self.state != "page" and op in ("cdp", "screenshot"):
+            why = "Cannot access a chrome:// URL" if self.state == "chrome" else "No tab with given id"
+            raise BrowserError(f"Could not attach the debugger to tab 7: {why}", "cdp", "attach_failed")
+        if op == "tab_info" and self.state == "closed":
+            raise BrowserError("No tab with id 7 (it was closed or never existed)", code="tab_not_found")
+        if op == "tab_info":
+            return {"tabId": 7, "url": "chrome://version", "title": "About Version"}
+        if op == "cdp":
+            return {"result": {"result": {"value": {"w": 800, "h": 600, "dpr": 1}}}}
+        if op == "screenshot":
+            return {"data": base64.b64encode(jpeg(800, 600, (0, 120, 0))).decode()}
+        assert args.get("fn") == "observe", (op, args)
+        return {"value": {"targetError": {"code": "ref_not_found", "message": "No element here"}}}
+
+
+def gif_tool(tab: Tab) -> tuple[Any, Recorder]:
+    """The gif_creator handler over ``tab``, and its recorder."""
+    browser = ScriptedBrowser(tab.answer)
+    recorder = Recorder(PageChannel(browser))  # type: ignore[arg-type]
+    handlers = gif_creator_handlers(None, browser, recorder=recorder, contexts=ContextBook())  # type: ignore[arg-type]
+    return handlers["gif_creator"], recorder
+
+
+def said(result: ToolResult) -> str:
+    return "\n".join(getattr(block, "text", "") for block in result.content)
+
+
+async def test_a_start_without_a_first_frame_leaves_no_recording_and_keeps_the_last_one() -> None:
+    tab = Tab()
+    gif, recorder = gif_tool(tab)
+    earlier = recorder.start("ws", 7, {})
+    earlier.frames = [Frame(jpeg(80, 60, (0, 0, 0)), trio.current_time(), "start")]
+    earlier.stop("requested", trio.current_time())
+    tab.state = "chrome"
+    failed = await gif(tool_call("gif_creator", action="start_recording"))
+    assert failed.kind == "tool_error" and "Could not attach the debugger" in said(failed)
+    assert recorder.get("ws", 7) is earlier and earlier.state == "stopped"
+    assert recorder.get("ws", 8) is None
+    failed = await gif(tool_call("gif_creator", tabId=8, action="start_recording"))
+    assert failed.kind == "tool_error" and recorder.get("ws", 8) is None
+    tab.state = "page"
+    started = await gif(tool_call("gif_creator", action="start_recording"))
+    assert started.kind == "ok" and started.structured["frame_count"] == 1
+    assert recorder.get("ws", 7) is not earlier
+
+
+async def test_a_failed_export_leaves_the_recording_as_it_was_and_says_so() -> None:
+    gif, recorder = gif_tool(Tab())
+    await gif(tool_call("gif_creator", action="start_recording"))
+    failed = await gif(tool_call("gif_creator", action="export", ref="ref_9999"))
+    assert failed.kind == "tool_error", said(failed)
+    assert "No element here" in said(failed) and "Nothing was exported" in said(failed)
+    assert ": recording, 1 frame(s)" in said(failed) and "stopped" not in said(failed)
+    recording = recorder.get("ws", 7)
+    assert recording is not None and recording.state == "recording" and recording.stop_reason == ""
+    assert failed.structured["recording"]["state"] == "recording"
+    status = await gif(tool_call("gif_creator", action="status"))
+    assert status.structured["state"] == "recording" and status.structured["stop_reason"] is None
+
+
+async def test_a_frame_the_tab_cannot_give_is_skipped_and_a_closed_tab_ends_the_recording() -> None:
+    tab = Tab()
+    gif, recorder = gif_tool(tab)
+    await gif(tool_call("gif_creator", action="start_recording"))
+    done = ToolResult.text("done")
+    tab.state = "chrome"
+    await recorder.after_call(tool_call("navigate", url="chrome://version"), done)
+    recording = recorder.get("ws", 7)
+    assert recording is not None and recording.state == "recording" and recording.skipped == 1
+    status = await gif(tool_call("gif_creator", action="status"))
+    assert status.structured["frames_skipped"] == 1 and "1 frame(s) skipped" in said(status)
+    tab.state = "closed"
+    await recorder.after_call(tool_call("tab_control", action="close"), done)
+    assert recording.state == "stopped" and recording.stop_reason == "tab_closed"
+    assert len(recording.frames) == 1 and recording.skipped == 1
+    exported = await gif(tool_call("gif_creator", action="export", download=True))
+    assert exported.kind == "ok" and exported.structured["stop_reason"] == "tab_closed"
+    assert exported.structured["auto_stopped"] is True
