@@ -46,8 +46,11 @@ export async function navigate(chromeApi, args, deps = {}) {
   }
   const { loaded, started } = await waiter.done;
   const after = await getTab(chromeApi, tabId);
-  const out = { url: tabUrl(after), title: after.title || "", loaded };
-  if (!started) out.started = false; // the tab never began to move: nothing was loaded
+  const out = { url: after.url || tabUrl(after), title: after.title || "", loaded };
+  // A navigation waiting for a slow server has not committed yet: the tab still shows its page,
+  // but Chrome names where it is going.
+  if (!loaded && after.pendingUrl) out.pendingUrl = after.pendingUrl;
+  else if (!started) out.started = false; // the tab never began to move: nothing was loaded
   if (loaded && (await showsErrorPage(chromeApi, tabId))) out.errorPage = true;
   return out;
 }

@@ -200,11 +200,19 @@ class _ContextTools:
                 kind="tool_error",
                 structured=structured,
             )
+        pending = result.get("pendingUrl")
+        if isinstance(pending, str) and pending:
+            return ToolResult.text(
+                f"The navigation to {pending} is under way but the page has not answered within"
+                f" {LOAD_WAIT_MS // 1000} s; the tab still shows {final_url} until it does. Check"
+                " with tabs_context or wait_for before acting on the page.",
+                structured=structured | {"pendingUrl": pending},
+            )
         if result.get("started") is False:
             return ToolResult.text(
                 f"The navigation to {url} did not start within {LOAD_WAIT_MS // 1000} s: the tab"
-                f" is still at {final_url}. The browser did not act on it (it does not open some"
-                " URLs this way, such as data: URLs).",
+                f" is still at {final_url} and the browser shows no navigation under way (it"
+                " does not open some URLs this way, such as data: URLs).",
                 kind="tool_error",
                 structured=structured,
             )

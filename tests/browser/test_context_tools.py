@@ -179,7 +179,7 @@ async def test_navigate_completes_the_scheme_and_reports_the_landing(
         (
             {"url": "https://before.test/", "title": "Before", "loaded": False, "started": False},
             "The navigation to http://127.0.0.1:1/ did not start within 10 s: the tab is still"
-            " at https://before.test/.",
+            " at https://before.test/ and the browser shows no navigation under way",
         ),
     ],
 )

@@ -28,6 +28,8 @@ from ghostlight_trio.workspace.registry import WorkspaceRegistry
 
 EXTENSION = managed.default_extension_dir()
 SLOW_SECONDS = 6.0
+UNANSWERED_SECONDS = 13.0
+"""Longer than the extension's 10 s load wait: a navigation to ``/unanswered`` is still pending."""
 
 
 def _skip_reason() -> str | None:
@@ -87,8 +89,8 @@ def loopback_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
 
 class _Pages(QuietHandler):
     def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-        if self.path == "/slow":
-            time.sleep(SLOW_SECONDS)
+        if self.path in ("/slow", "/unanswered"):
+            time.sleep(SLOW_SECONDS if self.path == "/slow" else UNANSWERED_SECONDS)
             body = "<title>Slow page</title>"
         else:
             body = PAGES.get(self.path, "<title>Not found</title>")

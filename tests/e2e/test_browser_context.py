@@ -91,3 +91,24 @@ async def test_killed_connector_fails_the_pending_call_truthfully_then_recovers(
     landed = await service.call("navigate", ws, url=f"{web}/second", tabId=new_tab)
     assert landed.kind == "ok", text(landed)
     assert landed.structured["title"] == "Second page"
+
+
+async def test_a_navigation_still_waiting_for_its_server_is_reported_under_way(
+    service: Service, browser: ManagedBrowser, web: str
+) -> None:
+    created = await service.call("tabs_create_mcp")
+    ws, tab = created.workspace_id, created.structured["tabId"]
+    await service.call("navigate", ws, url=f"{web}/", tabId=tab)
+    waiting = await service.call("navigate", ws, url=f"{web}/unanswered", tabId=tab)
+    # Sent and under way: never "did not start" or "the browser did not act on it".
+    assert waiting.kind == "ok", text(waiting)
+    assert text(waiting).startswith(f"The navigation to {web}/unanswered is under way")
+    assert waiting.structured["pendingUrl"] == f"{web}/unanswered"
+    assert waiting.structured["url"] == f"{web}/"
+
+    with trio.fail_after(15):  # and it lands once the server answers
+        while True:
+            listed = await service.call("tabs_context_mcp", ws)
+            if [t["url"] for t in listed.structured["tabs"]] == [f"{web}/unanswered"]:
+                break
+            await trio.sleep(0.2)
