@@ -6,7 +6,8 @@ clear element: no match (``target_missing``), several equally good ones (``ambig
 with up to five candidates), a stale ref (``stale_ref``), or, for pointer actions, something
 else on top of it (``covered_target``). The action itself is the computer tool's real input
 (clicks, hover, scroll_to) or form_input's (set_value), under this call's own lease; ``expect``
-then runs wait_for's condition and says whether it was met.
+then runs wait_for's condition and says whether it was met. An ``expect`` selector the page
+cannot parse is refused before anything is done, as it could only fail after the action.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 import attrs
 
-from ..browser.errors import BrowserFailure
+from ..browser.errors import BrowserError, BrowserFailure
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.excerpt import quoted
 from .browser_calls import PageChannel, ToolInputError, guarded
@@ -39,6 +40,13 @@ EXPECT_DEFAULT_MS = 5_000
 CANDIDATES_MAX = 5
 FIND_LIMIT = 20
 CUE_BOUND = 3.0
+PROBE_BOUND = 6.0
+EXPECT_STATES = {
+    "visible": ("an element matching {} is visible", "an element matching {} would be visible"),
+    "present": ("an element matching {} is present", "an element matching {} would be present"),
+    "gone": ("no element matching {} is visible", "no element matching {} would be visible"),
+}
+"""The expectation in words, as met and as still awaited."""
 NEXT_STEPS = {
     "target_missing": "check the page with find or read_page, then name the element as it appears",
     "ambiguous_target": "pick one of the candidates by its ref (target {\"ref\": ...}), or name"
@@ -77,6 +85,8 @@ class ActOn:
         action = str(arguments["action"])
         target, how = _target_spec(arguments)
         expect = _expect_spec(arguments)
+        if expect is not None and "selector" in expect:
+            await self._check_selector(call, tab, str(expect["selector"]))
         try:
             element, assurance = await self._resolve(call, tab, target, how, action)
             if action in POINTER_ACTIONS:
@@ -109,10 +119,25 @@ class ActOn:
             structured["wait"] = waited.structured or {"error": _text(waited)}
             if receipt:
                 receipt["observedAfter"] = {**receipt.get("observedAfter", {}), "expectMet": met}
-            lines.append(("Expectation met: " if met else "Expectation NOT met: ") + _text(waited))
+            lines.append(_expect_line(expect, waited, met))
         if receipt:
             structured["interactionReceipt"] = receipt
         return ToolResult.text("\n".join(lines), structured=structured)
+
+    async def _check_selector(self, call: ToolCall, tab: int, selector: str) -> None:
+        """Refuse an expect selector the page cannot parse before anything is done: afterwards
+        the action could not be taken back. One read-only look, as wait_for takes."""
+        try:
+            await self._channel.content(
+                call, tab, "wait_probe", {"selector": selector}, PROBE_BOUND, read=True
+            )
+        except BrowserError as error:
+            if error.code != "bad_selector":
+                raise
+            raise ToolInputError(
+                f"expect selector {quoted(selector)} is not a valid CSS selector"
+                f" ({error.message.rstrip('.')}); nothing was done."
+            ) from None
 
     async def _resolve(
         self, call: ToolCall, tab: int, target: Mapping[str, Any], how: str, action: str
@@ -132,11 +157,11 @@ class ActOn:
         results = [r for r in found.get("results", []) if _can(r, action)]
         if how == "name":
             wanted = " ".join(query.lower().split())
-            role = target.get("role")
+            role = str(target["role"]).strip().lower() if target.get("role") else None
             results = [
                 r for r in results
                 if " ".join(str(r.get("name", "")).lower().split()) == wanted
-                and (role is None or r.get("role") == role)
+                and (role is None or str(r.get("role", "")).lower() == role)
             ]  # fmt: skip
         if not results:
             raise Blocked(
@@ -195,7 +220,8 @@ class ActOn:
             "more": False,
             "provenance": provenance(call.context.workspace_id, page["origin"]),
         }
-        text = f"interaction receipt: blocked before action: {blocked.kind}. {blocked.summary}"
+        text = f"interaction receipt: blocked before action: {blocked.kind}. "
+        text += _sentence(blocked.summary)
         text += f" Next step: {step}."
         if candidates:
             listed = "\n".join(element_line(c) for c in candidates)
@@ -228,11 +254,44 @@ def _expect_spec(arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     expect = arguments.get("expect")
     if expect is None:
         return None
-    if bool(expect.get("selector")) == bool(expect.get("text")):
+    given = [key for key in ("selector", "text") if str(expect.get(key) or "").strip()]
+    if len(given) != 1:
         raise ToolInputError("expect needs exactly one of selector or text; nothing was done.")
-    out = {key: expect[key] for key in ("selector", "text", "state") if expect.get(key)}
+    if expect.get("state") is not None and expect["state"] not in EXPECT_STATES:
+        raise ToolInputError('expect state must be "visible", "present" or "gone"; nothing was done.')
+    out = {key: expect[key] for key in (*given, "state") if expect.get(key)}
     out["timeout_ms"] = expect.get("timeout_ms", EXPECT_DEFAULT_MS)
     return out
+
+
+def _expect_line(expect: Mapping[str, Any], waited: ToolResult, met: bool) -> str:
+    """What became of the expectation, in act_on's words, with wait_for's last observation."""
+    if waited.kind != "ok":
+        return f"Expectation could not be checked: {_text(waited)}"
+    what = (
+        f"selector {quoted(str(expect['selector']))}" if "selector" in expect
+        else f"text {quoted(str(expect['text']))}"
+    )  # fmt: skip
+    is_, would_be = EXPECT_STATES[str(expect.get("state") or "visible")]
+    if met:
+        elapsed = (waited.structured or {}).get("elapsed_ms", 0)
+        head = f"Expectation met after {elapsed} ms: {is_.format(what)}."
+    else:
+        head = (
+            f"Expectation NOT met within {expect['timeout_ms']:g} ms: expected that"
+            f" {would_be.format(what)}."
+        )
+    first, _, rest = _text(waited).partition("\n")
+    seen = first.rfind(" Last observation: ")
+    if seen >= 0:
+        head += first[seen:]
+    return "\n".join(part for part in (head, rest) if part)
+
+
+def _sentence(text: str) -> str:
+    """``text`` ending with a full stop (page messages may end without one)."""
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?")) else f"{text}."
 
 
 def _can(element: Mapping[str, Any], action: str) -> bool:

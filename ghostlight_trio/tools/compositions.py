@@ -10,7 +10,8 @@ step; a step that never ran is ``not_run``, never a failure or a success.
 ``browser_batch`` runs a fixed list and returns each step's own content (images included).
 ``script`` lets a step use an earlier step's structured result: a whole string argument
 ``$prev.<path>`` or ``$<N>.<path>`` (N counted from 1, list indexes as numbers) is replaced by
-that value; ``$$`` at the start stands for a literal ``$``.
+that value; ``$$`` at the start stands for a literal ``$``. Any other string starting with ``$``
+is passed on as it is.
 """
 
 from __future__ import annotations
@@ -191,7 +192,9 @@ class _Unresolved(Exception):
     """A step argument refers to something no earlier step returned."""
 
 
-_REFERENCE = re.compile(r"\$(prev|[0-9]+)((?:\.[^.]+)*)")
+_REFERENCE = re.compile(r"\$(prev|[0-9]+)((?:\.[^.\s]+)*)")
+"""The whole shape of a reference: ``$prev`` or ``$<N>``, then ``.path`` parts. Any other
+string starting with ``$`` (``$('h1')``, ``$x``) is plain text, passed on as it is."""
 
 
 async def run_script(call: ToolCall) -> ToolResult:
@@ -238,14 +241,11 @@ def _resolve(value: Any, number: int, done: Sequence[_Step] | None) -> Any:
         return value[1:]
     match = _REFERENCE.fullmatch(value)
     if match is None:
-        raise _Unresolved(
-            f"{quoted(value)} is not a reference: use $prev.<path> or $<step>.<path>"
-            " (start with $$ for a literal $)."
-        )
+        return value
     which, path = match.group(1), match.group(2)
     source = number - 1 if which == "prev" else int(which)
     if not 1 <= source < number:
-        raise _Unresolved(f"{quoted(value)} must refer to an earlier step (1 to {number - 1}).")
+        raise _Unresolved(_no_such_step(value, number, dry=done is None))
     if done is None:
         return value
     step = next((s for s in done if s.number == source), None)
@@ -267,6 +267,21 @@ def _resolve(value: Any, number: int, done: Sequence[_Step] | None) -> Any:
                 f"{quoted(value)}: step {source}'s structured result has no {part!r} there."
             )
     return found
+
+
+def _no_such_step(value: str, number: int, *, dry: bool) -> str:
+    """Why a reference names no earlier step: which ones there are, and how to write the text
+    itself."""
+    if number == 1:
+        before = "there is no earlier step"
+    elif number == 2:
+        before = "step 1 " + ("comes" if dry else "ran") + " before this one"
+    else:
+        before = f"steps 1 to {number - 1} " + ("come" if dry else "ran") + " before this one"
+    return (
+        f"{quoted(value)} refers to an earlier step's result, but {before}. For the text itself,"
+        f" write {quoted('$' + value)} ($$ stands for a literal $)."
+    )
 
 
 def _dry_run(

@@ -12,11 +12,14 @@ from typing import Any
 
 from ..browser.errors import BrowserError, BrowserRefused, BrowserUnavailable
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
-from .browser_calls import PageChannel, guarded
+from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
 
 DEFAULT_MS = 5_000
 NARRATE_BOUND = 5.0
+TEXT_MAX = 240
+"""Characters in one caption. The page cuts a caption at this many UTF-16 units, so text that
+needs more (emoji take two) is refused here rather than shown cut short."""
 
 
 def narrate_handlers(workspaces: Any, browser: BrowserRequests) -> dict[str, ToolHandler]:
@@ -32,7 +35,8 @@ class Narrate:
         arguments = call.arguments
         position = str(arguments.get("position", "auto"))
         duration = int(arguments.get("duration_ms", DEFAULT_MS))
-        request = {"text": arguments["text"], "position": position, "durationMs": duration}
+        text = _caption(str(arguments["text"]))
+        request = {"text": text, "position": position, "durationMs": duration}
         try:
             shown = await self._channel.content(call, tab, "narrate", request, NARRATE_BOUND)
         except (BrowserError, BrowserRefused, BrowserUnavailable) as failure:
@@ -54,3 +58,18 @@ class Narrate:
             "replaced": bool(shown.get("replaced")),
         }
         return ToolResult.text(f"Narration shown at {edge} for {millis}ms.", structured=structured)
+
+
+def _caption(text: str) -> str:
+    """``text`` as the page will show it whole, or ToolInputError: blank text or text the page
+    would cut is the caller's to fix, not a caption that could not be shown."""
+    if not text.replace("\ufeff", " ").strip():
+        raise ToolInputError("narrate needs some text to show; nothing was shown.")
+    units = len(text.encode("utf-16-le")) // 2
+    if units > TEXT_MAX:
+        raise ToolInputError(
+            f"text is too long for a caption: its {len(text)} characters count as {units}, and a"
+            f" caption holds {TEXT_MAX} (an emoji and some other characters count as two);"
+            " nothing was shown. Shorten it."
+        )
+    return text

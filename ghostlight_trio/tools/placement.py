@@ -4,8 +4,9 @@ export; either way the answer carries an interaction receipt."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from ..engine.contracts import ToolCall, ToolResult
 from ..transport.excerpt import excerpt
@@ -15,14 +16,18 @@ from .screenshots import ContextBook
 
 
 def drop_point(point: Any, nothing: str) -> tuple[float, float]:
-    """``coordinate`` as two numbers, or ToolInputError ending with ``nothing`` (what did not
-    happen)."""
+    """``coordinate`` as two finite numbers, or ToolInputError ending with ``nothing`` (what did
+    not happen). Infinite or NaN values could not even be sent to the page."""
     numbers = (
         isinstance(point, list | tuple) and len(point) == 2
         and all(isinstance(v, int | float) and not isinstance(v, bool) for v in point)
+        and all(math.isfinite(v) for v in point)
     )  # fmt: skip
     if not numbers:
-        raise ToolInputError(f"coordinate must be [x, y] in screenshot pixels; {nothing}.")
+        raise ToolInputError(
+            f"coordinate must be [x, y]: two finite numbers within the screenshot, in its"
+            f" pixels; {nothing}."
+        )
     return float(point[0]), float(point[1])
 
 
@@ -52,9 +57,12 @@ async def place_files(
         assurance = "ref"
     else:
         assert point is not None, "a ref or a point"
-        x, y = (contexts or ContextBook()).to_css(tab, *point)
+        x, y = _drop_css(contexts or ContextBook(), tab, point)
         where = {"x": x, "y": y}
         before = await channel.content(call, tab, "observe", where)
+        viewport = before.get("viewport") if isinstance(before, dict) else None
+        if isinstance(viewport, dict) and not _inside(x, y, viewport):
+            _off_page(point, (x, y), viewport)
         dropped = await channel.content(call, tab, "drop_files", {**where, "files": list(files)})
         claimed = isinstance(dropped, dict) and bool(dropped.get("handled"))
         verdict = (
@@ -73,4 +81,45 @@ async def place_files(
         lambda: channel.content(call, tab, "observe", where),
         assurance=assurance,
         workspace_id=call.context.workspace_id,
+    )
+
+
+def _drop_css(contexts: ContextBook, tab: int, point: tuple[float, float]) -> tuple[float, float]:
+    """The viewport CSS point for a point of the tab's latest screenshot, or ToolInputError when
+    it lies outside that screenshot (checked before anything is sent)."""
+    shot = contexts.get(tab)
+    if shot is not None and not (
+        0 <= point[0] < shot.shot_width and 0 <= point[1] < shot.shot_height
+    ):
+        raise ToolInputError(
+            f"coordinate ({point[0]:g}, {point[1]:g}) is outside the tab's latest screenshot"
+            f" ({shot.shot_width}x{shot.shot_height} pixels); nothing was dropped. Pick a point"
+            " inside it, or give a file input's ref."
+        )
+    x, y = contexts.to_css(tab, *point)
+    if not (math.isfinite(x) and math.isfinite(y)):
+        _off_page(point, (x, y), None)
+    return x, y
+
+
+def _inside(x: float, y: float, viewport: dict[str, Any]) -> bool:
+    """Whether a CSS point lies in the page's viewport (unknown sizes count as inside)."""
+    width, height = viewport.get("width"), viewport.get("height")
+    if not isinstance(width, int | float) or not isinstance(height, int | float):
+        return True
+    return 0 <= x < width and 0 <= y < height
+
+
+def _off_page(
+    point: tuple[float, float], css: tuple[float, float], viewport: dict[str, Any] | None
+) -> NoReturn:
+    """Refuse a drop point that lies outside the visible page: nothing there could take it."""
+    size = (
+        f"viewport {viewport.get('width'):g}x{viewport.get('height'):g} CSS px, "
+        if viewport else ""
+    )  # fmt: skip
+    raise ToolInputError(
+        f"coordinate ({point[0]:g}, {point[1]:g}) is outside the visible page ({size}the point"
+        f" maps to ({css[0]:g}, {css[1]:g})); nothing was dropped. Take a screenshot and pick a"
+        " point inside it, or give a file input's ref."
     )

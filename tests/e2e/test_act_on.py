@@ -88,3 +88,35 @@ async def test_nothing_is_done_unless_the_target_is_one_clear_reachable_element(
             assert len(outcome.structured["candidates"]) == candidates
     done = "[window.deletes, window.underClicks, window.saves, window.added.length]"
     assert await page_value(service, ws, tab, done) == [None, None, None, 0]  # not even a cue
+
+
+async def test_an_unparsable_expectation_is_refused_before_the_click_and_results_read_well(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/act")
+    outcome = await service.call(
+        "act_on", ws, tabId=tab, target={"name": "Save", "role": "BUTTON"}, action="left_click",
+        expect={"selector": "##bad(("},
+    )
+    assert outcome.kind == "tool_error", text(outcome)
+    assert text(outcome).startswith('expect selector "##bad((" is not a valid CSS selector')
+    assert text(outcome).endswith("; nothing was done.")
+    assert await page_value(service, ws, tab, "[window.saves, window.added.length]") == [None, 0]
+    # The same call with a role in capitals and a selector that parses does click.
+    outcome = await service.call(
+        "act_on", ws, tabId=tab, target={"name": "Save", "role": "BUTTON"}, action="left_click",
+        expect={"selector": "#nowhere", "state": "gone", "timeout_ms": 0},
+    )
+    assert outcome.kind == "ok", text(outcome)
+    assert await page_value(service, ws, tab, "window.saves") == 1
+    assert "Expectation met after " in text(outcome), text(outcome)
+    outcome = await service.call(
+        "act_on", ws, tabId=tab, target={"name": "Save", "role": "button"}, action="hover",
+        expect={"selector": "h2", "state": "gone", "timeout_ms": 0},
+    )
+    assert outcome.kind == "ok", text(outcome)
+    assert text(outcome).split("\n")[-1] == (
+        'Expectation NOT met within 0 ms: expected that no element matching selector "h2" would'
+        " be visible. Last observation: 1 matching element(s), 1 visible."
+    )

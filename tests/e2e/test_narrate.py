@@ -56,3 +56,14 @@ async def test_where_it_cannot_be_drawn_the_answer_says_so_and_why(
     outcome = await service.call("narrate", ws, tabId=tab, text="Starting")
     assert text(outcome).startswith("Narration not shown: ")
     assert outcome.structured["shown"] is False and outcome.structured["reason"]
+
+
+async def test_blank_text_is_a_tool_error_and_nothing_is_drawn(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/")
+    outcome = await service.call("narrate", ws, tabId=tab, text="   ")
+    assert outcome.kind == "tool_error", text(outcome)
+    assert text(outcome) == "narrate needs some text to show; nothing was shown."
+    assert await page_value(service, ws, tab, CAPTIONS) == 0

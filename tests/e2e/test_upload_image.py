@@ -78,6 +78,8 @@ async def test_only_this_workspaces_own_screenshots_go_and_bad_places_are_refuse
     for bad in (["a", 1], [1], [True, 2]):
         outcome = await service.call("upload_image", ws, tabId=tab, imageId=mine, coordinate=bad)
         assert outcome.kind == "tool_error" and "coordinate must be [x, y]" in text(outcome)
+    huge = await service.call("upload_image", ws, tabId=tab, imageId=mine, coordinate=[1e308, 5])
+    assert huge.kind == "tool_error" and "outside the tab's latest screenshot" in text(huge), text(huge)
     both = await service.call("upload_image", ws, tabId=tab, imageId=mine, coordinate=[1, 1], ref="ref_1")
     assert both.kind == "tool_error" and "exactly one of ref" in text(both)
     assert await page_value(service, ws, tab, "window.got") is None

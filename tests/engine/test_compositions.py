@@ -267,3 +267,42 @@ async def test_a_dry_run_dispatches_nothing_and_says_what_would_be_refused(
     assert statuses == ["would_run", "invalid", "denied", "invalid", "would_run"]
     assert body["summary"].startswith("dry run: 2/5 steps would be accepted; nothing ran.")
     assert tools.received == [] and h.audit[-1].effects_dispatched == 0
+
+
+async def test_only_the_reference_shape_is_a_reference_and_other_dollars_pass_as_they_are(
+    autojump_clock, nursery
+):
+    tools = Tools()
+    h, ws = harness(nursery, tools)
+    steps = [
+        {"tool": "find", "args": {"query": "$('h1')"}},
+        {"tool": "find", "args": {"query": "$ 5"}},
+        {"tool": "find", "args": {"query": "$x"}},
+        {"tool": "find", "args": {"query": "$100"}},
+    ]
+    _, outcome = await run(h, "script", {"tabId": TAB, "steps": steps}, ws)
+    body = script_body(outcome)
+    assert [r["status"] for r in body["results"]] == ["ok", "ok", "ok", "error"]
+    assert [args["query"] for _, args in tools.received] == ["$('h1')", "$ 5", "$x"]
+    refused = body["results"][3]["result"]
+    assert refused == (
+        '"$100" refers to an earlier step\'s result, but steps 1 to 3 ran before this one.'
+        ' For the text itself, write "$$100" ($$ stands for a literal $). Nothing ran for this step.'
+    )
+
+
+async def test_a_reference_on_the_first_step_says_there_is_no_earlier_step(
+    autojump_clock, nursery
+):
+    tools = Tools()
+    h, ws = harness(nursery, tools)
+    for value in ("$100", "$prev.results.0.ref"):
+        _, outcome = await run(h, "script", {"tabId": TAB, "steps": [
+            {"tool": "find", "args": {"query": value}}]}, ws)  # fmt: skip
+        [result] = script_body(outcome)["results"]
+        assert result["status"] == "error"
+        assert "there is no earlier step" in result["result"]
+        assert "$$ stands for a literal $" in result["result"]
+    _, outcome = await run(h, "script", {"tabId": TAB, "steps": [
+        {"tool": "find", "args": {"query": "$$100"}}]}, ws)  # fmt: skip
+    assert outcome.kind == "ok" and tools.received == [("find", {"query": "$100", "tabId": TAB})]
