@@ -6,6 +6,7 @@ returns one ``ToolResult``. Handlers never see protocol shapes, work maps or str
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, NewType, Protocol, TypeVar
 
@@ -70,11 +71,13 @@ class Effects(Protocol):
         a call stopped part way says it, instead of only that something may have run."""
 
     async def run_step(
-        self, tool: str, arguments: Mapping[str, Any], number: int, *, tab: int | None = None
+        self, tool: str, arguments: Mapping[str, Any], number: int, *, tab: int | None = None,
+        deadline: float = math.inf,
     ) -> ToolResult:
         """Run one step of a composition as a call of its own, through the whole pipeline
         (validation, tab ownership, governance, its own lease, audit as ``<work id>/<number>``).
-        ``tab`` is the tabId a step gets when it takes one and names none. Raises
+        ``tab`` is the tabId a step gets when it takes one and names none; at ``deadline``
+        (Trio time) the step is cancelled and settles as cancelled. Raises
         ``trio.Cancelled`` when the composition is cancelled (the step settles first)."""
 
     def check_step(

@@ -3,6 +3,7 @@ and composed steps run as calls of their own."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
@@ -21,7 +22,7 @@ class StepRunner(Protocol):
 
     async def run_step(
         self, parent: CallState, tool: str, arguments: Mapping[str, Any], number: int,
-        tab: int | None,
+        tab: int | None, deadline: float = math.inf,
     ) -> ToolResult: ...
 
     def check_step(
@@ -68,11 +69,12 @@ class CallEffects:
         self._call.done_so_far = what
 
     async def run_step(
-        self, tool: str, arguments: Mapping[str, Any], number: int, *, tab: int | None = None
+        self, tool: str, arguments: Mapping[str, Any], number: int, *, tab: int | None = None,
+        deadline: float = math.inf,
     ) -> ToolResult:
         if self._steps is None:
             raise RuntimeError("this engine runs no composed steps")
-        return await self._steps.run_step(self._call, tool, arguments, number, tab)
+        return await self._steps.run_step(self._call, tool, arguments, number, tab, deadline)
 
     def check_step(
         self, tool: str, arguments: Mapping[str, Any], *, tab: int | None = None

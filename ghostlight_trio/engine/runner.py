@@ -9,6 +9,7 @@ the reply deadline ``outcome_unknown`` while this same task keeps settling priva
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
@@ -172,11 +173,14 @@ class CallRunner:
         arguments: Mapping[str, Any],
         number: int,
         tab: int | None,
+        deadline: float = math.inf,
     ) -> ToolResult:
         """One composed step, run as a call of its own inside the composition's task: the same
         pipeline (validation, tab ownership, governance, its own lease, settling, an audit
         record of its own) with the composition's workspace, restriction and bounds. Its work
-        id is the composition's with ``/<number>``, so the audit trail ties them together."""
+        id is the composition's with ``/<number>``, so the audit trail ties them together. At
+        ``deadline`` the step is cancelled as a caller's cancel would (what it dispatched
+        drains) and settles as such."""
         spec = self._step_spec(tool)
         if isinstance(spec, str):
             return ToolResult.error(spec)
@@ -198,6 +202,7 @@ class CallRunner:
             started_at=self._clock(),
             settle_by=parent.settle_by,
         )
+        step.scope.deadline = deadline
         try:
             await self.run(step)
         finally:
@@ -277,7 +282,10 @@ class CallRunner:
         if request is None or not request.granted:
             call.cancel("not_started")
             return
-        self._report(call, _outcome(call, "outcome_unknown", texts.STILL_SETTLING))
+        text = texts.STILL_SETTLING
+        if call.done_so_far:
+            text += f" So far: {call.done_so_far}."
+        self._report(call, _outcome(call, "outcome_unknown", text))
 
     # --- settling ---------------------------------------------------------------------------
 

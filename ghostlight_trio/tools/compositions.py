@@ -32,6 +32,9 @@ BUDGET_MS = 45_000
 """No step starts once a composition has run this long: its answer then still comes within the
 caller's 60 s reply deadline unless the last step itself runs long. ``budget_ms`` can only
 lower it."""
+STEP_CUTOFF_S = 52.0
+"""A step still running this long after its composition started is cancelled (what it
+dispatched drains), so the answer, saying what ran, comes within the caller's 60 s."""
 BATCH_MAX = 100
 """Actions one browser_batch takes (a script takes 20): more could not run within the budget,
 and each is a call of its own in the audit trail."""
@@ -122,13 +125,18 @@ async def _run_one(
 ) -> _Step:
     await call.effects.checkpoint()  # a cancelled composition starts no further step
     call.effects.progress(number - 1, run.total, f"step {number}: {tool}")
-    result = await call.effects.run_step(tool, arguments, number, tab=tab)
+    cutoff = run.started + STEP_CUTOFF_S
+    result = await call.effects.run_step(tool, arguments, number, tab=tab, deadline=cutoff)
     step = _Step(number, tool, STATUS.get(result.kind, "error"), result)
+    if step.status == "cancelled" and trio.current_time() >= cutoff:
+        step.note = f"stopped {STEP_CUTOFF_S:g} s into the composition, to answer in time"
     run.record(call, step)
     return step
 
 
 def _stop_reason(step: _Step) -> str:
+    if step.note and step.status == "cancelled":
+        return f"step {step.number} was {step.note}"
     if step.status == "error":
         return f"step {step.number} failed"
     if step.status == "outcome_unknown":

@@ -49,6 +49,10 @@ class Tools:
         if call.arguments.get("action") == "hover":  # stands for an action whose end is unknown
             self.received.append(("computer", dict(call.arguments)))
             raise UncertainEffect("proof-1")
+        if call.arguments.get("action") == "wait":  # a wait sends nothing: a cancel ends it
+            self.received.append(("computer", dict(call.arguments)))
+            await trio.sleep(float(call.arguments["duration"]))
+            return ToolResult.text("waited")
         await self._effect(call, "computer")
         return ToolResult.text(f"{call.arguments['action']} done")
 
@@ -246,6 +250,39 @@ async def test_no_step_starts_once_the_budget_is_spent(autojump_clock, nursery):
     assert [r["status"] for r in body["results"]] == ["ok", "ok", "not_run", "not_run"]
     assert body["summary"] == "2/4 steps completed; time budget (30 s) spent after step 2"
     assert len(tools.received) == 2
+
+
+async def test_a_step_still_running_near_the_reply_deadline_is_stopped_so_the_answer_comes(
+    autojump_clock, nursery
+):
+    tools = Tools(seconds=44)
+    h, ws = harness(nursery, tools)
+    steps = [
+        {"tool": "find", "args": {"query": "Buy"}},
+        {"tool": "computer", "args": {"action": "wait", "duration": 10}},  # from 44 s to 54 s
+    ]
+    work = h.work_id(h.start("script", {"tabId": TAB, "steps": steps}, ws))
+    await trio.sleep(55)  # before the caller's 60 s: the script's own answer, not "unknown"
+    outcome = h.only_outcome(work)
+    body = script_body(outcome)
+    assert [r["status"] for r in body["results"]] == ["ok", "cancelled"]
+    assert body["summary"] == (
+        "1/2 steps completed; step 2 was stopped 52 s into the composition, to answer in time"
+    )
+    records = {record.work_id: record.outcome for record in h.audit}
+    assert records[f"{work}/2"] == "cancelled"
+
+
+async def test_an_answer_the_reply_deadline_overtakes_still_says_which_steps_ran(
+    autojump_clock, nursery
+):
+    tools = Tools(seconds=35)  # step 2's effect, dispatched at 35 s, drains past 60 s
+    h, ws = harness(nursery, tools)
+    work = h.work_id(h.start("browser_batch", {"actions": [FIND, NAV]}, ws))
+    await trio.sleep(61)
+    outcome = h.only_outcome(work)
+    assert outcome.kind == "outcome_unknown"
+    assert text(outcome).endswith("So far: 1 of 2 steps ran (1 find ok).")
 
 
 async def test_a_dry_run_dispatches_nothing_and_says_what_would_be_refused(
