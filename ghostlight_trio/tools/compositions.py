@@ -173,8 +173,11 @@ async def run_batch(call: ToolCall) -> ToolResult:
         run.stopped = _stop_reason(step)
         break
     summary = run.summary()
-    if len(run.steps) < run.total:
-        summary += f"; steps {len(run.steps) + 1}-{run.total} not run"
+    first_not_run = len(run.steps) + 1
+    if first_not_run == run.total:
+        summary += f"; step {run.total} not run"
+    elif first_not_run < run.total:
+        summary += f"; steps {first_not_run}-{run.total} not run"
     content.append(TextBlock(text=summary))
     return ToolResult(kind=run.kind(), content=content)
 

@@ -18,8 +18,8 @@ from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.bridge import ImageBlock
 from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
-from .gif_recorder import IDLE_S, KEPT_S, TOTAL_S, Recorder, Recording, encode_gif
-from .placement import drop_point, place_files
+from .gif_recorder import IDLE_S, KEPT_S, OPTIONS, TOTAL_S, Recorder, Recording, encode_gif
+from .placement import byte_size, drop_point, place_files
 from .screenshots import ContextBook
 
 AUTO_STOPS = frozenset({"idle", "time_limit", "frame_limit", "size_limit", "tab_closed"})
@@ -49,10 +49,8 @@ class GifCreator:
                     f"Tab {tab} is already being recorded ({recording.recording_id}); export or"
                     " stop that recording first."
                 )
-            options = call.arguments.get("options") or {}
-            recording = await self._recorder.begin(
-                call, tab, options if isinstance(options, dict) else {}
-            )
+            options = _options(call.arguments.get("options") or {})
+            recording = await self._recorder.begin(call, tab, options)
             return self._summary(recording, f"Recording tab {tab} in memory: one frame now, and"
                                  " one after each call on this tab. Export it when done.")  # fmt: skip
         if action == "clear":
@@ -83,7 +81,7 @@ class GifCreator:
         # The call holds the tab's lease: no frame is added while the GIF is made and delivered.
         data = await trio.to_thread.run_sync(encode_gif, recording)
         name = str(arguments.get("filename") or DEFAULT_NAME)
-        what = f"{name} ({len(recording.frames)} frames, {max(1, round(len(data) / 1024))} KB)"
+        what = f"{name} ({len(recording.frames)} frames, {byte_size(len(data))})"
         delivery = {"gif_bytes": len(data), "filename": name}
         if download:
             recording.stop("exported", trio.current_time())
@@ -160,3 +158,21 @@ class GifCreator:
         if recording.stopped_at is not None:
             facts["expires_in_ms"] = round(max(0.0, recording.stopped_at + KEPT_S - now) * 1000)
         return facts
+
+
+def _options(given: Any) -> dict[str, bool]:
+    """The recording's drawing options: only the known ones, each true or false."""
+    if not isinstance(given, dict):
+        raise ToolInputError(f"options must be an object of {', '.join(OPTIONS)}; nothing was recorded.")
+    unknown = sorted(set(given) - set(OPTIONS))
+    if unknown:
+        raise ToolInputError(
+            f"Unknown option(s) {', '.join(map(repr, unknown))}; the options are"
+            f" {', '.join(OPTIONS)}. Nothing was recorded."
+        )
+    wrong = sorted(name for name, value in given.items() if not isinstance(value, bool))
+    if wrong:
+        raise ToolInputError(
+            f"Option(s) {', '.join(wrong)} must be true or false; nothing was recorded."
+        )
+    return dict(given)

@@ -15,6 +15,15 @@ from .receipts import settled_receipt
 from .screenshots import ContextBook
 
 
+def byte_size(size: int) -> str:
+    """``size`` in words a person reads at a glance: bytes under 1 KB, then KB, then MB."""
+    if size < 1024:
+        return f"{size} byte{'' if size == 1 else 's'}"
+    if size < 1024 * 1024:
+        return f"{round(size / 1024)} KB"
+    return f"{size / (1024 * 1024):.1f} MB"
+
+
 def drop_point(point: Any, nothing: str) -> tuple[float, float]:
     """``coordinate`` as two finite numbers, or ToolInputError ending with ``nothing`` (what did
     not happen). Infinite or NaN values could not even be sent to the page."""
@@ -46,7 +55,7 @@ async def place_files(
     """Place ``files`` (``size`` bytes in all, decoded) into the file input behind ``ref``, or
     drop them at screenshot ``point`` (mapped through ``contexts``). The answer names what the
     input then holds, or whether the page claimed the drop: the only sign a drop target gives."""
-    total = f"{max(1, round(size / 1024))} KB total"
+    total = f"{byte_size(size)} total"
     if ref is not None:
         before = await channel.observe_ref(call, tab, ref)
         done = await channel.content(call, tab, "set_files", {"ref": ref, "files": list(files)})

@@ -114,7 +114,7 @@ async def test_a_batch_stops_at_the_first_step_that_fails_and_runs_nothing_after
     lines = [block.text for block in outcome.content]
     assert lines[1].startswith("step 2 (navigate) error: Invalid arguments for navigate:")
     assert "'url'" in lines[1]
-    assert lines[-1] == "1/3 steps completed; step 2 failed; steps 3-3 not run"
+    assert lines[-1] == "1/3 steps completed; step 2 failed; step 3 not run"
 
 
 async def test_a_step_on_a_foreign_tab_is_denied_before_anything_reaches_it(

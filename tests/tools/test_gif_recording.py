@@ -157,3 +157,17 @@ async def test_a_frame_the_tab_cannot_give_is_skipped_and_a_closed_tab_ends_the_
     exported = await gif(tool_call("gif_creator", action="export", download=True))
     assert exported.kind == "ok" and exported.structured["stop_reason"] == "tab_closed"
     assert exported.structured["auto_stopped"] is True
+
+
+async def test_options_are_the_known_ones_each_true_or_false() -> None:
+    gif, recorder = gif_tool(Tab())
+    for options, wrong in (
+        ({"showWatermark": "false"}, "must be true or false"),
+        ({"showWatermrk": False}, "Unknown option(s) 'showWatermrk'"),
+    ):
+        refused = await gif(tool_call("gif_creator", action="start_recording", options=options))
+        assert refused.kind == "tool_error" and wrong in said(refused), said(refused)
+        assert recorder.get("ws", 7) is None  # nothing recorded
+    started = await gif(tool_call("gif_creator", action="start_recording", options={"showWatermark": False}))
+    assert started.kind == "ok"
+    assert recorder.get("ws", 7).options["showWatermark"] is False

@@ -72,3 +72,11 @@ async def test_a_point_inside_the_screenshot_is_dropped(autojump_clock: Any) -> 
     result, browser = await upload([100, 100], shot_of_the_page())
     assert result.kind == "ok", result
     assert "content drop_files" in browser.seen
+
+
+def test_sizes_read_as_a_person_would_say_them() -> None:
+    from ghostlight_trio.tools.placement import byte_size
+
+    assert [byte_size(n) for n in (0, 1, 10, 1023, 1024, 1536, 3_000_000)] == [
+        "0 bytes", "1 byte", "10 bytes", "1023 bytes", "1 KB", "2 KB", "2.9 MB"
+    ]
