@@ -17,6 +17,7 @@ import attrs
 import jsonschema
 
 from ..transport.bridge import ToolDescriptor
+from ..transport.excerpt import excerpt
 from ..transport.jsonshape import exceeds
 
 WorkspaceUse = Literal["creates", "uses", "independent"]
@@ -153,6 +154,8 @@ MAX_ARGUMENT_VALUES = 10_000
 """More values than any tool takes. Arguments past it are refused before the schema is checked:
 checking a million of them would hold the service, every client's calls with it, for seconds."""
 MAX_ERRORS = 50
+SHOWN_VALUE = 80
+"""Characters of an offending value a message repeats."""
 """Schema problems collected for one message (it shows the first five, nearest the top)."""
 
 
@@ -183,7 +186,28 @@ def _describe(error: jsonschema.ValidationError) -> str:
     if validator == "enum":
         allowed = ", ".join(_shown(v) for v in error.validator_value)
         return f"'{where}' must be one of {allowed}"
-    return f"'{where or 'arguments'}': {error.message}"
+    if validator in _SIZES and isinstance(error.instance, list | str | dict):
+        noun, bound = _SIZES[str(validator)]
+        return (
+            f"'{where or 'arguments'}' has {len(error.instance)} {noun}; {bound}"
+            f" {error.validator_value}"
+        )
+    message = error.message
+    given = repr(error.instance)
+    if len(given) > SHOWN_VALUE and message.startswith(given):
+        # "[... 20 steps ...] is too long": the value back whole would be the caller's own payload.
+        message = excerpt(given, SHOWN_VALUE) + message[len(given) :]
+    return f"'{where or 'arguments'}': {message}"
+
+
+_SIZES = {
+    "maxItems": ("items", "at most"),
+    "minItems": ("items", "at least"),
+    "maxLength": ("characters", "at most"),
+    "minLength": ("characters", "at least"),
+    "maxProperties": ("members", "at most"),
+    "minProperties": ("members", "at least"),
+}
 
 
 def _shown(value: Any) -> str:

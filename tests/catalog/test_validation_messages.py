@@ -49,3 +49,13 @@ def test_many_problems_are_summed_up_not_all_collected(catalog: Catalog) -> None
     assert message is not None and message.count("must be of type string") == 5
     assert "'domains[0]'" in message and "'domains[4]'" in message  # in order: 4 before 10
     assert message.endswith("... and more problems. Accepted parameters: domains, approach.")
+
+
+def test_size_limits_say_the_size_and_the_limit_never_the_value_back_whole() -> None:
+    catalog = Catalog(load_specs(), ["script", "navigate"])
+    steps = [{"tool": "find", "args": {"query": "x" * 40}}] * 21
+    message = catalog.validate("script", {"tabId": 1, "steps": steps})
+    assert message is not None and "'steps' has 21 items; at most 20" in message
+    assert len(message) < 300
+    long_url = catalog.validate("navigate", {"tabId": 1, "url": ["y" * 5000]})
+    assert long_url is not None and len(long_url) < 400
