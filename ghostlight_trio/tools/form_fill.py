@@ -167,34 +167,57 @@ def _contains(words: list[str], run: list[str]) -> bool:
 
 def plan_form(index: int, fields: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> FillPlan:
     controls = controls_of(fields)
-    used: set[int] = set()
     matches: list[Match] = []
     unmatched: list[dict[str, Any]] = []
     order = {key: index for index, key in enumerate(keys)}
+    taken_by: dict[int, str] = {}
     for key in sorted(keys, key=lambda k: (-len(_words(k)), order[k])):
         wanted = _words(key)
         ranked = [
             (rank, i) for i, control in enumerate(controls)
-            if i not in used and wanted and (rank := _rank(wanted, control)) is not None
+            if wanted and (rank := _rank(wanted, control)) is not None
         ]  # fmt: skip
-        if not ranked:
-            unmatched.append({"key": key, "candidates": []})
+        free = [(rank, i) for rank, i in ranked if i not in taken_by]
+        if not free:
+            entry: dict[str, Any] = {"key": key, "candidates": []}
+            if ranked:  # it fits only fields another key already fills
+                entry["taken_by"] = taken_by[min(ranked)[1]]
+            unmatched.append(entry)
             continue
-        best = min(rank for rank, _ in ranked)
-        tied = [i for rank, i in ranked if rank == best]
+        best = min(rank for rank, _ in free)
+        tied = [i for rank, i in free if rank == best]
         if len(tied) > 1:
-            unmatched.append({"key": key, "candidates": [controls[i].label for i in tied][:5]})
+            unmatched.append({
+                "key": key,
+                "candidates": [controls[i].label for i in tied][:5],
+                "refs": [controls[i].ref for i in tied][:5],
+            })  # fmt: skip
             continue
-        used.add(tied[0])
+        taken_by[tied[0]] = key
         matches.append(Match(key=key, control=controls[tied[0]], tier=best[0]))
     matches.sort(key=lambda m: m.control.order)
     return FillPlan(form=index, matches=tuple(matches), unmatched=tuple(unmatched))
 
 
 def best_plan(forms: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> FillPlan | None:
-    """The form the keys name best (first on a tie); None when the page has no form."""
+    """The form the keys name best (first on a tie); None when the page has no form. A key
+    that fits no field there but one in another form says so (``elsewhere``)."""
     plans = [plan_form(i, form.get("fields", []), keys) for i, form in enumerate(forms)]
-    return max(plans, key=lambda plan: plan.score, default=None)
+    best = max(plans, key=lambda plan: plan.score, default=None)
+    if best is None:
+        return None
+    unmatched = []
+    for entry in best.unmatched:
+        if not entry["candidates"] and "taken_by" not in entry:
+            other = next(
+                (match.control.label for plan in plans if plan is not best
+                 for match in plan.matches if match.key == entry["key"]),
+                None,
+            )  # fmt: skip
+            if other is not None:
+                entry = {**entry, "elsewhere": other}
+        unmatched.append(entry)
+    return attrs.evolve(best, unmatched=tuple(unmatched))
 
 
 def pick_submit(submits: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
@@ -342,12 +365,8 @@ def _radio_option(control: Control, value: Any) -> Mapping[str, Any] | None:
 
 def _details(structured: Mapping[str, Any]) -> str:
     lines = [_filled_line(item) for item in structured["filled"]]
-    for item in structured["unmatched"]:
-        candidates = ", ".join(item["candidates"])
-        lines.append(
-            f"unmatched: {excerpt(item['key'])}"
-            + (f" (several fit: {candidates})" if candidates else " (no field fits)")
-        )
+    lines += [f"unmatched: {excerpt(item['key'])} ({_unmatched_why(item)})"
+              for item in structured["unmatched"]]  # fmt: skip
     lines += [f"skipped: {item['label']}: {item['reason']}" for item in structured["skipped"]]
     if structured.get("observation"):
         lines.append(f"after submit: {structured['observation']}")
@@ -381,3 +400,16 @@ def _as_sent(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def _unmatched_why(item: Mapping[str, Any]) -> str:
+    if item["candidates"]:
+        refs = item.get("refs") or [""] * len(item["candidates"])
+        fits = ", ".join(f"{label} ({ref})" if ref else label
+                         for label, ref in zip(item["candidates"], refs, strict=False))  # fmt: skip
+        return f"several fit equally: {fits}; name one more exactly"
+    if "taken_by" in item:
+        return f"the field it fits is filled for key {excerpt(str(item['taken_by']))}"
+    if "elsewhere" in item:
+        return f"it fits {item['elsewhere']} in another form; fill that form in a call of its own"
+    return "no field fits"

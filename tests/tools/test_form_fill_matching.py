@@ -30,7 +30,20 @@ def test_equal_best_fits_leave_the_key_unmatched_with_candidates() -> None:
     fields = [field("ref_1", label="Phone (home)"), field("ref_2", label="Phone (work)")]
     plan = plan_form(0, fields, ["phone"])
     assert plan.matches == ()
-    assert plan.unmatched == ({"key": "phone", "candidates": ["Phone (home)", "Phone (work)"]},)
+    assert plan.unmatched == (
+        {"key": "phone", "candidates": ["Phone (home)", "Phone (work)"], "refs": ["ref_1", "ref_2"]},
+    )
+
+
+def test_an_unmatched_key_says_when_its_field_is_taken_or_sits_in_another_form() -> None:
+    names = {"fields": [field("ref_1", label="First name"), field("ref_2", label="Email")]}
+    plan = best_plan([names], ["first name", "first"])
+    assert chosen(plan) == {"first name": "ref_1"}
+    assert plan.unmatched == ({"key": "first", "candidates": [], "taken_by": "first name"},)
+    search = {"fields": [field("ref_3", placeholder="Search")]}
+    plan = best_plan([names, search], ["email", "search"])
+    assert chosen(plan) == {"email": "ref_2"}
+    assert plan.unmatched == ({"key": "search", "candidates": [], "elsewhere": "Search"},)
 
 
 def test_radios_of_one_name_are_one_control_named_by_the_group() -> None:
