@@ -47,7 +47,10 @@ def not_started_in_time(operation: str, seconds: float) -> str:
 
 
 def tab_not_in_workspace(tab_id: object) -> str:
-    return f"Tab {tab_id} is not in this workspace. Use tabs_context_mcp to list your tabs."
+    return (
+        f"Tab {tab_id} is not in this workspace (a closed tab leaves it). Use tabs_context_mcp"
+        " to list your tabs."
+    )
 
 
 def internal_failure(operation: str) -> str:

@@ -75,7 +75,8 @@ async def test_unknown_and_foreign_tabs_get_the_identical_denial(nursery):
     a, b = h.only_outcome(foreign), h.only_outcome(unknown)
     assert a.kind == b.kind == "denied"
     assert text(a) == (
-        f"Tab {OTHER_TAB} is not in this workspace. Use tabs_context_mcp to list your tabs."
+        f"Tab {OTHER_TAB} is not in this workspace (a closed tab leaves it). Use"
+        " tabs_context_mcp to list your tabs."
     )
     assert text(a).replace(str(OTHER_TAB), "N") == text(b).replace(str(unknown_tab), "N")
     assert tool.calls == []
