@@ -154,22 +154,26 @@ class ActOn:
         found = await self._channel.content(
             call, tab, "find_text", {"query": query, "limit": FIND_LIMIT}
         )
-        results = [r for r in found.get("results", []) if _can(r, action)]
+        fitting = list(found.get("results", []))
         if how == "name":
             wanted = " ".join(query.lower().split())
             role = str(target["role"]).strip().lower() if target.get("role") else None
-            results = [
-                r for r in results
+            fitting = [
+                r for r in fitting
                 if " ".join(str(r.get("name", "")).lower().split()) == wanted
                 and (role is None or str(r.get("role", "")).lower() == role)
             ]  # fmt: skip
+        results = [r for r in fitting if _can(r, action)]
         if not results:
+            disabled = [r for r in fitting if r.get("enabled") is False]
             raise Blocked(
                 "target_missing",
                 f"nothing on the page fits {how} {quoted(query)}"
                 + (f" with role {quoted(str(target['role']))}" if target.get("role") else "")
-                + f" and can take {action}.",
-                tuple(found.get("results", [])[:CANDIDATES_MAX]),
+                + f" and can take {action}"
+                + (f": {', '.join(str(r.get('ref')) for r in disabled[:3])} fits but is disabled"
+                   " (the page has not enabled it yet)." if disabled else "."),  # fmt: skip
+                tuple((disabled or found.get("results", []))[:CANDIDATES_MAX]),
             )
         if action != "scroll_to" and any(r.get("role") in CONTROL_ROLES for r in results):
             results = [r for r in results if r.get("role") in CONTROL_ROLES]

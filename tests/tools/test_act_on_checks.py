@@ -100,3 +100,19 @@ async def test_an_expectation_met_says_after_how_long(autojump_clock: Any) -> No
     line = _expect_line(expect, waited, met=True)
     assert line.startswith('Expectation met after 0 ms: an element matching text "Saved!" is visible.')
     assert "ref_3" in line  # the element wait_for saw, as it showed it
+
+
+async def test_a_target_that_fits_but_is_disabled_is_said_to_be_disabled() -> None:
+    def disabled_save(op: str, args: dict[str, Any]) -> dict[str, Any]:
+        if args.get("fn") == "find_text":
+            return {"value": {"results": [{**SAVE, "enabled": False}]}}
+        return page(op, args)
+
+    browser = ScriptedBrowser(disabled_save)
+    act_on = act_on_handlers(None, browser)["act_on"]
+    result = await act_on(tool_call("act_on", target={"name": "Save"}, action="left_click"))
+    assert result.kind == "tool_error", result
+    said = result.content[0].text  # type: ignore[union-attr]
+    assert "blocked before action: target_missing" in said
+    assert "ref_3 fits but is disabled (the page has not enabled it yet)." in said
+    assert not any("cdp" in line for line in browser.seen)  # nothing clicked
