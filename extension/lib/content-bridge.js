@@ -71,7 +71,10 @@ async function inject(chromeApi, tabId, files) {
         code: "page_changed",
       });
     }
-    throw new OpError(`Content script unavailable on this page (script injection blocked): ${messageOf(err)}`, {
+    // Chrome's own words, without its advice to the extension's author (a manifest change
+    // would not help: Chrome keeps every extension out of these pages).
+    const why = messageOf(err).replace(/\s*Extension manifest must request permission[^.]*\./i, "").replace(/\.\s*$/, "");
+    throw new OpError(`Chrome does not let extensions into this page, so its content cannot be read or changed (${why})`, {
       hop: HOPS.page,
       code: "content_unavailable",
     });

@@ -20,6 +20,8 @@ _CODE_NEXT_STEP = {
     " with text for a prompt), then retry",
     "error_page": "navigate to the page again or to another URL (a screenshot shows the"
     " browser's error)",
+    "content_unavailable": "navigate the tab to a web page (http or https) first; Chrome keeps"
+    " extensions out of about:blank, chrome:// pages and the Chrome Web Store",
     "page_changed": "let the new page load (wait_for with state settled), then call it again",
     "page_unresponsive": "if a JavaScript dialog is showing there, the user must answer it in the"
     " browser window (or close the tab with tab_control); otherwise wait a moment and retry",

@@ -134,7 +134,7 @@ test("content: blocked injection, page errors and silence are page-hop errors", 
   chromeApi.onInject = async () => {
     throw new Error("Cannot access a chrome:// URL");
   };
-  await assert.rejects(runContent(chromeApi, { tabId: 7, fn: "ping" }, { files: [] }), (e) => e.hop === "page" && e.code === "content_unavailable" && /script injection blocked/.test(e.message));
+  await assert.rejects(runContent(chromeApi, { tabId: 7, fn: "ping" }, { files: [] }), (e) => e.hop === "page" && e.code === "content_unavailable" && /Chrome does not let extensions into this page/.test(e.message));
 
   chromeApi.onInject = async () => {
     throw new Error("Frame with ID 0 is showing error page");

@@ -21,8 +21,12 @@ def test_a_page_that_changed_under_the_call_says_to_let_it_load_and_call_again()
 
 
 def test_other_page_failures_keep_the_page_hop_step_and_unknown_outcomes_say_so() -> None:
-    blocked = failure_result(BrowserError("Content script unavailable", "page", "content_unavailable"))
-    assert _text(blocked).endswith("Next step: take a screenshot or read_page to re-locate the element.")
+    blocked = failure_result(BrowserError("Chrome does not let extensions into this page", "page", "content_unavailable"))
+    assert _text(blocked).endswith("Next step: navigate the tab to a web page (http or https) first;"
+                                   " Chrome keeps extensions out of about:blank, chrome:// pages and"
+                                   " the Chrome Web Store.")
+    missing = failure_result(BrowserError("No element behind ref_4", "page", "ref_not_found"))
+    assert _text(missing).endswith("Next step: take a screenshot or read_page to re-locate the element.")
     unknown = failure_result(OutcomeUnknown("The browser did not answer within 20s"))
     assert unknown.kind == "outcome_unknown"
     assert "may or may not have happened" in _text(unknown)
