@@ -31,6 +31,13 @@
     current = null;
   }
 
+  // Whether the caption's box is drawn at all, as far as its own styles say.
+  function isShown(host, env) {
+    const style = env && env.getComputedStyle ? env.getComputedStyle(host) : null;
+    if (!style) return true;
+    return style.display !== "none" && style.visibility !== "hidden" && Number(style.opacity) !== 0;
+  }
+
   function show(doc, args, env) {
     const text = String(args.text || "").slice(0, 240);
     if (!text.trim()) throw new ns.PageError("narrate needs some text", "bad_args");
@@ -41,9 +48,12 @@
     hide();
     const host = doc.createElement(TAG);
     host.setAttribute("aria-hidden", "true");
+    // Important inline declarations outrank any page rule, so a page's styles cannot hide it.
     host.style.cssText =
-      "all: initial; position: fixed; left: 0; right: 0; z-index: 2147483647; pointer-events: none; " +
-      (edge === "top" ? "top: 0;" : "bottom: 0;");
+      "all: initial !important; display: block !important; visibility: visible !important; opacity: 1 !important;" +
+      " position: fixed !important; left: 0 !important; right: 0 !important; z-index: 2147483647 !important;" +
+      " pointer-events: none !important; " +
+      (edge === "top" ? "top: 0 !important;" : "bottom: 0 !important;");
     const shadow = host.attachShadow({ mode: "closed" });
     const bar = doc.createElement("div");
     bar.textContent = text;
@@ -54,7 +64,7 @@
     shadow.appendChild(bar);
     (doc.documentElement || doc.body).appendChild(host);
     current = { host, timer: root.setTimeout(hide, duration) };
-    return { shown: true, position: edge, durationMs: duration, replaced };
+    return { shown: true, visible: isShown(host, env), position: edge, durationMs: duration, replaced };
   }
 
   // A brief outline around the element an action is about to reach (act_on), so the person

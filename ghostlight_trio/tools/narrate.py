@@ -51,6 +51,11 @@ class Narrate:
             return ToolResult.text(f"Narration not shown: {reason}.", structured=structured)
         edge = str(shown.get("position", position))
         millis = int(shown.get("durationMs", duration))
+        if shown.get("visible") is False:
+            reason = "the page's styles hide it, so the person watching does not see it"
+            structured = {"shown": False, "position": edge, "duration_ms": millis,
+                          "replaced": bool(shown.get("replaced")), "reason": reason}  # fmt: skip
+            return ToolResult.text(f"Narration not shown: {reason}.", structured=structured)
         structured = {
             "shown": True,
             "position": edge,

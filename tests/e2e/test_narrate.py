@@ -67,3 +67,20 @@ async def test_blank_text_is_a_tool_error_and_nothing_is_drawn(
     assert outcome.kind == "tool_error", text(outcome)
     assert text(outcome) == "narrate needs some text to show; nothing was shown."
     assert await page_value(service, ws, tab, CAPTIONS) == 0
+
+
+async def test_a_page_rule_cannot_hide_the_caption(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/")
+    hide = (
+        "const s = document.createElement('style');"
+        " s.textContent = 'ghostlight-narration { display: none !important; opacity: 0 !important }';"
+        " document.head.appendChild(s); 1"
+    )
+    await page_value(service, ws, tab, hide)
+    shown = await service.call("narrate", ws, tabId=tab, text="Still here")
+    assert shown.structured["shown"] is True, text(shown)
+    drawn = "getComputedStyle(document.querySelector('ghostlight-narration')).display"
+    assert await page_value(service, ws, tab, drawn) == "block"
