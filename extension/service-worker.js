@@ -37,6 +37,7 @@ import {
 import { loadIdentity } from "./lib/identity.js";
 import { NativeLink } from "./lib/native-link.js";
 import { navigate } from "./lib/navigation.js";
+import { Openers } from "./lib/openers.js";
 import { createScreenshots } from "./lib/screenshot.js";
 import { createTabControl } from "./lib/tab-control.js";
 import { createTabOps } from "./lib/tab-ops.js";
@@ -53,6 +54,7 @@ const debuggers = new DebuggerSessions(chrome);
 const sendCdp = (tabId, method, params) => debuggers.send(tabId, method, params);
 const chunks = new ChunkAssembler();
 const buffers = new EventBuffers();
+const openers = new Openers();
 const capture = createCapture({
   chromeApi: chrome,
   buffers,
@@ -82,6 +84,7 @@ const tabOps = createTabOps({
     removeTab: (t) => book.removeTab(t),
     setGroup: (g, id, w) => book.setGroup(g, id, w),
     forgetGroup: (id) => book.forgetGroup(id),
+    workspaceOfTab: (t) => book.workspaceOfTab(t),
   },
   persist: () => store.persist(),
 });
@@ -271,6 +274,7 @@ chrome.tabs.onRemoved.addListener((tabId) => {
   ready.then(() => {
     debuggers.forget(tabId);
     buffers.forget(tabId);
+    openers.forget(tabId);
     dialogs.detached(tabId);
     dialogBook.forget(tabId);
     if (book.removeTab(tabId)) {
@@ -282,10 +286,12 @@ chrome.tabs.onRemoved.addListener((tabId) => {
 
 chrome.tabs.onCreated.addListener((tab) => {
   ready.then(() => {
-    const opener = tab.openerTabId;
-    if (!Number.isInteger(opener) || !book.isManaged(opener)) return;
-    // A page in a managed tab opened this one: it joins the opener's workspace (topology
+    if (!Number.isInteger(tab.openerTabId) || !book.isManaged(tab.openerTabId)) return;
+    // Chrome links it to a managed tab; the page that really opened it is the one that
+    // announced a window (see openers.js). It joins that tab's workspace (topology
     // bookkeeping, without moving it) and the service is told.
+    const opener = openers.take();
+    if (opener === null || !book.isManaged(opener)) return;
     const owner = book.workspaceOfTab(opener);
     if (owner !== null) {
       book.addTab(owner, tab.id);
@@ -319,6 +325,7 @@ chrome.debugger.onDetach.addListener((source) => {
 chrome.debugger.onEvent.addListener((source, method, params) => {
   if (!Number.isInteger(source.tabId)) return;
   buffers.onEvent(source.tabId, method, params);
+  openers.onEvent(source.tabId, method);
   dialogBook.onEvent(source.tabId, method, params);
   screenshots.onEvent(source.tabId, method, params);
 });

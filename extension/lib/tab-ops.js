@@ -8,6 +8,7 @@ import { OpError, groupTitleOf, requireTabId } from "./frames.js";
 import { chooseGroup, choosePlacementWindow, indexAfterGroup } from "./placement.js";
 import { getTab, groupIdOf, tabUrl } from "./tab-lookup.js";
 import { normalizeNavigateTarget } from "./urls.js";
+import { workspaceKey } from "./workspaces.js";
 
 const NEW_TAB_URL = "about:blank";
 
@@ -31,7 +32,14 @@ export function createTabOps({ chromeApi, book, persist }) {
     const all = await chromeApi.tabs.query({});
     const byId = new Map(all.map((t) => [t.id, t]));
     const wanted = new Set([...rec.tabIds, ...extraIds]);
-    if (group) for (const t of all) if (t.groupId === group.id) wanted.add(t.id);
+    // A tab in the group is this workspace's unless the book gives it to another one: Chrome
+    // puts a tab opened from a background tab next to the active one, in its group.
+    if (group) {
+      for (const t of all) {
+        const owner = book.workspaceOfTab(t.id);
+        if (t.groupId === group.id && (owner === null || owner === workspaceKey(guid))) wanted.add(t.id);
+      }
+    }
     const tabs = [];
     for (const id of wanted) {
       const tab = byId.get(id);

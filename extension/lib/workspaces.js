@@ -107,7 +107,8 @@ export class WorkspaceBook {
 
   // Aligns the book with the live browser after a worker restart:
   //   liveTabs: [{id, groupId, windowId}], liveGroupIds: iterable of existing group ids.
-  // Dead tabs and groups are dropped; live tabs sitting in a workspace's group are adopted.
+  // Dead tabs and groups are dropped; live tabs sitting in a workspace's group are adopted,
+  // unless another workspace already has them.
   reconcile(liveTabs, liveGroupIds) {
     const tabIds = new Set(liveTabs.map((t) => t.id));
     const groups = new Set(liveGroupIds);
@@ -115,7 +116,10 @@ export class WorkspaceBook {
     for (const [key, rec] of this.workspaces) {
       if (rec.groupId !== null && !groups.has(rec.groupId)) rec.groupId = null;
       if (rec.groupId === null) continue;
-      for (const tab of liveTabs) if (tab.groupId === rec.groupId) this.addTab(key, tab.id);
+      for (const tab of liveTabs) {
+        const owner = this.workspaceOfTab(tab.id);
+        if (tab.groupId === rec.groupId && (owner === null || owner === key)) this.addTab(key, tab.id);
+      }
     }
   }
 }

@@ -8,6 +8,7 @@ slot) are adopted atomically, and nothing else is.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Iterable
 from typing import Any, Protocol, TypeGuard
@@ -24,6 +25,8 @@ from ..engine.contracts import (
 from ..transport.excerpt import quoted
 from .atomic import atomic_request
 from .page_dialogs import dialog_name, dialog_result, refusal, stopped_result
+
+log = logging.getLogger("ghostlight.tools")
 
 TOPOLOGY_TIMEOUT = 30.0
 """Bound on one tab-listing or tab-creating browser request."""
@@ -50,6 +53,7 @@ class TabOwnership(Protocol):
 
     def owned_tabs(self, ws: Any) -> frozenset[int]: ...
     def adopt_tabs(self, ws: Any, ids: Iterable[int]) -> bool: ...
+    def adopt_unclaimed(self, ws: Any, ids: Iterable[int]) -> list[int]: ...
 
 
 class BrowserRequests(Protocol):
@@ -102,6 +106,15 @@ class _ContextTools:
     ) -> dict[str, Any]:
         return await atomic_request(call, self._browser, ws, op, args, bound)
 
+    def _claim(self, ws: WorkspaceId, tabs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The listed tabs this workspace may have: one another workspace owns is left out
+        (and logged), never shown here."""
+        kept = set(self._workspaces.adopt_unclaimed(ws, [tab["tabId"] for tab in tabs]))
+        if len(kept) < len(tabs):
+            log.warning("the browser listed %d tab(s) of another workspace; left out",
+                        len(tabs) - len(kept))  # fmt: skip
+        return [tab for tab in tabs if tab["tabId"] in kept]
+
     async def _inventory(self, call: ToolCall, ws: WorkspaceId, create: bool) -> dict[str, Any]:
         args = {"createIfEmpty": create, "ownedTabIds": sorted(self._workspaces.owned_tabs(ws))}
         return await self._call(call, ws, "tabs_context", args, TOPOLOGY_TIMEOUT)
@@ -115,10 +128,8 @@ class _ContextTools:
             result = await self._inventory(call, ws, create)
         except BrowserFailure as failure:
             return failure_result(failure)
-        tabs = _tab_list(result)
+        tabs = self._claim(ws, _tab_list(result))
         group = _group_id(result)
-        if not self._workspaces.adopt_tabs(ws, [tab["tabId"] for tab in tabs]):
-            return ToolResult.error(OUTSIDE_WORKSPACE)
         structured = {"mcpGroupId": group, "tabs": tabs}
         if not tabs:
             return ToolResult.text(NO_TABS_TEXT, structured=structured, workspace_id=ws)
@@ -147,8 +158,7 @@ class _ContextTools:
             group = _group_id(inventory) if group == NO_GROUP else group
         if tab_id not in {tab["tabId"] for tab in tabs}:
             tabs.append(_tab_entry(created))
-        if not self._workspaces.adopt_tabs(ws, [tab["tabId"] for tab in tabs]):
-            return ToolResult.error(OUTSIDE_WORKSPACE)
+        tabs = self._claim(ws, tabs)
         listing = json.dumps({"mcpGroupId": group, "tabs": tabs}, ensure_ascii=False, indent=2)
         return ToolResult.text(
             f"Created tab {tab_id}.\n{listing}",

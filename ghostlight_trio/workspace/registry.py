@@ -210,6 +210,12 @@ class WorkspaceRegistry:
             self._live[ws].tabs.add(tab)
         return True
 
+    def adopt_unclaimed(self, workspace: str, composite_tab_ids: Iterable[int]) -> list[int]:
+        """Add the tabs no other workspace owns to ``workspace``; returns those (in order), so a
+        browser listing that also names another workspace's tab never hands it over."""
+        ids = [tab for tab in composite_tab_ids if self._tab_owner.get(tab) in (None, workspace)]
+        return ids if self.adopt_tabs(workspace, ids) else []
+
     def owned_tabs(self, workspace: str) -> frozenset[int]:
         if not self.exists(workspace):
             return frozenset()

@@ -9,15 +9,21 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import trio
 
 from ghostlight_trio.tools.screenshots import jpeg_size
 
-from .conftest import Service, open_page, page_value, text
+from .conftest import PAGES, Service, open_page, page_value, text
 from .test_page_tools import image_of, shot_point
 
 pytestmark = pytest.mark.e2e
 
 WORKSPACES = 4
+PAGES["/opener"] = (
+    "<title>Opener</title><button onclick=\"window.open('/secret?token=A')\">Pop up</button>"
+    " <a href='/secret?token=L' target=_blank>Secret link</a>"
+)
+PAGES["/secret?token=A"] = PAGES["/secret?token=L"] = "<title>Secret</title><p>workspace A only</p>"
 
 
 async def is_active(service: Service, ws: str, tab: int) -> bool:
@@ -93,3 +99,32 @@ async def test_screenshot_of_an_older_background_tab_and_a_click_at_its_coordina
     assert clicked.kind == "ok", text(clicked)
     assert await page_value(service, ws, tab, "hits") == ["b:over", "b:click:1"]
     assert not await is_active(service, ws, tab)
+
+
+async def test_a_tab_a_background_workspace_tab_opens_is_that_workspaces_never_the_active_ones(
+    tools_service: Service, tools_browser: Any, web: str
+) -> None:
+    """Chrome links a tab opened from a background tab to the active tab and puts it in the
+    active tab's group; ownership follows the page that opened it."""
+    service = tools_service
+    ws_a, tab_a = await open_page(service, f"{web}/opener")
+    ws_b, tab_b = await open_page(service, f"{web}/")  # now the active tab
+    assert await is_active(service, ws_b, tab_b) and not await is_active(service, ws_a, tab_a)
+    for opening in ("Pop up", "Secret link"):  # window.open, and a target=_blank link
+        before = set(service.registry.owned_tabs(ws_a))
+        found = await service.call("find", ws_a, tabId=tab_a, query=opening)
+        ref = found.structured["results"][0]["ref"]
+        clicked = await service.call("computer", ws_a, tabId=tab_a, action="left_click", ref=ref)
+        assert clicked.kind == "ok", text(clicked)
+        with trio.fail_after(10):
+            while len(service.registry.owned_tabs(ws_a)) == len(before):  # noqa: ASYNC110 - the shore adopts it
+                await trio.sleep(0.1)
+        [opened] = service.registry.owned_tabs(ws_a) - before
+        assert opened not in service.registry.owned_tabs(ws_b)
+        listed_b = await service.call("tabs_context_mcp", ws_b)
+        assert listed_b.kind == "ok", text(listed_b)
+        assert [t["tabId"] for t in listed_b.structured["tabs"]] == [tab_b]
+        denied = await service.call("get_page_text", ws_b, tabId=opened)
+        assert denied.kind == "denied"
+        listed_a = await service.call("tabs_context_mcp", ws_a)
+        assert listed_a.kind == "ok" and opened in [t["tabId"] for t in listed_a.structured["tabs"]]
