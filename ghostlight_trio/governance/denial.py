@@ -27,6 +27,14 @@ def sacred_text(ident: str, host: str) -> str:
     )
 
 
+def protected_text(ident: str, scheme: str) -> str:
+    return (
+        f"Denied ({ident}): {scheme}: URLs (the computer's own files) are never opened for an"
+        " agent; nothing was opened. Do not retry; if a file is needed, ask the user for its"
+        " contents."
+    )
+
+
 def policy_text(ident: str, label: str, host: str | None, rule: str, grant: str, missing: list[str]) -> str:
     where = f" on {host}" if host else ""
     if rule == "capability":

@@ -27,7 +27,16 @@ from . import denial, texts
 from .directory import Requirement, action_of, requirement
 from .governor import ALWAYS_ADVERTISED, Governor
 from .hosts import Blank, Host, HostPattern, HostResolution, Indeterminate, OutOfScope, resolve_url
-from .policy import ALL_OPEN, Decision, TierPolicy, combine, sacred_decision, sacred_match
+from .policy import (
+    ALL_OPEN,
+    PROTECTED_SCHEMES,
+    Decision,
+    TierPolicy,
+    combine,
+    protected_decision,
+    sacred_decision,
+    sacred_match,
+)
 
 log = logging.getLogger("ghostlight.governance")
 
@@ -171,9 +180,11 @@ class GovernanceGate:
         if not tiers and not sacred:  # all-open: nothing to read, only the facts to record
             if not navigating:
                 return self._hostless(call, tiers, needed)
-            host = host_text(_target(arguments))
+            target = _target(arguments)
+            if isinstance(target, OutOfScope) and target.scheme in PROTECTED_SCHEMES:
+                return self._deny_protected(call, needed, target)
             call.gate_facts = GateFacts(
-                action=needed.action, host=host, decision="allow", rule="all_open"
+                action=needed.action, host=host_text(target), decision="allow", rule="all_open"
             )
             return None
         tab = tab_id_argument(arguments) if "tabId" in arguments else None
@@ -187,6 +198,8 @@ class GovernanceGate:
             where = await self._read_tab(call, tab)
         elif raw_restriction is None:
             return self._hostless(call, tiers, needed)
+        if navigating and isinstance(where, OutOfScope) and where.scheme in PROTECTED_SCHEMES:
+            return self._deny_protected(call, needed, where)
         pattern = sacred_match(sacred, where)
         if pattern is not None:
             decision = sacred_decision(pattern)
@@ -200,6 +213,14 @@ class GovernanceGate:
             return None
         self._count_denial(call, where, needed, decision)
         return GateStop("denied", _denial_text(decision, needed, where))
+
+    def _deny_protected(
+        self, call: CallState, needed: Requirement, where: OutOfScope
+    ) -> GateStop:
+        decision = protected_decision(where.scheme)
+        call.gate_facts = _facts(needed, where, decision)
+        self._count_denial(call, where, needed, decision)
+        return GateStop("denied", denial.protected_text(decision.denial_id, where.scheme))
 
     def _hostless(
         self, call: CallState, tiers: tuple[tuple[str, TierPolicy], ...], needed: Requirement

@@ -109,7 +109,8 @@ def resolve_url(url: str) -> HostResolution:
     scheme = match.group(1).lower()
     if scheme in _WRAPPING_SCHEMES:
         inner = resolve_url(text[match.end() :])
-        return inner if isinstance(inner, Host) else OutOfScope(scheme)
+        # What is shown is the inner URL's: view-source:file:... reads a file like file: does.
+        return inner if isinstance(inner, Host | OutOfScope) else OutOfScope(scheme)
     if scheme not in WEB_SCHEMES:
         return OutOfScope(scheme)
     rest = text[match.end() :].replace("\\", "/")

@@ -209,6 +209,15 @@ def sacred_decision(pattern: HostPattern) -> Decision:
     return Decision("deny", f"sacred/{pattern.text}", tier="sacred")
 
 
+PROTECTED_SCHEMES = frozenset({"file"})
+"""Never opened for an agent, whatever the policy: the user's own files are not the web, and a
+page the agent reads could tell it which file to fetch."""
+
+
+def protected_decision(scheme: str) -> Decision:
+    return Decision("deny", f"protected/{scheme}", tier="protected")
+
+
 def sacred_match(patterns: Sequence[HostPattern], where: HostResolution | None) -> HostPattern | None:
     """The first never-touch pattern (list order) matching the host, if any."""
     if not patterns or not isinstance(where, Host):

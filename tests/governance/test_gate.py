@@ -111,6 +111,19 @@ async def test_sacred_sites_are_refused_even_all_open(nursery, tmp_path):
     assert [r["rule"] for r in h.records()] == ["sacred/*.health.test", "sacred/bank.test"]
 
 
+async def test_local_files_are_never_opened_for_an_agent_whatever_the_policy(nursery, tmp_path):
+    for policy in (None, state(None, sacred=["bank.test"]), state(NARROW)):
+        h = harness(nursery, tmp_path, policy)
+        ws = h.workspace(TAB)
+        for url in ("file:///etc/passwd", "FILE:///home/u/.ssh/id_rsa", "view-source:file:///etc/hosts"):
+            out = await h.call("navigate", {"url": url, "tabId": TAB}, ws)
+            assert out.kind == "denied" and DENIAL.match(text(out)), text(out)
+        assert h.browser.navigations == []
+        if policy is None:
+            assert "(the computer's own files) are never opened for an agent" in text(out)
+            assert {r["rule"] for r in h.records()} == {"protected/file"}
+
+
 async def test_sacred_is_never_shadowed_by_observe_mode(nursery, tmp_path):
     observe = manifest(grant("all", ["*"], ["read", "action", "write", "execute"]), mode="observe")
     h = harness(nursery, tmp_path, state(observe, sacred=["bank.test"]))
