@@ -25,6 +25,7 @@ from ..transport.excerpt import excerpt
 from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
 from .computer import ComputerTool
+from .field_values import changed, refused_value
 from .provenance import origin_of, page_facts, provenance, wrap_page_text
 from .screenshots import ContextBook
 
@@ -320,11 +321,11 @@ class FormFill:
             entry["value"] = excerpt(str(value), SHOWN_CHARS)
         elif "value" in done:
             held = done.get("text", done["value"])
-            if _refused_value(done, value):
+            if refused_value(done, value):
                 return entry | {"reason": f"the {control.kind} field did not take"
                                 f" {excerpt(str(value))!r}; it is empty"}  # fmt: skip
             entry["value"] = excerpt(str(held), SHOWN_CHARS) if isinstance(held, str) else held
-            if isinstance(held, str) and _changed(done, value):
+            if isinstance(held, str) and changed(done, value):
                 entry["asked"] = excerpt(str(value), SHOWN_CHARS)
         if done.get("invalid"):
             entry["invalid"] = str(done["invalid"])
@@ -380,26 +381,6 @@ def _filled_line(item: Mapping[str, Any]) -> str:
     if item.get("invalid"):
         line += f" (the browser would refuse it: {item['invalid']})"
     return line
-
-
-def _refused_value(done: Mapping[str, Any], value: Any) -> bool:
-    """The field is empty after being given a non-empty value (a date it cannot read, letters
-    in a number field): nothing was filled."""
-    return done.get("kind") == "input" and done.get("value") == "" and _as_sent(value) != ""
-
-
-def _changed(done: Mapping[str, Any], value: Any) -> bool:
-    """The field holds something else than it was given (clamped, trimmed, reformatted)."""
-    return done.get("kind") in ("input", "textarea") and done.get("value") != _as_sent(value)
-
-
-def _as_sent(value: Any) -> str:
-    """``value`` as the page's String() writes it into a field."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
 
 
 def _unmatched_why(item: Mapping[str, Any]) -> str:

@@ -20,6 +20,7 @@ from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
 from .buffers import bounded_limit, buffer_notes, console_lines, network_lines
 from .computer import ComputerTool
+from .field_values import changed, refused_value
 from .image_store import ImageStore
 from .page_dialogs import PageDialog, dialog_name, dialog_result
 from .provenance import page_facts, provenance, wrap_page_text
@@ -137,7 +138,17 @@ class _PageTools:
             )
             return dialog_result(call, tab, lead, stop.dialog)
         shown = "[value redacted]" if done.get("secret") else json.dumps(value, ensure_ascii=False)
+        if refused_value(done, value):
+            return ToolResult.error(
+                f"{ref} did not take {shown}: the field cannot hold that value and is empty now"
+                " (for example a date it cannot read, or letters in a number field)."
+            )
         summary = f"Set {ref} = {shown}."
+        if not done.get("secret") and changed(done, value):
+            held = json.dumps(done.get("value"), ensure_ascii=False)
+            summary = f"Set {ref} = {held} (asked {shown}; the field changed it)."
+        if done.get("invalid"):
+            summary += f" The browser would refuse this value on submit: {done['invalid']}."
         await call.effects.checkpoint()
         try:
             return await settled_receipt(

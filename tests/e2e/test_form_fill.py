@@ -159,3 +159,26 @@ async def test_values_a_field_refuses_and_a_form_the_browser_would_refuse_are_sa
     fixed = await service.call("form_fill", ws, tabId=tab, fields={"phone": "555", "zip": "12345"}, submit=True)
     assert fixed.kind == "ok" and fixed.structured["submitted"] is True, text(fixed)
     assert await page_value(service, ws, tab, "window.sent") == 1
+
+
+async def test_form_input_says_what_the_field_holds_not_what_it_was_sent(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/fill/checks")
+
+    async def ref_of(name: str) -> str:
+        found = await service.call("find", ws, tabId=tab, query=name)
+        return found.structured["results"][0]["ref"]
+
+    birthday, volume, zip_code = await ref_of("Birthday"), await ref_of("Volume"), await ref_of("Zip")
+    refused = await service.call("form_input", ws, tabId=tab, ref=birthday, value="yesterday")
+    assert refused.kind == "tool_error"
+    assert text(refused).startswith(f'{birthday} did not take "yesterday": the field cannot hold')
+    clamped = await service.call("form_input", ws, tabId=tab, ref=volume, value=50)
+    assert clamped.kind == "ok" and text(clamped).startswith(
+        f'Set {volume} = "10" (asked 50; the field changed it).'
+    ), text(clamped)
+    long = await service.call("form_input", ws, tabId=tab, ref=zip_code, value="1234567890")
+    assert "The browser would refuse this value on submit: 10 characters" in text(long)
+    assert await page_value(service, ws, tab, "[bday.value, vol.value]") == ["", "10"]

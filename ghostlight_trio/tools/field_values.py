@@ -1,0 +1,28 @@
+"""What a field holds after a value was written into it, against what was asked: a field may
+refuse a value (an impossible date, letters in a number: it is empty) or change it (a range
+clamps it), and a tool must say so rather than report the value it sent."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def refused_value(done: Mapping[str, Any], value: Any) -> bool:
+    """The field is empty after being given a non-empty value (a date it cannot read, letters
+    in a number field): nothing was filled."""
+    return done.get("kind") == "input" and done.get("value") == "" and as_sent(value) != ""
+
+
+def changed(done: Mapping[str, Any], value: Any) -> bool:
+    """The field holds something else than it was given (clamped, trimmed, reformatted)."""
+    return done.get("kind") in ("input", "textarea") and done.get("value") != as_sent(value)
+
+
+def as_sent(value: Any) -> str:
+    """``value`` as the page's String() writes it into a field."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
