@@ -174,7 +174,7 @@ export class EventBuffers {
       known.status = response.status;
       known.mimeType = response.mimeType || "";
     } else if (method === "Network.loadingFailed" && known) {
-      known.status = known.status || 503;
+      known.status = known.status || 0; // 0: no response came, so there is no HTTP status
       known.errorText = params.errorText || "failed";
       if (params.canceled) known.canceled = true;
     }

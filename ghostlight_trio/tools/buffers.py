@@ -119,7 +119,8 @@ def network_lines(
             lines.append(f"{head} (pending)")
             continue
         error = f" ({entry['errorText']})" if entry.get("errorText") else ""
-        lines.append(f"{head} -> {entry['status']}{error}")
+        status = entry["status"] or "failed, no response"  # 0: it never got an HTTP status
+        lines.append(f"{head} -> {status}{error}")
     return lines, len(kept)
 
 

@@ -58,7 +58,7 @@ test("network entries are joined by request id, including failures and redirects
     [
       ["GET", "http://a.test/x", 200, undefined],
       ["POST", "http://a.test/old", 302, undefined],
-      ["GET", "http://a.test/new", 503, "net::ERR_FAILED"],
+      ["GET", "http://a.test/new", 0, "net::ERR_FAILED"],
     ],
   );
   assert.equal(buffers.read(1, "console").entries.length, 0);

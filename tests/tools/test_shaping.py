@@ -164,12 +164,12 @@ def test_network_lines_and_notes() -> None:
     entries = [
         {"method": "GET", "url": "http://a/api/1", "status": 200},
         {"method": "POST", "url": "http://a/api/2"},
-        {"method": "GET", "url": "http://a/x", "status": 503, "errorText": "net::ERR_FAILED"},
+        {"method": "GET", "url": "http://a/x", "status": 0, "errorText": "net::ERR_FAILED"},
     ]
     lines, matched = network_lines(entries, url_pattern="/API/", limit=100)
     assert lines == ["GET http://a/api/1 -> 200", "POST http://a/api/2 (pending)"] and matched == 2
     assert network_lines(entries, url_pattern=None, limit=1)[0] == [
-        "GET http://a/x -> 503 (net::ERR_FAILED)"
+        "GET http://a/x -> failed, no response (net::ERR_FAILED)"
     ]
     notes = buffer_notes(
         {"started": True, "reset": "worker restart"}, total=0, matched=0, noun="console"
