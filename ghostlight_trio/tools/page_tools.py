@@ -12,6 +12,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+import trio
+
 from ..browser.errors import BrowserError
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.bridge import TextBlock
@@ -221,6 +223,7 @@ class _PageTools:
         code = str(call.arguments.get("text", ""))
         if not code.strip():
             raise ToolInputError("text must hold the JavaScript to run.")
+        started = trio.current_time()
         try:
             evaluated = await self._evaluate(call, tab, code)
             details = evaluated.get("exceptionDetails")
@@ -229,6 +232,15 @@ class _PageTools:
                 details = evaluated.get("exceptionDetails")
         except BrowserError as error:
             reason = next((text for text in UNRETURNABLE if text in error.message), None)
+            if reason is None and trio.current_time() - started >= JS_TIMEOUT_MS / 1000 - 1:
+                # Chrome ends a script at the evaluation's own timeout with a bare "Internal
+                # error": say what happened instead.
+                raise ToolInputError(
+                    f"The script ran for {JS_TIMEOUT_MS // 1000} s without finishing and was"
+                    " stopped there (an endless loop, or work too long for one call); what it"
+                    " changed before that stays changed. Run less at once, or await a promise"
+                    " instead of waiting in a loop."
+                ) from None
             if reason is None:
                 raise
             return self._page_result(
@@ -249,7 +261,7 @@ class _PageTools:
             )
             return dialog_result(call, tab, lead, stop.dialog)
         if details:
-            text = f"Error: {_exception_text(details)}"
+            text = clip_text(f"Error: {_exception_text(details)}", JS_RESULT_LIMIT)
         else:
             text = clip_text(_remote_value(evaluated.get("result") or {}), JS_RESULT_LIMIT)
         page = await self._channel.tab_page(call, tab)

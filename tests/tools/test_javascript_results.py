@@ -1,0 +1,47 @@
+"""javascript_tool's own words for what Chrome answers tersely: a script stopped at its time
+bound, and an error too long to repeat whole."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
+
+from ghostlight_trio.browser.errors import BrowserError
+from ghostlight_trio.tools.page_tools import JS_RESULT_LIMIT, JS_TIMEOUT_MS, page_tool_handlers
+
+from .fakes import ScriptedBrowser, tool_call
+
+PAGE = {"url": "http://a.test/", "title": "A", "renderSerial": 1}
+
+
+async def test_a_script_stopped_at_its_time_bound_says_so(autojump_clock: Any) -> None:
+    class Endless(ScriptedBrowser):
+        async def request(self, workspace_id: Any, op: str, args: dict[str, Any], *, timeout: float) -> Any:  # noqa: ASYNC109
+            if op == "cdp":
+                await trio.sleep(JS_TIMEOUT_MS / 1000)
+                raise BrowserError(
+                    'Runtime.evaluate failed: {"code":-32603,"message":"Internal error"}', "cdp", "cdp_failed"
+                )
+            return {"value": PAGE}
+
+    js = page_tool_handlers(None, Endless(lambda op, args: {}))["javascript_tool"]
+    result = await js(tool_call("javascript_tool", action="javascript_exec", text="while (true) {}"))
+    assert result.kind == "tool_error"
+    assert text(result).startswith("The script ran for 30 s without finishing and was stopped there")
+    assert "Internal error" not in text(result)
+
+
+async def test_an_error_is_cut_like_a_value() -> None:
+    def answer(op: str, args: dict[str, Any]) -> dict[str, Any]:
+        if op == "cdp":
+            name = "x" * 200_000
+            details = {"exception": {"description": f"ReferenceError: {name} is not defined"}}
+            return {"result": {"exceptionDetails": details}}
+        return {"value": PAGE, "tabId": 7, "url": PAGE["url"], "title": "A"}
+
+    js = page_tool_handlers(None, ScriptedBrowser(answer))["javascript_tool"]
+    result = await js(tool_call("javascript_tool", action="javascript_exec", text="x"))
+    assert "ReferenceError" in text(result)
+    assert len(text(result)) < JS_RESULT_LIMIT + 1_000
