@@ -22,6 +22,9 @@ _CODE_NEXT_STEP = {
     " browser's error)",
     "content_unavailable": "navigate the tab to a web page (http or https) first; Chrome keeps"
     " extensions out of about:blank, chrome:// pages and the Chrome Web Store",
+    "resize_failed": "pick a size that fits the screen (Chrome keeps at least half of a window"
+    " on screen)",
+    "no_history": "there is no such page in this tab's history; navigate to a URL instead",
     "page_changed": "let the new page load (wait_for with state settled), then call it again",
     "page_unresponsive": "if a JavaScript dialog is showing there, the user must answer it in the"
     " browser window (or close the tab with tab_control); otherwise wait a moment and retry",

@@ -16,6 +16,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import attrs
 import trio
@@ -44,6 +45,9 @@ _QUIET_FLAGS = (
     "--disable-quic",
     "--disable-gpu",
 )
+
+
+HEADLESS_SCREEN = "1920x1080"
 
 
 class ManagedBrowserError(RuntimeError):
@@ -105,7 +109,27 @@ def prepare_profile(endpoints: Endpoints, extension_dir: Path | None = None) -> 
     hosts.mkdir(mode=0o700, exist_ok=True)
     manifest = host_manifest(wrapper, ext_id)
     (hosts / f"{NATIVE_HOST_NAME}.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    keep_downloads_in(profile, endpoints.data_dir / "downloads")
     return profile
+
+
+def keep_downloads_in(profile: Path, directory: Path) -> None:
+    """Point the profile's downloads at ``directory``: a link an agent follows in the managed
+    browser saves its file with the instance, not in the user's own Downloads folder."""
+    ensure_private_dir(directory)
+    preferences = profile / "Default" / "Preferences"
+    preferences.parent.mkdir(mode=0o700, exist_ok=True)
+    try:
+        settings = json.loads(preferences.read_text())
+    except (OSError, ValueError):
+        settings = {}
+    if not isinstance(settings, dict):
+        settings = {}
+    kept = settings.get("download")
+    download: dict[str, Any] = dict(kept) if isinstance(kept, dict) else {}
+    download.update(default_directory=str(directory), prompt_for_download=False)
+    settings["download"] = download
+    preferences.write_text(json.dumps(settings))
 
 
 def write_host_wrapper(endpoints: Endpoints) -> Path:
@@ -131,7 +155,9 @@ def browser_arguments(
     """The command line of a managed browser (no remote debugging port is ever opened)."""
     args = [str(browser)]
     if headless:
-        args.append("--headless")
+        # A headless screen is 800x600 unless told otherwise, and Chrome refuses a window that
+        # is not at least half on screen: resize_window to 1280x800 would fail.
+        args += ["--headless", f"--screen-info={{{HEADLESS_SCREEN}}}"]
     if no_sandbox:
         args.append("--no-sandbox")
     args += list(_QUIET_FLAGS)

@@ -221,8 +221,9 @@ class _ContextTools:
         if result.get("started") is False:
             return ToolResult.text(
                 f"The navigation to {url} did not start within {LOAD_WAIT_MS // 1000} s: the tab"
-                f" is still at {final_url} and the browser shows no navigation under way (it"
-                " does not open some URLs this way, such as data: URLs).",
+                f" is still at {final_url} and the browser shows no navigation under way. Some"
+                " URLs do not open this way: data: URLs, and a link to a file, which starts a"
+                " download instead of showing a page.",
                 kind="tool_error",
                 structured=structured,
             )

@@ -89,6 +89,14 @@ def loopback_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
 
 class _Pages(QuietHandler):
     def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        if self.path == "/report.bin":  # a file to download, not a page
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Disposition", 'attachment; filename="report.bin"')
+            self.send_header("Content-Length", "4")
+            self.end_headers()
+            self.wfile.write(b"data")
+            return
         if self.path in ("/slow", "/unanswered"):
             time.sleep(SLOW_SECONDS if self.path == "/slow" else UNANSWERED_SECONDS)
             body = "<title>Slow page</title>"

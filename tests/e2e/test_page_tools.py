@@ -439,3 +439,24 @@ async def test_typing_cancelled_part_way_says_how_much_was_typed(
     assert text(stopped).endswith(f"Done before it stopped: typed {typed} of 1500 characters.")
     again = await service.call("computer", ws, tabId=tab, action="type", text="!")
     assert again.kind == "ok", text(again)
+
+
+async def test_the_managed_browser_keeps_downloads_with_the_instance_and_fits_common_sizes(
+    tools_service: Service, tools_browser: Any, web: str
+) -> None:
+    service = tools_service
+    ws, tab = await open_page(service, f"{web}/")
+    # A file link starts a download, not a page: the tab stays, and the file lands with the
+    # instance, never in the user's own Downloads folder.
+    followed = await service.call("navigate", ws, tabId=tab, url=f"{web}/report.bin")
+    assert followed.kind == "tool_error" and "starts a download" in text(followed), text(followed)
+    saved = service.endpoints.data_dir / "downloads" / "report.bin"
+    with trio.fail_after(10):
+        while not saved.exists():  # noqa: ASYNC110 - the browser writes it
+            await trio.sleep(0.1)
+    assert saved.read_bytes() == b"data"
+    # A headless screen as big as a common one: Chrome keeps a window at least half on screen.
+    for width, height in ((1280, 800), (1920, 1080)):
+        resized = await service.call("resize_window", ws, tabId=tab, width=width, height=height)
+        assert resized.kind == "ok", text(resized)
+    await service.call("resize_window", ws, tabId=tab, width=800, height=600)
