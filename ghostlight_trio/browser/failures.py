@@ -25,6 +25,7 @@ _CODE_NEXT_STEP = {
     "resize_failed": "pick a size that fits the screen (Chrome keeps at least half of a window"
     " on screen)",
     "no_history": "there is no such page in this tab's history; navigate to a URL instead",
+    "tab_not_found": "the tab is gone; list the workspace's tabs with tabs_context_mcp",
     "page_changed": "let the new page load (wait_for with state settled), then call it again",
     "page_unresponsive": "if a JavaScript dialog is showing there, the user must answer it in the"
     " browser window (or close the tab with tab_control); otherwise wait a moment and retry",

@@ -16,7 +16,7 @@ TAB_ID_LIST_KEYS = frozenset({"tabIds", "ownedTabIds", "closed"})
 PROSE_KEYS = frozenset({"note"})
 """Result keys holding extension-authored prose that may name tab ids (never page text)."""
 
-_PROSE_TAB = re.compile(r"(?i)(\btabs?(?: ?ids?)?:? ?)(\d+(?:, ?\d+)*)")
+_PROSE_TAB = re.compile(r"(?i)(\btabs?(?: with)?(?: ?ids?)?:? ?)(\d+(?:, ?\d+)*)")
 
 
 class ForeignTabError(ValueError):

@@ -264,7 +264,17 @@ class _PageTools:
             text = clip_text(f"Error: {_exception_text(details)}", JS_RESULT_LIMIT)
         else:
             text = clip_text(_remote_value(evaluated.get("result") or {}), JS_RESULT_LIMIT)
-        page = await self._channel.tab_page(call, tab)
+        try:
+            page = await self._channel.tab_page(call, tab)
+        except BrowserError as gone:
+            if gone.code != "tab_not_found":
+                raise
+            ws = call.context.workspace_id
+            fenced = wrap_page_text(text, ws, "unknown")
+            return ToolResult.text(
+                f"{fenced}\nThe script ran; its tab is gone now (it closed).",
+                structured={"provenance": provenance(ws, "unknown")},
+            )
         return self._page_result(call, text, page)
 
     async def _evaluate(self, call: ToolCall, tab: int, code: str) -> dict[str, Any]:

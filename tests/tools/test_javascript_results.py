@@ -45,3 +45,22 @@ async def test_an_error_is_cut_like_a_value() -> None:
     result = await js(tool_call("javascript_tool", action="javascript_exec", text="x"))
     assert "ReferenceError" in text(result)
     assert len(text(result)) < JS_RESULT_LIMIT + 1_000
+
+
+async def test_a_script_that_closed_its_tab_reports_its_value_and_the_closing() -> None:
+    def answer(op: str, args: dict[str, Any]) -> dict[str, Any]:
+        if op == "cdp":
+            return {"result": {"result": {"type": "number", "value": 5}}}
+        raise BrowserError("No tab with id 7 (it was closed or never existed)", code="tab_not_found")
+
+    js = page_tool_handlers(None, ScriptedBrowser(answer))["javascript_tool"]
+    result = await js(tool_call("javascript_tool", action="javascript_exec", text="window.close(); 5"))
+    assert result.kind == "ok"
+    assert "UNTRUSTED ---\n5\n--- END" in text(result)
+    assert text(result).endswith("The script ran; its tab is gone now (it closed).")
+
+
+def test_extension_prose_naming_a_tab_with_id_is_rewritten_to_the_composite_id() -> None:
+    from ghostlight_trio.browser.tabids import rewrite_text
+
+    assert rewrite_text("No tab with id 5 (it was closed)", 1) == "No tab with id 4294967301 (it was closed)"
