@@ -51,6 +51,8 @@ TYPE_MAX_CHARS = 2000
 far more on a page with heavy key handlers): more than this could outlast the caller's 60 s and
 then the tab, which stays quarantined while the rest is unknown. Longer text goes in parts, or
 whole through ``form_input``."""
+FAR_PX = 100_000
+"""CSS pixels from the viewport past which a point is no page's (and would not even travel)."""
 MOUSE = "Input.dispatchMouseEvent"
 KEY = "Input.dispatchKeyEvent"
 
@@ -188,7 +190,13 @@ class ComputerTool:
                 "coordinate or ref is required." if key == "coordinate" else f"{key} is required."
             )
             raise ToolInputError(need)
-        return self._contexts.to_css(tab, float(point[0]), float(point[1]))
+        x, y = self._contexts.to_css(tab, float(point[0]), float(point[1]))
+        if not all(math.isfinite(v) and abs(v) <= FAR_PX for v in (x, y)):
+            raise ToolInputError(
+                f"{key} ({_n(point[0])}, {_n(point[1])}) is far outside any page; nothing was"
+                " sent. Take a screenshot and pick a point inside it."
+            )
+        return x, y
 
     async def _send(
         self,
@@ -331,6 +339,14 @@ class ComputerTool:
         before = await self._observe(call, tab, x=sx, y=sy)
         start = call.arguments["start_coordinate"]
         end = call.arguments["coordinate"]
+        viewport = before.get("viewport") if before else None
+        if isinstance(viewport, dict) and not (_inside(sx, sy, viewport) and _inside(ex, ey, viewport)):
+            raise ToolInputError(
+                f"A drag from ({_n(start[0])}, {_n(start[1])}) to ({_n(end[0])}, {_n(end[1])})"
+                f" leaves the visible page (viewport {_n(viewport.get('width'))}x"
+                f"{_n(viewport.get('height'))} CSS px); nothing was sent. Take a screenshot and"
+                " pick both points inside it."
+            )
         summary = f"Dragged ({_n(start[0])}, {_n(start[1])}) -> ({_n(end[0])}, {_n(end[1])})."
         press: dict[str, Any] = {"button": "left", "clickCount": 1, "modifiers": bits}
         grab = [
@@ -568,9 +584,11 @@ def _dialog_outcome(call: ToolCall, tab: int, stop: PageDialog) -> ToolResult:
 
 
 def _n(value: Any) -> str:
-    """A number as short text: integers without a decimal point."""
+    """A number as short text: integers without a decimal point, huge ones in exponent form."""
     number = float(value)
-    if math.isfinite(number) and number.is_integer():
+    if not math.isfinite(number) or abs(number) >= 1e9:
+        return f"{number:g}"
+    if number.is_integer():
         return str(int(number))
     return f"{number:.1f}"
 

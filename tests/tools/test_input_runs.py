@@ -93,3 +93,20 @@ async def test_a_click_is_one_request() -> None:
     assert result.kind == "ok", text(result)
     assert _requests(browser, "cdp Input.dispatchMouseEvent") == 3  # move, press, release
     assert browser.sequences == 1
+
+
+async def test_points_no_page_has_are_refused_before_anything_is_sent() -> None:
+    def answer(op: str, args: dict[str, Any]) -> dict[str, Any]:
+        if op == "content":
+            return {"value": {**OBSERVED, "viewport": {"width": 800, "height": 600}}}
+        return {"result": {}}
+
+    browser = ScriptedBrowser(answer)
+    computer = page_tool_handlers(None, browser)["computer"]
+    far = await computer(tool_call("computer", action="left_click", coordinate=[1e308, 5]))
+    assert far.kind == "tool_error" and "(1e+308, 5) is far outside any page" in text(far), text(far)
+    off = await computer(tool_call(
+        "computer", action="left_click_drag", start_coordinate=[-20, -80], coordinate=[5000, 5000]
+    ))  # fmt: skip
+    assert off.kind == "tool_error" and "leaves the visible page" in text(off), text(off)
+    assert not any(line.startswith("cdp") for line in browser.seen)
