@@ -70,8 +70,8 @@ def add_parsers(commands: Any, instance: argparse.ArgumentParser) -> None:
     show.add_argument("--tool")
     show.add_argument("--decision", choices=["allow", "deny", "shadow_deny", "held"])
     show.add_argument("--workspace", metavar="FINGERPRINT", help="one workspace's records (ws-…)")
-    show.add_argument("--since", help="e.g. 15m, 2h, 3d or an RFC 3339 time prefix")
-    show.add_argument("--until", help="e.g. 5m or an RFC 3339 time prefix")
+    show.add_argument("--since", type=arguments.when, help="e.g. 15m, 2h, 3d or an RFC 3339 time prefix")
+    show.add_argument("--until", type=arguments.when, help="e.g. 5m or an RFC 3339 time prefix")
     show.add_argument("--json", action="store_true", help="raw JSON lines")
 
 

@@ -232,6 +232,12 @@ def test_audit_says_so_when_there_is_nothing_to_show(instance_env, endpoints):
     assert f"no records match; audit file: {endpoints.audit_file}" in unmatched.stderr
     matched = audit("show", "--tool", "t")
     assert len(_rows(matched.stdout)) == 1 and matched.stderr == ""
+    # A time filter that cannot be read is a usage error, never a filter matching nothing.
+    for flag, value in (("--since", "99x"), ("--until", "yesterday")):
+        unreadable = audit("show", flag, value)
+        assert unreadable.returncode == 2 and f"{value!r} is not a time" in unreadable.stderr
+    dated = audit("show", "--since", "2025-12-31", "--until", "2026-01-01T01:00")
+    assert dated.returncode == 0 and len(_rows(dated.stdout)) == 1
 
 
 def test_audit_tail_follows_new_records_across_a_rotation(instance_env, endpoints):
