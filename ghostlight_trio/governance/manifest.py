@@ -74,10 +74,20 @@ def canonical_hash(value: Any) -> str:
 def load_manifest(path: Path) -> Manifest:
     """Read and parse a manifest file; raises ``ManifestError`` (also for unreadable files)."""
     try:
-        text = path.read_text("utf-8")
+        with path.open("rb") as handle:
+            data = handle.read(MAX_MANIFEST_BYTES + 1)  # /dev/zero or a FIFO would not end
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ManifestError(str(path), [f"cannot read the file: {exc}"]) from None
+    if len(data) > MAX_MANIFEST_BYTES:
+        raise ManifestError(
+            str(path), [f"the file is larger than {MAX_MANIFEST_BYTES} bytes; no manifest is"]
+        )
     return parse_manifest_text(text, source=str(path))
+
+
+MAX_MANIFEST_BYTES = 1024 * 1024
+"""Far past any real manifest; a read stops here, so no file can hold the reader up."""
 
 
 def parse_manifest_text(text: str, *, source: str = "manifest") -> Manifest:

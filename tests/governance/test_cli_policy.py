@@ -50,6 +50,12 @@ def test_check_accepts_a_valid_manifest(instance_env, tmp_path):
     assert done.stdout == f"{policy}: ok ({label}, 1 grants, mode enforce)\n"
 
 
+def test_check_of_a_file_that_never_ends_stops_and_says_why(instance_env):
+    done = cli(instance_env, "policy", "check", "/dev/zero")
+    assert done.returncode == 1
+    assert "the file is larger than 1048576 bytes" in done.stderr
+
+
 def test_check_rejects_and_names_the_field_of_each_problem(instance_env, tmp_path):
     body: dict[str, Any] = json.loads(json.dumps(DENYING_POLICY))
     body["grants"][0]["colour"] = "red"
