@@ -15,10 +15,17 @@ import regex
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1_000
 ERROR_LEVELS = frozenset({"error", "exception", "assert"})
-FIRST_USE_NOTE = (
-    "Capture for this tab started with this call; messages logged earlier are not included."
-    " Reload the page (navigate to the same URL) to capture load-time entries."
-)
+FIRST_USE_NOTE = {
+    "console": (
+        "Capture for this tab started with this call: messages logged earlier are here only as"
+        " far as Chrome still kept them. Reload the page (navigate to the same URL) to capture"
+        " load-time entries as they happen."
+    ),
+    "network": (
+        "Capture for this tab started with this call; requests made earlier are not included."
+        " Reload the page (navigate to the same URL) to capture load-time requests."
+    ),
+}
 
 
 def bounded_limit(raw: Any) -> int:
@@ -130,7 +137,7 @@ def buffer_notes(answer: dict[str, Any], *, total: int, matched: int, noun: str)
     if answer.get("reset"):
         notes.append(f"Note: the {noun} buffer was reset ({answer['reset']}).")
     if answer.get("started"):
-        notes.append(FIRST_USE_NOTE)
+        notes.append(FIRST_USE_NOTE.get(noun, FIRST_USE_NOTE["network"]))
     if answer.get("dropped"):
         notes.append(f"Note: {answer['dropped']} older {noun} entries were dropped (buffer full).")
     if matched == 0:
