@@ -26,6 +26,16 @@ _CODE_NEXT_STEP = {
     " on screen)",
     "no_history": "there is no such page in this tab's history; navigate to a URL instead",
     "tab_not_found": "the tab is gone; list the workspace's tabs with tabs_context_mcp",
+    "navigate_failed": "check the URL (a well-formed http or https address) and try again",
+    "disabled": "the page has not enabled this control yet: do what it asks first, or pick"
+    " another element",
+    "read_only": "this field cannot be edited; pick another element",
+    "unsupported_control": "set files with file_upload, not form_input",
+    "not_a_control": "pass the ref of the input, select or textarea itself (find or read_page"
+    " with filter interactive)",
+    "bad_value": "send true or false for a checkbox or radio button",
+    "no_such_option": "send one of the options listed",
+    "radio_uncheck": "choose another option of the group instead",
     "page_changed": "let the new page load (wait_for with state settled), then call it again",
     "page_unresponsive": "if a JavaScript dialog is showing there, the user must answer it in the"
     " browser window (or close the tab with tab_control); otherwise wait a moment and retry",

@@ -38,3 +38,14 @@ def test_a_bad_argument_the_extension_caught_points_at_the_argument_not_the_exte
     )
     assert _text(result).endswith("Next step: correct that argument and call again.")
     assert "chrome://extensions" not in _text(result)
+
+
+def test_a_form_control_that_refused_says_what_to_do_about_that_control() -> None:
+    for code, step in (
+        ("disabled", "the page has not enabled this control yet"),
+        ("unsupported_control", "set files with file_upload"),
+        ("bad_value", "send true or false"),
+        ("navigate_failed", "check the URL"),
+    ):
+        said = _text(failure_result(BrowserError("refused", "page", code)))
+        assert f"Next step: {step}" in said and "re-locate" not in said and "chrome://extensions" not in said
