@@ -303,10 +303,11 @@ def _dialog_status(
     structured: dict[str, Any] = {"open": True, "type": str(kind), "message": message}
     if kind == "prompt":
         structured["defaultPrompt"] = str(answer.get("defaultPrompt", ""))
-    head = (
-        f"A {kind} dialog is open on tab {tab}; answer it with dialog accept,"
-        " dismiss or respond. Its message:"
-    )
+    how = {
+        "prompt": "accept, dismiss, or respond with text",
+        "alert": "accept",
+    }.get(str(kind), "accept or dismiss")
+    head = f"A JavaScript {kind} dialog is open on tab {tab}; answer it with dialog {how}. Its message:"
     return f"{head}\n{wrap_page_text(message, ws, origin)}", structured
 
 

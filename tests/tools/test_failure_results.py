@@ -49,3 +49,12 @@ def test_a_form_control_that_refused_says_what_to_do_about_that_control() -> Non
     ):
         said = _text(failure_result(BrowserError("refused", "page", code)))
         assert f"Next step: {step}" in said and "re-locate" not in said and "chrome://extensions" not in said
+
+
+def test_an_open_dialog_is_named_with_the_answers_that_fit_it() -> None:
+    from ghostlight_trio.tools.more_tools import _dialog_status
+
+    for kind, how in (("alert", "accept."), ("confirm", "accept or dismiss."), ("prompt", "respond with text.")):
+        head, _ = _dialog_status({"open": True, "type": kind, "message": "m"}, 7, "ws", "http://a.test")
+        assert head.startswith(f"A JavaScript {kind} dialog is open on tab 7; answer it with dialog")
+        assert head.split("\n")[0].endswith(f"{how} Its message:")
