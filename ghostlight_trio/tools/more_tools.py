@@ -247,7 +247,7 @@ class _MoreTools:
                 f" within {plan.timeout_ms} ms."
             )
         else:
-            summary = f"Not found within {plan.timeout_ms} ms: {target} did not hold."
+            summary = f"Not met within {plan.timeout_ms} ms: expected that {target}."
         if plan.state in ("visible", "gone") and plan.has_target():
             count, visible = int(last.get("count", 0)), int(last.get("visible", 0))
             summary += f" Last observation: {count} matching element(s), {visible} visible."

@@ -131,7 +131,7 @@ async def test_wait_for_reports_found_gone_and_honest_timeouts(
         never = await service.call("wait_for", ws, tabId=tab, text="never here", timeout_ms=800)
     assert never.structured["found"] is False
     assert 800 <= never.structured["elapsed_ms"] < 3000
-    assert text(never).startswith("Not found within 800 ms")
+    assert text(never).startswith("Not met within 800 ms: expected that ")
 
     bad = await service.call("wait_for", ws, tabId=tab, selector="p[", timeout_ms=2000)
     assert bad.kind == "tool_error" and "selector" in text(bad)
