@@ -135,7 +135,11 @@ def lookup(name: str) -> KeyDef:
     normal = ALIASES.get(normal, normal)
     if normal in NAMED:
         return NAMED[normal]
-    raise KeyComboError(f'Unknown key "{name}"')
+    raise KeyComboError(
+        f'Unknown key "{name}": name a key such as Enter, Tab, Escape, Backspace, ArrowDown,'
+        " PageDown, F5 or a letter, optionally with modifiers (ctrl+a, shift+Tab); to enter"
+        " text, use action type."
+    )
 
 
 @attrs.frozen
