@@ -7,6 +7,7 @@ slot) are adopted atomically, and nothing else is.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
 import re
@@ -78,22 +79,37 @@ def context_handlers(workspaces: TabOwnership, browser: BrowserRequests) -> dict
 
 
 def normalize_url(raw: str) -> str | None:
-    """Complete a scheme-less URL with ``https://``; ``None`` when it cannot be a URL."""
+    """Complete a scheme-less URL with ``https://`` (``http://`` for this computer's own
+    addresses); ``None`` when it cannot be a URL."""
     text = raw.strip()
-    if text in ("back", "forward"):
-        return text
+    if text.lower() in ("back", "forward"):
+        return text.lower()
     if not text or any(ch.isspace() for ch in text):
         return None
     if _PASS_THROUGH.match(text):
         return text
-    if not _HTTP.match(text):
+    completed = not _HTTP.match(text)
+    if completed:
         text = "https://" + _SHORT_SCHEME.sub("", text)
     try:
         parts = urlsplit(text)
         parts.port  # noqa: B018 - raises ValueError on a malformed port
     except ValueError:
         return None
+    if completed and _is_loopback(parts.hostname or ""):
+        # As the address bar does: a local development server speaks plain http.
+        text = "http://" + text[len("https://") :]
     return text if parts.hostname else None
+
+
+def _is_loopback(host: str) -> bool:
+    host = host.lower().rstrip(".")
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class _ContextTools:

@@ -59,7 +59,12 @@ async def serve_script(peer: FakeExtension, answers: dict[str, Callable[[dict], 
         ("http://127.0.0.1:8000/a", "http://127.0.0.1:8000/a"),
         ("HTTPS://x.test", "HTTPS://x.test"),
         ("htp://x.test/p", "https://x.test/p"),
-        ("localhost:8080/x", "https://localhost:8080/x"),
+        ("localhost:8080/x", "http://localhost:8080/x"),  # this computer's own: plain http
+        ("127.0.0.1:5173/", "http://127.0.0.1:5173/"),
+        ("[::1]:3000", "http://[::1]:3000"),
+        ("https://localhost:8443/", "https://localhost:8443/"),  # as given
+        ("10.0.0.1/admin", "https://10.0.0.1/admin"),
+        ("BACK", "back"),
         ("about:blank", "about:blank"),
         ("chrome://version", "chrome://version"),
         ("back", "back"),
