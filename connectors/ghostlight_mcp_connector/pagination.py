@@ -78,7 +78,31 @@ def tools_page(
     )
     if page is None:
         return None
-    body: dict[str, Any] = {"tools": [render(t) for t in projection.tools[page.start : page.stop]]}
+    body: dict[str, Any] = {"tools": _rendered(projection, page.start, page.stop, render)}
     if page.next_cursor is not None:
         body["nextCursor"] = page.next_cursor
     return body
+
+
+_RENDERED: dict[tuple[int, int, int, Any], tuple[CatalogProjection, list[dict[str, Any]]]] = {}
+_RENDERED_KEPT = 8
+
+
+def _rendered(
+    projection: CatalogProjection,
+    start: int,
+    stop: int,
+    render: Callable[[ToolDescriptor], dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """The rendered tools of one page, made once per projection: a client listing tools again
+    gets the same objects (only read, never changed, once made) instead of fresh deep copies of
+    every schema, which cost most of a tools/list."""
+    key = (id(projection), start, stop, render)
+    kept = _RENDERED.get(key)
+    if kept is not None and kept[0] is projection:
+        return kept[1]
+    if len(_RENDERED) >= _RENDERED_KEPT:
+        _RENDERED.clear()
+    tools = [render(tool) for tool in projection.tools[start:stop]]
+    _RENDERED[key] = (projection, tools)
+    return tools
