@@ -7,11 +7,16 @@ id; one the client cancelled meanwhile is withdrawn, and stays unanswered.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import attrs
 
-from ghostlight_trio.transport.bridge import CatalogChanged, CatalogProjection, CatalogRequest
+from ghostlight_trio.transport.bridge import (
+    CatalogChanged,
+    CatalogProjection,
+    CatalogRequest,
+    ToolDescriptor,
+)
 
 from .actions import Action
 from .jsonrpc import RequestId
@@ -24,6 +29,7 @@ class _Waiter(Protocol):
 
 
 W = TypeVar("W", bound=_Waiter)
+Render = Callable[[ToolDescriptor], dict[str, Any]]
 
 
 @attrs.frozen
@@ -42,6 +48,7 @@ class CatalogStore(Generic[W]):
         self._owed: dict[RequestId, W] = {}
         self._previous: CatalogProjection | None = None
         self._announce_if_changed = False
+        self._pages: dict[tuple[int, int, Render], list[dict[str, Any]]] = {}
 
     @property
     def fetching(self) -> bool:
@@ -72,6 +79,7 @@ class CatalogStore(Generic[W]):
         if self.projection is not None:
             self._previous = self.projection
         self.projection = None
+        self._pages.clear()
         self._fetching = None
         self._announce_if_changed = self._announce_if_changed or announce_if_changed
 
@@ -80,10 +88,22 @@ class CatalogStore(Generic[W]):
             return None
         self._fetching = None
         self.projection = message
+        self._pages.clear()
         changed = self._previous is not None and self._previous.tools != message.tools
         announce = self._announce_if_changed and changed
         self._announce_if_changed = False
         return Accepted(self._take_waiters(), announce)
+
+    def rendered(self, start: int, stop: int, render: Render) -> list[dict[str, Any]]:
+        """The projection's tools ``start:stop`` rendered, made once per projection: a client
+        listing again gets the same objects (only read once made) instead of fresh deep copies
+        of every schema, which cost most of a tools/list."""
+        assert self.projection is not None, "rendered only while a projection is held"
+        key = (start, stop, render)
+        page = self._pages.get(key)
+        if page is None:
+            page = self._pages[key] = [render(t) for t in self.projection.tools[start:stop]]
+        return page
 
     def abandon(self) -> list[W]:
         """The fetch cannot complete (connection failed or lost): hand back the waiters."""

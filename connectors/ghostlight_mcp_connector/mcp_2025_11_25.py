@@ -313,7 +313,10 @@ class Mcp20251125:
         return actions
 
     def _list_page(self, waiter: _ListWaiter, projection: CatalogProjection) -> WriteMessage:
-        body = tools_page(waiter.cursor, projection, self._page_size, tool_json)
+        body = tools_page(
+            waiter.cursor, projection, self._page_size,
+            lambda start, stop: self.catalog.rendered(start, stop, tool_json),
+        )
         if body is None:
             return invalid_cursor(waiter.request_id)
         return WriteMessage(jsonrpc.result(waiter.request_id, body))

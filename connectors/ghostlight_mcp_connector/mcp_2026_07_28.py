@@ -376,7 +376,10 @@ class Mcp20260728:
         ]
 
     def _list_page(self, waiter: _ListWaiter, projection: CatalogProjection) -> WriteMessage:
-        body = tools_page(waiter.cursor, projection, self._page_size, _tool_json)
+        body = tools_page(
+            waiter.cursor, projection, self._page_size,
+            lambda start, stop: self.catalog.rendered(start, stop, _tool_json),
+        )
         if body is None:
             return invalid_cursor(waiter.request_id)
         private = projection.restricted or waiter.private

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 import attrs
 
-from ghostlight_trio.transport.bridge import CatalogProjection, ToolDescriptor
+from ghostlight_trio.transport.bridge import CatalogProjection
 
 T = TypeVar("T")
 DEFAULT_PAGE_SIZE = 100
@@ -70,39 +70,16 @@ def tools_page(
     cursor: str | None,
     projection: CatalogProjection,
     page_size: int,
-    render: Callable[[ToolDescriptor], dict[str, Any]],
+    render: Callable[[int, int], list[dict[str, Any]]],
 ) -> dict[str, Any] | None:
-    """The ``tools`` (and ``nextCursor``) of one list page; None for a cursor to refuse."""
+    """The ``tools`` (and ``nextCursor``) of one list page; None for a cursor to refuse.
+    ``render(start, stop)`` gives the rendered tools of that slice of the projection."""
     page = page_for(
         cursor, generation=projection.generation, total=len(projection.tools), page_size=page_size
     )
     if page is None:
         return None
-    body: dict[str, Any] = {"tools": _rendered(projection, page.start, page.stop, render)}
+    body: dict[str, Any] = {"tools": render(page.start, page.stop)}
     if page.next_cursor is not None:
         body["nextCursor"] = page.next_cursor
     return body
-
-
-_RENDERED: dict[tuple[int, int, int, Any], tuple[CatalogProjection, list[dict[str, Any]]]] = {}
-_RENDERED_KEPT = 8
-
-
-def _rendered(
-    projection: CatalogProjection,
-    start: int,
-    stop: int,
-    render: Callable[[ToolDescriptor], dict[str, Any]],
-) -> list[dict[str, Any]]:
-    """The rendered tools of one page, made once per projection: a client listing tools again
-    gets the same objects (only read, never changed, once made) instead of fresh deep copies of
-    every schema, which cost most of a tools/list."""
-    key = (id(projection), start, stop, render)
-    kept = _RENDERED.get(key)
-    if kept is not None and kept[0] is projection:
-        return kept[1]
-    if len(_RENDERED) >= _RENDERED_KEPT:
-        _RENDERED.clear()
-    tools = [render(tool) for tool in projection.tools[start:stop]]
-    _RENDERED[key] = (projection, tools)
-    return tools

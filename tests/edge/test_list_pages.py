@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from ghostlight_mcp_connector.catalog_store import CatalogStore
 from ghostlight_mcp_connector.pagination import tools_page
 from ghostlight_mcp_connector.rendering import tool_json
 
@@ -9,19 +12,39 @@ from ghostlight_trio.catalog.registry import Catalog, load_specs
 from ghostlight_trio.transport.bridge import CatalogProjection
 
 
-def _projection(generation: int) -> CatalogProjection:
+def _projection(sequence: int) -> CatalogProjection:
     specs = load_specs()
     tools = Catalog(specs, [spec.name for spec in specs]).descriptors()
-    return CatalogProjection(sequence=1, generation=generation, tools=tools, restricted=False)
+    return CatalogProjection(sequence=sequence, generation=sequence, tools=tools, restricted=False)
+
+
+def _store_holding(projection: CatalogProjection, store: CatalogStore[Any]) -> CatalogStore[Any]:
+    store.fetch(_NoLink(), lambda: projection.sequence)
+    assert store.accept(projection) is not None
+    return store
+
+
+class _NoLink:
+    def send(self, message: object) -> list[object]:
+        return []
 
 
 def test_a_page_is_rendered_once_per_projection_and_its_envelope_is_fresh() -> None:
     first = _projection(1)
-    one, two = tools_page(None, first, 100, tool_json), tools_page(None, first, 100, tool_json)
-    assert one is not None and two is not None
+    store = _store_holding(first, CatalogStore())
+
+    def page() -> dict[str, Any]:
+        body = tools_page(None, first, 100, lambda a, b: store.rendered(a, b, tool_json))
+        assert body is not None
+        return body
+
+    one, two = page(), page()
     assert one is not two and one["tools"] is two["tools"]  # the same rendering, a new body
     one["ttlMs"] = 0  # what an era adds to its body never reaches the next answer
     assert "ttlMs" not in two
-    later = tools_page(None, _projection(2), 100, tool_json)
-    assert later is not None and later["tools"] is not one["tools"]
-    assert later["tools"] == one["tools"]
+    store.invalidate()
+    later = _projection(2)
+    _store_holding(later, store)
+    fresh = tools_page(None, later, 100, lambda a, b: store.rendered(a, b, tool_json))
+    assert fresh is not None and fresh["tools"] is not one["tools"]
+    assert fresh["tools"] == one["tools"]
