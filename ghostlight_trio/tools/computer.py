@@ -549,8 +549,10 @@ def _runs(steps: list[Step]) -> Iterator[tuple[int, int]]:
 
 def _note_done(call: ToolCall, done: Mapping[int, str] | None, sent: int) -> None:
     """Report the furthest point of ``done`` reached once the first ``sent`` steps went out."""
-    reached = [index for index in (done or {}) if index < sent]
-    if reached and done is not None:
+    if done is None:
+        return
+    reached = [index for index in done if index < sent]
+    if reached:
         call.effects.done_so_far(done[max(reached)])
 
 

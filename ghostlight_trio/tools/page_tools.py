@@ -235,12 +235,12 @@ class _PageTools:
             if reason is None and trio.current_time() - started >= JS_TIMEOUT_MS / 1000 - 1:
                 # Chrome ends a script at the evaluation's own timeout with a bare "Internal
                 # error": say what happened instead.
-                raise ToolInputError(
+                return ToolResult.error(
                     f"The script ran for {JS_TIMEOUT_MS // 1000} s without finishing and was"
                     " stopped there (an endless loop, or work too long for one call); what it"
                     " changed before that stays changed. Run less at once, or await a promise"
                     " instead of waiting in a loop."
-                ) from None
+                )
             if reason is None:
                 raise
             return self._page_result(
