@@ -60,30 +60,69 @@
     return normalizeText(typeof el.innerText === "string" ? el.innerText : el.textContent);
   }
 
-  // Mechanism entry point. Result: {source, url, title, text, totalChars, truncated, note?}.
+  const FRAME_DEPTH = 4;
+  const FRAME_LIMIT = 20;
+
+  // The text of the readable (same-origin) frames shown inside `root`, in document order and
+  // nested ones after their host, each under a header naming it: a body's innerText leaves
+  // frames out entirely. Cross-origin frames are only counted: their text is not reachable.
+  function frameTexts(root, depth = 1, found = { sections: [], opaque: 0 }) {
+    const dom = ns.dom;
+    if (!dom || !root || depth > FRAME_DEPTH) return found;
+    for (const el of root.querySelectorAll("iframe, frame")) {
+      if (found.sections.length >= FRAME_LIMIT) break;
+      const env = el.ownerDocument && el.ownerDocument.defaultView;
+      if (env && !dom.isVisible(el, env)) continue;
+      const frameDoc = dom.frameDocument(el);
+      if (!frameDoc) {
+        found.opaque += 1;
+        continue;
+      }
+      const inner = frameDoc.body || frameDoc.documentElement;
+      const text = readText(inner);
+      const name = dom.clip(dom.accessibleName(el) || String(frameDoc.title || "") || dom.attr(el, "src") || "untitled", 80);
+      if (text) found.sections.push(`[Frame "${name}"]\n${text}`);
+      frameTexts(inner, depth + 1, found);
+    }
+    return found;
+  }
+
+  // Mechanism entry point. Result: {source, url, title, text, totalChars, truncated, frames?, note?}.
   function pageText(doc, args) {
     const candidates = [];
     for (const selector of ARTICLE_SELECTORS) {
       let best = null;
       for (const el of doc.querySelectorAll(selector)) {
         const text = readText(el);
-        if (!best || text.length > best.text.length) best = { selector, text };
+        if (!best || text.length > best.text.length) best = { selector, text, el };
       }
       if (best) candidates.push(best);
     }
     const bodyText = doc.body ? readText(doc.body) : "";
     const source = chooseSource(candidates, bodyText);
+    const frames = frameTexts(source.el || doc.body);
+    const fullText = [source.text, ...frames.sections].filter(Boolean).join("\n\n");
     const result = {
       source: source.selector,
       url: String(doc.location ? doc.location.href : ""),
       title: String(doc.title || ""),
-      ...truncate(source.text, maxCharsOf(args)),
+      ...truncate(fullText, maxCharsOf(args)),
     };
-    if (source.text.length < MIN_READABLE) {
-      result.note =
-        "The page has almost no readable text (it may be empty, still loading, or drawn on a canvas). " +
-        "Try read_page or a screenshot.";
+    if (frames.sections.length) result.frames = frames.sections.length;
+    const notes = [];
+    if (frames.opaque) {
+      notes.push(
+        `[${frames.opaque} cross-origin frame(s) not read: their text cannot be reached from this page; ` +
+          "a screenshot shows them]",
+      );
     }
+    if (fullText.length < MIN_READABLE) {
+      notes.push(
+        "The page has almost no readable text (it may be empty, still loading, or drawn on a canvas). " +
+          "Try read_page or a screenshot.",
+      );
+    }
+    if (notes.length) result.note = notes.join("\n");
     return result;
   }
 

@@ -178,7 +178,11 @@ class _PageTools:
         body = str(got.get("text", ""))
         if got.get("note"):
             body = f"{body}\n{got['note']}" if body else str(got["note"])
-        text = f"Source element: {got.get('source', 'body')}\n\n{body}"
+        source = str(got.get("source", "body"))
+        frames = got.get("frames")
+        if isinstance(frames, int) and frames > 0:
+            source += f", then the text of {frames} frame(s) in it"
+        text = f"Source element: {source}\n\n{body}"
         page = page_facts(
             tab, str(got.get("url", "")), str(got.get("title", "")), ping.get("renderSerial")
         )

@@ -126,3 +126,18 @@ async def test_frame_and_shadow_elements_are_read_found_set_and_clicked_by_ref(
     stale = await service.call("form_input", ws, tabId=tab, ref=city, value="Paris")
     assert stale.kind == "tool_error", text(stale)
     assert "[hop: page]" in text(stale) and "stale" in text(stale)
+
+
+async def test_page_text_includes_same_origin_frame_text_and_counts_opaque_frames(
+    tools_service: Service, tools_browser: Any, web: str
+) -> None:
+    service = tools_service
+    ws, tab = await open_page(service, f"{web}/frames")
+    got = await service.call("get_page_text", ws, tabId=tab)
+    assert got.kind == "ok", text(got)
+    body = text(got)
+    assert "Source element: body, then the text of 1 frame(s) in it" in body
+    section = body.index('[Frame "Inner form"]')
+    assert body.index("Delivery", section) > section and "Gift wrap" in body[section:]
+    assert "[1 cross-origin frame(s) not read" in body
+    assert "Hidden from us" not in body

@@ -88,6 +88,19 @@ describe("same-origin frames", () => {
     assert.equal(found.total, 0);
   });
 
+  test("page_text adds a readable frame's text under its name; a cross-origin one is counted", () => {
+    const { doc } = framedPage();
+    const out = page.text.pageText(doc, {});
+    assert.equal(out.frames, 1);
+    assert.match(out.text, /^Top\n\n\[Frame "Payment"\]\nInside/);
+    assert.match(out.text, /Below the fold$/);
+    assert.equal(out.note, undefined);
+    const opaque = page.text.pageText(framedPage({ readable: false }).doc, {});
+    assert.equal(opaque.frames, undefined);
+    assert.equal(opaque.text, "Top");
+    assert.match(opaque.note, /^\[1 cross-origin frame\(s\) not read/);
+  });
+
   test("find_text reaches into the frame with top-viewport centres", () => {
     const { doc, field } = framedPage();
     const ctx = context();

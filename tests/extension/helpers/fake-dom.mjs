@@ -74,6 +74,9 @@ export class FakeElement {
   matches(selector) {
     return matches(this, selector);
   }
+  querySelectorAll(selector) {
+    return [...this.walk()].filter((e) => e !== this && matches(e, selector));
+  }
   *walk() {
     yield this;
     for (const c of this.children) yield* c.walk();
