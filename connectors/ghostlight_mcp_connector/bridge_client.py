@@ -13,7 +13,12 @@ import trio
 
 from ghostlight_trio.transport.bridge import ServiceHello
 from ghostlight_trio.transport.endpoints import Endpoints, UnsafeDirectoryError
-from ghostlight_trio.transport.handshake import BridgeVersionError, ProofError, open_bridge
+from ghostlight_trio.transport.handshake import (
+    BridgeVersionError,
+    ProofError,
+    ServiceUnresponsive,
+    open_bridge,
+)
 from ghostlight_trio.transport.launch import ServiceLaunch, spawn_service
 from ghostlight_trio.transport.proof import SQUATTER_MESSAGE, SecretFileError
 from ghostlight_trio.transport.stream import BridgeClosed, MessageStream
@@ -51,7 +56,7 @@ class BridgeConnector:
                 except ProofError:
                     _log.error("%s", SQUATTER_MESSAGE)
                     raise ConnectFailed(SQUATTER_MESSAGE) from None
-                except BridgeVersionError as exc:
+                except (BridgeVersionError, ServiceUnresponsive) as exc:
                     _log.error("%s", exc)
                     raise ConnectFailed(str(exc)) from None
                 except SecretFileError as exc:

@@ -9,7 +9,9 @@ import trio
 
 from ..transport.bridge import ControlCommand, ControlResult
 from ..transport.endpoints import Endpoints
-from ..transport.handshake import open_bridge
+from ..transport.handshake import BridgeVersionError, ServiceUnresponsive, open_bridge
+from ..transport.proof import ProofError, SecretFileError
+from ..transport.stream import BridgeClosed
 
 COMMAND_TIMEOUT = 5.0
 
@@ -40,7 +42,21 @@ async def send_control(endpoints: Endpoints, command: str) -> ControlResult:
 async def control(endpoints: Endpoints, command: str) -> int:
     try:
         result = await send_control(endpoints, command)
-    except (OSError, trio.TooSlowError) as exc:
+    except ServiceUnresponsive as exc:
+        print(f"ghostlight: {exc}; {command!r} was not delivered.", file=sys.stderr)
+        return 1
+    except trio.TooSlowError:
+        print(
+            f"ghostlight: the service for instance {endpoints.instance!r} took the {command!r}"
+            f" command but did not confirm it within {COMMAND_TIMEOUT:g} s; check"
+            f" `ghostlight status --instance {endpoints.instance}`.",
+            file=sys.stderr,
+        )
+        return 1
+    except (ProofError, SecretFileError, BridgeVersionError, BridgeClosed) as exc:
+        print(f"ghostlight: {exc}; {command!r} was not delivered.", file=sys.stderr)
+        return 1
+    except OSError as exc:
         print(f"ghostlight: the service for instance {endpoints.instance!r} is not reachable"
               f" ({exc}); nothing is running to {command}.", file=sys.stderr)
         return 1

@@ -27,8 +27,14 @@ async def start(endpoints: Endpoints) -> int:
     except RuntimeError as exc:
         print(f"ghostlight: {exc}", file=sys.stderr)
         return 1
-    pid = process.pid if process is not None else (await query_status(endpoints)).pid
-    print(f"service started (pid {pid}, instance {endpoints.instance}); log: {endpoints.log_file}")
+    if process is None:  # another start got there first
+        pid = (await query_status(endpoints)).pid
+        print(f"service already running (pid {pid}); log: {endpoints.log_file}")
+        return 0
+    print(
+        f"service started (pid {process.pid}, instance {endpoints.instance});"
+        f" log: {endpoints.log_file}"
+    )
     return 0
 
 
@@ -55,8 +61,8 @@ async def stop(endpoints: Endpoints) -> int:
             return 0
         await trio.sleep(0.05)
     print(
-        f"ghostlight: service pid {pid} did not stop within {STOP_TIMEOUT:g} s;"
-        f" see {endpoints.log_file}",
+        f"ghostlight: service pid {pid} did not stop within {STOP_TIMEOUT:g} s (it may be"
+        f" frozen); force it with `kill -KILL {pid}`; see {endpoints.log_file}",
         file=sys.stderr,
     )
     return 1

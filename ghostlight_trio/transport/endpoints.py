@@ -22,7 +22,7 @@ INSTANCE_ENV = "GHOSTLIGHT_INSTANCE"
 HOME_ENV = "GHOSTLIGHT_HOME"
 """Overrides the per-user data and config root (tests and portable setups)."""
 
-_INSTANCE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+_INSTANCE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
 _SUN_PATH_LIMIT = 100  # sockaddr_un holds 108 bytes on Linux, 104 on macOS; keep a margin
 
 
@@ -38,7 +38,7 @@ def validate_instance(name: str | None) -> str:
     """Return the instance name to use, or raise with what a valid name looks like."""
     if name is None or name == "":
         return DEFAULT_INSTANCE
-    if not _INSTANCE_NAME.match(name):
+    if not _INSTANCE_NAME.fullmatch(name):
         raise InstanceNameError(
             f"invalid instance name {name!r}: use 1-40 characters of a-z, 0-9, '-' or '_',"
             " starting with a letter or digit"

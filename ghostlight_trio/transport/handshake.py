@@ -8,6 +8,7 @@ reports ``SQUATTER_MESSAGE`` to its own user.
 
 from __future__ import annotations
 
+import os
 import secrets
 
 import trio
@@ -25,6 +26,7 @@ from .bridge import (
 )
 from .endpoints import Endpoints
 from .framing import FrameError
+from .peercred import peer_credentials
 from .proof import ProofError, load_secret, sign, verify
 from .stream import MessageStream
 
@@ -35,17 +37,33 @@ class BridgeVersionError(Exception):
     """The two sides speak different bridge majors; upgrading one of them is the fix."""
 
 
+class ServiceUnresponsive(OSError):
+    """A process of this user holds the socket but said nothing in time: a frozen or swamped
+    service, not a squatter (a squatter running as this user could read the secret anyway)."""
+
+    def __init__(self, instance: str, pid: int) -> None:
+        who = f" (pid {pid})" if pid > 0 else ""
+        super().__init__(
+            f"the Ghostlight service for instance {instance!r}{who} accepted the connection but"
+            f" did not answer within {HANDSHAKE_TIMEOUT:g} s: it may be frozen or overloaded;"
+            f" stop it with `ghostlight service stop --instance {instance}`"
+            + (f" or `kill {pid}`" if pid > 0 else "")
+        )
+
+
 async def open_bridge(
     endpoints: Endpoints, *, role: str = "edge", client_version: str = ""
 ) -> tuple[MessageStream, ServiceHello]:
     """Connect to the instance's edge socket and authenticate the service.
 
-    Raises OSError when nothing listens, ProofError for a squatter, BridgeVersionError on a
-    major mismatch.
+    Raises OSError when nothing listens (``ServiceUnresponsive`` when this user's process
+    listens but does not answer), ProofError for a squatter, BridgeVersionError on a major
+    mismatch.
     """
     secret = load_secret(endpoints.secret_file)
     sock_stream = await trio.open_unix_socket(str(endpoints.edge_socket))
     stream = MessageStream(sock_stream)
+    heard = False
     try:
         with trio.fail_after(HANDSHAKE_TIMEOUT):
             nonce = secrets.token_bytes(16)
@@ -59,6 +77,7 @@ async def open_bridge(
                 )
             )
             hello_body = await stream.receive_body()
+            heard = True
             hello = decode_message(hello_body)
             if isinstance(hello, VersionMismatch):
                 raise BridgeVersionError(hello.message)
@@ -73,13 +92,31 @@ async def open_bridge(
                     f"service speaks bridge {hello.bridge_major}.{hello.bridge_minor}, this"
                     f" connector speaks {BRIDGE_MAJOR}.{BRIDGE_MINOR}; upgrade both to one release"
                 )
-    except (BridgeProtocolError, FrameError, trio.TooSlowError):
+    except trio.TooSlowError:
+        silent_owner = _own_silent_peer(sock_stream, answered=heard)
+        await stream.aclose()
+        if silent_owner is not None:
+            raise ServiceUnresponsive(endpoints.instance, silent_owner) from None
+        raise ProofError() from None
+    except (BridgeProtocolError, FrameError):
         await stream.aclose()
         raise ProofError() from None
     except BaseException:
         await stream.aclose()
         raise
     return stream, hello
+
+
+def _own_silent_peer(sock_stream: trio.SocketStream, *, answered: bool) -> int | None:
+    """The pid of the peer when it runs as this user and sent nothing whole: a service too
+    busy or stopped to answer. None for anyone else, who gets the fixed squatter refusal."""
+    if answered:
+        return None
+    try:
+        peer = peer_credentials(sock_stream.socket)  # type: ignore[arg-type]
+    except OSError:
+        return None
+    return peer.pid if peer.uid == os.getuid() else None
 
 
 async def accept_bridge(
@@ -116,4 +153,10 @@ async def accept_bridge(
     return hello
 
 
-__all__ = ["BridgeVersionError", "ProofError", "accept_bridge", "open_bridge"]
+__all__ = [
+    "BridgeVersionError",
+    "ProofError",
+    "ServiceUnresponsive",
+    "accept_bridge",
+    "open_bridge",
+]

@@ -97,3 +97,25 @@ def test_a_condition_of_the_machine_stops_the_service_with_one_line(endpoints, c
     assert len(said) == 1, done.stderr
     for part in expected:
         assert part in said[0]
+
+
+async def test_a_frozen_service_gets_a_clear_line_from_the_safety_switch(endpoints) -> None:
+    """``ghostlight panic`` against a service that accepts but cannot answer (stopped with
+    SIGSTOP here) says so in one line with its pid and how to stop it: no traceback, and no
+    claim that another process squats on the socket."""
+    process = await ensure_service(endpoints, "--keep-warm")
+    assert process is not None
+    process.send_signal(signal.SIGSTOP)
+    try:
+        done = await trio.run_process(
+            [sys.executable, "-m", "ghostlight_trio", "panic", "--instance", endpoints.instance],
+            capture_stdout=True, capture_stderr=True, check=False,
+        )
+    finally:
+        process.send_signal(signal.SIGCONT)
+        _stop(process)
+    stderr = done.stderr.decode()
+    assert done.returncode == 1
+    assert "Traceback" not in stderr and "squatting" not in stderr, stderr
+    assert f"(pid {process.pid}) accepted the connection but did not answer" in stderr
+    assert "'panic' was not delivered" in stderr

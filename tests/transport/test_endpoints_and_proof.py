@@ -20,7 +20,11 @@ from ghostlight_trio.transport.endpoints import (
     UnsafeDirectoryError,
     validate_instance,
 )
-from ghostlight_trio.transport.handshake import accept_bridge, open_bridge
+from ghostlight_trio.transport.handshake import (
+    ServiceUnresponsive,
+    accept_bridge,
+    open_bridge,
+)
 from ghostlight_trio.transport.proof import (
     SQUATTER_MESSAGE,
     ProofError,
@@ -36,7 +40,7 @@ def test_default_instance(name: str | None) -> None:
     assert validate_instance(name) == "default"
 
 
-@pytest.mark.parametrize("name", ["../x", "A", "a b", "-x", "x" * 41, "a/b", "é"])
+@pytest.mark.parametrize("name", ["../x", "A", "a b", "-x", "x" * 41, "a/b", "é", "abc\n"])
 def test_bad_instance_names_are_refused(name: str) -> None:
     with pytest.raises(InstanceNameError, match="invalid instance name"):
         validate_instance(name)
@@ -175,4 +179,24 @@ async def test_a_garbage_squatter_is_refused(endpoints: Endpoints) -> None:
         nursery.start_soon(squat)
         with pytest.raises(ProofError):
             await open_bridge(endpoints)
+    listener.close()
+
+
+async def test_a_silent_process_of_this_user_is_called_unresponsive_not_a_squatter(
+    endpoints: Endpoints, autojump_clock: trio.abc.Clock
+) -> None:
+    """A frozen service (here: a listener of this user that never answers) gets its own
+    diagnosis, naming its pid and how to stop it; the squatter refusal is for impostors."""
+    endpoints.ensure_private_dirs()
+    load_or_create_secret(endpoints.secret_file)
+    listener = trio.socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    await listener.bind(str(endpoints.edge_socket))
+    listener.listen(1)
+    with pytest.raises(ServiceUnresponsive) as caught:
+        await open_bridge(endpoints)
+    assert isinstance(caught.value, OSError)
+    text = str(caught.value)
+    assert f"(pid {os.getpid()})" in text and "did not answer within 5 s" in text
+    assert f"ghostlight service stop --instance {endpoints.instance}" in text
+    assert SQUATTER_MESSAGE not in text
     listener.close()
