@@ -10,7 +10,7 @@
 // for `ready`: every request received before it is answered with the `stopped` error.
 
 import { createCapture } from "./lib/capture.js";
-import { createCdpSequence, requireCommands } from "./lib/cdp-sequence.js";
+import { createCdpCommand, createCdpSequence, requireCommands } from "./lib/cdp-sequence.js";
 import { ChunkAssembler } from "./lib/chunks.js";
 import {
   CONTENT_TIMEOUT_MS,
@@ -68,6 +68,7 @@ const dialogBook = new DialogBook();
 const dialogs = createDialogOps({ book: dialogBook, cdp: sendCdp });
 const gate = createDialogGate({ book: dialogBook, watch: (tabId) => dialogs.watch(tabId) });
 const cdpSequence = createCdpSequence({ send: (...command) => debuggers.send(...command), gate });
+const cdpCommand = createCdpCommand({ send: (...command) => debuggers.send(...command), gate });
 const tabControl = createTabControl({ chromeApi: chrome });
 let chunkSweepTimer = null;
 let identity = null;
@@ -100,12 +101,8 @@ const dispatcher = createDispatcher({
       () => navigate(chrome, args, { cdp: (tabId, method, params) => debuggers.send(tabId, method, params, signal), signal }),
       { navigates: true },
     ),
-  cdp: async (args, _request, { signal }) => {
-    const tabId = requireTabId(args);
-    const send = () => debuggers.send(tabId, args.method, args.params, signal);
-    const out = await gate.run(tabId, send, { method: args.method });
-    return out.dialog ? { dialog: out.dialog } : { result: out.value };
-  },
+  cdp: (args, _request, { signal }) =>
+    cdpCommand(requireTabId(args), args.method, args.params, { signal, waitMs: args.wait_ms }),
   cdp_sequence: (args, _request, { signal }) => cdpSequence(requireTabId(args), requireCommands(args), signal),
   // Only a reload can meet a new dialog (beforeunload); focus and close need no watching.
   tab_control: (args, _request, { signal }) =>

@@ -64,3 +64,27 @@ export function createCdpSequence({ send, gate }) {
     return { completed: out.value };
   };
 }
+
+export const MAX_WAIT_MS = 600_000;
+
+// One CDP command (op `cdp`), through the same dialog gate. With `waitMs`, a command Chrome has
+// not answered by then is answered `{pending: true}` and left running: a script still awaiting
+// a promise that never settles is reported as waiting instead of holding the request (and the
+// tab) until the service gives up on it with an unknown outcome.
+export function createCdpCommand({ send, gate, setTimer = setTimeout, clearTimer = clearTimeout }) {
+  return async function cdpCommand(tabId, method, params, { signal, waitMs } = {}) {
+    const running = gate.run(tabId, () => send(tabId, method, params, signal), { method });
+    let timer = null;
+    const pending = new Promise((resolve) => {
+      if (Number.isFinite(waitMs) && waitMs > 0) timer = setTimer(() => resolve(null), Math.min(waitMs, MAX_WAIT_MS));
+    });
+    running.catch(() => {}); // answered or not, a late failure must not go unhandled
+    try {
+      const out = await Promise.race([running, pending]);
+      if (out === null) return { pending: true };
+      return out.dialog ? { dialog: out.dialog } : { result: out.value };
+    } finally {
+      if (timer !== null) clearTimer(timer);
+    }
+  };
+}

@@ -12,9 +12,6 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-import trio
-
-from ..browser.errors import BrowserError
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.bridge import TextBlock
 from ..transport.excerpt import quoted
@@ -24,28 +21,22 @@ from .buffers import bounded_limit, buffer_notes, console_lines, network_lines
 from .computer import ComputerTool
 from .field_values import changed, refused_value
 from .image_store import ImageStore
+from .javascript import JavascriptTool
 from .page_dialogs import PageDialog, dialog_name, dialog_result
 from .provenance import page_facts, provenance, wrap_page_text
 from .receipts import settled_receipt
 from .screenshots import ContextBook
-from .shaping import actionable, clip_text, element_line, redact_secrets, tree_diff
+from .shaping import actionable, element_line, redact_secrets, tree_diff
 
 FIND_LIMIT = 20
 PAGE_TEXT_DEFAULT = 50_000
 PAGE_TEXT_MAX = 2_000_000
 """As read_page's own bound: more text than an agent can use, and well inside the bridge's
 16 MiB frame, so the answer always arrives."""
-JS_RESULT_LIMIT = 50 * 1024
-"""Characters of a javascript_tool result shown before it is cut."""
-JS_TIMEOUT_MS = 30_000
-JS_BOUND = 40.0
 CAPTURE_BOUND = 20.0
 RESIZE_BOUND = 15.0
 BASELINE_TABS = 256
 """Tabs whose last full read_page tree is kept for ``diff``."""
-ILLEGAL_RETURN = "Illegal return statement"
-UNRETURNABLE = ("Object couldn't be returned by value", "Object reference chain is too long")
-"""Chrome's refusals to copy a result out of the page: the script has run by then."""
 
 
 def page_tool_handlers(
@@ -88,6 +79,7 @@ class _PageTools:
         self._redact = redact
         self._contexts = contexts
         self.computer = ComputerTool(channel, self._contexts, images)
+        self.javascript = JavascriptTool(channel, self._page_result)
         self._baselines: OrderedDict[int, tuple[str, str]] = OrderedDict()
 
     def _page_result(
@@ -221,77 +213,6 @@ class _PageTools:
 
     # --- javascript --------------------------------------------------------------------------
 
-    async def javascript(self, call: ToolCall, tab: int) -> ToolResult:
-        if call.arguments.get("action") != "javascript_exec":
-            raise ToolInputError('action must be "javascript_exec".')
-        code = str(call.arguments.get("text", ""))
-        if not code.strip():
-            raise ToolInputError("text must hold the JavaScript to run.")
-        started = trio.current_time()
-        try:
-            evaluated = await self._evaluate(call, tab, code)
-            details = evaluated.get("exceptionDetails")
-            if details and ILLEGAL_RETURN in _exception_text(details):
-                evaluated = await self._evaluate(call, tab, f"(async () => {{\n{code}\n}})()")
-                details = evaluated.get("exceptionDetails")
-        except BrowserError as error:
-            reason = next((text for text in UNRETURNABLE if text in error.message), None)
-            if reason is None and trio.current_time() - started >= JS_TIMEOUT_MS / 1000 - 1:
-                # Chrome ends a script at the evaluation's own timeout with a bare "Internal
-                # error": say what happened instead.
-                return ToolResult.error(
-                    f"The script ran for {JS_TIMEOUT_MS // 1000} s without finishing and was"
-                    " stopped there (an endless loop, or work too long for one call); what it"
-                    " changed before that stays changed. Run less at once, or await a promise"
-                    " instead of waiting in a loop."
-                )
-            if reason is None:
-                raise
-            return self._page_result(
-                call,
-                f"The script ran, but its value cannot be copied out of the page as JSON"
-                f" ({reason}: e.g. a window, a symbol, a BigInt inside an object, or an object"
-                " that contains itself). To see it, end the script with a plain value, such as"
-                " a string or a plain object of the fields you need.",
-                await self._channel.tab_page(call, tab),
-            )
-        except PageDialog as stop:
-            if not stop.delivered:
-                raise
-            lead = (
-                f"The script ran and {dialog_name(stop.dialog)} opened on tab {tab}; the script"
-                " is paused in it, so its result is not available (once the dialog is answered"
-                " the script finishes on its own, unreported)."
-            )
-            return dialog_result(call, tab, lead, stop.dialog)
-        if details:
-            text = clip_text(f"Error: {_exception_text(details)}", JS_RESULT_LIMIT)
-        else:
-            text = clip_text(_remote_value(evaluated.get("result") or {}), JS_RESULT_LIMIT)
-        try:
-            page = await self._channel.tab_page(call, tab)
-        except BrowserError as gone:
-            if gone.code != "tab_not_found":
-                raise
-            ws = call.context.workspace_id
-            fenced = wrap_page_text(text, ws, "unknown")
-            return ToolResult.text(
-                f"{fenced}\nThe script ran; its tab is gone now (it closed).",
-                structured={"provenance": provenance(ws, "unknown")},
-            )
-        return self._page_result(call, text, page)
-
-    async def _evaluate(self, call: ToolCall, tab: int, code: str) -> dict[str, Any]:
-        params = {
-            "expression": code,
-            "replMode": True,
-            "awaitPromise": True,
-            "returnByValue": True,
-            "userGesture": True,
-            "timeout": JS_TIMEOUT_MS,
-        }
-        return await self._channel.cdp(call, tab, "Runtime.evaluate", params, JS_BOUND)
-
     # --- buffers -----------------------------------------------------------------------------
 
     async def _capture(self, call: ToolCall, tab: int, kind: str) -> dict[str, Any]:
@@ -368,20 +289,3 @@ class _PageTools:
 
 def _positive(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
-
-
-def _exception_text(details: dict[str, Any]) -> str:
-    exception = details.get("exception") or {}
-    text = exception.get("description") or details.get("text") or "Uncaught exception"
-    return str(text)
-
-
-def _remote_value(remote: dict[str, Any]) -> str:
-    """A CDP RemoteObject returned by value as the text an agent reads."""
-    if "value" in remote:
-        return json.dumps(remote["value"], ensure_ascii=False)
-    if "unserializableValue" in remote:
-        return str(remote["unserializableValue"])
-    if remote.get("type") == "undefined":
-        return "undefined"
-    return str(remote.get("description") or remote.get("type") or "undefined")

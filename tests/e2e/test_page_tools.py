@@ -329,7 +329,7 @@ async def test_javascript_page_text_and_throwing_page(
     wrong = await service.call("javascript_tool", ws, tabId=tab, action="run", text="1")
     assert wrong.kind == "tool_error"
     # A value Chrome cannot copy out as JSON: the script still ran (once), and says so.
-    for value in ("window", "Symbol('s')", "({big: 1n})"):
+    for value in ("window", "({big: 1n})"):
         unreturnable = await service.call(
             "javascript_tool",
             ws,
@@ -339,7 +339,7 @@ async def test_javascript_page_text_and_throwing_page(
         )
         assert unreturnable.kind == "ok", text(unreturnable)
         assert "The script ran, but its value cannot be copied out of the page" in text(unreturnable)
-    assert await page_value(service, ws, tab, "window.runs") == 3
+    assert await page_value(service, ws, tab, "window.runs") == 2
 
     page = await service.call("get_page_text", ws, tabId=tab, max_chars=300)
     assert page.kind == "ok", text(page)

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { lib } from "./helpers/paths.mjs";
 
-const { createCdpSequence, requireCommands, MAX_SEQUENCE } = await import(lib("cdp-sequence.js"));
+const { createCdpCommand, createCdpSequence, requireCommands, MAX_SEQUENCE } = await import(lib("cdp-sequence.js"));
 const { DialogBook, createDialogOps } = await import(lib("dialogs.js"));
 const { createDialogGate } = await import(lib("dialog-gate.js"));
 const { createDispatcher } = await import(lib("dispatcher.js"));
@@ -116,4 +116,45 @@ test("malformed command lists are refused with what is wrong", () => {
     assert.throws(() => requireCommands(args), (err) => err.code === "bad_args" && wrong.test(err.message));
   }
   assert.deepEqual(requireCommands({ commands: [{ method: "Page.reload" }] }), [{ method: "Page.reload", params: {} }]);
+});
+
+// The single `cdp` op over the same scripted Chrome: `waitMs` answers "pending" for a command
+// still out by then, and leaves it running.
+function single(answer) {
+  const book = new DialogBook({ now: () => 1 });
+  const cdp = async (tabId, method, params) => answer(method, params);
+  const dialogs = createDialogOps({ book, cdp, waitMs: 200 });
+  const gate = createDialogGate({ book, watch: (tabId) => dialogs.watch(tabId) });
+  return { command: createCdpCommand({ send: cdp, gate }), open: () => book.onEvent(5, "Page.javascriptDialogOpening", ALERT) };
+}
+
+test("a cdp command answered in time gives its result; one still out at waitMs is pending", async () => {
+  let settle;
+  let late = null;
+  const s = single(async (method) => {
+    if (method === "Runtime.evaluate") {
+      await new Promise((r) => (settle = r));
+      late = "answered";
+      throw new OpError("Runtime.evaluate failed: gone", { hop: "cdp", code: "cdp_failed" });
+    }
+    return { ok: method };
+  });
+  assert.deepEqual(await s.command(5, "Page.getFrameTree", {}, { waitMs: 100 }), { result: { ok: "Page.getFrameTree" } });
+  assert.deepEqual(await s.command(5, "Runtime.evaluate", { expression: "await new Promise(() => {})" }, { waitMs: 30 }), { pending: true });
+  settle(); // Chrome answers long after: a failure then goes nowhere, unhandled by no one
+  await tick();
+  assert.equal(late, "answered");
+});
+
+test("without waitMs a cdp command waits for Chrome; a dialog still answers at once", async () => {
+  let settle;
+  const s = single(async (method) => {
+    if (method === "Runtime.evaluate") await new Promise((r) => (settle = r));
+    return {};
+  });
+  const reply = s.command(5, "Runtime.evaluate", { expression: "alert(1)" });
+  await tick(40);
+  s.open();
+  assert.deepEqual(await reply, { dialog: { ...ALERT, openedAt: 1 } });
+  settle();
 });

@@ -1,0 +1,106 @@
+"""javascript_tool against real pages: each kind of value is answered as what it is.
+
+A promise is awaited (its value, or its rejection as the error), ``return`` works at the top
+level, plain objects come back as JSON, what JSON cannot carry is named rather than flattened
+to ``{}``, thrown values keep their content, and a script left waiting on a promise that never
+settles is reported as such while the tab stays usable.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from ghostlight_trio.tools import javascript
+
+from .conftest import Service, open_page, page_value, text
+
+pytestmark = pytest.mark.e2e
+
+
+async def _run(service: Service, ws: str, tab: int, code: str) -> Any:
+    return await service.call(
+        "javascript_tool", ws, tabId=tab, action="javascript_exec", text=code
+    )
+
+
+def _value(outcome: Any) -> str:
+    """The script's answer between the untrusted-content fences."""
+    body = text(outcome)
+    return body.split("UNTRUSTED ---\n", 1)[1].split("\n--- END", 1)[0]
+
+
+async def test_each_kind_of_value_is_answered_as_what_it_is(
+    tools_service: Service, tools_browser: Any, web: str
+) -> None:
+    service = tools_service
+    ws, tab = await open_page(service, f"{web}/form")
+    expected = {
+        "fetch(location.href).then(r => r.status)": "200",
+        "Promise.resolve(7)": "7",
+        "return 5": "5",
+        "const r = await fetch(location.href); return r.status": "200",
+        "(async () => 'later')()": '"later"',
+        "({a: 1, b: [1, 2], c: null})": '{"a": 1, "b": [1, 2], "c": null}',
+        "[1, 'two']": '[1, "two"]',
+        "undefined": "undefined",
+        "null": "null",
+        "10n ** 20n": "100000000000000000000n",
+        "throw 'thrown-str'": "Error: Uncaught thrown-str",
+        "throw {code: 9}": 'Error: Uncaught {"code": 9}',
+    }
+    for code, answer in expected.items():
+        got = await _run(service, ws, tab, code)
+        assert got.kind == "ok", (code, text(got))
+        assert _value(got) == answer, (code, text(got))
+
+    rejected = _value(await _run(service, ws, tab, "Promise.reject(new Error('bare-rej'))"))
+    assert rejected.startswith("Error: Error: bare-rej"), rejected
+    began = time.monotonic()
+    slow = await _run(service, ws, tab, "new Promise(r => setTimeout(() => r('slow'), 1500))")
+    assert _value(slow) == '"slow"' and time.monotonic() - began >= 1.4
+    body = _value(await _run(service, ws, tab, "document.body"))
+    assert body.startswith("HTMLBodyElement body (page elements cannot be returned as JSON")
+    listed = _value(await _run(service, ws, tab, "document.querySelectorAll('label')"))
+    assert listed.startswith("NodeList NodeList(") and ".textContent" in listed
+    assert _value(await _run(service, ws, tab, "new Map([[1, 2]])")).startswith("Map(1) (not JSON")
+    assert _value(await _run(service, ws, tab, "new Error('as value')")).startswith(
+        "Error: as value"
+    )
+    assert _value(await _run(service, ws, tab, "Symbol('s')")) == "Symbol(s)"
+    assert "(a function)" in _value(await _run(service, ws, tab, "function named() {}; named"))
+    # Every handle the calls took out was released: nothing of them is left in the page.
+    left = await service.shore.request(
+        ws,
+        "cdp",
+        {
+            "tabId": tab,
+            "method": "Runtime.releaseObjectGroup",
+            "params": {"objectGroup": javascript.OBJECT_GROUP},
+        },
+        timeout=20,
+    )
+    assert "result" in left
+
+
+async def test_a_promise_that_never_settles_is_reported_waiting_and_the_tab_stays_usable(
+    tools_service: Service, tools_browser: Any, web: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(javascript, "PENDING_AFTER_MS", 3_000)
+    service = tools_service
+    ws, tab = await open_page(service, f"{web}/form")
+    for code in ("await new Promise(() => {})", "new Promise(() => {})"):
+        began = time.monotonic()
+        waiting = await _run(service, ws, tab, f"window.began = (window.began || 0) + 1; {code}")
+        assert waiting.kind == "tool_error", text(waiting)
+        assert text(waiting).startswith("The script started and was still waiting after")
+        assert time.monotonic() - began < 10
+        assert await page_value(service, ws, tab, "window.began") in (1, 2)
+    after = await _run(service, ws, tab, "6 * 7")
+    assert after.kind == "ok" and _value(after) == "42"
+    began = time.monotonic()
+    moved = await service.call("navigate", ws, tabId=tab, url=f"{web}/frames")
+    assert moved.kind == "ok", text(moved)
+    assert time.monotonic() - began < 10
