@@ -34,7 +34,8 @@ PAGE_TEXT_MAX = 2_000_000
 """As read_page's own bound: more text than an agent can use, and well inside the bridge's
 16 MiB frame, so the answer always arrives."""
 CAPTURE_BOUND = 20.0
-RESIZE_BOUND = 15.0
+VIEWPORT_MIN = 100
+VIEWPORT_MAX = 16_384
 BASELINE_TABS = 256
 """Tabs whose last full read_page tree is kept for ``diff``."""
 
@@ -273,18 +274,41 @@ class _PageTools:
             )
         return result
 
-    # --- window ------------------------------------------------------------------------------
+    # --- viewport ----------------------------------------------------------------------------
 
     async def resize_window(self, call: ToolCall, tab: int) -> ToolResult:
+        """Sets the tab's own viewport (CDP device metrics), not its window: workspaces share
+        windows, and resizing one would change every other tab in it, other workspaces' and
+        the user's own included. The page's own report of its size is the answer."""
         width, height = call.arguments.get("width"), call.arguments.get("height")
         if not (_positive(width) and _positive(height)):
             raise ToolInputError("width and height must be positive numbers of pixels.")
         assert isinstance(width, int | float) and isinstance(height, int | float)
-        args = {"tabId": tab, "width": round(width), "height": round(height)}
-        done = await self._channel.request(call, "window_resize", args, RESIZE_BOUND)
-        tabs = [t for t in done.get("tabIds", []) if isinstance(t, int)]
-        self._contexts.invalidate([tab, *tabs])
-        return ToolResult.text(f"Resized window to {done.get('width')}x{done.get('height')}.")
+        size = round(width), round(height)
+        if not all(VIEWPORT_MIN <= side <= VIEWPORT_MAX for side in size):
+            raise ToolInputError(
+                f"width and height must be between {VIEWPORT_MIN} and {VIEWPORT_MAX} pixels;"
+                f" got {size[0]}x{size[1]}."
+            )
+        metrics = {"width": size[0], "height": size[1], "deviceScaleFactor": 0, "mobile": False}
+        await self._channel.cdp(call, tab, "Emulation.setDeviceMetricsOverride", metrics)
+        self._contexts.invalidate([tab])
+        seen = await self._channel.cdp(
+            call,
+            tab,
+            "Runtime.evaluate",
+            {"expression": "[innerWidth, innerHeight]", "returnByValue": True},
+            read=True,
+        )
+        shown = (seen.get("result") or {}).get("value")
+        text = (
+            f"Set tab {tab}'s viewport to {size[0]}x{size[1]} CSS px: this tab only (other tabs"
+            " in its window, yours or not, keep their size); the next screenshot has the new"
+            " size."
+        )
+        if isinstance(shown, list) and [round(v) for v in shown if _positive(v)] != list(size):
+            text += f" The page reports {shown[0]}x{shown[1]}."
+        return ToolResult.text(text)
 
 
 def _positive(value: Any) -> bool:

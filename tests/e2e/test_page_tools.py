@@ -178,7 +178,7 @@ async def test_clicks_keys_and_typing_land_on_screenshot_coordinates(
 
     resized = await service.call("resize_window", ws, tabId=tab, width=640, height=480)
     assert resized.kind == "ok", text(resized)
-    assert text(resized) == "Resized window to 640x480."
+    assert text(resized).startswith(f"Set tab {tab}'s viewport to 640x480 CSS px: this tab only")
     await page_value(service, ws, tab, "hits.length = 0")
     shot2 = await service.call("computer", ws, tabId=tab, action="screenshot")
     assert await page_value(service, ws, tab, "innerWidth") == 640
