@@ -36,8 +36,8 @@ PAGE_TEXT_MAX = 2_000_000
 CAPTURE_BOUND = 20.0
 VIEWPORT_MIN = 100
 VIEWPORT_MAX = 16_384
-BASELINE_TABS = 256
-"""Tabs whose last full read_page tree is kept for ``diff``."""
+BASELINE_READS = 512
+"""Last read_page trees kept for ``diff``, one per tab and set of read options."""
 
 
 def page_tool_handlers(
@@ -81,7 +81,7 @@ class _PageTools:
         self._contexts = contexts
         self.computer = ComputerTool(channel, self._contexts, images)
         self.javascript = JavascriptTool(channel, self._page_result)
-        self._baselines: OrderedDict[int, tuple[str, str]] = OrderedDict()
+        self._baselines: OrderedDict[tuple[int, tuple[Any, ...]], tuple[str, str]] = OrderedDict()
 
     def _page_result(
         self, call: ToolCall, text: str, page: dict[str, Any], **extra: Any
@@ -196,23 +196,26 @@ class _PageTools:
             target = await self._channel.content(call, tab, "element_rect", {"ref": args["ref_id"]})
             extra["target"] = actionable(target)
         else:
-            text = self._diffed(tab, url, text, bool(call.arguments.get("diff")))
+            view = (args.get("filter"), args.get("depth"), args.get("max_chars"))
+            text = self._diffed((tab, view), url, text, bool(call.arguments.get("diff")))
         return self._page_result(call, text, page, **extra)
 
-    def _diffed(self, tab: int, url: str, text: str, diff: bool) -> str:
-        """Record a full read as the tab's baseline; with ``diff``, answer the changes."""
-        previous = self._baselines.get(tab)
-        self._baselines[tab] = (url, text)
-        self._baselines.move_to_end(tab)
-        while len(self._baselines) > BASELINE_TABS:
+    def _diffed(self, key: tuple[int, tuple[Any, ...]], url: str, text: str, diff: bool) -> str:
+        """Record a full read as the baseline of its tab and options (a tree read with another
+        filter, depth or max_chars lists other elements, so it is no baseline for this one);
+        with ``diff``, answer the changes since the last read like it."""
+        previous = self._baselines.get(key)
+        self._baselines[key] = (url, text)
+        self._baselines.move_to_end(key)
+        while len(self._baselines) > BASELINE_READS:
             self._baselines.popitem(last=False)
         if not diff:
             return text
-        if previous is None or previous[0] != url:
-            return f"(no baseline; full tree)\n{text}"
+        if previous is None:
+            return f"(no baseline: no earlier read of this page with these options; full tree)\n{text}"
+        if previous[0] != url:
+            return f"(no baseline: the tab shows another page now; full tree)\n{text}"
         return tree_diff(previous[1], text)
-
-    # --- javascript --------------------------------------------------------------------------
 
     # --- buffers -----------------------------------------------------------------------------
 
