@@ -43,11 +43,18 @@ def default_files(data_dir: Path, org: Path | None = ORG_POLICY_PATH) -> PolicyF
 
 
 def governance_parts(
-    files: PolicyFiles, browser: BrowserRequests | None, *, fingerprint: Fingerprint | None = None
+    files: PolicyFiles,
+    browser: BrowserRequests | None,
+    *,
+    fingerprint: Fingerprint | None = None,
+    switches_file: Path | None = None,
 ) -> GovernanceParts:
     """``fingerprint`` is the workspace registry's audit name for a handle, so the user can
-    resume one paused workspace by the name audit shows."""
-    governor = Governor(PolicySources(files), fingerprint=fingerprint)
+    resume one paused workspace by the name audit shows. ``switches_file`` keeps hold and the
+    kill switch across restarts."""
+    governor = Governor(
+        PolicySources(files), fingerprint=fingerprint, switches_file=switches_file
+    )
     probe = park = None
     if browser is not None:
 

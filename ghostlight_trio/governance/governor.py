@@ -11,6 +11,7 @@ import json
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -23,6 +24,7 @@ from .manifest import Manifest, ManifestError, canonical_hash, parse_manifest_ob
 from .policy import TierPolicy
 from .settings import Settings
 from .sources import Loaded, PolicySources
+from .switches import Switches, load_switches, save_switches
 
 log = logging.getLogger("ghostlight.governance")
 
@@ -95,11 +97,17 @@ class Governor:
         *,
         clock: Callable[[], float] | None = None,
         fingerprint: Fingerprint | None = None,
+        switches_file: Path | None = None,
     ) -> None:
         self.sources = sources
         self.state = state_from(sources.load(initial=True)) if sources else PolicyState()
-        self.held = False
-        self.panicked = False
+        self._switches_file = switches_file
+        kept = load_switches(switches_file) if switches_file is not None else Switches()
+        self.held = kept.held
+        self.panicked = kept.panicked
+        if kept.held or kept.panicked:
+            on = " and ".join(n for n, v in (("hold", kept.held), ("kill switch", kept.panicked)) if v)
+            log.warning("%s still on from before this start: calls stop until resume", on)
         self.attention = AttentionCircuits()
         self.fingerprint = fingerprint
         """How audit names a workspace handle; the user addresses one paused workspace by it.
@@ -159,23 +167,40 @@ class Governor:
     def hold(self) -> str:
         already = self.held
         self.held = True
+        unsaved = self._save_switches()
         self._notify("hold")
-        return "Already held." if already else "Held: agents' browser calls now stop until resume."
+        said = "Already held." if already else "Held: agents' browser calls now stop until resume."
+        return said + unsaved
 
     def panic(self) -> str:
         self.panicked = True
+        unsaved = self._save_switches()
         self._notify("panic")
-        return "Kill switch engaged: browser work stopped; calls are refused until resume."
+        return (
+            "Kill switch engaged: browser work stopped; calls are refused until resume." + unsaved
+        )
 
     def resume(self) -> str:
         was = [name for name, on in (("hold", self.held), ("kill switch", self.panicked)) if on]
         paused = self.attention.resume_all()
         self.held = False
         self.panicked = False
+        unsaved = self._save_switches()
         if paused:
             was.append(f"{paused} paused workspace{'s' if paused != 1 else ''}")
         self._notify("resume")
-        return f"Resumed ({', '.join(was)})." if was else "Nothing was held."
+        return (f"Resumed ({', '.join(was)})." if was else "Nothing was held.") + unsaved
+
+    def _save_switches(self) -> str:
+        """Keep the switches for the next start; what to add to the answer if that failed."""
+        if self._switches_file is None:
+            return ""
+        try:
+            save_switches(self._switches_file, Switches(self.held, self.panicked))
+        except OSError as exc:
+            log.error("the safety switches could not be saved to %s: %s", self._switches_file, exc)
+            return f" (Not saved to {self._switches_file}: {exc}; a restart would not keep it.)"
+        return ""
 
     def resume_workspace(self, fingerprint: str) -> tuple[bool, str]:
         """Close the attention circuit of the one paused workspace audit names ``fingerprint``;

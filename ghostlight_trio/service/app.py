@@ -18,6 +18,7 @@ from ..engine.runner import AfterCall
 from ..governance.assembly import GovernanceParts, advertise, default_files, governance_parts
 from ..governance.explain import explain_handler
 from ..governance.governor import Governor
+from ..governance.switches import SWITCHES_FILE
 from ..scheduler import Scheduler
 from ..tools.compositions import composition_handlers
 from ..tools.plan import PlanBook
@@ -126,7 +127,11 @@ def build_service_parts(endpoints: Endpoints) -> ServiceParts:
         return governance["parts"].governor.state.redact_secrets
 
     browser = browser_parts(endpoints, workspaces, scheduler, redact)
-    governance["parts"] = governance_parts(default_files(endpoints.data_dir), browser.shore)
+    governance["parts"] = governance_parts(
+        default_files(endpoints.data_dir),
+        browser.shore,
+        switches_file=endpoints.data_dir / SWITCHES_FILE,
+    )
     handlers: dict[str, ToolHandler] = {
         "update_plan": PlanBook().update_plan,
         **browser.handlers,
@@ -158,7 +163,11 @@ def assemble(
     own handlers, and may supply governance)."""
     if governance is None:
         requests: Any = browser if hasattr(browser, "request") else None
-        governance = governance_parts(default_files(endpoints.data_dir), requests)
+        governance = governance_parts(
+            default_files(endpoints.data_dir),
+            requests,
+            switches_file=endpoints.data_dir / SWITCHES_FILE,
+        )
     governance.governor.fingerprint = workspaces.fingerprint
     # A workspace that goes takes its attention circuit (and a pause on it) with it.
     workspaces.retire_listeners.append(governance.governor.attention.forget)

@@ -1,0 +1,61 @@
+"""The user's safety switches kept on disk, so that they outlive the service.
+
+``panic`` is latched until ``resume`` and ``hold`` lasts until ``resume``: a service that
+restarts (``service restart``, the idle exit of an on-demand service followed by a client's
+automatic start, a crash) must come back with them as the user left them, never quietly
+letting agents act again. The file is written atomically, owner-only, on every change; a file
+that cannot be read is taken as the safe state (kill switch on) and said so in the log.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+import attrs
+
+log = logging.getLogger("ghostlight.governance")
+
+SWITCHES_FILE = "switches.json"
+
+
+@attrs.frozen
+class Switches:
+    held: bool = False
+    panicked: bool = False
+
+
+def load_switches(path: Path) -> Switches:
+    """The switches as last saved; off when never saved; the kill switch when unreadable."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return Switches()
+    except (OSError, ValueError) as exc:
+        log.error("%s cannot be read (%s): starting with the kill switch on", path, exc)
+        return Switches(panicked=True)
+    if not isinstance(raw, dict) or not all(
+        isinstance(raw.get(key, False), bool) for key in ("held", "panicked")
+    ):
+        log.error("%s is not a switches record: starting with the kill switch on", path)
+        return Switches(panicked=True)
+    return Switches(held=raw.get("held", False), panicked=raw.get("panicked", False))
+
+
+def save_switches(path: Path, switches: Switches) -> None:
+    """Replace the record atomically (a crash leaves the old one or the new one, whole)."""
+    body = json.dumps({"held": switches.held, "panicked": switches.panicked}) + "\n"
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".switches-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(body)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
