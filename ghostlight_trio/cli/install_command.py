@@ -25,6 +25,8 @@ def options_from(args, *, installing: bool) -> Options:
                 raise ValueError(f"--extension-id {extra!r} is not 32 letters a-p")
             ids += (extra,)
     clients = None
+    if args.no_clients and args.client:
+        raise ValueError("--client and --no-clients contradict each other; use one of them")
     if args.no_clients:
         clients = ()
     elif args.client:
@@ -61,6 +63,8 @@ def run(endpoints: Endpoints, args, *, installing: bool) -> int:
     )
     if args.dry_run:
         print("Dry run: nothing was written.")
+        if installing and args.wait:
+            print("--wait is ignored in a dry run: nothing was installed to wait for.")
     if installing:
         print_extension_steps(endpoints)
         if args.wait and not args.dry_run:
@@ -96,7 +100,7 @@ def _report(action: Action, *, dry_run: bool, counts: dict[str, int]) -> None:
         print(f"  [ok]     {change.verb} {action.label}{suffix}")
     if action.manual:
         counts["manual"] += 1
-        print(f"  [manual] {action.manual}")
+        print("  [manual] " + action.manual.replace("\n", "\n           "))
 
 
 def print_extension_steps(endpoints: Endpoints) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -10,14 +12,25 @@ from typing import Any, Literal
 import attrs
 
 from ..transport.client_configs import Dialect
-from . import jsonc
-from .changes import FileChange, read_text
+from . import jsonc, ledger
+from .changes import (
+    FileChange,
+    UnreadableFile,
+    dangling_link,
+    read_only,
+    read_text,
+    real_path,
+)
 from .places import Place
-from .toml_table import TomlEditError, set_table
+from .toml_table import TomlEditError, render_table, set_table
 
 
 class EditRefused(RuntimeError):
-    """The file cannot be edited safely; the message carries the manual step."""
+    """The file cannot be edited safely; ``manual`` is the step to take instead, if special."""
+
+    def __init__(self, message: str, manual: str = "") -> None:
+        super().__init__(message)
+        self.manual = manual
 
 
 @attrs.frozen
@@ -89,21 +102,52 @@ def client(client_id: str) -> ClientTarget:
 
 
 def read_entry(target: ClientTarget, place: Place, name: str) -> tuple[bool, Any]:
-    """(file parsed, our entry or None). A missing file parses as empty."""
-    text = read_text(target.path(place))
+    """(file read and parsed, our entry or None). A missing file parses as empty."""
+    try:
+        return True, current_entry(target, place, name)
+    except EditRefused:
+        return False, None
+
+
+def read_problem(target: ClientTarget, place: Place) -> str | None:
+    """Why the client's config cannot be read or parsed (None: it can, or it is absent)."""
+    try:
+        current_entry(target, place, "")
+    except EditRefused as exc:
+        return str(exc)
+    return None
+
+
+def current_entry(target: ClientTarget, place: Place, name: str) -> Any:
+    """Our entry as the client reads it (None: absent); EditRefused says why it cannot tell."""
+    path = target.path(place)
+    text = _read(path)
     if text is None or not text.strip():
-        return True, None
+        return None
     try:
         data: Any = _parse(target, text)
-    except (ValueError, TomlEditError):
-        return False, None
+    except (ValueError, TomlEditError) as exc:
+        raise EditRefused(f"{path}: {exc}") from None
     for key in target.container:
         data = data.get(key) if isinstance(data, dict) else None
-    return True, data.get(name) if isinstance(data, dict) else None
+    return data.get(name) if isinstance(data, dict) else None
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return read_text(path)
+    except UnreadableFile as exc:
+        raise EditRefused(str(exc)) from None
 
 
 def _parse(target: ClientTarget, text: str) -> dict[str, Any]:
-    if target.fmt == "toml":
+    return _parsed(target.fmt, text)
+
+
+@functools.lru_cache(maxsize=2)
+def _parsed(fmt: str, text: str) -> dict[str, Any]:
+    """Parsed once per content: planning looks at a file several times, and some are huge."""
+    if fmt == "toml":
         import tomllib
 
         try:
@@ -113,37 +157,126 @@ def _parse(target: ClientTarget, text: str) -> dict[str, Any]:
     return jsonc.loads(text)
 
 
+def snippet(target: ClientTarget, name: str, entry: Any) -> str:
+    """Our entry as the exact text to paste into the client's file by hand."""
+    if target.fmt == "toml":
+        return render_table([*target.container, name], entry).rstrip("\n")
+    wrapped: Any = {name: entry}
+    for key in reversed(target.container):
+        wrapped = {key: wrapped}
+    return json.dumps(wrapped, ensure_ascii=False)
+
+
 def plan_entry(
-    target: ClientTarget, place: Place, name: str, entry: dict[str, Any] | None
+    target: ClientTarget, place: Place, name: str, entry: dict[str, Any] | None,
+    store: Path | None = None,
 ) -> FileChange:
-    """The change that sets (or with None removes) our entry; unchanged when already so."""
+    """The change that sets (or with None removes) our entry; unchanged when already so.
+
+    ``store`` is the install record: install notes there what it created, and uninstall
+    removes a container or the whole file only when the record says install made it."""
     path = target.path(place)
-    before = read_text(path)
-    text = before if before is not None and before.strip() else None
-    if entry is None and text is None:
+    before = _read(path)
+    if entry is None and before is None:
         return FileChange(path, before, before)
+    created = ledger.lookup(store, path)
     try:
-        if target.fmt == "toml":
-            after = set_table(text or "", [*target.container, name], entry)
+        if entry is None:
+            after = _removed(target, before or "", name, created)
         else:
-            after = _edit_json(target, text, name, entry)
+            after = _added(target, before, name, entry)
     except (ValueError, TomlEditError) as exc:
         raise EditRefused(f"{path}: {exc}") from None
-    if after == "" or (entry is None and after == "{}\n" and before is not None):
-        after = None if before is not None else after
-    return FileChange(path, before, after)
+    if after == before:
+        return FileChange(path, before, after)
+    _check_writable(path)
+    record = None
+    if store is not None and entry is None:
+        tidy = tuple(Path(d) for d in created.dirs) if created and after is None else ()
+        record = ledger.Update(store, path, None, tidy)
+    elif store is not None and _added_ours(target, before, name):
+        record = ledger.Update(store, path, _what_install_adds(target, before))
+    backup = not (after is None and created is not None and created.file)
+    return FileChange(path, before, after, backup=backup, record=record)
 
 
-def _edit_json(target: ClientTarget, text: str | None, name: str, entry: Any) -> str:
+def _check_writable(path: Path) -> None:
+    missing = dangling_link(path)
+    if missing is not None:
+        raise EditRefused(
+            f"{path} is a symlink to {missing}, which does not exist",
+            manual=f"create {missing} (or remove the link {path}), then run it again",
+        )
+    if read_only(path):
+        raise EditRefused(
+            f"{path} is read-only",
+            manual=f"make it writable (chmod u+w {real_path(path)}), then run it again",
+        )
+
+
+def _blank(text: str | None) -> bool:
+    return text is None or not text.strip()
+
+
+def _added(target: ClientTarget, before: str | None, name: str, entry: Any) -> str:
+    text = None if _blank(before) else before
+    if target.fmt == "toml":
+        return set_table(text or "", [*target.container, name], entry)
+    if text is not None and current_entry_in(target, text, name) == entry:
+        return text  # already so: keep the user's layout of our entry
+    return jsonc.set_member(text if text is not None else "{}\n", list(target.container), name, entry)
+
+
+def _added_ours(target: ClientTarget, before: str | None, name: str) -> bool:
+    """Install inserts our member now (rather than updating one already there)."""
+    return _blank(before) or current_entry_in(target, before or "", name) is None
+
+
+def current_entry_in(target: ClientTarget, text: str, name: str) -> Any:
+    data: Any = _parse(target, text)
+    for key in target.container:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data.get(name) if isinstance(data, dict) else None
+
+
+def _what_install_adds(target: ClientTarget, before: str | None) -> ledger.Created:
+    if _blank(before):
+        return ledger.Created(file=before is None, blank=before)
+    assert before is not None
+    if target.fmt == "toml":
+        return ledger.Created(depth=len(target.container), newline=not before.endswith("\n"))
+    data: Any = _parse(target, before)
+    depth = 0
+    for key in target.container:
+        data = data.get(key) if isinstance(data, dict) else None
+        if not isinstance(data, dict):
+            break
+        depth += 1
+    return ledger.Created(depth=depth)
+
+
+def _removed(
+    target: ClientTarget, text: str, name: str, created: ledger.Created | None
+) -> str | None:
+    """``text`` without our member; containers and the file go only when install made them."""
+    if _blank(text):
+        return text
     path = list(target.container)
-    if entry is None:
-        assert text is not None
-        return jsonc.remove_member(text, path, name)
-    base = text if text is not None else "{}\n"
-    data = jsonc.loads(base)
-    current: Any = data
-    for key in path:
-        current = current.get(key) if isinstance(current, dict) else None
-    if isinstance(current, dict) and current.get(name) == entry:
-        return base if text is not None else jsonc.set_member(base, path, name, entry)
-    return jsonc.set_member(base, path, name, entry)
+    if target.fmt == "toml":
+        result = set_table(text, [*path, name], None)
+        if created is not None and created.newline and result.endswith("\n"):
+            result = result[:-2] if result.endswith("\r\n") else result[:-1]
+        emptied = not result.strip()
+    else:
+        result = jsonc.remove_member(text, path, name)
+        if created is not None and result != text:
+            for depth in range(len(path), created.depth, -1):
+                if not jsonc.is_empty(result, path[:depth]):
+                    break
+                result = jsonc.remove_member(result, path[: depth - 1], path[depth - 1])
+        emptied = result.strip().lstrip("\ufeff") == "{}"
+    if created is None or not emptied or result == text:
+        return result
+    if created.file:
+        return None
+    return created.blank if created.blank is not None else result

@@ -14,7 +14,9 @@ import attrs
 
 from ..transport.endpoints import Endpoints
 from ..transport.native_host import NATIVE_HOST_NAME, host_manifest
-from .changes import FileChange, read_text
+from . import ledger
+from .changes import FileChange, UnreadableFile, read_text
+from .identity import wrapper_path
 from .places import Place
 
 
@@ -75,7 +77,11 @@ def manifest_text(program: Path, extension_ids: list[str]) -> str:
 
 
 def read_manifest(path: Path) -> dict[str, Any] | None:
-    text = read_text(path)
+    """The manifest (None: absent; empty: unreadable or not a manifest)."""
+    try:
+        text = read_text(path)
+    except UnreadableFile:
+        return {}
     if text is None:
         return None
     try:
@@ -86,11 +92,17 @@ def read_manifest(path: Path) -> dict[str, Any] | None:
 
 
 def owner_instance(manifest: dict[str, Any], endpoints: Endpoints) -> str | None:
-    """Which instance a manifest serves, as far as its program path tells (None: unknown)."""
+    """Which instance a manifest serves, as far as its program path tells (None: unknown).
+
+    Only the tail a wrapper's path always has, ``instances/NAME/native-host/<wrapper>``, is
+    read: a directory named ``instances`` higher up (in the data root or the home) is not."""
     program = str(manifest.get("path", ""))
-    marker = f"{Path('instances')}/"
-    if "/native-host/" in program and marker in program:
-        return program.split(marker, 1)[1].split("/", 1)[0]
+    if program and Path(program) == wrapper_path(endpoints):
+        return endpoints.instance
+    parts = Path(program).parts
+    tail = wrapper_path(endpoints).parts[-2:]
+    if len(parts) >= 4 and parts[-2:] == tail and parts[-4] == "instances":
+        return parts[-3]
     if program.endswith("/ghostlight-browser-connector"):
         return "default"
     return None
@@ -102,7 +114,7 @@ def plan_manifest(
 ) -> tuple[FileChange | None, str]:
     """The manifest change for one browser, or None with the reason it is left alone."""
     path = target.manifest_path(place)
-    before = read_text(path)
+    before = read_text(path)  # UnreadableFile: the caller reports it
     existing = read_manifest(path)
     if existing is not None and existing.get("name") == NATIVE_HOST_NAME:
         owner = owner_instance(existing, endpoints)
@@ -112,11 +124,16 @@ def plan_manifest(
                 f" (use `ghostlight browser launch --instance {endpoints.instance}` for a"
                 " managed browser, or uninstall the other instance first)"
             )
+    store = ledger.store_for(endpoints.data_dir)
     if remove:
         if existing is None:
             return FileChange(path, None, None), "not installed"
         if existing.get("name") != NATIVE_HOST_NAME:
             return None, "not a Ghostlight manifest"
-        return FileChange(path, before, None, mode=0o644, backup=False), ""
+        created = ledger.lookup(store, path)
+        tidy = tuple(Path(d) for d in created.dirs) if created else ()
+        record = ledger.Update(store, path, None, tidy)
+        return FileChange(path, before, None, mode=0o644, backup=False, record=record), ""
     text = manifest_text(program, extension_ids)
-    return FileChange(path, before, text, mode=0o644, backup=False), ""
+    record = ledger.Update(store, path, ledger.Created(file=True)) if before is None else None
+    return FileChange(path, before, text, mode=0o644, backup=False, record=record), ""

@@ -29,18 +29,45 @@ class Member:
 
 @attrs.define
 class Node:
+    """The span of one value; an object's members are scanned only when asked for."""
+
     start: int
     end: int
-    members: list[Member] | None = None  # set for objects only
+    kind: str = "scalar"  # "object", "array" or "scalar"
+    _scanner: _Scanner | None = attrs.field(default=None, repr=False)
+    _members: list[Member] | None = attrs.field(default=None, repr=False)
+
+    @property
+    def members(self) -> list[Member] | None:
+        if self.kind != "object":
+            return None
+        if self._members is None:
+            assert self._scanner is not None
+            self._members = self._scanner.obj(self.start)._members
+        return self._members
 
     def member(self, key: str) -> Member | None:
-        for member in self.members or ():
-            if member.key == key:
-                return member
-        return None
+        """The member named ``key``; a key given twice is refused, as clients read only the last."""
+        found = [m for m in self.members or () if m.key == key]
+        if len(found) > 1:
+            raise JsoncError(
+                f"{key!r} appears {len(found)} times in one object; clients read only the last,"
+                " so it is not safe to edit"
+            )
+        return found[0] if found else None
 
 
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
+_SKIP = re.compile(r"(?:[ \t\r\n\ufeff]+|//[^\n]*(?:\n|\Z)|/\*.*?\*/)*", re.S)
+_STRING = re.compile(r'"(?:[^"\\\n]|\\(?s:.))*"')
+_KINDS = {"{": "object", "[": "array"}
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 class _Scanner:
@@ -48,22 +75,23 @@ class _Scanner:
         self.text = text
 
     def skip(self, i: int) -> int:
-        text = self.text
-        while i < len(text):
-            ch = text[i]
-            if ch in " \t\r\n\ufeff":
-                i += 1
-            elif text.startswith("//", i):
-                end = text.find("\n", i)
-                i = len(text) if end < 0 else end + 1
-            elif text.startswith("/*", i):
-                end = text.find("*/", i + 2)
-                if end < 0:
-                    raise JsoncError("unterminated comment")
-                i = end + 2
+        """Past whitespace and comments (matched by one regex: large files stay fast)."""
+        end = _SKIP.match(self.text, i).end()  # type: ignore[union-attr]
+        if self.text.startswith("/*", end):
+            raise JsoncError("unterminated comment")
+        return end
+
+    def item(self, i: int) -> Node:
+        """A value, skipped at C speed when it is plain JSON; else scanned here."""
+        i = self.skip(i)
+        if i < len(self.text):
+            try:
+                _, end = _DECODER.raw_decode(self.text, i)
+            except (ValueError, RecursionError):
+                pass
             else:
-                break
-        return i
+                return Node(i, end, _KINDS.get(self.text[i], "scalar"), self)
+        return self.value(i)
 
     def value(self, i: int) -> Node:
         i = self.skip(i)
@@ -85,18 +113,10 @@ class _Scanner:
         raise JsoncError(f"unexpected {ch!r} at offset {i}")
 
     def string_end(self, i: int) -> int:
-        j = i + 1
-        text = self.text
-        while j < len(text):
-            if text[j] == "\\":
-                j += 2
-            elif text[j] == '"':
-                return j + 1
-            elif text[j] == "\n":
-                break
-            else:
-                j += 1
-        raise JsoncError(f"unterminated string at offset {i}")
+        match = _STRING.match(self.text, i)
+        if match is None:
+            raise JsoncError(f"unterminated string at offset {i}")
+        return match.end()
 
     def obj(self, i: int) -> Node:
         members: list[Member] = []
@@ -105,7 +125,7 @@ class _Scanner:
             if j >= len(self.text):
                 raise JsoncError("unterminated object")
             if self.text[j] == "}":
-                return Node(i, j + 1, members)
+                return Node(i, j + 1, "object", self, members)
             if self.text[j] != '"':
                 raise JsoncError(f"expected a key at offset {j}")
             key_end = self.string_end(j)
@@ -113,7 +133,7 @@ class _Scanner:
             colon = self.skip(key_end)
             if colon >= len(self.text) or self.text[colon] != ":":
                 raise JsoncError(f"expected ':' at offset {colon}")
-            value = self.value(colon + 1)
+            value = self.item(colon + 1)
             members.append(Member(key, j, value.start, value.end, value))
             j = self.skip(value.end)
             if j < len(self.text) and self.text[j] == ",":
@@ -127,8 +147,8 @@ class _Scanner:
             if j >= len(self.text):
                 raise JsoncError("unterminated array")
             if self.text[j] == "]":
-                return Node(i, j + 1)
-            item = self.value(j)
+                return Node(i, j + 1, "array")
+            item = self.item(j)
             j = self.skip(item.end)
             if j < len(self.text) and self.text[j] == ",":
                 j = self.skip(j + 1)
@@ -143,11 +163,13 @@ def scan(text: str) -> Node:
     """The span tree of a document whose top level is an object."""
     scanner = _Scanner(text)
     try:
-        root = scanner.value(0)
+        start = scanner.skip(0)
+        if not text.startswith("{", start):
+            scanner.value(start)  # the error for a malformed document, if it is one
+            raise JsoncError("the top level is not an object")
+        root = scanner.obj(start)
     except RecursionError:
         raise JsoncError(_TOO_DEEP) from None
-    if root.members is None:
-        raise JsoncError("the top level is not an object")
     if scanner.skip(root.end) != len(text):
         raise JsoncError("trailing content after the top-level object")
     return root
@@ -155,39 +177,41 @@ def scan(text: str) -> Node:
 
 def loads(text: str) -> dict[str, Any]:
     """Parse JSON that may carry comments and trailing commas."""
-    scan(text)  # validates the shape and the comment syntax
     try:
-        value: dict[str, Any] = json.loads(_strip(text))
+        value: Any = json.loads(text.removeprefix("\ufeff"), parse_constant=_reject_constant)
     except RecursionError:
         raise JsoncError(_TOO_DEEP) from None
+    except ValueError:  # comments, trailing commas, or not JSON at all: the scan says which
+        scan(text)
+        try:
+            value = json.loads(_strip(text), parse_constant=_reject_constant)
+        except RecursionError:
+            raise JsoncError(_TOO_DEEP) from None
+    if not isinstance(value, dict):
+        raise JsoncError("the top level is not an object")
     return value
+
+
+_STRIPPABLE = re.compile(
+    r'(?P<string>"(?:[^"\\\n]|\\(?s:.))*")|//[^\n]*|/\*.*?\*/'
+    r"|,(?=(?:[ \t\r\n\ufeff]|//[^\n]*|/\*.*?\*/)*[}\]])",
+    re.S,
+)
 
 
 def _strip(text: str) -> str:
     """Drop comments and trailing commas outside strings (the scan already validated them)."""
-    out: list[str] = []
-    i = 0
-    scanner = _Scanner(text)
-    while i < len(text):
-        ch = text[i]
-        if ch == '"':
-            end = scanner.string_end(i)
-            out.append(text[i:end])
-            i = end
-        elif text.startswith("//", i) or text.startswith("/*", i):
-            i = scanner.skip(i)
-            out.append(" ")
-        elif ch == ",":
-            nxt = scanner.skip(i + 1)
-            if nxt < len(text) and text[nxt] in "}]":
-                out.append(" ")
-            else:
-                out.append(",")
-            i += 1
-        else:
-            out.append(ch)
-            i += 1
-    return "".join(out).lstrip("\ufeff")
+
+    def keep_strings(match: re.Match[str]) -> str:
+        return match.group("string") or " "
+
+    return _STRIPPABLE.sub(keep_strings, text).lstrip("\ufeff")
+
+
+def _newline(text: str) -> str:
+    """The line ending the file already uses, so inserted lines match it."""
+    match = re.search(r"\r?\n", text)
+    return match.group(0) if match else "\n"
 
 
 def _indent_unit(text: str) -> str:
@@ -201,11 +225,11 @@ def _line_indent(text: str, position: int) -> str:
     return match.group(0) if match else ""
 
 
-def _render(value: Any, unit: str, base: str) -> str:
+def _render(value: Any, unit: str, base: str, newline: str = "\n") -> str:
     dumped = json.dumps(value, indent=len(unit.expandtabs(4)), ensure_ascii=False)
     if "\t" in unit:
         dumped = re.sub(r"(?m)^( {4})+", lambda m: "\t" * (len(m.group(0)) // 4), dumped)
-    return dumped.replace("\n", "\n" + base)
+    return dumped.replace("\n", newline + base)
 
 
 def _member_indent(text: str, node: Node, unit: str) -> str:
@@ -229,32 +253,39 @@ def _find(root: Node, path: list[str]) -> tuple[Node, list[str]]:
     return node, []
 
 
+def is_empty(text: str, path: list[str]) -> bool:
+    """The object at ``path`` exists and has no members."""
+    node, missing = _find(scan(text), path)
+    return not missing and not node.members
+
+
 def set_member(text: str, path: list[str], key: str, value: Any) -> str:
     """Return ``text`` with ``path...key`` set to ``value``; other bytes unchanged."""
     root = scan(text)
     unit = _indent_unit(text)
+    nl = _newline(text)
     node, missing = _find(root, path)
     if not missing:
         existing = node.member(key)
         if existing is not None:
             base = _line_indent(text, existing.key_start)
-            rendered = _render(value, unit, base)
+            rendered = _render(value, unit, base, nl)
             return text[: existing.value_start] + rendered + text[existing.value_end :]
     if missing:
         new_key, new_value = missing[0], _wrap(missing[1:], key, value)
     else:
         new_key, new_value = key, value
     indent = _member_indent(text, node, unit)
-    member_text = json.dumps(new_key, ensure_ascii=False) + ": " + _render(new_value, unit, indent)
+    member_text = json.dumps(new_key, ensure_ascii=False) + ": " + _render(new_value, unit, indent, nl)
     if node.members:
         last = node.members[-1]
-        return text[: last.value_end] + ",\n" + indent + member_text + text[last.value_end :]
+        return text[: last.value_end] + "," + nl + indent + member_text + text[last.value_end :]
     close = node.end - 1
     interior = text[node.start + 1 : close]
     if interior.strip() == "":
         closing = _line_indent(text, node.start)
-        return text[: node.start + 1] + "\n" + indent + member_text + "\n" + closing + text[close:]
-    return text[: node.start + 1] + "\n" + indent + member_text + text[node.start + 1 :]
+        return text[: node.start + 1] + nl + indent + member_text + nl + closing + text[close:]
+    return text[: node.start + 1] + nl + indent + member_text + text[node.start + 1 :]
 
 
 def _wrap(path: list[str], key: str, value: Any) -> dict[str, Any]:
@@ -264,25 +295,45 @@ def _wrap(path: list[str], key: str, value: Any) -> dict[str, Any]:
     return result
 
 
-def remove_member(text: str, path: list[str], key: str, *, prune: bool = True) -> str:
-    """Return ``text`` without ``path...key``; with ``prune``, containers left empty go too."""
+def remove_member(text: str, path: list[str], key: str) -> str:
+    """Return ``text`` without ``path...key``: its key, value and separating comma only."""
     root = scan(text)
     node, missing = _find(root, path)
     if missing or node.member(key) is None:
         return text
-    result = _cut(text, node, key)
-    if prune and path and not (_find(scan(result), path)[0].members or []):
-        return remove_member(result, path[:-1], path[-1], prune=True)
-    return result
+    return _cut(text, node, key)
 
 
 def _cut(text: str, node: Node, key: str) -> str:
     members = node.members or []
     index = next(i for i, m in enumerate(members) if m.key == key)
     member = members[index]
-    if index > 0:
-        # Exact inverse of an insertion after the previous member.
+    opening, close = node.start + 1, node.end - 1
+    if index > 0 and text[members[index - 1].value_end : member.key_start].strip() == ",":
+        # Exact inverse of an insertion after the previous member; what follows stays.
         return text[: members[index - 1].value_end] + text[member.value_end :]
-    if len(members) > 1:
-        return text[: member.key_start] + text[members[1].key_start :]
-    return text[: node.start + 1] + text[node.end - 1 :]  # the only member: an empty object
+    rest = text[opening : member.key_start] + text[member.value_end : close]
+    if len(members) == 1 and rest.strip() in ("", ","):
+        return text[:opening] + text[close:]  # the only member: an empty object again
+    edits = []
+    scanner = _Scanner(text)
+    comma = scanner.skip(member.value_end)
+    if text.startswith(",", comma):
+        edits.append(_whole_lines(text, member.key_start, comma + 1))
+    else:  # the last member: the comma that separates it is the previous member's
+        if index > 0:
+            before = scanner.skip(members[index - 1].value_end)
+            edits.append((before, before + 1))
+        edits.append(_whole_lines(text, member.key_start, member.value_end))
+    for start, end in sorted(edits, reverse=True):
+        text = text[:start] + text[end:]
+    return text
+
+
+def _whole_lines(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen a cut to the lines it fills, or over the blanks after it when it shares a line."""
+    line_start = text.rfind("\n", 0, start) + 1
+    after = re.compile(r"[ \t]*(?:\r?\n|\Z)").match(text, end)
+    if after and not text[line_start:start].strip(" \t"):
+        return line_start, after.end()
+    return start, re.compile(r"[ \t]*").match(text, end).end()  # type: ignore[union-attr]

@@ -6,13 +6,14 @@ Planning reads files but writes nothing, so ``--dry-run`` shows exactly what app
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import attrs
 
 from ..transport.client_configs import entry_argv, server_entry
 from ..transport.endpoints import Endpoints
-from . import autostart, clients, hosts
-from .changes import FileChange, read_text
+from . import autostart, clients, hosts, ledger
+from .changes import FileChange, UnreadableFile, read_text
 from .identity import (
     BROWSER_CONNECTOR,
     MCP_CONNECTOR,
@@ -56,6 +57,7 @@ def plan_install(place: Place, endpoints: Endpoints, options: Options) -> list[A
     actions: list[Action] = []
     name = server_name(endpoints.instance)
     mcp = find_executable(MCP_CONNECTOR)
+    store = ledger.store_for(endpoints.data_dir)
     chosen_clients = _selected(options.clients, clients.CLIENTS, place)
     for target in chosen_clients:
         label = f"{target.label}: {target.path(place)} ({'.'.join(target.container)}.{name})"
@@ -63,32 +65,64 @@ def plan_install(place: Place, endpoints: Endpoints, options: Options) -> list[A
             actions.append(Action(label, failed=True, note=f"{MCP_CONNECTOR} not found"))
             continue
         entry = server_entry(target.dialect, str(mcp), connector_args(endpoints), pinned_env())
-        actions.append(_client_action(target, place, name, entry, label))
+        actions.append(_client_action(target, place, name, entry, label, store))
     if options.clients is None and not chosen_clients:
         actions.append(Action("MCP clients", note="none detected; name one with --client"))
-    actions += _host_actions(place, endpoints, options)
+    actions += _host_actions(place, endpoints, options, registered=_registers(actions))
     if options.autostart:
         path = autostart.autostart_path(place, endpoints.instance)
         text = autostart.autostart_text(place, endpoints)
-        change = FileChange(path, read_text(path), text, 0o644, backup=False)
         actions.append(
-            Action(
-                f"Autostart: {path}", change,
+            _own_file(
+                f"Autostart: {path}", path, text, 0o644,
                 manual=f"enable it: {autostart.activation_hint(place, endpoints.instance)}",
             )
         )
     return actions
 
 
-def _client_action(target, place: Place, name: str, entry, label: str) -> Action:
+def _registers(actions: list[Action]) -> bool:
+    """Some action registers Ghostlight somewhere (or finds it already registered)."""
+    return any(a.change is not None and not a.failed for a in actions)
+
+
+def _own_file(label: str, path: Path, text: str, mode: int, manual: str = "") -> Action:
+    """A file wholly ours (wrapper, unit): written without a backup."""
     try:
-        change = clients.plan_entry(target, place, name, entry)
+        before = read_text(path)
+    except UnreadableFile as exc:
+        return Action(label, failed=True, note=str(exc), manual=f"remove {path}, then run it again")
+    return Action(label, FileChange(path, before, text, mode, backup=False), manual=manual)
+
+
+def _client_action(target, place: Place, name: str, entry, label: str, store: Path) -> Action:
+    path = target.path(place)
+    by_hand = f"add this to {path} by hand: {clients.snippet(target, name, entry)}"
+    try:
+        existing = clients.current_entry(target, place, name)
+        if existing is not None and not _runs_ours(target, existing):
+            argv = entry_argv(target.dialect, existing) or ["no command"]
+            return Action(
+                label, failed=True,
+                note=f"{name!r} is already there and runs {argv[0]}, not {MCP_CONNECTOR}; left alone",
+                manual=f"remove or rename that entry in {path}, then run it again",
+            )
+        change = clients.plan_entry(target, place, name, entry, store)
     except clients.EditRefused as exc:
-        return Action(label, failed=True, note=str(exc), manual=f"add {entry} by hand")
+        manual = f"{exc.manual}; or {by_hand}" if exc.manual else by_hand
+        return Action(label, failed=True, note=str(exc), manual=manual)
     return Action(label, change, note="" if change.changes_anything else "already registered")
 
 
-def _host_actions(place: Place, endpoints: Endpoints, options: Options) -> list[Action]:
+def _runs_ours(target, entry) -> bool:
+    """The entry runs our connector (or runs nothing we can tell, which we may replace)."""
+    argv = entry_argv(target.dialect, entry) or []
+    return not argv or MCP_CONNECTOR in Path(argv[0]).name
+
+
+def _host_actions(
+    place: Place, endpoints: Endpoints, options: Options, *, registered: bool
+) -> list[Action]:
     chosen = _selected(options.browsers, hosts.BROWSERS, place)
     if not chosen:
         note = "none detected; name one with --browser" if options.browsers is None else "none"
@@ -96,54 +130,55 @@ def _host_actions(place: Place, endpoints: Endpoints, options: Options) -> list[
     connector = find_executable(BROWSER_CONNECTOR)
     if connector is None:
         return [Action("Native host", failed=True, note=f"{BROWSER_CONNECTOR} not found")]
-    actions: list[Action] = []
-    program: Path = connector
-    if needs_wrapper(endpoints):
-        program = wrapper_path(endpoints)
-        text = wrapper_script(endpoints, connector)
-        change = FileChange(program, read_text(program), text, mode=0o700, backup=False)
-        actions.append(Action(f"Native host program: {program}", change))
+    program: Path = wrapper_path(endpoints) if needs_wrapper(endpoints) else connector
     ids = list(options.extension_ids)
+    manifests: list[Action] = []
     for target in chosen:
-        change, why = hosts.plan_manifest(target, place, endpoints, program, ids)
         label = f"{target.label}: {target.manifest_path(place)}"
-        actions.append(Action(label, change, note=why))
-    return actions
+        try:
+            change, why = hosts.plan_manifest(target, place, endpoints, program, ids)
+        except UnreadableFile as exc:
+            manifests.append(Action(label, failed=True, note=str(exc)))
+            continue
+        manifests.append(Action(label, change, note=why))
+    if not any(a.change is not None for a in manifests):
+        note = "no browser gets a manifest for this instance, so no host program is written"
+        return [*manifests, Action("Native host", failed=not registered, note=note)]
+    if needs_wrapper(endpoints):
+        text = wrapper_script(endpoints, connector)
+        return [_own_file(f"Native host program: {program}", program, text, 0o700), *manifests]
+    return manifests
 
 
 def plan_uninstall(place: Place, endpoints: Endpoints, options: Options) -> list[Action]:
     actions: list[Action] = []
     name = server_name(endpoints.instance)
+    store = ledger.store_for(endpoints.data_dir)
     ids = options.clients if options.clients is not None else clients.CLIENT_IDS
     for target in (c for c in clients.CLIENTS if c.id in ids):
-        parsed, entry = clients.read_entry(target, place, name)
+        label = f"{target.label}: {target.path(place)} ({'.'.join(target.container)}.{name})"
+        by_hand = f"remove {name!r} from {target.path(place)} by hand, if it is there"
+        try:
+            entry = clients.current_entry(target, place, name)
+        except clients.EditRefused as exc:
+            actions.append(Action(label, failed=True, note=str(exc), manual=by_hand))
+            continue
         if entry is None:
             if options.clients is not None:
                 actions.append(Action(f"{target.label}: {target.path(place)}", note="not registered"))
             continue
-        label = f"{target.label}: {target.path(place)} ({'.'.join(target.container)}.{name})"
-        argv = entry_argv(target.dialect, entry) or []
-        if argv and MCP_CONNECTOR not in Path(argv[0]).name:
+        if not _runs_ours(target, entry):
+            argv = entry_argv(target.dialect, entry) or []
             actions.append(Action(label, note=f"not ours (runs {argv[0]}); left alone"))
             continue
         try:
-            actions.append(Action(label, clients.plan_entry(target, place, name, None)))
+            actions.append(Action(label, clients.plan_entry(target, place, name, None, store)))
         except clients.EditRefused as exc:
-            actions.append(Action(label, failed=True, note=str(exc), manual="remove it by hand"))
-    browser_ids = options.browsers if options.browsers is not None else hosts.BROWSER_IDS
-    for target in (b for b in hosts.BROWSERS if b.id in browser_ids):
-        change, why = hosts.plan_manifest(
-            target, place, endpoints, Path(), [], remove=True
-        )
-        if change is not None and not change.changes_anything and options.browsers is None:
-            continue
-        actions.append(Action(f"{target.label}: {target.manifest_path(place)}", change, note=why))
-    program = wrapper_path(endpoints)
-    before = read_text(program)
-    if before is not None:
-        actions.append(Action(f"Native host program: {program}", FileChange(program, before, None, backup=False)))
+            manual = f"{exc.manual}; or {by_hand}" if exc.manual else by_hand
+            actions.append(Action(label, failed=True, note=str(exc), manual=manual))
+    actions += _host_removals(place, endpoints, options)
     path = autostart.autostart_path(place, endpoints.instance)
-    before = read_text(path)
+    before = _readable(path)
     if before is not None:
         hint = (
             f"systemctl --user disable --now {autostart.unit_name(endpoints.instance)}"
@@ -158,3 +193,45 @@ def plan_uninstall(place: Place, endpoints: Endpoints, options: Options) -> list
             )
         )
     return actions
+
+
+def _readable(path: Path) -> str | None:
+    try:
+        return read_text(path)
+    except UnreadableFile:
+        return None
+
+
+def _host_removals(place: Place, endpoints: Endpoints, options: Options) -> list[Action]:
+    """Our manifests, then the host program, kept while a manifest still points at it."""
+    actions: list[Action] = []
+    removed: set[str] = set()
+    browser_ids = options.browsers if options.browsers is not None else hosts.BROWSER_IDS
+    for target in (b for b in hosts.BROWSERS if b.id in browser_ids):
+        label = f"{target.label}: {target.manifest_path(place)}"
+        try:
+            change, why = hosts.plan_manifest(target, place, endpoints, Path(), [], remove=True)
+        except UnreadableFile as exc:
+            actions.append(Action(label, failed=True, note=str(exc)))
+            continue
+        if change is not None and change.after is None:
+            removed.add(target.id)
+        if change is not None and not change.changes_anything and options.browsers is None:
+            continue
+        actions.append(Action(label, change, note=why))
+    program = wrapper_path(endpoints)
+    before = _readable(program)
+    if before is None:
+        return actions
+    label = f"Native host program: {program}"
+    users = [
+        b.label for b in hosts.BROWSERS
+        if b.id not in removed and _points_at(hosts.read_manifest(b.manifest_path(place)), program)
+    ]
+    if users:
+        return [*actions, Action(label, note=f"still used by the {', '.join(users)} manifest; left alone")]
+    return [*actions, Action(label, FileChange(program, before, None, backup=False))]
+
+
+def _points_at(manifest: dict[str, Any] | None, program: Path) -> bool:
+    return manifest is not None and str(manifest.get("path", "")) == str(program)

@@ -45,11 +45,21 @@ def _value(value: Any) -> str:
     raise TomlEditError(f"cannot write {type(value).__name__} values")
 
 
-def render_table(path: list[str], table: dict[str, Any]) -> str:
+def render_table(path: list[str], table: dict[str, Any], newline: str = "\n") -> str:
     """``[path]`` followed by one ``key = value`` line per item (nested maps inline)."""
     lines = ["[" + ".".join(_key(p) for p in path) + "]"]
     lines += [f"{_key(k)} = {_value(v)}" for k, v in table.items()]
-    return "\n".join(lines) + "\n"
+    return newline.join(lines) + newline
+
+
+def _lines(text: str) -> list[str]:
+    """Lines split at ``\\n`` only, each keeping its ending (``\\r\\n`` stays whole)."""
+    return re.findall(r"[^\n]*\n|[^\n]+", text)
+
+
+def _newline(text: str) -> str:
+    match = re.search(r"\r?\n", text)
+    return match.group(0) if match else "\n"
 
 
 def _split_name(name: str) -> list[str]:
@@ -111,25 +121,49 @@ def set_table(text: str, path: list[str], table: dict[str, Any] | None) -> str:
         raise TomlEditError(f"not valid TOML: {exc}") from None
     except RecursionError:  # tomllib follows nested arrays by recursion
         raise TomlEditError("arrays nest too deeply to edit safely") from None
-    lines = text.splitlines(keepends=True)
+    lines = _lines(text)
+    nl = _newline(text)
     span = _span(lines, path)
     if span is None:
-        node: Any = data
-        for name in path:
-            node = node.get(name) if isinstance(node, dict) else None
-        if node is not None:
-            raise TomlEditError(f"{'.'.join(path)} is written inline, not as a [table]")
+        _check_not_inline(data, lines, path)
         if table is None:
             return text
-        prefix = text if not text or text.endswith("\n") else text + "\n"
-        result = prefix + ("\n" if prefix.strip() else "") + render_table(path, table)
+        prefix = text if not text or text.endswith("\n") else text + nl
+        result = prefix + (nl if prefix.strip() else "") + render_table(path, table, nl)
     else:
         start, end = span
-        block = render_table(path, table) if table is not None else ""
+        block = render_table(path, table, nl) if table is not None else ""
         before, after = lines[:start], lines[end:]
         if table is None and before and not before[-1].strip() and (not after):
             before = before[:-1]  # the separator an append added
         result = "".join(before) + block + "".join(after)
-    if _prune(tomllib.loads(result)) != _expected(data, path, table):
+    try:
+        edited = tomllib.loads(result)
+    except tomllib.TOMLDecodeError:
+        raise TomlEditError(f"could not edit [{'.'.join(path)}] without touching other data") from None
+    if _prune(edited) != _expected(data, path, table):
         raise TomlEditError(f"could not edit [{'.'.join(path)}] without touching other data")
     return result
+
+
+def _check_not_inline(data: dict[str, Any], lines: list[str], path: list[str]) -> None:
+    """A table on ``path`` that has no [header] is written inline: a header would redefine it."""
+    node: Any = data
+    for depth, name in enumerate(path, 1):
+        node = node.get(name) if isinstance(node, dict) else None
+        if node is None:
+            return
+        where = ".".join(path[:depth])
+        if not isinstance(node, dict):
+            raise TomlEditError(f"{where} is a value, not a [table]")
+        if depth == len(path) or not _has_header(lines, path[:depth]):
+            raise TomlEditError(f"{where} is written inline, not as a [table]")
+
+
+def _has_header(lines: list[str], path: list[str]) -> bool:
+    """Some [header] opens ``path`` or a table below it."""
+    for line in lines:
+        match = _HEADER.match(line)
+        if match and _split_name(match.group("name"))[: len(path)] == path:
+            return True
+    return False

@@ -104,10 +104,9 @@ def test_client_target_round_trip(
     apply_all(plan_uninstall(place, endpoints, Options(clients=(client_id,), browsers=())))
     if original is None:
         assert not path.exists()
-    elif client_id == "gemini":  # an empty "mcpServers": {} we filled is pruned, nothing else
-        assert parse(target, path.read_text()) == {"theme": "GitHub"}
-    else:
-        assert path.read_text() == original
+        assert not path.parent.exists() or path.parent == place.home  # nor the directory made for it
+    else:  # byte for byte, an empty container the user had included
+        assert path.read_bytes() == original.encode()
 
 
 def test_existing_entries_keep_their_bytes(place: Place, endpoints: Endpoints) -> None:
@@ -134,7 +133,7 @@ def test_codex_inline_table_is_refused_untouched(place: Place, endpoints: Endpoi
     path = clients.client("codex").path(place)
     path.parent.mkdir(parents=True)
     name = server_name(endpoints.instance)
-    original = f'mcp_servers = {{ "{name}" = {{ command = "old" }} }}\n'
+    original = f'mcp_servers = {{ "{name}" = {{ command = "/old/ghostlight-mcp-connector" }} }}\n'
     path.write_text(original)
     [action] = plan_install(place, endpoints, Options(clients=("codex",), browsers=()))
     assert action.failed and "inline" in action.note and action.manual
@@ -207,7 +206,8 @@ def test_native_host_manifest_round_trip(
     assert all(not a.change.changes_anything for a in again if a.change is not None)
     apply_all(plan_uninstall(place, endpoints, Options(clients=(), browsers=(browser_id,))))
     assert not path.exists() and not program.exists()
-    assert not list(path.parent.iterdir())  # no backups of files that were wholly ours
+    assert not path.parent.exists()  # nor a backup, nor the directories made for it
+    assert not target.user_dir(place).exists()  # so the browser is not "detected" afterwards
 
 
 def test_named_instances_install_side_by_side(
