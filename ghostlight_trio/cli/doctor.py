@@ -19,7 +19,7 @@ from ..transport.bridge import StatusReport
 from ..transport.endpoints import Endpoints
 from ..transport.launch import last_words
 from .doctor_checks import Check, executables, manifests, private_file, registrations
-from .status import fetch
+from .status import NOT_RUNNING, fetch
 
 _MARKS = {"ok": "[ ok ]", "warn": "[warn]", "fail": "[FAIL]", "info": "[info]", "skip": "[ -- ]"}
 
@@ -45,6 +45,14 @@ async def collect(endpoints: Endpoints, place: Place | None = None) -> list[Chec
 
 
 def _service_row(endpoints: Endpoints, report: StatusReport | None, why: str) -> Check:
+    if report is None and why == NOT_RUNNING and not endpoints.edge_socket.exists():
+        # The usual state of an on-demand service between uses (it exits when idle): nothing
+        # to fix, so no failure, but the way to start it by hand all the same.
+        return Check(
+            "service", "service", "info",
+            "not running now; an MCP client starts it on first use",
+            f"ghostlight service start{_flag(endpoints)} to start it now",
+        )
     if report is None:
         said = last_words(endpoints.log_file)
         return Check(
@@ -79,7 +87,7 @@ def _private_rows(endpoints: Endpoints, up: bool) -> list[Check]:
     ]
     secret = private_file(
         "service", "anti-squat secret", endpoints.secret_file, kind="file",
-        required=up, missing_hint=restart,
+        required=up, missing_hint=restart, replace_if_open=True,
     )
     if secret.verdict == "info":
         secret = attrs.evolve(secret, detail=secret.detail + " (created when the service first starts)")

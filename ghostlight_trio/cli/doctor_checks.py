@@ -71,11 +71,26 @@ def _kind_of(mode: int) -> str:
     return next((kind for kind, test in _KINDS.items() if test(mode)), "special file")
 
 
+def _close_fix(path: Path, kind: str, restart: str, replace: bool) -> str:
+    quoted = shlex.quote(str(path))
+    if replace:  # others may have read it: a fresh one, not the same one closed
+        return f"rm {quoted} && {restart}  (the service makes a fresh one)"
+    return f"chmod {'700' if kind == 'directory' else '600'} {quoted}"
+
+
 def private_file(
-    section: str, name: str, path: Path, *, kind: str, required: bool, missing_hint: str
+    section: str,
+    name: str,
+    path: Path,
+    *,
+    kind: str,
+    required: bool,
+    missing_hint: str,
+    replace_if_open: bool = False,
 ) -> Check:
     """A file, socket or directory that must be one, belong to this user and be closed to
-    everyone else."""
+    everyone else. ``missing_hint`` is the command that makes it again (a restart);
+    ``replace_if_open``: a secret others could read is replaced, not just closed."""
     try:
         info = path.stat()
     except FileNotFoundError:
@@ -86,18 +101,18 @@ def private_file(
     if not _KINDS[kind](info.st_mode):
         return Check(
             section, name, "fail", f"{path} is a {_kind_of(info.st_mode)}, not a {kind}",
-            f"remove it (`rm -r {shlex.quote(str(path))}`) and restart: ghostlight service restart",
+            f"remove it (`rm -r {shlex.quote(str(path))}`) and restart: {missing_hint}",
         )
     if info.st_uid != os.getuid():
         return Check(
             section, name, "fail", f"{path} is owned by uid {info.st_uid}, not by you",
-            f"remove it (`rm {shlex.quote(str(path))}`) and restart: ghostlight service restart",
+            f"remove it (`rm {shlex.quote(str(path))}`) and restart: {missing_hint}",
         )
     mode = stat.S_IMODE(info.st_mode)
     if mode & 0o077:
         return Check(
             section, name, "fail", f"{path} has mode {mode:04o}; others can reach it",
-            f"chmod 600 {shlex.quote(str(path))}  (or: ghostlight service restart)",
+            _close_fix(path, kind, missing_hint, replace_if_open),
         )
     return Check(section, name, "ok", f"{path} (mode {mode:04o}, yours)")
 
@@ -111,7 +126,8 @@ def registrations(place: Place, endpoints: Endpoints) -> list[Check]:
         fix = f"ghostlight install --client {target.id}{_instance_flag(endpoints)}"
         parsed, entry = clients.read_entry(target, place, name)
         if not parsed:
-            rows.append(Check("clients", target.label, "fail", f"{path} does not parse", f"repair {path}"))
+            detail = clients.read_problem(target, place) or f"{path} does not parse"
+            rows.append(Check("clients", target.label, "fail", detail, f"repair or remove {path}"))
             continue
         if entry is None:
             if target.detected(place):

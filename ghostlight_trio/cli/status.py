@@ -11,13 +11,15 @@ from ..transport.bridge import StatusReport
 from ..transport.endpoints import Endpoints
 from .control import query_status
 
+NOT_RUNNING = "down (not running for this instance)"
+
 
 async def fetch(endpoints: Endpoints) -> tuple[StatusReport | None, str]:
     """The live report, or None with why the service could not be asked."""
     try:
         return await query_status(endpoints), ""
     except FileNotFoundError:
-        return None, "down (not running for this instance)"
+        return None, NOT_RUNNING
     except ConnectionRefusedError:
         return None, "down (stale socket, nothing listening)"
     except OSError as exc:
@@ -38,7 +40,8 @@ async def status(endpoints: Endpoints, as_json: bool = False) -> int:
     if report is None:
         print(f"service    {why}")
         print(f"log        {endpoints.log_file}")
-        print("           start it with `ghostlight service start` (MCP clients also start it)")
+        flag = "" if endpoints.instance == "default" else f" --instance {endpoints.instance}"
+        print(f"           start it with `ghostlight service start{flag}` (MCP clients also start it)")
         return 1
     print(f"service    up, pid {report.pid}, version {report.service_version}")
     state = "PANIC" if report.panicked else "held by the user" if report.held else "agents may act"
