@@ -136,7 +136,7 @@ def policy_rows(endpoints: Endpoints) -> list[Check]:
     try:
         files = sources.PolicyFiles(
             org=sources.ORG_POLICY_PATH,
-            user=sources.user_manifest_path(),
+            user=sources.user_manifest_path(data_dir=endpoints.data_dir),
             settings=sources.settings_path(endpoints.data_dir),
         )
         loaded = sources.PolicySources(files).load(initial=True)

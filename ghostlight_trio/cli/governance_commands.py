@@ -25,7 +25,10 @@ SAFETY_COMMANDS = {
 def add_service_options(service: argparse.ArgumentParser) -> None:
     service.add_argument(
         "--manifest",
-        help=f"user policy manifest (path or file://path; default ${MANIFEST_ENV})",
+        help=(
+            "user policy manifest (path or file://path), kept for every later start of this"
+            f" instance; 'none' drops it (${MANIFEST_ENV}, when set, wins over both)"
+        ),
     )
 
 
@@ -78,10 +81,8 @@ def add_parsers(commands: Any, instance: argparse.ArgumentParser) -> None:
 def dispatch(args: argparse.Namespace, endpoints: Endpoints) -> int | None:
     """Run a governance command; None when ``args`` is someone else's command."""
     command = args.command
-    if command == "service" and getattr(args, "manifest", None):
-        raw = args.manifest.removeprefix("file://")
-        os.environ[MANIFEST_ENV] = str(Path(raw).expanduser().resolve())
-        return None
+    if command == "service" and getattr(args, "manifest", None) is not None:
+        return _choose_manifest(args.manifest, endpoints)
     if command in SAFETY_COMMANDS:
         from .safety_command import control, resume_workspace_command
 
@@ -117,4 +118,25 @@ def dispatch(args: argparse.Namespace, endpoints: Endpoints) -> int | None:
             until=args.until,
             as_json=args.json,
         )
+    return None
+
+
+def _choose_manifest(value: str, endpoints: Endpoints) -> int | None:
+    """``service --manifest``: check the file and keep it as the instance's policy (None: go on
+    with the service command), or refuse here, before a service starts without it."""
+    from ..governance.manifest import ManifestError, load_manifest
+    from ..governance.sources import record_manifest
+
+    if value.strip().lower() in ("none", "off", ""):
+        record_manifest(endpoints.data_dir, None)
+        print("ghostlight: no user manifest for this instance from now on", file=sys.stderr)
+        return None
+    path = Path(value.removeprefix("file://")).expanduser().resolve()
+    try:
+        load_manifest(path)
+    except ManifestError as exc:
+        print(f"ghostlight: --manifest {value}: {exc}; nothing was started", file=sys.stderr)
+        return 2
+    record_manifest(endpoints.data_dir, path)
+    os.environ[MANIFEST_ENV] = str(path)
     return None

@@ -27,7 +27,7 @@ def current_state(endpoints: Endpoints) -> PolicyState:
     """The policy the service would load now: org file, user manifest, settings."""
     files = PolicyFiles(
         org=ORG_POLICY_PATH,
-        user=user_manifest_path(),
+        user=user_manifest_path(data_dir=endpoints.data_dir),
         settings=settings_path(endpoints.data_dir),
     )
     return state_from(PolicySources(files).load(initial=True))

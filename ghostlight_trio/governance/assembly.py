@@ -39,7 +39,9 @@ class GovernanceParts:
 
 
 def default_files(data_dir: Path, org: Path | None = ORG_POLICY_PATH) -> PolicyFiles:
-    return PolicyFiles(org=org, user=user_manifest_path(), settings=settings_path(data_dir))
+    return PolicyFiles(
+        org=org, user=user_manifest_path(data_dir=data_dir), settings=settings_path(data_dir)
+    )
 
 
 def governance_parts(

@@ -23,12 +23,44 @@ ORG_POLICY_PATH = Path("/etc/ghostlight/policy.json")
 MANIFEST_ENV = "GHOSTLIGHT_MANIFEST"
 
 
-def user_manifest_path(cli_value: str | None = None) -> Path | None:
-    """``--manifest`` wins over ``GHOSTLIGHT_MANIFEST``; both accept a path or ``file://path``."""
+MANIFEST_RECORD = "manifest-path"
+"""In the instance's data dir: the manifest ``ghostlight service --manifest`` chose, so that
+every later start of the instance (a restart, a client's automatic start after the idle exit)
+enforces it too, instead of silently dropping the user's policy."""
+
+
+def user_manifest_path(
+    cli_value: str | None = None, *, data_dir: Path | None = None
+) -> Path | None:
+    """``--manifest`` wins over ``GHOSTLIGHT_MANIFEST``, which wins over the instance's record
+    (in ``data_dir``); each accepts a path or ``file://path``."""
     raw = cli_value or os.environ.get(MANIFEST_ENV) or ""
+    if not raw and data_dir is not None:
+        return recorded_manifest(data_dir)
     if raw.startswith("file://"):
         raw = raw[len("file://") :]
     return Path(raw).expanduser() if raw else None
+
+
+def recorded_manifest(data_dir: Path) -> Path | None:
+    try:
+        raw = (data_dir / MANIFEST_RECORD).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return Path(raw) if raw else None
+
+
+def record_manifest(data_dir: Path, path: Path | None) -> None:
+    """Keep ``path`` as the instance's manifest (None: forget it)."""
+    record = data_dir / MANIFEST_RECORD
+    if path is None:
+        record.unlink(missing_ok=True)
+        return
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    partial = record.with_name(f".{MANIFEST_RECORD}.{os.getpid()}")
+    partial.write_text(f"{path}\n", encoding="utf-8")
+    partial.chmod(0o600)
+    partial.replace(record)
 
 
 def settings_path(data_dir: Path) -> Path:

@@ -85,6 +85,28 @@ def test_check_names_the_line_of_a_json_syntax_error(instance_env, tmp_path):
 # --- explain ---------------------------------------------------------------------------------
 
 
+def test_a_manifest_given_to_the_service_is_kept_for_every_later_start(instance_env, tmp_path):
+    """``service --manifest`` is the instance's policy from then on: ``policy explain`` (and
+    every later start, which reads the same record) sees it without the flag; a file that does
+    not load is refused before anything starts; ``--manifest none`` drops it."""
+    policy = write_json(tmp_path / "policy.json", DENYING_POLICY)
+    label = load_manifest(policy).label
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    refused = cli(instance_env, "service", "stop", "--manifest", str(broken))
+    assert refused.returncode == 2
+    assert f"--manifest {broken}:" in refused.stderr and "nothing was started" in refused.stderr
+    kept = cli(instance_env, "service", "stop", "--manifest", str(policy))
+    assert kept.returncode == 0, kept.stderr
+    explained = cli(instance_env, "policy", "explain")
+    assert explained.stdout.splitlines()[1] == f"User policy {label}, enforced:"
+    doctor = cli(instance_env, "doctor")
+    assert f"user {load_manifest(policy).name} (enforce)" in doctor.stdout
+    dropped = cli(instance_env, "service", "stop", "--manifest", "none")
+    assert dropped.returncode == 0
+    assert cli(instance_env, "policy", "explain").stdout.startswith("No policy is active")
+
+
 def test_explain_prints_the_grants_deterministically(instance_env, tmp_path):
     policy = write_json(tmp_path / "policy.json", DENYING_POLICY)
     label = load_manifest(policy).label

@@ -1,12 +1,17 @@
-"""Hold and the kill switch outlive the service: a restart (or an on-demand service's idle
-exit and automatic start) comes back with them as the user left them."""
+"""What the user chose outlives the service: a restart (or an on-demand service's idle exit
+and automatic start) comes back with hold and the kill switch as the user left them, and with
+the manifest ``service --manifest`` chose."""
 
 from __future__ import annotations
 
 import stat
 from pathlib import Path
 
+import pytest
+
+from ghostlight_trio.governance.assembly import default_files
 from ghostlight_trio.governance.governor import Governor
+from ghostlight_trio.governance.sources import MANIFEST_ENV, record_manifest
 from ghostlight_trio.governance.switches import SWITCHES_FILE
 
 
@@ -37,3 +42,18 @@ def test_a_switch_that_cannot_be_saved_says_so(tmp_path: Path) -> None:
     said = governor.panic()
     assert governor.panicked
     assert "a restart would not keep it" in said
+
+
+def test_a_recorded_manifest_is_what_every_start_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(MANIFEST_ENV, raising=False)
+    data = tmp_path / "data"
+    assert default_files(data, org=None).user is None
+    record_manifest(data, tmp_path / "policy.json")
+    assert default_files(data, org=None).user == tmp_path / "policy.json"
+    monkeypatch.setenv(MANIFEST_ENV, str(tmp_path / "env.json"))  # the environment wins
+    assert default_files(data, org=None).user == tmp_path / "env.json"
+    monkeypatch.delenv(MANIFEST_ENV)
+    record_manifest(data, None)
+    assert default_files(data, org=None).user is None
