@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import json
 import os
@@ -12,8 +13,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from ..audit.records import file_records, generations, read_lines, read_records, rfc3339
+from ..audit.records import file_records, generations, read_lines, read_records
 from ..transport.endpoints import Endpoints
+from .arguments import TimeBound
 
 COLUMNS = (
     ("time", 24),
@@ -53,14 +55,12 @@ def _row(record: dict[str, Any]) -> str:
     return "  ".join(cells).rstrip()
 
 
-def _since(text: str | None) -> str | None:
-    """``15m``/``2h``/``3d`` ago, or an RFC 3339 prefix, as a comparable timestamp string."""
-    if not text:
+def _epoch(stamp: object) -> float | None:
+    """A record's RFC 3339 time in epoch seconds (None when it has none that reads)."""
+    try:
+        return dt.datetime.fromisoformat(str(stamp)).timestamp()
+    except ValueError:
         return None
-    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-    if text[-1:] in units and text[:-1].isdigit():
-        return rfc3339(time.time() - int(text[:-1]) * units[text[-1]])
-    return text
 
 
 def select(
@@ -69,11 +69,11 @@ def select(
     tool: str | None = None,
     decision: str | None = None,
     workspace: str | None = None,
-    since: str | None = None,
-    until: str | None = None,
+    since: TimeBound | None = None,
+    until: TimeBound | None = None,
     events: bool = True,
 ) -> Iterator[dict[str, Any]]:
-    low, high = _since(since), _since(until)
+    """Records that pass every filter; ``since``/``until`` include the whole span they name."""
     for record in records:
         if "event" in record and not events:
             continue
@@ -83,11 +83,14 @@ def select(
             continue
         if decision is not None and record.get("decision") != decision:
             continue
-        stamp = str(record.get("time", ""))
-        if low is not None and stamp < low:
-            continue
-        if high is not None and stamp > high:
-            continue
+        if since is not None or until is not None:
+            stamp = _epoch(record.get("time"))
+            if stamp is None:
+                continue
+            if since is not None and stamp < since.start:
+                continue
+            if until is not None and stamp >= until.end and stamp != until.start:
+                continue
         yield record
 
 
@@ -96,8 +99,8 @@ def show(
     *,
     tool: str | None,
     decision: str | None,
-    since: str | None,
-    until: str | None,
+    since: TimeBound | None,
+    until: TimeBound | None,
     as_json: bool,
     workspace: str | None = None,
 ) -> int:

@@ -73,8 +73,17 @@ def add_parsers(commands: Any, instance: argparse.ArgumentParser) -> None:
     show.add_argument("--tool")
     show.add_argument("--decision", choices=["allow", "deny", "shadow_deny", "held"])
     show.add_argument("--workspace", metavar="FINGERPRINT", help="one workspace's records (ws-…)")
-    show.add_argument("--since", type=arguments.when, help="e.g. 15m, 2h, 3d or an RFC 3339 time prefix")
-    show.add_argument("--until", type=arguments.when, help="e.g. 5m or an RFC 3339 time prefix")
+    show.add_argument(
+        "--since",
+        type=arguments.when,
+        help="from this time on: 15m, 2h, 3d ago, or an RFC 3339 time or prefix such as"
+        " 2026-11-30 or 2026-11-30T14:05 (UTC unless it ends in an offset like +02:00)",
+    )
+    show.add_argument(
+        "--until",
+        type=arguments.when,
+        help="up to this time, the whole day or minute it names included: 5m ago, 2026-11-30, ...",
+    )
     show.add_argument("--json", action="store_true", help="raw JSON lines")
 
 

@@ -266,6 +266,30 @@ def test_audit_says_so_when_there_is_nothing_to_show(instance_env, endpoints):
         assert unreadable.returncode == 2 and f"{value!r} is not a time" in unreadable.stderr
     dated = audit("show", "--since", "2025-12-31", "--until", "2026-01-01T01:00")
     assert dated.returncode == 0 and len(_rows(dated.stdout)) == 1
+    impossible = audit("show", "--since", "2026-13-45")
+    assert impossible.returncode == 2 and "'2026-13-45' is not a time" in impossible.stderr
+
+
+def test_time_filters_take_the_whole_span_they_name_and_its_offset():
+    from ghostlight_trio.cli.arguments import when
+    from ghostlight_trio.cli.audit_command import select
+
+    records = [
+        {"time": "2026-11-30T23:45:48.120Z", "call": "late"},
+        {"time": "2026-12-01T00:00:00.000Z", "call": "next-day"},
+    ]
+
+    def calls(**bounds: str) -> list[str]:
+        chosen = select(records, **{k: when(v) for k, v in bounds.items()})
+        return [r["call"] for r in chosen]
+
+    assert calls(until="2026-11-30") == ["late"]
+    assert calls(since="2026-11-30", until="2026-11-30") == ["late"]
+    assert calls(until="2026-11-30T23:45") == ["late"]
+    assert calls(until="2026-11-30T23:44") == []
+    assert calls(since="2026-12-01T01:00+05:00") == ["late", "next-day"]  # 20:00Z
+    assert calls(since="2026-12-01T04:46+05:00") == ["next-day"]  # 23:46Z
+    assert calls(since="2026-12") == ["next-day"]
 
 
 def test_audit_tail_follows_new_records_across_a_rotation(instance_env, endpoints):
