@@ -21,13 +21,56 @@ function clipText(text, limit) {
   return s.length > limit ? `${s.slice(0, limit)}…` : s;
 }
 
-// One console argument as a readable string.
+// One console argument as a readable string: an object or array shows its contents (Chrome's
+// one-level preview, as the DevTools console prints it), not just "Object" or "Array(2)".
 function describeArg(arg) {
   if (!arg || typeof arg !== "object") return String(arg);
   if (arg.value !== undefined) return typeof arg.value === "string" ? arg.value : JSON.stringify(arg.value);
   if (arg.unserializableValue !== undefined) return String(arg.unserializableValue);
+  if (arg.preview && arg.subtype !== "error" && arg.subtype !== "node") return describePreview(arg.preview);
   if (arg.description !== undefined) return arg.description;
   return arg.type || "";
+}
+
+// A CDP ObjectPreview in one line: {a: 1, b: Array(2)}, [1, 2], Map(1) {"k" => 2}.
+function describePreview(preview) {
+  const more = preview.overflow ? ", …" : "";
+  const properties = Array.isArray(preview.properties) ? preview.properties : [];
+  if (Array.isArray(preview.entries) && preview.entries.length) {
+    const entries = preview.entries.map((e) => (e.key ? `${describePreview(e.key)} => ${describePreview(e.value)}` : describePreview(e.value)));
+    return `${preview.description} {${entries.join(", ")}${more}}`;
+  }
+  if (preview.type !== "object" || preview.subtype === "null") return previewValue(preview);
+  if (preview.subtype === "array" || preview.subtype === "typedarray") {
+    return `[${properties.map(previewProperty).join(", ")}${more}]`;
+  }
+  const fields = properties.map((p) => `${p.name}: ${previewProperty(p)}`).join(", ");
+  const label = preview.description && preview.description !== "Object" ? `${preview.description} ` : "";
+  return `${label}{${fields}${more}}`;
+}
+
+function previewProperty(property) {
+  return property.valuePreview ? describePreview(property.valuePreview) : previewValue(property);
+}
+
+// A primitive or a nested object's summary as a preview gives it (value is a string there).
+function previewValue(item) {
+  if (item.type === "string") return JSON.stringify(item.value !== undefined ? item.value : item.description || "");
+  if (item.type === "object" && item.subtype === "null") return "null";
+  if (item.type === "undefined") return "undefined";
+  return String(item.value !== undefined ? item.value : item.description || item.type || "");
+}
+
+// What an uncaught exception threw: an Error's own text, a thrown value as itself.
+function describeThrown(details) {
+  const exception = details.exception;
+  const lead = details.text || "Uncaught";
+  if (exception && exception.subtype !== "error") {
+    if (exception.value !== undefined || exception.unserializableValue !== undefined || exception.preview) {
+      return `${lead} ${describeArg(exception)}`;
+    }
+  }
+  return (exception && exception.description) || details.text || "Uncaught exception";
 }
 
 function firstFrame(stackTrace) {
@@ -48,7 +91,7 @@ export function consoleEntry(method, params) {
   }
   if (method === "Runtime.exceptionThrown") {
     const details = params.exceptionDetails || {};
-    const description = (details.exception && details.exception.description) || details.text || "Uncaught exception";
+    const description = describeThrown(details);
     const frames = details.stackTrace && Array.isArray(details.stackTrace.callFrames) ? details.stackTrace.callFrames : [];
     const where = frames.slice(0, 3).map((f) => `${f.functionName || "(anonymous)"} ${f.url}:${f.lineNumber + 1}`);
     return {

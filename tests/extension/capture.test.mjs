@@ -31,6 +31,36 @@ test("console entries join their arguments and keep where they came from", () =>
   assert.equal(consoleEntry("Runtime.executionContextCreated", {}), null);
 });
 
+test("objects in console arguments show their contents, and thrown values keep theirs", () => {
+  const object = {
+    type: "object", className: "Object", description: "Object",
+    preview: {
+      type: "object", description: "Object", overflow: false,
+      properties: [
+        { name: "a", type: "number", value: "1" },
+        { name: "s", type: "string", value: "two" },
+        { name: "n", type: "object", subtype: "null", value: "null" },
+        { name: "b", type: "object", subtype: "array", value: "Array(2)",
+          valuePreview: { type: "object", subtype: "array", description: "Array(2)", overflow: false,
+            properties: [{ name: "0", type: "number", value: "1" }, { name: "1", type: "number", value: "2" }] } },
+      ],
+    },
+  };
+  const map = {
+    type: "object", subtype: "map", description: "Map(1)",
+    preview: { type: "object", subtype: "map", description: "Map(1)", overflow: false, properties: [],
+      entries: [{ key: { type: "number", description: "1", overflow: false, properties: [] },
+        value: { type: "string", description: "x", overflow: false, properties: [] } }] },
+  };
+  const logged = consoleEntry("Runtime.consoleAPICalled", { type: "log", args: [{ type: "string", value: "obj" }, object, map], timestamp: 1 });
+  assert.equal(logged.text, 'obj {a: 1, s: "two", n: null, b: [1, 2]} Map(1) {1 => "x"}');
+  const thrown = (exception) => consoleEntry("Runtime.exceptionThrown", { exceptionDetails: { text: "Uncaught", exception } }).text;
+  assert.equal(thrown({ type: "string", value: "thrown-string" }), "Uncaught thrown-string");
+  assert.equal(thrown({ type: "object", subtype: "null", value: null }), "Uncaught null");
+  assert.equal(thrown({ ...object, preview: { ...object.preview, properties: [{ name: "code", type: "number", value: "7" }] } }), "Uncaught {code: 7}");
+  assert.equal(thrown({ type: "object", subtype: "error", description: "TypeError: x\n    at y" }), "TypeError: x");
+});
+
 test("buffers keep the newest entries up to the bound and count what they dropped", () => {
   const buffers = new EventBuffers({ limit: 2 });
   buffers.start(1, "console", "a.test");
