@@ -35,6 +35,14 @@ def bounded_limit(raw: Any) -> int:
     return max(1, min(MAX_LIMIT, int(raw)))
 
 
+def limit_notes(raw: Any) -> list[str]:
+    """What the answer must say when ``limit`` was not taken as given."""
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or raw == bounded_limit(raw):
+        return []
+    used = bounded_limit(raw)
+    return [f"Note: limit {raw:g} is not a whole number from 1 to {MAX_LIMIT}; {used} was used."]
+
+
 PATTERN_BUDGET = 0.25
 """Seconds of matching one read may spend on a pattern, over all its entries. A pattern that
 backtracks without end (``(a|aa)+$`` against page text) would otherwise hold the whole service,
@@ -45,6 +53,20 @@ SLOW_PATTERN_NOTE = (
     f"Note: the pattern took longer than {PATTERN_BUDGET:g} s as a regular expression (it"
     " backtracks heavily, as nested repeats like (a|aa)+ do), so it was matched as plain text."
 )
+
+
+INVALID_PATTERN_NOTE = (
+    "Note: the pattern is not a valid regular expression, so it was matched as plain text"
+    " (escape characters such as ( [ + with a backslash to match them literally in a regex)."
+)
+
+
+def _compiles(pattern: str) -> bool:
+    try:
+        regex.compile(pattern, regex.IGNORECASE)
+    except (regex.error, OverflowError, RecursionError):
+        return False
+    return True
 
 
 class PatternTooSlow(Exception):
@@ -82,6 +104,9 @@ def console_lines(
 ) -> tuple[list[str], int, list[str]]:
     """Matching console entries as ``[level] text`` lines (newest ``limit`` kept), their count,
     and notes on the matching (a pattern too slow as a regex is matched as plain text)."""
+    if pattern and not _compiles(pattern):
+        lines, count = _console_lines(entries, pattern, only_errors, limit, literal=True)
+        return lines, count, [INVALID_PATTERN_NOTE]
     try:
         return (*_console_lines(entries, pattern, only_errors, limit, literal=False), [])
     except PatternTooSlow:

@@ -48,8 +48,10 @@ def checked_files(arguments: Mapping[str, Any]) -> tuple[list[dict[str, str]], i
         name = str(file.get("name", "")).strip()
         if not name:
             raise ToolInputError(f"files[{number - 1}] has an empty name; nothing was uploaded.")
+        # Line-wrapped base64 (what ``base64`` and most encoders write) is the same data.
+        data = "".join(str(file.get("data", "")).split())
         try:
-            size = len(base64.b64decode(str(file.get("data", "")), validate=True))
+            size = len(base64.b64decode(data, validate=True))
         except (binascii.Error, ValueError):
             raise ToolInputError(
                 f"files[{number - 1}] ({excerpt(name)!r}): data is not valid base64; nothing was"
@@ -57,7 +59,7 @@ def checked_files(arguments: Mapping[str, Any]) -> tuple[list[dict[str, str]], i
             ) from None
         total += size
         mime = str(file.get("mimeType") or "application/octet-stream")
-        out.append({"name": name, "mimeType": mime, "data": str(file["data"])})
+        out.append({"name": name, "mimeType": mime, "data": data})
     if total > MAX_BYTES:
         raise ToolInputError(
             f"The files hold {total} bytes; at most {MAX_BYTES} bytes (3 MB) go in one call;"

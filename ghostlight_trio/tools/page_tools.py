@@ -17,7 +17,7 @@ from ..transport.bridge import TextBlock
 from ..transport.excerpt import quoted
 from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
-from .buffers import bounded_limit, buffer_notes, console_lines, network_lines
+from .buffers import bounded_limit, buffer_notes, console_lines, limit_notes, network_lines
 from .computer import ComputerTool
 from .field_values import changed, refused_value
 from .image_store import ImageStore
@@ -163,8 +163,12 @@ class _PageTools:
         limit = call.arguments.get("max_chars")
         max_chars = (
             min(int(limit), PAGE_TEXT_MAX)
-            if isinstance(limit, int | float) and limit > 0
+            if isinstance(limit, int | float) and limit >= 1
             else PAGE_TEXT_DEFAULT
+        )
+        taken = "" if limit is None or limit == max_chars else (
+            f"\n[max_chars {limit:g} is not a whole number from 1 to {PAGE_TEXT_MAX};"
+            f" {max_chars} was used.]"
         )
         got = await self._channel.content(call, tab, "page_text", {"max_chars": max_chars})
         ping = await self._channel.content(call, tab, "ping")
@@ -175,7 +179,7 @@ class _PageTools:
         frames = got.get("frames")
         if isinstance(frames, int) and frames > 0:
             source += f", then the text of {frames} frame(s) in it"
-        text = f"Source element: {source}\n\n{body}"
+        text = f"Source element: {source}\n\n{body}{taken}"
         page = page_facts(
             tab, str(got.get("url", "")), str(got.get("title", "")), ping.get("renderSerial")
         )
@@ -232,7 +236,8 @@ class _PageTools:
             only_errors=call.arguments.get("onlyErrors") is True,
             limit=bounded_limit(call.arguments.get("limit")),
         )
-        notes = matching + buffer_notes(answer, total=len(entries), matched=matched, noun="console")
+        notes = matching + limit_notes(call.arguments.get("limit"))
+        notes += buffer_notes(answer, total=len(entries), matched=matched, noun="console")
         return await self._buffer_result(call, tab, lines, notes, matched, answer)
 
     async def read_network(self, call: ToolCall, tab: int) -> ToolResult:
@@ -243,7 +248,8 @@ class _PageTools:
             url_pattern=call.arguments.get("urlPattern"),
             limit=bounded_limit(call.arguments.get("limit")),
         )
-        notes = buffer_notes(answer, total=len(entries), matched=matched, noun="network")
+        notes = limit_notes(call.arguments.get("limit"))
+        notes += buffer_notes(answer, total=len(entries), matched=matched, noun="network")
         return await self._buffer_result(call, tab, lines, notes, matched, answer)
 
     async def _buffer_result(

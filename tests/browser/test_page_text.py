@@ -32,8 +32,14 @@ async def test_get_page_text_never_asks_for_more_than_the_bridge_can_carry_back(
 
     nursery.start_soon(serve_script, peer, {"content": content})
     handler = page_tool_handlers(registry, shore)["get_page_text"]
-    for wanted, expected in ((10**8, PAGE_TEXT_MAX), (300, 300), (None, 50_000)):
+    for wanted, expected in ((10**8, PAGE_TEXT_MAX), (300, 300), (None, 50_000), (0, 50_000)):
         result = await handler(call("get_page_text", ws, tabId=compose(1, 5), max_chars=wanted))
         assert result.kind == "ok"
         assert asked[-1] == expected
+        said = result.content[0].text  # type: ignore[union-attr]
+        assert ("is not a whole number from 1 to 2000000" in said) == (
+            wanted not in (None, expected)
+        ), said
+        if wanted == 0:
+            assert "[max_chars 0 is not a whole number from 1 to 2000000; 50000 was used.]" in said
     assert PAGE_TEXT_MAX == 2_000_000
