@@ -76,10 +76,14 @@
     return out;
   }
 
+  // Which document this is: counts (mutations, render serial) start again in a new one, so a
+  // receipt compares them only within one document and otherwise says a new one loaded.
+  const DOCUMENT_ID = Math.random().toString(36).slice(2, 10);
+
   // One observation of the page for interaction receipts: where it is, how much it changed,
   // what has focus and, optionally, the element at a point or behind a ref.
   function observe(args) {
-    const out = { url: location.href, title: document.title, renderSerial: refs.serial(), mutations: mutationTotal };
+    const out = { url: location.href, title: document.title, renderSerial: refs.serial(), mutations: mutationTotal, document: DOCUMENT_ID };
     if (typeof args.ref === "string") {
       try {
         out.target = ns.find.describeElement(refs.resolve(args.ref), ctx);

@@ -69,10 +69,16 @@ def build_receipt(
         observed["urlChanged"] = str(after.get("url", ""))
     if "title" in before and after.get("title") != before.get("title"):
         observed["titleChanged"] = str(after.get("title", ""))
-    if isinstance(before.get("mutations"), int) and isinstance(after.get("mutations"), int):
-        observed["mutations"] = max(0, after["mutations"] - before["mutations"])
-    if isinstance(before.get("renderSerial"), int):
-        observed["renderAdvanced"] = after.get("renderSerial", 0) > before["renderSerial"]
+    was, now = before.get("document"), after.get("document")
+    if was and now and was != now:
+        # A reload or navigation: the page's own counts started again, so they compare nothing.
+        observed["newDocument"] = True
+        observed["renderAdvanced"] = True
+    else:
+        if isinstance(before.get("mutations"), int) and isinstance(after.get("mutations"), int):
+            observed["mutations"] = max(0, after["mutations"] - before["mutations"])
+        if isinstance(before.get("renderSerial"), int):
+            observed["renderAdvanced"] = after.get("renderSerial", 0) > before["renderSerial"]
     focused = after.get("focused")
     if isinstance(focused, dict) and focused.get("ref") != _ref(before.get("focused")):
         observed["changedElements"] = [actionable(focused)]
@@ -114,15 +120,23 @@ def receipt_facts(receipt: dict[str, Any]) -> str:
         facts.append(f"URL changed to {observed['urlChanged']}")
     if "titleChanged" in observed:
         facts.append(f'title changed to "{observed["titleChanged"]}"')
+    if observed.get("tabClosed"):
+        facts.append("the tab is closed")
+    if observed.get("tabReloaded"):
+        facts.append("the tab reloaded")
+    if observed.get("tabFocused"):
+        facts.append("the tab is the active tab of its window")
+    if observed.get("newDocument"):
+        facts.append("a new document loaded (the page reloaded or navigated)")
     if observed.get("mutations"):
         facts.append(f"{observed['mutations']} DOM mutation(s)")
-    if observed.get("renderAdvanced"):
+    if observed.get("renderAdvanced") and not observed.get("newDocument"):
         facts.append("page re-rendered")
     for element in observed.get("changedElements", []):
         facts.append(f'focus on {element["role"]} "{element["name"]}" [{element["ref"]}]')
     if "alertOrStatus" in observed:
         facts.append(f'status: "{observed["alertOrStatus"]}"')
-    text = "; ".join(facts) if facts else "no meaningful page change"
+    text = "; ".join(facts) if facts else "no other page change seen"
     return text if len(text) <= FACTS_LIMIT else text[: FACTS_LIMIT - 1] + "…"
 
 

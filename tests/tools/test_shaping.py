@@ -128,7 +128,15 @@ def test_receipts_state_what_changed_and_fence_only_the_facts() -> None:
     )
     assert result.structured["interactionReceipt"]["provenance"]["pageSourced"] is True
     quiet = build_receipt("key", 7, before, {**before}, assurance="none", target=None)
-    assert receipt_facts(quiet) == "no meaningful page change"
+    assert receipt_facts(quiet) == "no other page change seen"
+    # A reload starts the page's own counts again: a new document, not "no change".
+    was, now = {**before, "document": "d1"}, {**before, "mutations": 0, "document": "d2"}
+    reloaded = build_receipt("key", 7, was, now, assurance="none", target=None)
+    assert reloaded["observedAfter"]["newDocument"] is True
+    assert "mutations" not in reloaded["observedAfter"]
+    assert receipt_facts(reloaded) == "a new document loaded (the page reloaded or navigated)"
+    closed = {**quiet, "observedAfter": {"tabClosed": True}}
+    assert receipt_facts(closed) == "the tab is closed"
 
 
 def test_console_filtering_keeps_the_newest_matches() -> None:
