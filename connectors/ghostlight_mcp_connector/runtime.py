@@ -54,6 +54,7 @@ class Edge:
         """Unset exactly while the (single) connection task runs."""
         self._connection_done.set()
         self._connection_scope = trio.CancelScope()
+        self._connect_again = False
 
     def apply(self, actions: list[Action]) -> None:
         for action in actions:
@@ -77,7 +78,13 @@ class Edge:
             _log.debug("bridge connection closing; dropped %s", type(message).__name__)
 
     def _start_connection(self) -> None:
-        if self._closing or not self._connection_done.is_set():
+        if self._closing:
+            return
+        if not self._connection_done.is_set():
+            # Asked while the last connection is still ending (a handler that reconnects at
+            # once when told of the loss): the ask must not be lost, or the link would wait
+            # in "connecting" forever. It is served as soon as that task is done.
+            self._connect_again = True
             return
         self._connection_done = trio.Event()
         self._connection_scope = trio.CancelScope()
@@ -89,6 +96,9 @@ class Edge:
                 await self._connect_and_serve()
         finally:
             self._connection_done.set()
+            again, self._connect_again = self._connect_again, False
+            if again:
+                self._start_connection()
 
     async def _connect_and_serve(self) -> None:
         try:

@@ -265,3 +265,31 @@ def test_a_huge_name_is_echoed_as_an_excerpt(shared_instance: Instance) -> None:
         connector.close_stdin()
         connector.wait_exit(5)
         connector.terminate()
+
+
+def test_with_a_listen_open_the_next_calls_reconnect_after_the_service_died(
+    own_instance: Instance,
+) -> None:
+    """2026-07-28 with ``subscriptions/listen`` open: the handler asks for a new connection the
+    moment the old one is lost, while that connection is still ending. The ask must be kept:
+    the next calls reconnect (starting the service again) and are answered."""
+    meta = json.loads(META)
+    own_instance.start_service()
+    connector = Connector(own_instance)
+    try:
+        connector.send({"jsonrpc": "2.0", "id": "L", "method": "subscriptions/listen",
+                        "params": {"_meta": meta, "notifications": {"toolsListChanged": True}}})
+        connector.send({**STATELESS_CALL, "id": 1})
+        first, _ = connector.read_until(lambda m: m.get("id") == 1, timeout=20)
+        assert first["result"]["content"], first
+        own_instance.kill_service()
+        time.sleep(1.0)
+        plan = {"domains": ["a"], "approach": []}
+        params = {**STATELESS_CALL["params"], "arguments": plan}
+        connector.send({**STATELESS_CALL, "id": 2, "params": params})
+        again, _ = connector.read_until(lambda m: m.get("id") == 2, timeout=30)
+        assert again["result"]["content"][0]["text"].startswith("Plan recorded."), again
+    finally:
+        connector.close_stdin()
+        connector.wait_exit(5)
+        connector.terminate()
