@@ -145,10 +145,10 @@ stops at a depth that depends on how deep the stack already is, and the bridge's
 at 400 levels (it would close the stream, and every call on it with it): one fixed limit under
 both makes the answer to a line the same wherever it is read, and every line read fit to
 forward."""
-_TOO_DEEP = f"Parse error: line nests arrays and objects deeper than {MAX_NESTING} levels"
+_TOO_DEEP = f"the line nests arrays and objects deeper than {MAX_NESTING} levels"
 
 
-_LONE_SURROGATE = "Parse error: line escapes a lone UTF-16 surrogate, which is not a character"
+_LONE_SURROGATE = "the line escapes a lone UTF-16 surrogate, which is not a character"
 
 
 _DOUBLE_MAX = int(sys.float_info.max)
@@ -183,13 +183,35 @@ _TRAILING_ID = re.compile(rb',\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$')
 
 def _oversized_id(line: OversizedLine) -> RequestId | None:
     """The id of a request too long to read, from the members that fit in its ends."""
-    found = _leading_id(line.head)
+    return _id_at_the_ends(line.head, line.tail)
+
+
+def _id_at_the_ends(head: bytes, tail: bytes) -> RequestId | None:
+    found = _leading_id(head)
     if found is None:
-        match = _TRAILING_ID.search(line.tail)
+        match = _TRAILING_ID.search(tail)
         if match:
             with contextlib.suppress(ValueError):
                 found = json.loads(match.group(1))
+    if isinstance(found, str) and escapes_lone_surrogate(json.dumps(found), found):
+        return None  # not an id that can be written back
     return found if is_request_id(found) else None
+
+
+def _unreadable_id(line: bytes, value: object = None) -> RequestId | None:
+    """The id of a line that is JSON but cannot be taken (too deep, a number out of range, half
+    a surrogate pair): its caller must get its answer, not wait for one. From the parsed
+    object when there is one, else from the members at either end of the line."""
+    if isinstance(value, dict):
+        found = value.get("id")
+        if isinstance(found, str) and _HALF_PAIR_TEXT.search(found):
+            return None
+        return found if is_request_id(found) else None
+    return _id_at_the_ends(line[:_ID_SEARCH], line[-_ID_SEARCH:])
+
+
+_ID_SEARCH = 64 * 1024
+_HALF_PAIR_TEXT = re.compile("[\ud800-\udfff]")
 
 
 def _leading_id(head: bytes) -> object:
@@ -206,8 +228,8 @@ def _leading_id(head: bytes) -> object:
             if not text.startswith(":", index):
                 return None
             value, index = _DECODER.raw_decode(text, _skip_space(text, index + 1))
-        except ValueError:  # the member runs past what was kept
-            return None
+        except (ValueError, RecursionError):  # the member runs past what was kept, or nests
+            return None  # deeper than the parser follows
         index = _skip_space(text, index)
         if not text.startswith((",", "}"), index):  # a value cut short by the end of ``head``
             return None
@@ -222,6 +244,19 @@ def _skip_space(text: str, index: int) -> int:
     while index < len(text) and text[index] in " \t\r\n":
         index += 1
     return index
+
+
+class _Number:
+    """A number stood in for while only the shape of a line is read (never an id)."""
+
+
+def _number(text: str) -> _Number:
+    return _Number()
+
+
+def _any_int(text: str) -> int | _Number:
+    """An integer as JSON has it; past Python's digit limit for int(), a stand-in."""
+    return int(text) if len(text) < 4300 else _Number()
 
 
 def _reject_constant(name: str) -> Any:
@@ -250,21 +285,42 @@ def classify(line: bytes | OversizedLine) -> Incoming:
         value = json.loads(
             text, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_finite_int
         )
-    except RecursionError:
-        return Malformed(PARSE_ERROR, _TOO_DEEP)
+    except RecursionError:  # past what the parser follows: whether it is JSON is not known
+        return Malformed(PARSE_ERROR, f"Parse error: {_TOO_DEEP}")
     except _OutOfRange as exc:
-        return Malformed(PARSE_ERROR, f"Parse error: the number {exc} is out of range")
+        try:  # JSON text with a number no double holds, or not JSON at all?
+            value = json.loads(
+                text, parse_constant=_reject_constant, parse_float=_number, parse_int=_any_int
+            )
+        except (ValueError, RecursionError):
+            return Malformed(PARSE_ERROR, "Parse error: line is not valid JSON")
+        return _untakeable(line, f"the number {exc} is out of range", value)
     except ValueError:
         return Malformed(PARSE_ERROR, "Parse error: line is not valid JSON")
     if line.count(b"[") + line.count(b"{") > MAX_NESTING and exceeds(value, max_depth=MAX_NESTING):
-        return Malformed(PARSE_ERROR, _TOO_DEEP)
+        return _untakeable(line, _TOO_DEEP, value)
     if escapes_lone_surrogate(line, value):
-        return Malformed(PARSE_ERROR, _LONE_SURROGATE)
+        return _untakeable(line, _LONE_SURROGATE, value)
     if isinstance(value, list):
         return Malformed(INVALID_REQUEST, "Invalid Request: batches are not supported")
     if not isinstance(value, dict):
         return Malformed(INVALID_REQUEST, "Invalid Request: expected a JSON object")
     return _classify_object(value)
+
+
+def _untakeable(line: bytes, why: str, value: object = None) -> Malformed:
+    """JSON text that cannot be taken as a message: answered to its id when one can be read
+    (an invalid request), else as unreadable (a parse error, which has no id to answer)."""
+    request_id = _unreadable_id(line, value)
+    if request_id is None:
+        return Malformed(PARSE_ERROR, f"Parse error: {why}")
+    return Malformed(INVALID_REQUEST, f"Invalid Request: {why}", request_id)
+
+
+def _method_problem(obj: JsonObject) -> str:
+    if "method" not in obj:
+        return "Invalid Request: missing method"
+    return "Invalid Request: method must be a string"
 
 
 def _classify_object(obj: JsonObject) -> Incoming:
@@ -279,14 +335,14 @@ def _classify_object(obj: JsonObject) -> Incoming:
             if obj.get("jsonrpc") != "2.0" or (params is not None and not isinstance(params, dict)):
                 return Ignored(f"malformed notification {method!r}")
             return Notification(method, params)
-        return Malformed(INVALID_REQUEST, "Invalid Request: missing method")
+        return Malformed(INVALID_REQUEST, _method_problem(obj))
     if not is_request_id(raw_id):
         return Malformed(INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
     request_id: RequestId = raw_id
     if obj.get("jsonrpc") != "2.0":
         return Malformed(INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"', request_id)
     if not isinstance(method, str):
-        return Malformed(INVALID_REQUEST, "Invalid Request: method must be a string", request_id)
+        return Malformed(INVALID_REQUEST, _method_problem(obj), request_id)
     params = obj.get("params")
     if params is not None and not isinstance(params, dict):
         return Malformed(INVALID_REQUEST, "Invalid Request: params must be an object", request_id)

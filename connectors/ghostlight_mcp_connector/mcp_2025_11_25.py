@@ -150,6 +150,8 @@ class Mcp20251125:
         cursor = params.get("cursor")
         if cursor is not None and not isinstance(cursor, str):
             return invalid_params(request.id, "Invalid params: cursor must be a string")
+        if self.book.is_active(request.id) or self.catalog.is_waiting(request.id):
+            return id_in_use(request.id)
         waiter = _ListWaiter(request.id, cursor)
         projection = self.catalog.projection
         if projection is not None:

@@ -177,7 +177,7 @@ class Mcp20260728:
         if info is not None and not isinstance(info, dict):
             raise invalid(f"_meta[{CLIENT_INFO_KEY!r}] must be an object")
         level = meta.get(LOG_LEVEL_KEY)
-        if level is not None and level not in LOG_LEVELS:
+        if level is not None and (not isinstance(level, str) or level not in LOG_LEVELS):
             raise invalid(f"_meta[{LOG_LEVEL_KEY!r}] must be one of {sorted(LOG_LEVELS)}")
         name = info.get("name") if isinstance(info, dict) else None
         token = progress_token(params or {})

@@ -38,9 +38,14 @@ def _decode_cursor(cursor: str) -> tuple[int, int] | None:
     except (binascii.Error, UnicodeError, ValueError):
         return None
     parts = raw.split(":")
-    if len(parts) != 3 or parts[0] != "gl1" or not all(p.isdigit() for p in parts[1:]):
+    if len(parts) != 3 or parts[0] != "gl1" or not all(_small_number(p) for p in parts[1:]):
         return None
     return int(parts[1]), int(parts[2])
+
+
+def _small_number(text: str) -> bool:
+    """Digits of a number a real cursor could hold (a generation or an offset)."""
+    return text.isascii() and text.isdigit() and len(text) <= 18
 
 
 def cursor_is_well_formed(cursor: str) -> bool:

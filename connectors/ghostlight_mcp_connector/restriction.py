@@ -11,8 +11,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ghostlight_trio.transport.jsonshape import exceeds
+from ghostlight_trio.transport.unicode import has_lone_surrogate
+
 RESTRICTION_KEY = "io.ghostlight/restriction"
 UNDECODABLE: dict[str, Any] = {"invalid": True}
+
+
+MAX_DEPTH = 32
+"""Far deeper than any manifest nests; text given as JSON is not bounded by the line's own
+nesting limit, and a value the bridge could not carry would cost every call on it."""
 
 
 def restriction_from_meta(meta: object) -> dict[str, Any] | None:
@@ -23,8 +31,13 @@ def restriction_from_meta(meta: object) -> dict[str, Any] | None:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             return dict(UNDECODABLE)
-    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+    if (
+        isinstance(value, dict)
+        and all(isinstance(key, str) for key in value)
+        and not exceeds(value, max_depth=MAX_DEPTH)
+        and not has_lone_surrogate(value)
+    ):
         return value
     return dict(UNDECODABLE)

@@ -193,11 +193,13 @@ def test_the_deepest_arguments_read_cross_the_bridge_and_keep_it(own_instance: I
         assert at_limit["id"] == 1 and at_limit["result"]["isError"] is True, at_limit
         assert "domains" in at_limit["result"]["content"][0]["text"]
         past_limit = call(2, nested(limit - 2))
-        assert past_limit == {
+        assert past_limit == {  # JSON, but no message to take: answered to its own id
             "jsonrpc": "2.0",
+            "id": 2,
             "error": {
-                "code": -32700,
-                "message": f"Parse error: line nests arrays and objects deeper than {limit} levels",
+                "code": -32600,
+                "message": f"Invalid Request: the line nests arrays and objects deeper than {limit}"
+                " levels",
             },
         }
         fine = call(3, ["example.com"])
@@ -217,24 +219,22 @@ def test_a_lone_surrogate_from_the_client_is_refused_and_the_connector_serves_on
     crashed the connector when the name went over the bridge)."""
     own_instance.start_service()
     connector = Connector(own_instance)
-    refused = {
-        "jsonrpc": "2.0",
-        "error": {
-            "code": -32700,
-            "message": "Parse error: line escapes a lone UTF-16 surrogate, which is not a character",
-        },
-    }
+    def refused(request_id: int) -> dict:
+        why = "the line escapes a lone UTF-16 surrogate, which is not a character"
+        error = {"code": -32600, "message": f"Invalid Request: {why}"}
+        return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
     try:
         init = INIT.replace('"name":"t"', '"name":"t\\ud800"')
         assert init != INIT
         connector.send(f'{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{init}}}')
-        assert connector.read() == refused
+        assert connector.read() == refused(0)
         _handshake(connector)
         connector.send(
             '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"update_plan",'
             '"arguments":{"domains":["a\\udfff"],"approach":[]}}}'
         )
-        assert connector.read() == refused
+        assert connector.read() == refused(1)
         connector.send(plan_call(2, ["\U0001f600"]))
         answer = connector.read(timeout=30)
         assert answer["id"] == 2 and "Domains: \U0001f600" in answer["result"]["content"][0]["text"]

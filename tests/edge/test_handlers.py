@@ -236,3 +236,37 @@ def test_cancel_before_started_cancels_on_the_service_and_suppresses_the_answer(
     [cancel] = sent(r.receive_bridge(Started(start.sequence, "w")))
     assert cancel.work_id == "w"
     assert r.receive_bridge(Outcome("w", "cancelled")) == []
+
+
+def test_hostile_meta_values_get_an_answer_and_the_edge_serves_on() -> None:
+    """A log level that is a list, a restriction given as JSON text that nests without end or
+    holds half a surrogate pair, and a cursor naming a number of thousands of digits: each is
+    answered (an invalid-params error, or a restriction the service denies), never a crash."""
+    import base64
+
+    r = modern_router()
+    bad_level = dict(M, **{"io.modelcontextprotocol/logLevel": ["debug"]})
+    [answer] = written(feed(r, tools_call(1, {"_meta": bad_level, "name": "x"})))
+    assert answer["id"] == 1 and answer["error"]["code"] == -32602
+    texts = ("[" * 100_000, '{"a":' * 500 + "1" + "}" * 500, '{"name":"\\ud800"}')
+    for number, text in enumerate(texts, 10):
+        meta = dict(M, **{"io.ghostlight/restriction": text})
+        [start] = sent(feed(r, tools_call(number, {"_meta": meta, "name": "x"})))
+        assert start.context.restriction == {"invalid": True}, text[:20]
+    huge = base64.urlsafe_b64encode(b"gl1:1:" + b"9" * 4301).decode().rstrip("=")
+    [listed] = written(
+        feed(r, {"jsonrpc": "2.0", "id": 3, "method": "tools/list",
+                 "params": {"_meta": M, "cursor": huge}})
+    )
+    assert listed["id"] == 3 and listed["error"]["code"] == -32602
+
+
+def test_legacy_list_with_the_id_of_a_running_call_is_refused_not_answered_twice() -> None:
+    r, _ = legacy_ready()
+    params = {"name": "update_plan", "arguments": {}}
+    [start] = sent(feed(r, tools_call(5, params)))
+    [refused] = written(feed(r, {"jsonrpc": "2.0", "id": 5, "method": "tools/list"}))
+    assert refused["id"] == 5 and refused["error"]["code"] == -32600
+    r.receive_bridge(Started(start.sequence, "w"))
+    [done] = written(r.receive_bridge(Outcome("w", "ok", [TextBlock("x")])))
+    assert done["id"] == 5 and "result" in done

@@ -81,9 +81,8 @@ def test_nesting_has_one_fixed_limit_wherever_a_line_is_read() -> None:
     why. The answer does not depend on how deep the reader's own stack is (the parser's own
     limit does: a 900-level line read under 300 frames used to be "not valid JSON")."""
     limit = jsonrpc.MAX_NESTING
-    too_deep = Malformed(
-        -32700, f"Parse error: line nests arrays and objects deeper than {limit} levels"
-    )
+    why = f"the line nests arrays and objects deeper than {limit} levels"
+    too_deep = Malformed(-32700, f"Parse error: {why}")  # no id to answer: a bare array
     for depth, expected in (
         (limit, Malformed(-32600, "Invalid Request: batches are not supported")),
         (limit + 1, too_deep),
@@ -93,18 +92,22 @@ def test_nesting_has_one_fixed_limit_wherever_a_line_is_read() -> None:
         line = b"[" * depth + b"]" * depth
         assert jsonrpc.classify(line) == expected, depth
         assert _classified_at_stack_depth(300, line) == expected, depth
+    # A request's own id is read, so its caller gets an answer rather than waiting for one:
+    # from the parsed object, or (past the parser's own depth) from the line's ends.
     request = b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":%s}}'
-    assert jsonrpc.classify(request % (b"[" * limit + b"]" * limit)) == too_deep  # limit + 2
+    answered = Malformed(-32600, f"Invalid Request: {why}", 1)
+    assert jsonrpc.classify(request % (b"[" * limit + b"]" * limit)) == answered  # limit + 2
+    assert jsonrpc.classify(request % (b"[" * 600 + b"]" * 600)) == answered
 
 
 def test_a_lone_surrogate_escape_is_refused_and_a_pair_is_read() -> None:
     """JSON can escape half a surrogate pair; that is no character, and nothing past the edge
     can carry it, so the line is refused wherever it sits. A whole pair is one character."""
-    refused = Malformed(
-        -32700, "Parse error: line escapes a lone UTF-16 surrogate, which is not a character"
-    )
+    why = "the line escapes a lone UTF-16 surrogate, which is not a character"
+    unanswerable = Malformed(-32700, f"Parse error: {why}")  # the id itself is half a pair
+    assert jsonrpc.classify(rb'{"jsonrpc":"2.0","id":"\ud800","method":"ping"}') == unanswerable
+    refused = Malformed(-32600, f"Invalid Request: {why}", 1)
     for line in (
-        rb'{"jsonrpc":"2.0","id":"\ud800","method":"ping"}',
         rb'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"\uDFFF":1}}',
         rb'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":["x\udc00y"]}}',
         rb'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"\ude00\ud83d"}}',  # reversed
@@ -127,7 +130,7 @@ def test_numbers_past_what_a_double_holds_are_refused() -> None:
         (b"-1" + b"0" * 5000, "-10000000000... (5002 characters)"),
     ):
         assert jsonrpc.classify(request % number) == Malformed(
-            -32700, f"Parse error: the number {shown} is out of range"
+            -32600, f"Invalid Request: the number {shown} is out of range", 1
         )
     fine = jsonrpc.classify(request % b"[1e308,-2.5,12345678901234567890,0]")
     assert fine == Request(1, "m", {"a": [1e308, -2.5, 12345678901234567890, 0]})
