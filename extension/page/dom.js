@@ -113,6 +113,22 @@
     return out;
   }
 
+  // The parent in the composed tree: a shadow root's children belong to its host.
+  function composedParent(el) {
+    if (el.parentElement) return el.parentElement;
+    const parent = el.parentNode;
+    return parent && parent.nodeType === 11 && parent.host ? parent.host : null;
+  }
+
+  // Elements under `root` (a document, element or shadow root; not inside nested shadow
+  // roots) that host an open shadow root, in document order.
+  function shadowHosts(root) {
+    const out = [];
+    if (!root || typeof root.querySelectorAll !== "function") return out;
+    for (const el of root.querySelectorAll("*")) if (el.shadowRoot) out.push(el);
+    return out;
+  }
+
   function roleOf(el) {
     const explicit = attr(el, "role").trim().split(/\s+/)[0];
     if (explicit) return explicit.toLowerCase();
@@ -139,6 +155,15 @@
     return collapse(parts.join(" "));
   }
 
+  // The <label>s of a form control. Reading el.labels makes the browser walk the whole
+  // document the first time for each element (seconds over thousands of buttons), so it is
+  // read only for a control that can have a label: one with an id or inside a <label>.
+  function labelsOf(el) {
+    if (!el.labels) return [];
+    const inLabel = typeof el.closest === "function" ? el.closest("label") !== null : true;
+    return el.id || inLabel ? [...el.labels] : [];
+  }
+
   function labelledByText(el) {
     const ids = attr(el, "aria-labelledby").trim();
     if (!ids) return "";
@@ -163,7 +188,7 @@
     const candidates = [
       () => attr(el, "aria-label"),
       () => labelledByText(el),
-      () => (el.labels && el.labels.length ? [...el.labels].map((l) => textOf(l)).join(" ") : ""),
+      () => labelsOf(el).map((l) => textOf(l)).join(" "),
       () => attr(el, "placeholder"),
       () => attr(el, "title"),
       () => attr(el, "alt"),
@@ -393,9 +418,12 @@
     attr,
     isSkipped,
     childElements,
+    composedParent,
+    shadowHosts,
     roleOf,
     textOf,
     ownText,
+    labelsOf,
     accessibleName,
     isInteractive,
     hasInteractiveDescendant,

@@ -13,7 +13,10 @@
 
   const DEFAULT_LIMIT = 20;
   const MAX_LIMIT = 100;
-  const SCAN_CAP = 20_000;
+  // Elements walked, and candidates ranked (the costly part: style, layout, name), per call.
+  // Past either the search stops and says how far it got (capped, scanned).
+  const WALK_CAP = 200_000;
+  const RANK_CAP = 20_000;
 
   function normalize(text) {
     return String(text || "")
@@ -92,25 +95,75 @@
     ].join(" ");
   }
 
-  // Mechanism entry point. args: {query, limit?}. Result: {results, total, more, renderSerial}.
+  // Tags whose name may come from their text, and a link's or button's image alt.
+  const TEXT_NAME_TAGS = new Set([
+    "A", "BUTTON", "H1", "H2", "H3", "H4", "H5", "H6", "LI", "TD", "TH", "SUMMARY", "OPTION",
+    "LABEL", "LEGEND", "CAPTION", "FIGCAPTION", "DT", "DD", "SELECT",
+  ]);
+  const WORD_ATTRS = ["aria-label", "placeholder", "title", "alt", "value", "type"];
+
+  // Every word the element's search text could hold, read without style or layout (a
+  // superset: textContent holds every word innerText shows). Lower case, not normalized:
+  // a query word (letters and digits only) found in the normalized text is found here too.
+  function roughWords(el) {
+    const tag = dom.tagOf(el);
+    const parts = [tag, dom.roleOf(el)];
+    for (let node = el.firstChild; node; node = node.nextSibling) if (node.nodeType === 3) parts.push(node.nodeValue);
+    for (const name of WORD_ATTRS) parts.push(dom.attr(el, name));
+    if (TEXT_NAME_TAGS.has(tag)) {
+      parts.push(el.textContent || "");
+      const img = (tag === "A" || tag === "BUTTON") && el.querySelector ? el.querySelector("img[alt]") : null;
+      if (img) parts.push(dom.attr(img, "alt"));
+    }
+    for (const label of dom.labelsOf(el)) parts.push(label.textContent || "");
+    return parts.join(" ").toLowerCase();
+  }
+
+  // Whether the element could match at all; only such candidates are ranked.
+  function mayMatch(el, words) {
+    if (dom.attr(el, "aria-labelledby")) return true; // named by other elements' text
+    const rough = roughWords(el);
+    return words.every((w) => rough.includes(w));
+  }
+
+  // Element children, last first (sibling links are the cheapest walk on a large page).
+  function pushChildren(stack, parent) {
+    for (let child = parent.lastElementChild; child; child = child.previousElementSibling) stack.push(child);
+  }
+
+  // Mechanism entry point. args: {query, limit?}. Result: {results, total, more, renderSerial},
+  // plus {capped: true, scanned} when the search stopped after `scanned` elements (document
+  // order, frames and shadow roots included) and the rest of the page was not searched.
   function findText(doc, args, ctx) {
     const query = args && typeof args.query === "string" ? args.query : "";
     if (!normalize(query)) throw new ns.PageError("find matches words: the query needs at least one letter or digit", "bad_args");
     const limitArg = Number(args.limit);
     const limit = Number.isFinite(limitArg) && limitArg >= 1 ? Math.min(Math.floor(limitArg), MAX_LIMIT) : DEFAULT_LIMIT;
+    const words = normalize(query).split(" ");
 
     const matches = [];
     let order = 0;
+    let ranked = 0;
+    let capped = false;
     const stack = [doc.body || doc.documentElement];
-    while (stack.length && order < SCAN_CAP) {
+    while (stack.length) {
       const el = stack.pop();
-      if (!el || dom.isSkipped(el) || !dom.isDisplayed(el, ctx.env)) continue;
+      if (!el || dom.isSkipped(el)) continue;
+      if (order >= WALK_CAP || ranked >= RANK_CAP) {
+        capped = true;
+        break;
+      }
       order += 1;
-      if (dom.isVisible(el, ctx.env)) {
-        const role = dom.roleOf(el);
-        const name = dom.accessibleName(el);
-        const rank = rankMatch(query, { name, searchText: searchTextOf(el, role, name) });
-        if (rank !== null) matches.push({ rank, interactive: dom.isInteractive(el), order, el });
+      // Style and layout are read only for candidates: a hidden one fails isVisible (an element
+      // under display:none has no box), so its hidden subtree needs no pruning.
+      if (mayMatch(el, words)) {
+        ranked += 1;
+        if (dom.isVisible(el, ctx.env)) {
+          const role = dom.roleOf(el);
+          const name = dom.accessibleName(el);
+          const rank = rankMatch(query, { name, searchText: searchTextOf(el, role, name) });
+          if (rank !== null) matches.push({ rank, interactive: dom.isInteractive(el), order, el });
+        }
       }
       if (dom.isFrame(el)) {
         // A same-origin frame's document is searched too; a cross-origin one cannot be.
@@ -120,17 +173,20 @@
           stack.push(frameDoc.body || frameDoc.documentElement);
         }
       } else if (!dom.OPAQUE_TAGS.has(dom.tagOf(el))) {
-        const children = dom.childElements(el);
-        for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+        pushChildren(stack, el);
+        // Pushed last, so searched first, as childElements orders them.
+        if (el.shadowRoot) pushChildren(stack, el.shadowRoot);
       }
     }
     const sorted = sortMatches(matches);
-    return {
+    const out = {
       results: sorted.slice(0, limit).map((m) => ({ ...describeElement(m.el, ctx), matchRank: m.rank })),
       total: sorted.length,
       more: sorted.length > limit,
       renderSerial: ctx.refs.serial(),
     };
+    if (capped) Object.assign(out, { capped: true, scanned: order });
+    return out;
   }
 
   // The element a click at top-viewport CSS point (x, y) would hit, looking inside open shadow
@@ -152,5 +208,5 @@
     return el || null;
   }
 
-  ns.find = { normalize, rankMatch, sortMatches, describeElement, findText, elementAtPoint };
+  ns.find = { WALK_CAP, RANK_CAP, normalize, rankMatch, sortMatches, mayMatch, describeElement, findText, elementAtPoint };
 })(globalThis);

@@ -21,6 +21,7 @@
   ];
   const DEFAULT_MAX_CHARS = 50_000;
   const MIN_READABLE = 10;
+  const SHADOW_LIMIT = 2_000;
 
   // Line endings to \n, no trailing spaces, at most one blank line in a row.
   function normalizeText(text) {
@@ -60,6 +61,79 @@
     return normalizeText(typeof el.innerText === "string" ? el.innerText : el.textContent);
   }
 
+  // --- open shadow roots ---------------------------------------------------------------
+  // innerText leaves shadow trees out (a host's innerText is its light text only). Where an
+  // element holds shadow hosts it is read part by part, in document order: innerText for the
+  // parts without shadow roots or slots, a host's shadow tree in its place, and a slot's
+  // assigned light nodes where the slot shows them (so slotted text is read once).
+
+  function isShown(el) {
+    const view = el.ownerDocument && el.ownerDocument.defaultView;
+    return !view || !ns.dom || ns.dom.isDisplayed(el, view);
+  }
+
+  // Nodes on the way from `el` down to every shadow host and slot below it.
+  function composedMarks(el) {
+    const dom = ns.dom;
+    const marked = new Set();
+    const mark = (node) => {
+      for (let n = node; n && n !== el && !marked.has(n); n = dom.composedParent(n)) marked.add(n);
+    };
+    const roots = [el];
+    for (let i = 0; i < roots.length && i < SHADOW_LIMIT; i++) {
+      const inShadow = roots[i].nodeType === 11;
+      for (const node of roots[i].querySelectorAll("*")) {
+        if (node.shadowRoot) {
+          roots.push(node.shadowRoot);
+          mark(node);
+        } else if (inShadow && dom.tagOf(node) === "SLOT") {
+          mark(node);
+        }
+      }
+    }
+    return marked;
+  }
+
+  function composeInto(node, marked, out) {
+    const dom = ns.dom;
+    if (node.nodeType === 3) {
+      const text = String(node.nodeValue || "").replace(/[ \t\n\r\f]+/g, " ").trim();
+      if (text) out.push(text);
+      return;
+    }
+    if (node.nodeType === 11) {
+      for (const child of node.childNodes || []) composeInto(child, marked, out);
+      return;
+    }
+    if (node.nodeType !== 1 || dom.isSkipped(node) || !isShown(node)) return;
+    if (node.shadowRoot) {
+      // The host shows its shadow tree; its light children show only through slots.
+      composeInto(node.shadowRoot, marked, out);
+    } else if (dom.tagOf(node) === "SLOT") {
+      const assigned = typeof node.assignedNodes === "function" ? node.assignedNodes({ flatten: true }) : [];
+      for (const child of assigned.length ? assigned : node.childNodes || []) composeInto(child, marked, out);
+    } else if (marked.has(node)) {
+      for (const child of node.childNodes || []) composeInto(child, marked, out);
+    } else {
+      const text = readText(node);
+      if (text) out.push(text);
+    }
+  }
+
+  function holdsShadow(el) {
+    return !!(ns.dom && el && (el.shadowRoot || ns.dom.shadowHosts(el).length));
+  }
+
+  // The readable text of `el`, with the text of the open shadow roots inside it.
+  function readComposed(el) {
+    if (!holdsShadow(el)) return readText(el);
+    const out = [];
+    const marked = composedMarks(el);
+    if (el.shadowRoot) composeInto(el.shadowRoot, marked, out);
+    else for (const child of el.childNodes || []) composeInto(child, marked, out);
+    return normalizeText(out.join("\n"));
+  }
+
   const FRAME_DEPTH = 4;
   const FRAME_LIMIT = 20;
 
@@ -79,7 +153,7 @@
         continue;
       }
       const inner = frameDoc.body || frameDoc.documentElement;
-      const text = readText(inner);
+      const text = readComposed(inner);
       const name = dom.clip(dom.accessibleName(el) || String(frameDoc.title || "") || dom.attr(el, "src") || "untitled", 80);
       if (text) found.sections.push(`[Frame "${name}"]\n${text}`);
       frameTexts(inner, depth + 1, found);
@@ -100,8 +174,10 @@
     }
     const bodyText = doc.body ? readText(doc.body) : "";
     const source = chooseSource(candidates, bodyText);
-    const frames = frameTexts(source.el || doc.body);
-    const fullText = [source.text, ...frames.sections].filter(Boolean).join("\n\n");
+    const sourceEl = source.el || doc.body;
+    const sourceText = holdsShadow(sourceEl) ? readComposed(sourceEl) : source.text;
+    const frames = frameTexts(sourceEl);
+    const fullText = [sourceText, ...frames.sections].filter(Boolean).join("\n\n");
     const result = {
       source: source.selector,
       url: String(doc.location ? doc.location.href : ""),
@@ -126,5 +202,5 @@
     return result;
   }
 
-  ns.text = { ARTICLE_SELECTORS, normalizeText, chooseSource, truncate, pageText };
+  ns.text = { ARTICLE_SELECTORS, normalizeText, chooseSource, truncate, readComposed, pageText };
 })(globalThis);

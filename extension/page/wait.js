@@ -1,84 +1,246 @@
 // wait_probe: one observation for wait_for. Which elements match a CSS selector and/or contain
-// a text (whitespace-collapsed, case-insensitive; through open shadow roots), how many of them
-// are visible, and the first visible match (else the first match) described with a ref.
-// Text without a selector matches the deepest elements whose text contains it, so a match
-// names the element showing the text rather than <body>.
+// a text (whitespace-collapsed, case-insensitive), how many of them are visible, and the first
+// visible match (else the first match) described with a ref. Like find, the search covers open
+// shadow roots and readable (same-origin) frames. Text without a selector matches the deepest
+// elements whose text contains it, so a match names the element showing the text rather than
+// <body>. A page too large to read whole says so (capped), so that an absence is never
+// reported from a partial read.
 (function (root) {
   "use strict";
   const ns = root.GhostlightPage || (root.GhostlightPage = {});
   if (ns.wait) return;
   const dom = ns.dom;
 
-  const SCAN_CAP = 20_000;
+  // Elements read for text per observation; past it the answer is partial and says so.
+  const ELEMENT_CAP = 200_000;
+  // Matches whose visibility is counted one by one; past it only a first visible one is sought.
+  const VISIBLE_CAP = 5_000;
+  const FRAME_DEPTH = 8;
+  const ROOT_CAP = 2_000;
   const KEEP = 50;
 
   function normalize(text) {
     return dom.collapse(text).toLowerCase();
   }
 
-  // Elements (deepest first in document order) whose text contains `needle` (normalized).
-  function textMatches(start, needle) {
-    const out = [];
-    let scanned = 0;
-    // Returns [text, matchedBelow].
-    function visit(el) {
-      scanned += 1;
-      if (scanned > SCAN_CAP || dom.isSkipped(el)) return ["", false];
-      let text = "";
-      let below = false;
-      const shadow = (el.shadowRoot && el.shadowRoot.childNodes) || [];
-      for (const node of [...shadow, ...(el.childNodes || [])]) {
-        const [t, m] = visitNode(node);
-        text += t;
-        below = below || m;
+  // --- text -------------------------------------------------------------------------------
+
+  // One document's text as a single lower-case string with whitespace runs collapsed, open
+  // shadow roots read before their host's light children. Element boundaries count as
+  // whitespace (adjacent text nodes run together). Each text node's piece is recorded with
+  // its span and the element holding it. Readable frame documents met are added to scan.docs.
+  function readDocument(start, depth, scan) {
+    const read = { parts: [], length: 0, spaced: true, starts: [], ends: [], owners: [] };
+    const stack = [start];
+    const containers = [null];
+    let lastContainer = null;
+    let boundary = true;
+    while (stack.length) {
+      const node = stack.pop();
+      const container = containers.pop();
+      if (node.nodeType === 3) {
+        const apart = boundary || container !== lastContainer;
+        const owner = container.nodeType === 11 ? container.host : container;
+        addPiece(read, node.nodeValue, owner, apart);
+        lastContainer = container;
+        boundary = false;
+        continue;
       }
-      if (!below && normalize(text).includes(needle)) {
-        out.push(el);
-        return [text, true];
+      if (node.nodeType !== 1) continue;
+      boundary = true;
+      if (scan.elements >= ELEMENT_CAP) {
+        scan.capped = true;
+        break;
       }
-      return [text, below];
+      scan.elements += 1;
+      if (dom.isSkipped(node)) continue;
+      if (dom.isFrame(node)) {
+        addFrame(node, depth, scan);
+        continue;
+      }
+      pushChildren(stack, containers, node, node);
+      // Pushed last, so read first: the shadow tree is what the host shows.
+      if (node.shadowRoot) pushChildren(stack, containers, node.shadowRoot, node.shadowRoot);
     }
-    function visitNode(node) {
-      if (node.nodeType === 3) return [String(node.nodeValue || ""), false];
-      if (node.nodeType === 1) {
-        const [t, m] = visit(node);
-        return [` ${t} `, m];
-      }
-      return ["", false];
-    }
-    if (start) visit(start);
-    return out;
+    return { text: read.parts.join(""), starts: read.starts, ends: read.ends, owners: read.owners };
   }
 
-  function selectorMatches(doc, selector) {
-    try {
-      return [...doc.querySelectorAll(selector)];
-    } catch (err) {
-      throw new ns.PageError(`Invalid CSS selector ${JSON.stringify(selector)}: ${err.message}`, "bad_selector");
+  // Child nodes, last first (sibling links are the cheapest walk on a large page).
+  function pushChildren(stack, containers, parent, container) {
+    for (let child = parent.lastChild; child; child = child.previousSibling) {
+      stack.push(child);
+      containers.push(container);
     }
   }
 
-  function probe(doc, args, ctx) {
-    const selector = typeof args.selector === "string" && args.selector.trim() ? args.selector : null;
-    const needle = typeof args.text === "string" ? normalize(args.text) : "";
-    let matches;
-    if (selector) {
-      matches = selectorMatches(doc, selector);
-      if (needle) matches = matches.filter((el) => textMatches(el, needle).length > 0);
-    } else if (needle) {
-      matches = textMatches(doc.body, needle);
-    } else {
-      matches = [];
+  function addPiece(read, value, owner, apart) {
+    let piece = String(value || "").toLowerCase().replace(/\s+/g, " ");
+    if (read.spaced && piece.startsWith(" ")) piece = piece.slice(1);
+    if (!piece) return;
+    if (apart && !read.spaced && !piece.startsWith(" ")) {
+      read.parts.push(" ");
+      read.length += 1;
     }
-    const shown = matches.slice(0, SCAN_CAP).filter((el) => dom.isVisible(el, ctx.env));
-    const chosen = shown[0] || matches[0];
+    read.starts.push(read.length);
+    read.parts.push(piece);
+    read.length += piece.length;
+    read.ends.push(read.length);
+    read.owners.push(owner);
+    read.spaced = piece.endsWith(" ");
+  }
+
+  function addFrame(el, depth, scan) {
+    if (depth >= FRAME_DEPTH) return;
+    const doc = dom.frameDocument(el);
+    if (!doc) return;
+    if (scan.watch) scan.watch(doc);
+    scan.docs.push({ doc, depth: depth + 1 });
+  }
+
+  // Index of the piece holding text position `pos` (the last piece starting at or before it).
+  function pieceAt(starts, pos) {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= pos) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  function commonAncestor(a, b) {
+    if (a === b) return a;
+    const around = new Set();
+    for (let el = a; el; el = dom.composedParent(el)) around.add(el);
+    for (let el = b; el; el = dom.composedParent(el)) if (around.has(el)) return el;
+    return a;
+  }
+
+  // For each occurrence of `needle` in a read document, the deepest element around all of it.
+  function holdersIn(read, needle, out) {
+    const { text, starts, ends, owners } = read;
+    let from = 0;
+    for (let at = text.indexOf(needle, from); at !== -1; at = text.indexOf(needle, from)) {
+      const first = pieceAt(starts, at);
+      const last = pieceAt(starts, at + needle.length - 1);
+      out.add(commonAncestor(owners[first], owners[last]));
+      // Further occurrences inside the same piece have the same holder: skip to those leaving it.
+      from = first === last ? Math.max(at + 1, ends[first] - needle.length + 1) : at + 1;
+    }
+  }
+
+  // Elements whose text contains `needle` (normalized) across the page: `deepest` (in text
+  // order) and `contains`, a test for any element.
+  function textSearch(doc, needle, scan) {
+    const holders = new Set();
+    scan.docs.push({ doc, depth: 0 });
+    for (let i = 0; i < scan.docs.length && !scan.capped; i++) {
+      const { doc: current, depth } = scan.docs[i];
+      const start = current.body || current.documentElement;
+      if (start) holdersIn(readDocument(start, depth, scan), needle, holders);
+    }
+    const below = new Set();
+    for (const el of holders) {
+      for (let up = dom.composedParent(el); up && !below.has(up); up = dom.composedParent(up)) below.add(up);
+    }
     return {
-      count: matches.length,
-      visible: shown.length,
-      element: chosen ? ns.find.describeElement(chosen, ctx) : null,
-      kept: Math.min(matches.length, KEEP),
+      deepest: [...holders].filter((el) => !below.has(el)),
+      contains: (el) => holders.has(el) || below.has(el),
     };
   }
 
-  ns.wait = { normalize, textMatches, probe };
+  // Deepest elements whose text contains `text`, across the page (open shadow roots and
+  // readable frames included).
+  function textMatches(doc, text, ctx = {}) {
+    const needle = normalize(text);
+    if (!needle) return [];
+    return textSearch(doc, needle, newScan(ctx)).deepest;
+  }
+
+  // --- selector -----------------------------------------------------------------------------
+
+  // The document, the open shadow roots and the readable frame documents in it: a selector
+  // is matched in each.
+  function selectorRoots(doc, scan) {
+    const roots = [doc];
+    const depths = [0];
+    for (let i = 0; i < roots.length && roots.length < ROOT_CAP; i++) {
+      if (typeof roots[i].querySelectorAll !== "function") continue;
+      for (const el of roots[i].querySelectorAll("*")) {
+        if (el.shadowRoot) {
+          roots.push(el.shadowRoot);
+          depths.push(depths[i]);
+        } else if (dom.isFrame(el) && depths[i] < FRAME_DEPTH) {
+          const frameDoc = dom.frameDocument(el);
+          if (!frameDoc) continue;
+          if (scan.watch) scan.watch(frameDoc);
+          roots.push(frameDoc);
+          depths.push(depths[i] + 1);
+        }
+      }
+    }
+    return roots;
+  }
+
+  function selectorMatches(doc, selector, scan) {
+    const out = [];
+    try {
+      for (const searched of selectorRoots(doc, scan)) out.push(...searched.querySelectorAll(selector));
+    } catch (err) {
+      throw new ns.PageError(`Invalid CSS selector ${JSON.stringify(selector)}: ${err.message}`, "bad_selector");
+    }
+    return out;
+  }
+
+  // --- observation --------------------------------------------------------------------------
+
+  function newScan(ctx) {
+    return { elements: 0, capped: false, docs: [], watch: ctx.watchDocument };
+  }
+
+  // Visible matches: every match up to VISIBLE_CAP is checked; past it, only until one shows.
+  function countVisible(matches, env) {
+    let visible = 0;
+    let checked = 0;
+    let first = null;
+    for (const el of matches) {
+      if (checked >= VISIBLE_CAP && visible > 0) break;
+      checked += 1;
+      if (dom.isVisible(el, env)) {
+        visible += 1;
+        first = first || el;
+      }
+    }
+    return { visible, checked, first };
+  }
+
+  // Result: {count, visible, element, kept}, plus visibleChecked when only that many matches
+  // were checked for visibility, and {capped, scanned} when the text search stopped after
+  // `scanned` elements (the page was not read whole).
+  function probe(doc, args, ctx) {
+    const selector = typeof args.selector === "string" && args.selector.trim() ? args.selector : null;
+    const needle = typeof args.text === "string" ? normalize(args.text) : "";
+    const scan = newScan(ctx);
+    let matches = [];
+    if (needle) {
+      const found = textSearch(doc, needle, scan);
+      matches = selector ? selectorMatches(doc, selector, scan).filter(found.contains) : found.deepest;
+    } else if (selector) {
+      matches = selectorMatches(doc, selector, scan);
+    }
+    const { visible, checked, first } = countVisible(matches, ctx.env);
+    const chosen = first || matches[0];
+    const out = {
+      count: matches.length,
+      visible,
+      element: chosen ? ns.find.describeElement(chosen, ctx) : null,
+      kept: Math.min(matches.length, KEEP),
+    };
+    if (checked < matches.length) out.visibleChecked = checked;
+    if (scan.capped) Object.assign(out, { capped: true, scanned: scan.elements });
+    return out;
+  }
+
+  ns.wait = { ELEMENT_CAP, normalize, textMatches, probe };
 })(globalThis);

@@ -250,7 +250,15 @@ class _MoreTools:
             summary = f"Not met within {plan.timeout_ms} ms: expected that {target}."
         if plan.state in ("visible", "gone") and plan.has_target():
             count, visible = int(last.get("count", 0)), int(last.get("visible", 0))
-            summary += f" Last observation: {count} matching element(s), {visible} visible."
+            checked = last.get("visibleChecked")
+            among = f" among the first {checked} checked" if isinstance(checked, int) else ""
+            summary += f" Last observation: {count} matching element(s), {visible} visible{among}."
+        if last.get("capped"):
+            scanned = int(last.get("scanned", 0) or 0)
+            summary += (
+                f" Could not check the whole page ({scanned} elements searched, the rest not):"
+                " an absence there is not confirmed."
+            )
         if settling:
             summary += (
                 f" Settled: {'yes' if watch.settled else 'no'}; peak {watch.peak} DOM"
@@ -371,8 +379,13 @@ class _WaitPlan:
 def _wait_plan(arguments: Mapping[str, Any]) -> _WaitPlan:
     selector = arguments.get("selector")
     text = arguments.get("text")
+    if isinstance(text, str) and not text.strip():
+        raise ToolInputError(
+            "text is blank: give the words to wait for, or leave text out"
+            " (state settled waits for the page to settle)."
+        )
     selector = selector if isinstance(selector, str) and selector.strip() else None
-    text = text if isinstance(text, str) and text.strip() else None
+    text = text if isinstance(text, str) else None
     state = arguments.get("state")
     if state is None:
         state = "visible" if selector is not None or text is not None else "settled"
@@ -457,4 +470,5 @@ def _condition(plan: _WaitPlan, observation: dict[str, Any], watch: _Settling) -
         return count > 0
     if plan.state == "visible":
         return visible > 0
-    return visible == 0  # gone
+    # gone: a page not read whole proves no absence.
+    return visible == 0 and not observation.get("capped")

@@ -105,14 +105,28 @@ class _PageTools:
         results = [actionable(element) for element in found.get("results", [])]
         more = bool(found.get("more"))
         page = page_facts(tab, ping.get("url", ""), ping.get("title", ""), ping.get("renderSerial"))
+        scanned = found.get("scanned") if found.get("capped") else None
         if not results:
             text = f"No elements matching {quoted(query)}."
+            if isinstance(scanned, int):
+                text = (
+                    f"No elements matching {quoted(query)} in the first {scanned} elements of the"
+                    " page (the rest was not searched)."
+                )
         else:
             lines = [f"Found {len(results)} element(s), strongest matches first:"]
             lines += [element_line(element) for element in results]
             if more:
                 total = found.get("total", len(results))
-                lines.append(f"[{total} elements matched; showing the strongest {len(results)}.]")
+                at_least = "at least " if isinstance(scanned, int) else ""
+                lines.append(
+                    f"[{at_least}{total} elements matched; showing the strongest {len(results)}.]"
+                )
+            if isinstance(scanned, int):
+                lines.append(
+                    f"[searched the first {scanned} elements of the page; more may match further"
+                    " down]"
+                )
             text = "\n".join(lines)
         return self._page_result(call, text, page, results=results, more=more)
 

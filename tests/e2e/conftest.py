@@ -497,3 +497,40 @@ customElements.define('shadow-card', class extends HTMLElement {
 <button id="framego" onclick="window.frameClicks=(window.frameClicks||0)+1">Frame go</button>""",
 }
 PAGES.update(FRAME_PAGES)
+
+
+# --- large pages and open shadow roots (tests/e2e/test_reader_limits.py) -----------------------
+
+# Rows of a div holding a span and a button, built by the page itself: /limits/rows has 10000
+# rows (30005 elements), /limits/late 8000 rows and then a last line (about 24000 elements),
+# /limits/huge 70000 rows (more elements than one wait_for observation reads) and a last line.
+_ROWS_SCRIPT = """<script>
+const rows = document.createDocumentFragment();
+for (let i = 0; i < %d; i++) {
+  const row = document.createElement('div');
+  row.innerHTML = '<span>Row ' + i + '</span><button>Btn ' + i + '</button>';
+  rows.append(row);
+}
+document.body.prepend(rows);
+</script>"""
+LIMIT_PAGES = {
+    "/limits/rows": "<!doctype html><title>Rows</title><body>" + _ROWS_SCRIPT % 10000,
+    "/limits/late": "<!doctype html><title>Late</title><body><p id='end'>The very last line</p>"
+    + _ROWS_SCRIPT % 8000,
+    "/limits/huge": "<!doctype html><title>Huge</title><body><p id='end'>The very last line</p>"
+    + _ROWS_SCRIPT % 70000,
+    "/limits/shadow": """<!doctype html><title>Shadow text</title>
+<p>Before the card</p>
+<shadow-text id="card"><span>slotted light words</span></shadow-text>
+<p>After the card</p>
+<script>
+customElements.define('shadow-text', class extends HTMLElement {
+  connectedCallback() {
+    const root = this.attachShadow({mode: 'open'});
+    root.innerHTML = '<style>:host{display:block}</style><button>Shadow Button</button>'
+      + '<div>pre <slot></slot> post</div><p>shadow paragraph text</p>';
+  }
+});
+</script>""",
+}
+PAGES.update(LIMIT_PAGES)

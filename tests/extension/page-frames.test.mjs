@@ -3,21 +3,12 @@
 // opaque, and refs into a frame go stale when the frame's document dies.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { FakeInput, fakeDocument, fakeEnv, h, loadPageScripts } from "./helpers/fake-dom.mjs";
+import { FakeInput, fakeDocument, fakeEnv, h, loadPageScripts, pageContext, windowFor } from "./helpers/fake-dom.mjs";
 
 const page = loadPageScripts();
 const { dom, find, tree } = page;
 
-function context() {
-  const watched = [];
-  return { env: fakeEnv(), refs: page.refs.createRefRegistry({ now: () => 0 }), watchDocument: (d) => watched.push(d), watched };
-}
-
-// A fake window for a document: computed styles and the frame element hosting it.
-function windowFor(doc, frameElement = null) {
-  doc.defaultView = { frameElement, getComputedStyle: (el) => el.style };
-  return doc;
-}
+const context = () => pageContext(page);
 
 // Top page: a heading, then an iframe at (100, 200) with a 2 px border whose document holds
 // a field near its top and a button far below its 150 px high content box.

@@ -5,6 +5,27 @@ import path from "node:path";
 import vm from "node:vm";
 import { EXTENSION_DIR } from "./paths.mjs";
 
+// Sibling links, set as nodes are appended (the real DOM's firstChild/nextSibling walk).
+function link(parent, node) {
+  const prev = parent.childNodes[parent.childNodes.length - 1] || null;
+  node.previousSibling = prev;
+  node.nextSibling = null;
+  if (prev) prev.nextSibling = node;
+  if (node.nodeType !== 1) return;
+  const prevElement = parent.childNodes.findLast((n) => n.nodeType === 1) || null;
+  node.previousElementSibling = prevElement;
+  node.nextElementSibling = null;
+  if (prevElement) prevElement.nextElementSibling = node;
+}
+
+// firstChild/lastChild and their element variants for anything with childNodes.
+const CHILD_LINKS = {
+  firstChild: { get() { return this.childNodes[0] || null; } },
+  lastChild: { get() { return this.childNodes[this.childNodes.length - 1] || null; } },
+  firstElementChild: { get() { return this.childNodes.find((n) => n.nodeType === 1) || null; } },
+  lastElementChild: { get() { return this.childNodes.findLast((n) => n.nodeType === 1) || null; } },
+};
+
 export class FakeText {
   constructor(text) {
     this.nodeType = 3;
@@ -37,6 +58,7 @@ export class FakeElement {
   append(child) {
     const node = typeof child === "string" ? new FakeText(child) : child;
     if (node.nodeType === 1) node.parentElement = this;
+    link(this, node);
     this.childNodes.push(node);
   }
   get children() {
@@ -46,7 +68,8 @@ export class FakeElement {
     return this.childNodes.map((n) => n.textContent).join("");
   }
   set textContent(value) {
-    this.childNodes = [new FakeText(String(value))];
+    this.childNodes = [];
+    this.append(String(value));
   }
   get id() {
     return this.attrs.id || "";
@@ -58,6 +81,10 @@ export class FakeElement {
     return name in this.attrs;
   }
   getBoundingClientRect() {
+    // Under display:none nothing is laid out: no box, as in a browser.
+    for (let el = this.parentElement; el; el = el.parentElement) {
+      if (el.style.display === "none") return { left: 0, top: 0, width: 0, height: 0, x: 0, y: 0 };
+    }
     const b = this.box;
     return { left: b.left, top: b.top, width: b.width, height: b.height, x: b.left, y: b.top };
   }
@@ -82,6 +109,8 @@ export class FakeElement {
     for (const c of this.children) yield* c.walk();
   }
 }
+
+Object.defineProperties(FakeElement.prototype, CHILD_LINKS);
 
 // An <input>/<textarea> whose value lives behind a prototype accessor, like the real thing.
 export class FakeInput extends FakeElement {
@@ -142,6 +171,45 @@ function matches(el, selector) {
   return el.tagName === selector.toUpperCase();
 }
 
+// Gives `host` an open shadow root holding `children`. A <slot> in it shows the host's light
+// children (every slot is the default one here).
+export function attachShadow(host, ...children) {
+  const root = {
+    nodeType: 11,
+    host,
+    childNodes: [],
+    get children() {
+      return this.childNodes.filter((n) => n.nodeType === 1);
+    },
+    *walk() {
+      for (const c of this.children) yield* c.walk();
+    },
+    querySelectorAll(selector) {
+      return [...this.walk()].filter((e) => matches(e, selector));
+    },
+  };
+  Object.defineProperties(root, CHILD_LINKS);
+  for (const child of children) {
+    const node = typeof child === "string" ? new FakeText(child) : child;
+    if (node.nodeType === 1) node.parentNode = root;
+    link(root, node);
+    root.childNodes.push(node);
+  }
+  for (const el of root.walk()) {
+    if (el.tagName === "SLOT") el.assignedNodes = () => host.childNodes;
+  }
+  host.shadowRoot = root;
+  return root;
+}
+
+// Elements of a tree and of the open shadow roots in it.
+function* composedWalk(root) {
+  for (const el of root.walk()) {
+    yield el;
+    if (el.shadowRoot) yield* composedWalk(el.shadowRoot);
+  }
+}
+
 export function fakeDocument(body, { title = "T", href = "http://x.test/" } = {}) {
   const doc = {
     body,
@@ -151,7 +219,7 @@ export function fakeDocument(body, { title = "T", href = "http://x.test/" } = {}
     getElementById: (id) => [...body.walk()].find((e) => e.id === id) || null,
     querySelectorAll: (selector) => [...body.walk()].filter((e) => matches(e, selector)),
   };
-  for (const el of body.walk()) el.ownerDocument = doc;
+  for (const el of composedWalk(body)) el.ownerDocument = doc;
   return doc;
 }
 
@@ -179,4 +247,17 @@ export function loadPageScripts() {
     vm.runInContext(readFileSync(path.join(EXTENSION_DIR, file), "utf8"), context, { filename: file });
   }
   return context.GhostlightPage;
+}
+
+// What the page mechanisms take as `ctx`: a viewport, a ref registry, and the frame documents
+// they were asked to watch.
+export function pageContext(page) {
+  const watched = [];
+  return { env: fakeEnv(), refs: page.refs.createRefRegistry({ now: () => 0 }), watchDocument: (d) => watched.push(d), watched };
+}
+
+// A fake window for a document: computed styles and the frame element hosting it.
+export function windowFor(doc, frameElement = null) {
+  doc.defaultView = { frameElement, getComputedStyle: (el) => el.style };
+  return doc;
 }
