@@ -65,9 +65,13 @@ def normalize_host(raw: str) -> str | None:
         text = unquote(text)
     if text.startswith("[") and text.endswith("]"):
         try:
-            return f"[{ipaddress.IPv6Address(text[1:-1]).compressed}]"
+            address = ipaddress.IPv6Address(text[1:-1])
         except ValueError:
             return None
+        # An IPv4 address written as IPv6 (``[::ffff:127.0.0.4]``) reaches that IPv4 host, so
+        # it is that host: rules name it once, in its dotted form.
+        mapped = address.ipv4_mapped
+        return str(mapped) if mapped is not None else f"[{address.compressed}]"
     text = text.rstrip(".")
     if not text:
         return None

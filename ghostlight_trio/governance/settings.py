@@ -24,6 +24,8 @@ class Settings:
     sacred: tuple[HostPattern, ...] = ()
     redact_secrets: bool = True
     warnings: tuple[str, ...] = ()
+    unreadable: str = ""
+    """Why the file could not be read as settings at all (then the last good ones stand)."""
 
 
 def parse_settings(value: Any, *, source: str = "config") -> Settings:
@@ -57,13 +59,19 @@ def load_settings(path: Path) -> Settings:
     except FileNotFoundError:
         return Settings()
     except (OSError, UnicodeDecodeError) as exc:
-        return Settings(warnings=(f"{path}: cannot read: {exc}",))
+        return _unreadable(f"{path}: cannot read: {exc}")
     try:
         value = json.loads(text)
         if escapes_lone_surrogate(text, value):
-            return Settings(warnings=(f"{path}: a \\u escape names half a surrogate pair",))
+            return _unreadable(f"{path}: a \\u escape names half a surrogate pair")
     except json.JSONDecodeError as exc:
-        return Settings(warnings=(f"{path}: line {exc.lineno} column {exc.colno}: {exc.msg}",))
+        return _unreadable(f"{path}: line {exc.lineno} column {exc.colno}: {exc.msg}")
     except RecursionError:
-        return Settings(warnings=(f"{path}: arrays and objects nest too deeply to read",))
+        return _unreadable(f"{path}: arrays and objects nest too deeply to read")
+    if not isinstance(value, dict):
+        return _unreadable(f"{path}: must be a JSON object")
     return parse_settings(value, source=str(path))
+
+
+def _unreadable(why: str) -> Settings:
+    return Settings(warnings=(why,), unreadable=why)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import attrs
 
+from .hosts import HostPattern
 from .manifest import Manifest, ManifestError, canonical_hash, load_manifest
 from .settings import SETTINGS_ENV, Settings, load_settings
 
@@ -119,6 +120,14 @@ class PolicySources:
         settings = load_settings(self.files.settings) if self.files.settings else Settings()
         for warning in settings.warnings:
             log.warning("settings: %s", warning)
+        if settings.unreadable:
+            # A broken edit keeps the never-touch list and the rest as they were, as a broken
+            # manifest keeps its last good version: it must not quietly open what it closed.
+            kept = "every site is never-touch until it reads" if initial else "kept the last good settings"
+            problems.append(f"settings: {settings.unreadable}; {kept}")
+            log.error("settings rejected (%s): %s", kept, settings.unreadable)
+            last_good = previous.settings if not initial else _UNREADABLE_AT_START
+            settings = attrs.evolve(last_good, warnings=settings.warnings)
         self.current = Loaded(org=org, user=user, settings=settings, problems=tuple(problems))
         if not initial:
             log.info("policy reloaded%s", f" with {len(problems)} problems" if problems else "")
@@ -137,6 +146,11 @@ class PolicySources:
             problems.append(str(exc))
             log.error("%s manifest rejected, keeping the last good policy: %s", tier, exc)
             return previous if previous is not None else unloadable(tier)
+
+
+_UNREADABLE_AT_START = Settings(sacred=(HostPattern.parse("*"),))
+"""Settings that never loaded stand for a never-touch list of everything: what the user closed
+there is unknown, so nothing is opened until the file reads again."""
 
 
 def unloadable(tier: str) -> Manifest:

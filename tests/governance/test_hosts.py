@@ -36,6 +36,8 @@ URLS = [
     ("http://0x7f.1/", Host("127.0.0.1")),
     ("http://2130706433/", Host("127.0.0.1")),
     ("http://[0:0::1]:80/", Host("[::1]")),
+    ("http://[::ffff:127.0.0.4]:8080/", Host("127.0.0.4")),  # IPv4 written as IPv6
+    ("http://[::FFFF:7f00:4]/", Host("127.0.0.4")),
     ("blob:https://evil.com/uuid", Host("evil.com")),
     ("view-source:https://evil.com/", Host("evil.com")),
     ("about:blank", Blank()),
@@ -119,6 +121,7 @@ MATCHES = [
     (["xn--bcher-kva.de"], [], "https://BÜCHER.de/", True),
     (["apple.com"], [], "https://аpple.com/", False),  # Cyrillic a
     (["127.0.0.1"], [], "http://0x7f.1/", True),
+    (["127.0.0.4"], [], "http://[::ffff:127.0.0.4]/", True),
     (["example.com"], [], "data:text/html,example.com", False),
     (["example.com"], [], "about:blank", True),
 ]

@@ -103,6 +103,19 @@ def test_bad_edits_of_any_kind_keep_the_last_good_policy_and_settings(tmp_path) 
         settings.write_text(settings_text)
         assert governor.reload_if_changed()
         assert governor.state.tiers[0][1].manifest.hash == first
-        assert len(governor.state.problems) == 1
+        assert len(governor.state.problems) == 2  # the manifest's and the settings'
         assert governor.sources is not None
         assert len(governor.sources.current.settings.warnings) == 1
+        # The never-touch list is kept: a broken edit must not open what it closed.
+        assert [p.text for p in governor.state.sacred] == ["bank.example"]
+
+
+def test_settings_that_never_read_close_everything_until_they_do(tmp_path) -> None:
+    settings = tmp_path / "config.json"
+    settings.write_text('{"sacred_domains": ["bank.example"')  # cut short by an editor
+    governor = Governor(PolicySources(PolicyFiles(org=None, user=None, settings=settings)))
+    assert [p.text for p in governor.state.sacred] == ["*"]
+    assert any("every site is never-touch until it reads" in p for p in governor.state.problems)
+    settings.write_text('{"sacred_domains": ["bank.example"]}')
+    assert governor.reload_if_changed()
+    assert [p.text for p in governor.state.sacred] == ["bank.example"]
