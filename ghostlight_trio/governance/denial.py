@@ -57,6 +57,14 @@ def policy_text(ident: str, label: str, host: str | None, rule: str, grant: str,
     return f"Denied ({ident}): {reason}. {NEXT_STEP}"
 
 
+def moved_on_text(ident: str, tool: str, host: str | None) -> str:
+    return (
+        f"Denied ({ident}): {tool} was carried out, and the page then went on to"
+        f" {host or 'a host'}, which the policy does not allow; what that page showed is"
+        " withheld and the tab was moved to about:blank. " + NEXT_STEP
+    )
+
+
 def landing_text(ident: str, host: str | None) -> str:
     return (
         f"Denied ({ident}): the navigation landed on {host or 'a host'} (after redirects), which"

@@ -196,6 +196,7 @@ class GovernanceGate:
                 where = await self._read_tab(call, tab)
         elif tab is not None and (sacred or (tiers and needed.needs)):
             where = await self._read_tab(call, tab)
+            self._policies[call] = _CallPolicy(tiers, sacred, needed)
         elif raw_restriction is None:
             return self._hostless(call, tiers, needed)
         if navigating and isinstance(where, OutOfScope) and where.scheme in PROTECTED_SCHEMES:
@@ -248,6 +249,8 @@ class GovernanceGate:
         structured = result.structured or {}
         if call.spec.name == "navigate" and isinstance(structured.get("url"), str):
             return await self._check_landing(call, effects, result, resolve_url(structured["url"]))
+        if call in self._policies:
+            return await self._check_moved_on(call, effects, result)
         if facts.host is None:
             page = structured.get("page")
             origin = page.get("origin") if isinstance(page, dict) else None
@@ -279,6 +282,41 @@ class GovernanceGate:
         self._count_denial(call, landing, policy.requirement, decision)
         parked = await self._park_tab(call, effects)
         text = denial.landing_text(decision.denial_id, host_text(landing))
+        if not parked:
+            text += " (Moving the tab away failed; check it before doing anything else.)"
+        return ToolResult.text(text, kind="denied")
+
+    async def _check_moved_on(
+        self, call: CallState, effects: Effects, result: ToolResult
+    ) -> ToolResult:
+        """A call allowed on one page may leave the tab on another (a click on a link, a form
+        sent, the page's own script): what it answers about that page (a receipt's URL and
+        title, a screenshot, text waited for) is that page's. Judged like a navigation's
+        landing: a page this call could not have been made on is withheld and parked."""
+        facts = call.gate_facts
+        policy = self._policies[call]
+        assert facts is not None
+        url = _page_url(result.structured or {})
+        if url is None:
+            tab = tab_id_argument(call.arguments)
+            landing = await self._read_tab(call, tab)
+        else:
+            landing = resolve_url(url)
+        if isinstance(landing, Indeterminate) or host_text(landing) == facts.host:
+            return result
+        pattern = sacred_match(policy.sacred, landing)
+        if pattern is not None:
+            decision = sacred_decision(pattern)
+        elif policy.tiers and isinstance(landing, Host):
+            decision = combine(policy.tiers, policy.requirement, landing)
+        else:
+            return result
+        if decision.verdict != "deny":
+            return result
+        call.gate_facts = _facts(policy.requirement, landing, decision)
+        self._count_denial(call, landing, policy.requirement, decision)
+        parked = await self._park_tab(call, effects)
+        text = denial.moved_on_text(decision.denial_id, call.spec.name, host_text(landing))
         if not parked:
             text += " (Moving the tab away failed; check it before doing anything else.)"
         return ToolResult.text(text, kind="denied")
@@ -371,3 +409,13 @@ def _denial_text(decision: Decision, needed: Requirement, where: HostResolution 
     return denial.policy_text(
         decision.denial_id, needed.label, host, decision.rule, decision.grant, list(decision.missing)
     )
+
+
+def _page_url(structured: dict[str, Any]) -> str | None:
+    """The URL of the page a result describes (its page facts, or its receipt's)."""
+    for holder in (structured, structured.get("interactionReceipt")):
+        page = holder.get("page") if isinstance(holder, dict) else None
+        url = page.get("url") if isinstance(page, dict) else None
+        if isinstance(url, str) and url:
+            return url
+    return None

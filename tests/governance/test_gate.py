@@ -88,7 +88,37 @@ async def test_tab_bound_calls_are_judged_by_the_live_tab_url(nursery, tmp_path)
     assert js.kind == "denied" and "needs execute, which grant 'docs' does not allow" in text(js)
     assert bypass.kind == "denied" and "evil.test" in text(bypass)
     assert h.calls == ["get_page_text"]  # type: ignore[attr-defined]
-    assert h.browser.probes == 3
+    assert h.browser.probes == 4  # three before the calls, one where the read ended up
+
+
+async def test_a_call_whose_page_went_on_to_a_denied_host_answers_nothing_of_it(nursery, tmp_path):
+    """A click allowed on an allowed page that takes the tab to a denied host (a link, a form,
+    the page's own script): the effect stands, but what the call answers about the new page
+    (its receipt's URL and title, say) is withheld, and the tab is moved to about:blank."""
+    browser = FakeBrowser()
+
+    async def clicking_away(call: ToolCall) -> ToolResult:
+        if call.arguments["action"] == "left_click":
+            browser.urls[TAB] = "https://evil.test/inbox?token=1"
+        page = {"tabId": TAB, "url": browser.urls[TAB], "title": "Secret inbox"}
+        return ToolResult.text("Clicked; receipt: Secret inbox", structured={"interactionReceipt": {"page": page}})
+
+    handlers = {**_handlers(browser, []), "computer": clicking_away}
+    h = GovernedHarness(nursery, handlers, tmp_path / "audit.jsonl", state(NARROW), browser=browser)
+    ws = h.workspace(TAB)
+    browser.urls[TAB] = "https://docs.example.com/"
+    out = await h.call("computer", {"action": "left_click", "coordinate": [1, 1], "tabId": TAB}, ws)
+    assert out.kind == "denied", text(out)
+    assert "computer was carried out, and the page then went on to evil.test" in text(out)
+    assert "Secret inbox" not in text(out) and "token" not in text(out)
+    assert out.structured is None or "interactionReceipt" not in out.structured
+    assert browser.urls[TAB] == "about:blank"
+    [record] = h.records()
+    assert (record["decision"], record["host"]) == ("deny", "evil.test")
+    stay = await h.call("navigate", {"url": "https://docs.example.com/a", "tabId": TAB}, ws)
+    assert stay.kind == "ok"
+    same = await h.call("computer", {"action": "screenshot", "tabId": TAB}, ws)
+    assert same.kind == "ok", text(same)  # a call that stayed on an allowed page: as usual
 
 
 async def test_free_actions_need_no_host_probe(nursery, tmp_path):
