@@ -11,11 +11,12 @@ from typing import Any, Protocol
 import attrs
 import trio
 
-from ..browser.errors import OutcomeUnknown
+from ..browser.errors import BrowserFailure, OutcomeUnknown
 from ..catalog.registry import Catalog
 from ..engine.contracts import UncertainEffect, WorkspaceId
 from .gate import GovernanceGate
 from .governor import ALWAYS_ADVERTISED, Fingerprint, Governor
+from .hosts import Blank, resolve_url
 from .sources import ORG_POLICY_PATH, PolicyFiles, PolicySources, settings_path, user_manifest_path
 
 log = logging.getLogger("ghostlight.governance")
@@ -62,7 +63,13 @@ def governance_parts(
 
         async def probe(workspace: WorkspaceId, tab: int) -> str:
             info = await browser.request(workspace, "tab_info", {"tabId": tab}, timeout=PROBE_TIMEOUT)
-            return str(info.get("url", ""))
+            url = str(info.get("url", ""))
+            if resolve_url(url) == Blank():
+                # about:blank opened by a page (a popup, a frame's window.open) carries that
+                # page's origin and can reach it (opener, same-origin access): it is judged
+                # as the site whose origin it has, not as an empty page.
+                return await inherited_origin(browser, workspace, tab) or url
+            return url
 
         async def park(workspace: WorkspaceId, tab: int) -> None:
             args = {"tabId": tab, "url": "about:blank", "timeoutMs": 5000}
@@ -72,6 +79,24 @@ def governance_parts(
                 raise UncertainEffect(unknown.proof or "browser:park", unknown.message) from unknown
 
     return GovernanceParts(governor, GovernanceGate(governor, probe=probe, park=park))
+
+
+async def inherited_origin(browser: BrowserRequests, workspace: WorkspaceId, tab: int) -> str | None:
+    """The origin a blank page runs with, when it has one (None: an opaque, empty page)."""
+    args = {
+        "tabId": tab,
+        "method": "Runtime.evaluate",
+        "params": {"expression": "self.origin", "returnByValue": True},
+    }
+    try:
+        answer = await browser.request(workspace, "cdp", args, timeout=PROBE_TIMEOUT)
+    except (BrowserFailure, OutcomeUnknown):
+        return None
+    result = answer.get("result") if isinstance(answer, dict) else None
+    value = ((result or {}).get("result") or {}).get("value") if isinstance(result, dict) else None
+    if isinstance(value, str) and value not in ("", "null") and "://" in value:
+        return value
+    return None
 
 
 def advertise(governor: Governor, catalog: Catalog, names: Iterable[str]) -> None:
