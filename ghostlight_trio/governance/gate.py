@@ -10,9 +10,11 @@ host at all.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 import attrs
 import trio
@@ -23,6 +25,7 @@ from ..engine.contracts import Effects, ToolResult, WorkspaceId
 from ..engine.gate import GateFacts, GateStop
 from ..engine.resources import tab_id_argument
 from ..tools.browser_context import normalize_url
+from ..transport.bridge import TextBlock
 from . import denial, texts
 from .directory import Requirement, action_of, requirement
 from .governor import ALWAYS_ADVERTISED, Governor
@@ -251,6 +254,8 @@ class GovernanceGate:
             return await self._check_landing(call, effects, result, resolve_url(structured["url"]))
         if call in self._policies:
             return await self._check_moved_on(call, effects, result)
+        if isinstance(structured.get("tabs"), list):
+            result = self._withhold_listed(call, result)
         if facts.host is None:
             page = structured.get("page")
             origin = page.get("origin") if isinstance(page, dict) else None
@@ -320,6 +325,44 @@ class GovernanceGate:
         if not parked:
             text += " (Moving the tab away failed; check it before doing anything else.)"
         return ToolResult.text(text, kind="denied")
+
+    def _withhold_listed(self, call: CallState, result: ToolResult) -> ToolResult:
+        """A tab listing names each tab's URL and title: page content. A tab on a site this
+        workspace may not read (never-touch, or denied read) is listed by its origin only."""
+        state = self._governor.state
+        tiers, sacred = state.tiers, state.sacred
+        if not tiers and not sacred:
+            return result
+        reading = Requirement(call.spec.name, None, frozenset({"read"}))
+        structured = dict(result.structured or {})
+        replaced: list[tuple[str, str]] = []
+        tabs = []
+        for tab in structured["tabs"]:
+            where = resolve_url(str(tab.get("url", ""))) if isinstance(tab, dict) else None
+            closed = isinstance(where, Host) and (
+                sacred_match(sacred, where) is not None
+                or (tiers and combine(tiers, reading, where).verdict == "deny")
+            )
+            if not closed or not isinstance(where, Host):
+                tabs.append(tab)
+                continue
+            title = f"(withheld: {where.name} may not be read under the policy)"
+            shown = {**tab, "url": f"{urlsplit(tab['url']).scheme}://{where.name}/", "title": title}
+            replaced += [(json.dumps(tab["url"], ensure_ascii=False), json.dumps(shown["url"])),
+                         (json.dumps(tab["title"], ensure_ascii=False), json.dumps(title))]  # fmt: skip
+            tabs.append(shown)
+        if not replaced:
+            return result
+        structured["tabs"] = tabs
+        content = []
+        for block in result.content:
+            if isinstance(block, TextBlock):
+                text = block.text
+                for old, new in replaced:
+                    text = text.replace(old, new)
+                block = TextBlock(text=text)
+            content.append(block)
+        return attrs.evolve(result, content=content, structured=structured)
 
     async def _park_tab(self, call: CallState, effects: Effects) -> bool:
         workspace = call.context.workspace_id

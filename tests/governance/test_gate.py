@@ -3,6 +3,7 @@ per-request restrictions."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import trio
@@ -296,3 +297,29 @@ async def test_hostless_decisions_follow_a_policy_reload(nursery, tmp_path):
     ]
     assert records[0]["manifest"] == records[1]["manifest"] != records[2]["manifest"]
     assert records[2]["denial_id"] == DENIAL.match(text(after)).group(0)[8:18]
+
+
+async def test_a_listing_names_tabs_on_sites_that_may_not_be_read_by_origin_only(nursery, tmp_path):
+    """tabs_context_mcp lists each tab's URL and title: for a tab on a never-touch site (a popup
+    the workspace adopted, say) those are page content, so only its origin is shown."""
+    browser = FakeBrowser()
+    listing = {"mcpGroupId": 1, "tabs": [
+        {"tabId": TAB, "title": "Docs home", "url": "https://docs.example.com/a"},
+        {"tabId": OTHER_TAB, "title": "Balance: 1,234", "url": "https://bank.test/acct?id=9"},
+    ]}  # fmt: skip
+
+    async def listed(call: ToolCall) -> ToolResult:
+        return ToolResult.text(json.dumps(listing), structured=listing)
+
+    handlers = {**_handlers(browser, []), "tabs_context_mcp": listed}
+    h = GovernedHarness(
+        nursery, handlers, tmp_path / "audit.jsonl", state(NARROW, sacred=["bank.test"]),
+        browser=browser,
+    )  # fmt: skip
+    ws = h.workspace(TAB, OTHER_TAB)
+    out = await h.call("tabs_context_mcp", {}, ws)
+    assert out.kind == "ok", text(out)
+    assert "Balance" not in text(out) and "acct" not in text(out)
+    assert "Docs home" in text(out) and "https://docs.example.com/a" in text(out)
+    shown = out.structured["tabs"][1]
+    assert shown["url"] == "https://bank.test/" and shown["title"].startswith("(withheld: bank.test")
