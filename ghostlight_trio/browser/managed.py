@@ -12,6 +12,7 @@ import re
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -213,6 +214,27 @@ class ManagedBrowser:
                 await self.process.wait()
 
 
+def profile_in_use(profile: Path) -> int | None:
+    """The pid of a live Chromium holding ``profile`` (its ``SingletonLock`` link names
+    ``host-pid``), or None. A second Chromium on the same profile would hand its window to the
+    first and exit at once, and the launch would look as if it had worked."""
+    try:
+        target = os.readlink(profile / "SingletonLock")
+    except OSError:
+        return None
+    host, _, pid_text = target.rpartition("-")
+    if not pid_text.isdigit() or host != socket.gethostname():
+        return None
+    pid = int(pid_text)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass
+    return pid
+
+
 async def launch(
     endpoints: Endpoints,
     *,
@@ -228,6 +250,13 @@ async def launch(
     """
     browser = find_browser(browser_path)
     extension_dir = extension_dir or default_extension_dir()
+    running = profile_in_use(endpoints.data_dir / "browser-profile")
+    if running is not None:
+        raise ManagedBrowserError(
+            f"the managed browser of instance {endpoints.instance!r} is already running (pid"
+            f" {running}); it serves every client of the instance. Stop it first (`kill"
+            f" {running}`) to start a new one."
+        )
     profile = prepare_profile(endpoints, extension_dir)
     if no_sandbox is None:
         no_sandbox = os.geteuid() == 0

@@ -1,0 +1,30 @@
+"""A second managed browser on an instance's profile is refused, not launched to die at once."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+from pathlib import Path
+
+from ghostlight_trio.browser.managed import profile_in_use
+
+
+def test_a_profile_held_by_a_live_browser_names_its_pid(tmp_path: Path) -> None:
+    profile = tmp_path / "browser-profile"
+    profile.mkdir()
+    assert profile_in_use(profile) is None
+    (profile / "SingletonLock").symlink_to(f"{socket.gethostname()}-{os.getpid()}")
+    assert profile_in_use(profile) == os.getpid()
+
+
+def test_a_lock_left_by_a_browser_that_died_does_not_hold_the_profile(tmp_path: Path) -> None:
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    profile = tmp_path / "browser-profile"
+    profile.mkdir()
+    (profile / "SingletonLock").symlink_to(f"{socket.gethostname()}-{gone.pid}")
+    assert profile_in_use(profile) is None
+    (profile / "SingletonLock").unlink()
+    (profile / "SingletonLock").symlink_to(f"another-host-{os.getpid()}")
+    assert profile_in_use(profile) is None
