@@ -17,10 +17,12 @@ from ghostlight_trio.transport.bridge import (
     CatalogProjection,
     Message,
     OpenWorkspace,
+    Outcome,
     Rejected,
     ReleaseWorkspace,
     RequestContext,
     Start,
+    TextBlock,
     WorkspaceOpened,
 )
 from ghostlight_trio.transport.excerpt import excerpt
@@ -45,6 +47,13 @@ _log = logging.getLogger(__name__)
 
 Lifecycle = Literal["new", "awaiting_initialized", "operational"]
 WorkspaceState = Literal["none", "opening", "open"]
+
+
+WORKSPACE_REPLACED = (
+    "Note: the Ghostlight service restarted and could not keep this session's workspace, so a"
+    " new one was opened: tab ids from before are no longer yours (those tabs may still be open"
+    " in the browser). Call tabs_context_mcp to see your tabs now."
+)
 
 
 @attrs.frozen
@@ -88,6 +97,9 @@ class Mcp20251125:
         self.workspace_id: str | None = None
         self.workspace_state: WorkspaceState = "none"
         self._workspace_sequence: int | None = None
+        self._workspace_replaced = False
+        """The service could not keep this session's workspace (it restarted): the next answer
+        says so."""
         self._client_label = ""
         self._restriction: dict[str, Any] | None = None
 
@@ -206,6 +218,11 @@ class Mcp20251125:
             return self._catalog_arrived(message)
         if isinstance(message, CatalogChanged):
             return self._catalog_changed(message)
+        if isinstance(message, Outcome) and self._workspace_replaced:
+            # The first answer in the new workspace says so: the agent's tab ids are now void.
+            self._workspace_replaced = False
+            notice = TextBlock(text=WORKSPACE_REPLACED)
+            message = attrs.evolve(message, content=[notice, *message.content])
         return answer_call_event(
             self.book, message, render_result=_render_result, wrap_result=lambda body: body
         )
@@ -259,6 +276,7 @@ class Mcp20251125:
             return []
         if self.workspace_id is not None and not message.reattached:
             _log.warning("the service minted a fresh workspace; the previous one was not kept")
+            self._workspace_replaced = True
         self.workspace_id = message.workspace_id
         self.workspace_state = "open"
         self._workspace_sequence = None

@@ -127,6 +127,15 @@ def test_bridge_loss_reports_outcome_unknown_then_reattaches() -> None:
     assert isinstance(reopen, OpenWorkspace) and reopen.reattach == ws
     [retry] = sent(r.receive_bridge(WorkspaceOpened(reopen.sequence, "ws-2", False)))
     assert isinstance(retry, Start) and retry.workspace_id == "ws-2"
+    # The first answer in the new workspace says the old one (and its tab ids) is gone.
+    r.receive_bridge(Started(retry.sequence, "w2"))
+    [answer] = written(r.receive_bridge(Outcome("w2", "ok", [TextBlock("listed")])))
+    said = [block["text"] for block in answer["result"]["content"]]
+    assert said[0].startswith("Note: the Ghostlight service restarted") and said[1] == "listed"
+    third = sent(feed(r, tools_call(3, {"name": "x"})))[0]
+    r.receive_bridge(Started(third.sequence, "w3"))
+    [later] = written(r.receive_bridge(Outcome("w3", "ok", [TextBlock("again")])))
+    assert [block["text"] for block in later["result"]["content"]] == ["again"]  # said once
 
 
 def test_failed_connection_answers_not_sent() -> None:
