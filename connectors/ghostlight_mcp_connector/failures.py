@@ -21,6 +21,10 @@ UNKNOWN_NEXT_STEP: Final = (
     "Inspect the browser state (tabs_context_mcp, read_page) before retrying: the call may have"
     " run."
 )
+CANCELLED_NEXT_STEP: Final = (
+    "Inspect the browser state (tabs_context_mcp, read_page) to see what the call did; the"
+    " message says whether it may be retried."
+)
 LOST_MESSAGE: Final = (
     "Outcome unknown: the connection to the Ghostlight service was lost while the call was"
     " running; it may have run."

@@ -64,6 +64,11 @@ def uncertain_outcome(completed: Completed) -> WriteMessage | None:
     detail = joined_text(outcome.content)
     if detail:
         data["detail"] = detail
+        if outcome.kind == "cancelled":
+            # Why it was cancelled (the user's kill switch, say) and what ran before the stop
+            # belong in the message itself, and its own advice on retrying stands.
+            message = f"{message} {detail}"
+            data["nextStep"] = failures.CANCELLED_NEXT_STEP
     return WriteMessage(jsonrpc.error(request_id, failures.OUTCOME_UNKNOWN, message, data))
 
 

@@ -279,3 +279,16 @@ def test_legacy_list_with_the_id_of_a_running_call_is_refused_not_answered_twice
     r.receive_bridge(Started(start.sequence, "w"))
     [done] = written(r.receive_bridge(Outcome("w", "ok", [TextBlock("x")])))
     assert done["id"] == 5 and "result" in done
+
+
+def test_a_call_the_service_cancelled_says_why_and_keeps_its_own_retry_advice() -> None:
+    """Cancelled by the user's kill switch mid-typing: the message carries the service's words
+    (and what ran), so the caller does not read a bare 'may have run' next to 'Do not retry'."""
+    r = modern_router()
+    [start] = sent(feed(r, tools_call(1, {"_meta": M, "name": "x"})))
+    r.receive_bridge(Started(start.sequence, "w"))
+    why = "Stopped by the user's kill switch. Do not retry. Done before it stopped: typed 64 of 300."
+    [error] = written(r.receive_bridge(Outcome("w", "cancelled", [TextBlock(why)])))
+    assert error["error"]["code"] == -33003
+    assert error["error"]["message"].endswith(why)
+    assert "before retrying" not in error["error"]["data"]["nextStep"]
