@@ -80,6 +80,17 @@
   // receipt compares them only within one document and otherwise says a new one loaded.
   const DOCUMENT_ID = Math.random().toString(36).slice(2, 10);
 
+  // The address of an embedded frame whose document this page cannot read (another site's):
+  // input that lands there reaches that site, which the service judges on its own.
+  function opaqueFrameSrc(el) {
+    if (!el || !ns.dom.isFrame(el) || ns.dom.frameDocument(el)) return "";
+    try {
+      return new URL(el.getAttribute("src") || "", el.ownerDocument.baseURI).href;
+    } catch {
+      return "";
+    }
+  }
+
   // One observation of the page for interaction receipts: where it is, how much it changed,
   // what has focus and, optionally, the element at a point or behind a ref.
   function observe(args) {
@@ -94,11 +105,15 @@
     } else if (Number.isFinite(args.x) && Number.isFinite(args.y)) {
       const el = ns.find.elementAtPoint(document, args.x, args.y);
       out.target = el ? ns.find.describeElement(el, ctx) : null;
+      const frame = opaqueFrameSrc(el);
+      if (frame) out.frameAt = frame;
       ns.narrate.noteActivity(args.y);
       out.viewport = { width: window.innerWidth, height: window.innerHeight };
     }
     const focused = focusedElement();
     if (focused) out.focused = ns.find.describeElement(focused, ctx);
+    const focusFrame = opaqueFrameSrc(focused);
+    if (focusFrame) out.focusFrame = focusFrame;
     out.statusTexts = statusTexts();
     return out;
   }

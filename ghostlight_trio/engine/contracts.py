@@ -80,6 +80,11 @@ class Effects(Protocol):
         (Trio time) the step is cancelled and settles as cancelled. Raises
         ``trio.Cancelled`` when the composition is cancelled (the step settles first)."""
 
+    def denied_at(self, url: str) -> str | None:
+        """Why this call may not reach a document at ``url`` (an embedded frame of another
+        site where a click lands or typing goes), or None when it may: the call was judged by
+        its page's host, and a frame of another site is not that page."""
+
     def check_step(
         self, tool: str, arguments: Mapping[str, Any], *, tab: int | None = None
     ) -> tuple[str, str] | None:

@@ -29,6 +29,8 @@ class StepRunner(Protocol):
         self, parent: CallState, tool: str, arguments: Mapping[str, Any], tab: int | None
     ) -> tuple[str, str] | None: ...
 
+    def denied_at(self, call: CallState, url: str) -> str | None: ...
+
 
 class CallEffects:
     """Implements ``contracts.Effects`` for one call."""
@@ -75,6 +77,9 @@ class CallEffects:
         if self._steps is None:
             raise RuntimeError("this engine runs no composed steps")
         return await self._steps.run_step(self._call, tool, arguments, number, tab, deadline)
+
+    def denied_at(self, url: str) -> str | None:
+        return None if self._steps is None else self._steps.denied_at(self._call, url)
 
     def check_step(
         self, tool: str, arguments: Mapping[str, Any], *, tab: int | None = None

@@ -228,6 +228,11 @@ class CallRunner:
         kind, text = refused
         return ("denied" if kind == "denied" else "invalid"), text
 
+    def denied_at(self, call: CallState, url: str) -> str | None:
+        """Asked by a handler before it reaches into an embedded document of its page."""
+        judge = getattr(self._gate, "denied_at", None)
+        return judge(call, url) if judge is not None else None
+
     def _refusal(
         self, spec: ToolSpec, arguments: Mapping[str, Any], workspace: WorkspaceId | None
     ) -> tuple[str, str] | None:

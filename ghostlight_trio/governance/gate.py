@@ -326,6 +326,33 @@ class GovernanceGate:
             text += " (Moving the tab away failed; check it before doing anything else.)"
         return ToolResult.text(text, kind="denied")
 
+    def denied_at(self, call: CallState, url: str) -> str | None:
+        """The denial for reaching a document at ``url`` from this call (a click landing in,
+        or typing going to, an embedded frame of another site), judged with the call's own
+        requirement as if the call were made on that site; None when it may go on."""
+        policy = self._policies.get(call)
+        where = resolve_url(url)
+        if policy is None or not isinstance(where, Host):
+            return None
+        facts = call.gate_facts
+        if facts is not None and facts.host == where.name:
+            return None
+        pattern = sacred_match(policy.sacred, where)
+        if pattern is not None:
+            decision = sacred_decision(pattern)
+        elif policy.tiers:
+            decision = combine(policy.tiers, policy.requirement, where)
+        else:
+            return None
+        if decision.verdict != "deny":
+            return None
+        call.gate_facts = _facts(policy.requirement, where, decision)
+        self._count_denial(call, where, policy.requirement, decision)
+        return (
+            f"Nothing was sent: the point is inside an embedded frame of {where.name}. "
+            + _denial_text(decision, policy.requirement, where)
+        )
+
     def _withhold_listed(self, call: CallState, result: ToolResult) -> ToolResult:
         """A tab listing names each tab's URL and title: page content. A tab on a site this
         workspace may not read (never-touch, or denied read) is listed by its origin only."""

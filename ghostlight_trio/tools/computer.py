@@ -120,7 +120,10 @@ class ComputerTool:
         run = self._actions.get(action)
         if run is None:
             raise ToolInputError(f'Unknown computer action "{action}".')
-        return await run(call, tab)
+        try:
+            return await run(call, tab)
+        except OtherSiteRefused as refused:
+            return ToolResult.text(str(refused), kind="denied")
 
     # --- shared steps -------------------------------------------------------------------------
 
@@ -171,6 +174,7 @@ class ComputerTool:
                 f" the point maps to ({_n(x)}, {_n(y)})); nothing was sent. Take a screenshot"
                 " and pick a point inside it, or use a ref from read_page or find."
             )
+        _refuse_other_site(call, before, "frameAt")
         target = before.get("target") if before else None
         return x, y, target, before, "coordinate"
 
@@ -291,6 +295,7 @@ class ComputerTool:
                 " text in parts, or set a field's whole value with form_input."
             )
         before = await self._observe(call, tab)
+        _refuse_other_site(call, before, "focusFrame")
         steps: list[Step] = []
         done: dict[int, str] = {}
         plan = type_steps(text)
@@ -319,6 +324,7 @@ class ComputerTool:
         if not 1 <= repeat <= 100:
             raise ToolInputError("repeat must be between 1 and 100.")
         before = await self._observe(call, tab)
+        _refuse_other_site(call, before, "focusFrame")
         steps: list[Step] = []
         for _ in range(repeat):
             for combo in combos:
@@ -337,6 +343,7 @@ class ComputerTool:
         ex, ey = self._model_point(call, tab, "coordinate")
         bits = modifier_bits(call.arguments.get("modifiers"))
         before = await self._observe(call, tab, x=sx, y=sy)
+        _refuse_other_site(call, before, "frameAt")
         start = call.arguments["start_coordinate"]
         end = call.arguments["coordinate"]
         viewport = before.get("viewport") if before else None
@@ -601,3 +608,17 @@ def _inside(x: float, y: float, viewport: dict[str, Any]) -> bool:
     if not isinstance(width, int | float) or not isinstance(height, int | float):
         return True
     return 0 <= x < width and 0 <= y < height
+
+
+class OtherSiteRefused(Exception):
+    """Input would reach an embedded frame of a site this call may not act on."""
+
+
+def _refuse_other_site(call: ToolCall, before: dict[str, Any] | None, key: str) -> None:
+    """Before sending input: where it lands (``frameAt``) or where typing goes (``focusFrame``)
+    may be an embedded frame of another site, which the page's own host does not answer for."""
+    frame = before.get(key) if before else None
+    if isinstance(frame, str) and frame:
+        denied = call.effects.denied_at(frame)
+        if denied is not None:
+            raise OtherSiteRefused(denied)

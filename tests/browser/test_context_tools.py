@@ -39,6 +39,9 @@ class ShieldedEffects:
     def done_so_far(self, what: str) -> None:
         pass
 
+    def denied_at(self, url: str) -> str | None:
+        return None
+
 
 def call(operation: str, ws: Any, **arguments: Any) -> ToolCall:
     context = WorkContext(work_id="w1", operation=operation, workspace_id=ws)

@@ -25,6 +25,7 @@ from ghostlight_trio.governance.assembly import governance_parts
 from ghostlight_trio.governance.sources import PolicyFiles
 from ghostlight_trio.scheduler import Scheduler
 from ghostlight_trio.tools.browser_context import context_handlers
+from ghostlight_trio.tools.page_tools import page_tool_handlers
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.transport.mcp_client import LEGACY, McpClient, McpError, result_text
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
@@ -129,6 +130,66 @@ async def test_sacred_sites_are_refused_all_open(endpoints, nursery, tmp_path, s
         fine = await service.call("navigate", ws, url=f"http://127.0.0.1:{port}/y", tabId=tab)
         assert fine.kind == "ok", text(fine)
         assert [(host, path) for host, path in log if path != "/favicon.ico"] == [("127.0.0.1", "/y")]
+
+
+class _Framing(QuietHandler):
+    """An allowed page (127.0.0.1) embedding a never-touch one (localhost) that reports each
+    click and key it gets back to its server."""
+
+    log: list[tuple[str, str]] = []
+
+    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        host = (self.headers.get("Host") or "").split(":")[0]
+        type(self).log.append((host, self.path))
+        port = self.server.server_address[1]
+        if self.path.startswith("/outer"):
+            body = (
+                "<style>body{margin:0} iframe{position:absolute;left:0;top:0;width:400px;"
+                f"height:300px;border:0}}</style><iframe src='http://localhost:{port}/inner'>"
+                "</iframe>"
+            )
+        else:
+            body = (
+                "<style>body{margin:0} input{width:380px;height:280px}</style>"
+                "<input id=box onclick=\"fetch('/clicked')\" onkeydown=\"fetch('/typed')\">"
+            )
+        self.send_html(body.encode())
+
+
+async def test_input_into_an_embedded_never_touch_frame_is_refused(endpoints, nursery, tmp_path):
+    """The page is allowed; a click at coordinates inside the never-touch site's frame would
+    reach that site: refused before anything is sent, and its server never hears of it."""
+    log: list[tuple[str, str]] = []
+    handler = type("Handler", (_Framing,), {"log": log})
+    settings = tmp_path / "config.json"
+    settings.write_text(json.dumps({"sacred_domains": ["localhost"]}))
+    with loopback_server(handler) as port:
+        registry = WorkspaceRegistry()
+        scheduler = Scheduler()
+        shore = BrowserShore(endpoints, registry, scheduler=scheduler)
+        handlers = {**context_handlers(registry, shore), **page_tool_handlers(registry, shore)}
+        governance = governance_parts(PolicyFiles(org=None, user=None, settings=settings), shore)
+        engine = WorkEngine(
+            catalog=Catalog(load_specs(), handlers), handlers=handlers, workspaces=registry,
+            scheduler=scheduler, gate=governance.gate,
+        )  # fmt: skip
+        await nursery.start(shore.serve)
+        service = Service(endpoints, registry, shore, engine, nursery)
+        async with launched_for(service):
+            ws, tab = await _tab(service)
+            landed = await service.call("navigate", ws, url=f"http://127.0.0.1:{port}/outer", tabId=tab)
+            assert landed.kind == "ok", text(landed)
+            with trio.fail_after(10):
+                while ("localhost", "/inner") not in log:  # noqa: ASYNC110 - the frame loads
+                    await trio.sleep(0.05)
+            click = await service.call(
+                "computer", ws, tabId=tab, action="left_click", coordinate=[200, 150]
+            )
+            assert click.kind == "denied", text(click)
+            assert "inside an embedded frame of localhost" in text(click)
+            assert "never-touch" in text(click)
+            await trio.sleep(0.5)
+            assert ("localhost", "/clicked") not in log
 
 
 # --- the CLI stops a running agent loop -------------------------------------------------------

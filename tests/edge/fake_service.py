@@ -60,6 +60,9 @@ class _NoEffects:
     def done_so_far(self, what: str) -> None:
         pass
 
+    def denied_at(self, url: str) -> str | None:
+        return None
+
 
 class FakeService:
     def __init__(self, instance: str) -> None:

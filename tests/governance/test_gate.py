@@ -323,3 +323,31 @@ async def test_a_listing_names_tabs_on_sites_that_may_not_be_read_by_origin_only
     assert "Docs home" in text(out) and "https://docs.example.com/a" in text(out)
     shown = out.structured["tabs"][1]
     assert shown["url"] == "https://bank.test/" and shown["title"].startswith("(withheld: bank.test")
+
+
+async def test_a_frame_of_a_never_touch_site_inside_an_allowed_page_is_judged_on_its_own(
+    nursery, tmp_path
+):
+    """A click allowed on the page is refused where it would land in an embedded frame of a
+    never-touch or denied site: the handler asks the gate before it sends anything."""
+    browser = FakeBrowser()
+    answers: list[str | None] = []
+
+    async def clicking(call: ToolCall) -> ToolResult:
+        for url in ("https://bank.test/pay", "https://docs.example.com/inner", "https://evil.test/"):
+            answers.append(call.effects.denied_at(url))
+        return ToolResult.text("clicked")
+
+    handlers = {**_handlers(browser, []), "computer": clicking}
+    h = GovernedHarness(
+        nursery, handlers, tmp_path / "audit.jsonl", state(NARROW, sacred=["bank.test"]),
+        browser=browser,
+    )  # fmt: skip
+    ws = h.workspace(TAB)
+    browser.urls[TAB] = "https://docs.example.com/"
+    await h.call("computer", {"action": "left_click", "coordinate": [1, 1], "tabId": TAB}, ws)
+    bank, same, evil = answers
+    assert bank is not None and "inside an embedded frame of bank.test" in bank
+    assert "never-touch" in bank
+    assert same is None
+    assert evil is not None and "evil.test" in evil

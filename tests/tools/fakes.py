@@ -34,6 +34,10 @@ class Effects:
     def done_so_far(self, what: str) -> None:
         self.done = what
 
+    def denied_at(self, url: str) -> str | None:
+        """Set ``denied`` to the URLs whose documents the call may not reach."""
+        return f"denied: {url}" if url in getattr(self, "denied", ()) else None
+
 
 def tool_call(tool: str, **arguments: Any) -> ToolCall:
     """A call of ``tool`` in workspace ``ws`` on tab 7 (unless ``tabId`` is given)."""
