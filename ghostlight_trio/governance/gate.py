@@ -60,6 +60,15 @@ class _CallPolicy:
     sacred: tuple[HostPattern, ...]
     requirement: Requirement
 
+    def decide(self, where: HostResolution) -> Decision:
+        """This call's requirement judged at ``where``: never-touch first, then the tiers."""
+        pattern = sacred_match(self.sacred, where)
+        if pattern is not None:
+            return sacred_decision(pattern)
+        if self.tiers:
+            return combine(self.tiers, self.requirement, where)
+        return ALL_OPEN
+
 
 def host_text(where: HostResolution | None) -> str | None:
     """How audit names a resolution: the host, ``about:blank``, ``<scheme>:`` or nothing."""
@@ -274,13 +283,7 @@ class GovernanceGate:
         if policy is None:
             call.gate_facts = attrs.evolve(facts, host=host_text(landing))
             return result
-        pattern = sacred_match(policy.sacred, landing)
-        if pattern is not None:
-            decision = sacred_decision(pattern)
-        elif policy.tiers:
-            decision = combine(policy.tiers, policy.requirement, landing)
-        else:
-            decision = ALL_OPEN
+        decision = policy.decide(landing)
         call.gate_facts = _facts(policy.requirement, landing, decision)
         if decision.verdict != "deny":
             return result
@@ -309,13 +312,9 @@ class GovernanceGate:
             landing = resolve_url(url)
         if isinstance(landing, Indeterminate) or host_text(landing) == facts.host:
             return result
-        pattern = sacred_match(policy.sacred, landing)
-        if pattern is not None:
-            decision = sacred_decision(pattern)
-        elif policy.tiers and isinstance(landing, Host):
-            decision = combine(policy.tiers, policy.requirement, landing)
-        else:
+        if not isinstance(landing, Host | Blank):
             return result
+        decision = policy.decide(landing)
         if decision.verdict != "deny":
             return result
         call.gate_facts = _facts(policy.requirement, landing, decision)
@@ -337,13 +336,7 @@ class GovernanceGate:
         facts = call.gate_facts
         if facts is not None and facts.host == where.name:
             return None
-        pattern = sacred_match(policy.sacred, where)
-        if pattern is not None:
-            decision = sacred_decision(pattern)
-        elif policy.tiers:
-            decision = combine(policy.tiers, policy.requirement, where)
-        else:
-            return None
+        decision = policy.decide(where)
         if decision.verdict != "deny":
             return None
         call.gate_facts = _facts(policy.requirement, where, decision)
