@@ -227,12 +227,20 @@ def profile_in_use(profile: Path) -> int | None:
         return None
     pid = int(pid_text)
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        # Where /proc tells: a live process of that pid whose command names this profile (not
+        # a zombie left by a kill, nor another program that got the pid later).
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except FileNotFoundError:
         return None
-    except PermissionError:
-        pass
-    return pid
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            pass
+        return pid
+    return pid if f"--user-data-dir={profile}".encode() in command else None
 
 
 async def launch(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import sys
 from pathlib import Path
 
 from ghostlight_trio.browser.managed import profile_in_use
@@ -14,8 +15,21 @@ def test_a_profile_held_by_a_live_browser_names_its_pid(tmp_path: Path) -> None:
     profile = tmp_path / "browser-profile"
     profile.mkdir()
     assert profile_in_use(profile) is None
-    (profile / "SingletonLock").symlink_to(f"{socket.gethostname()}-{os.getpid()}")
-    assert profile_in_use(profile) == os.getpid()
+    script = "import time; time.sleep(30)"
+    holder = subprocess.Popen([sys.executable, "-c", script, f"--user-data-dir={profile}"])
+    try:
+        (profile / "SingletonLock").symlink_to(f"{socket.gethostname()}-{holder.pid}")
+        assert profile_in_use(profile) == holder.pid
+        holder.kill()
+        os.waitid(os.P_PID, holder.pid, os.WEXITED | os.WNOWAIT)  # a zombie, not yet reaped
+        assert profile_in_use(profile) is None
+    finally:
+        holder.kill()
+        holder.wait()
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "SingletonLock").symlink_to(f"{socket.gethostname()}-{os.getpid()}")
+    assert profile_in_use(other) is None  # a live pid that is some other program
 
 
 def test_a_lock_left_by_a_browser_that_died_does_not_hold_the_profile(tmp_path: Path) -> None:
