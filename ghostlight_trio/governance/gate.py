@@ -287,12 +287,8 @@ class GovernanceGate:
         call.gate_facts = _facts(policy.requirement, landing, decision)
         if decision.verdict != "deny":
             return result
-        self._count_denial(call, landing, policy.requirement, decision)
-        parked = await self._park_tab(call, effects)
         text = denial.landing_text(decision.denial_id, host_text(landing))
-        if not parked:
-            text += " (Moving the tab away failed; check it before doing anything else.)"
-        return ToolResult.text(text, kind="denied")
+        return await self._deny_and_park(call, effects, policy, landing, decision, text)
 
     async def _check_moved_on(
         self, call: CallState, effects: Effects, result: ToolResult
@@ -310,18 +306,28 @@ class GovernanceGate:
             landing = await self._read_tab(call, tab)
         else:
             landing = resolve_url(url)
-        if isinstance(landing, Indeterminate) or host_text(landing) == facts.host:
-            return result
-        if not isinstance(landing, Host | Blank):
+        if not isinstance(landing, Host | Blank) or host_text(landing) == facts.host:
             return result
         decision = policy.decide(landing)
         if decision.verdict != "deny":
             return result
         call.gate_facts = _facts(policy.requirement, landing, decision)
-        self._count_denial(call, landing, policy.requirement, decision)
-        parked = await self._park_tab(call, effects)
         text = denial.moved_on_text(decision.denial_id, call.spec.name, host_text(landing))
-        if not parked:
+        return await self._deny_and_park(call, effects, policy, landing, decision, text)
+
+    async def _deny_and_park(
+        self,
+        call: CallState,
+        effects: Effects,
+        policy: _CallPolicy,
+        landing: HostResolution,
+        decision: Decision,
+        text: str,
+    ) -> ToolResult:
+        """A tab left on a page the call may not see: count the denial, move the tab to
+        about:blank, and answer ``text`` in place of whatever the call found there."""
+        self._count_denial(call, landing, policy.requirement, decision)
+        if not await self._park_tab(call, effects):
             text += " (Moving the tab away failed; check it before doing anything else.)"
         return ToolResult.text(text, kind="denied")
 
