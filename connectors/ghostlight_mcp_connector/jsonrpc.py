@@ -19,7 +19,7 @@ import attrs
 
 from ghostlight_trio.transport.excerpt import excerpt
 from ghostlight_trio.transport.jsonshape import exceeds
-from ghostlight_trio.transport.unicode import escapes_lone_surrogate
+from ghostlight_trio.transport.unicode import escapes_lone_surrogate, has_lone_surrogate
 
 LINE_CEILING: Final = 4 * 1024 * 1024
 """Longest accepted input line (bytes, without the newline); longer lines are refused whole."""
@@ -193,9 +193,7 @@ def _id_at_the_ends(head: bytes, tail: bytes) -> RequestId | None:
         if match:
             with contextlib.suppress(ValueError):
                 found = json.loads(match.group(1))
-    if isinstance(found, str) and escapes_lone_surrogate(json.dumps(found), found):
-        return None  # not an id that can be written back
-    return found if is_request_id(found) else None
+    return _answerable_id(found)
 
 
 def _unreadable_id(line: bytes, value: object = None) -> RequestId | None:
@@ -203,15 +201,18 @@ def _unreadable_id(line: bytes, value: object = None) -> RequestId | None:
     a surrogate pair): its caller must get its answer, not wait for one. From the parsed
     object when there is one, else from the members at either end of the line."""
     if isinstance(value, dict):
-        found = value.get("id")
-        if isinstance(found, str) and _HALF_PAIR_TEXT.search(found):
-            return None
-        return found if is_request_id(found) else None
+        return _answerable_id(value.get("id"))
     return _id_at_the_ends(line[:_ID_SEARCH], line[-_ID_SEARCH:])
 
 
+def _answerable_id(found: object) -> RequestId | None:
+    """``found`` when an answer can carry it back (half a surrogate pair cannot be written)."""
+    if not is_request_id(found) or (isinstance(found, str) and has_lone_surrogate(found)):
+        return None
+    return found
+
+
 _ID_SEARCH = 64 * 1024
-_HALF_PAIR_TEXT = re.compile("[\ud800-\udfff]")
 
 
 def _leading_id(head: bytes) -> object:

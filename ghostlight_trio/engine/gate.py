@@ -51,6 +51,11 @@ class CallGate(Protocol):
 
     def stopped(self, call: CallState) -> GateStop | None: ...
 
+    def denied_at(self, call: CallState, url: str) -> str | None:
+        """Why the running call may not reach a document at ``url`` (an embedded frame of
+        another site), or None."""
+        ...
+
     def end(self, call: CallState) -> None: ...
 
 
@@ -67,6 +72,9 @@ class OpenGate:
         return result
 
     def stopped(self, call: CallState) -> GateStop | None:
+        return None
+
+    def denied_at(self, call: CallState, url: str) -> str | None:
         return None
 
     def end(self, call: CallState) -> None:

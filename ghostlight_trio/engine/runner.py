@@ -230,8 +230,7 @@ class CallRunner:
 
     def denied_at(self, call: CallState, url: str) -> str | None:
         """Asked by a handler before it reaches into an embedded document of its page."""
-        judge = getattr(self._gate, "denied_at", None)
-        return judge(call, url) if judge is not None else None
+        return self._gate.denied_at(call, url)
 
     def _refusal(
         self, spec: ToolSpec, arguments: Mapping[str, Any], workspace: WorkspaceId | None
