@@ -87,6 +87,7 @@ class Catalog:
     def __init__(self, specs: Iterable[ToolSpec], available: Iterable[str]) -> None:
         self._specs = {spec.name: spec for spec in specs}
         self._available = set(available)
+        self._implemented = frozenset(self._available)
         unknown = self._available - self._specs.keys()
         if unknown:
             raise ValueError(f"handlers for tools not in the catalog: {sorted(unknown)}")
@@ -101,6 +102,12 @@ class Catalog:
     def spec(self, name: str) -> ToolSpec | None:
         """The spec of an advertised tool, None for unknown or unavailable ones."""
         return self._specs.get(name) if name in self._available else None
+
+    def callable_spec(self, name: str) -> ToolSpec | None:
+        """The spec of a tool this build can run, advertised or not. A tool the policy keeps
+        off the list is still a call to judge (denied, audited, counted), not an unknown name:
+        an agent may know it from training."""
+        return self._specs.get(name) if name in self._implemented else None
 
     def advertised(self) -> list[ToolSpec]:
         return [spec for name, spec in self._specs.items() if name in self._available]

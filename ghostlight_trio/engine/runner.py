@@ -249,7 +249,7 @@ class CallRunner:
 
     def _step_spec(self, tool: str) -> ToolSpec | str:
         """The spec a step runs under, or why it cannot run at all."""
-        spec = self._catalog.spec(tool)
+        spec = self._catalog.callable_spec(tool)
         if spec is None or tool not in self._handlers:
             return texts.unknown_step_tool(tool)
         if spec.scheduling_class == "composition":

@@ -108,7 +108,7 @@ class WorkSession:
 
     def _admit(self, message: Start) -> Started:
         engine = self._engine
-        spec = engine.catalog.spec(message.operation)
+        spec = engine.catalog.callable_spec(message.operation)
         if spec is None or message.operation not in engine.handlers:
             raise _Refusal("unknown_tool", texts.unknown_tool(message.operation))
         if self._closed:

@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 import trio
 from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
 from ghostlight_trio.engine.contracts import ToolCall, ToolResult
+from ghostlight_trio.governance.assembly import advertise
 
 from .harness import (
     OTHER_TAB,
@@ -351,3 +353,26 @@ async def test_a_frame_of_a_never_touch_site_inside_an_allowed_page_is_judged_on
     assert "never-touch" in bank
     assert same is None
     assert evil is not None and "evil.test" in evil
+
+
+async def test_a_tool_the_policy_keeps_off_the_list_is_denied_and_audited_not_unknown(
+    nursery, tmp_path
+):
+    """The catalog leaves out what no grant could allow, but an agent may know the tool from
+    training and call it anyway: that is a call the policy refuses (said, audited, counted by
+    the attention circuit), not an unknown name."""
+    h = harness(nursery, tmp_path, state(NARROW))
+    advertise(h.governor, h.engine.catalog, _handlers(h.browser, []).keys())
+    assert "javascript_tool" not in {spec.name for spec in h.engine.catalog.advertised()}
+    ws = h.workspace(TAB)
+    h.browser.urls[TAB] = "https://docs.example.com/"
+    script = {"action": "javascript_exec", "text": "1", "tabId": TAB}
+    for _ in range(4):
+        out = await h.call("javascript_tool", script, ws)
+        assert out.kind in ("denied", "held"), text(out)
+    assert out.kind == "held" and "Attention required" in text(out)  # the circuit counted them
+    assert "Unknown tool" not in text(out) and h.calls == []
+    first = h.records()[0]
+    assert (first["tool"], first["decision"]) == ("javascript_tool", "deny")
+    with pytest.raises(AssertionError, match="Rejected.*unknown_tool"):
+        h.start("no_such_tool", {}, ws)  # a name no build has stays unknown
