@@ -12,6 +12,9 @@ class EngineLimits:
     settlement_deadline: float = 180.0
     """The call's own task settles (lease, audit, workspace pin) within this, counted from start."""
     max_active_per_stream: int = 256
+    max_held_workspaces_per_stream: int = 16
+    """Workspaces a stream keeps alive by using them (its most recently used ones); older ones
+    start their idle grace, as when the stream goes."""
 
 
 DEFAULT_LIMITS = EngineLimits()

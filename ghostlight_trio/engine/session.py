@@ -11,6 +11,7 @@ import itertools
 import logging
 import math
 import secrets
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -64,6 +65,8 @@ class WorkSession:
         self._watcher_wakes_at = -math.inf
         """When the watcher will look next by itself (-inf while it is running or starting)."""
         self._watcher_wake = trio.lowlevel.ParkingLot()
+        self._held: OrderedDict[WorkspaceId, None] = OrderedDict()
+        """Workspaces this stream's calls used, most recent last: they live while it does."""
 
     @property
     def active(self) -> int:
@@ -102,6 +105,10 @@ class WorkSession:
         self._closed = True
         for call in list(self._active.values()):
             call.cancel("cancelled")
+        registry = self._engine.workspaces
+        for workspace in self._held:
+            registry.detach(workspace)
+        self._held.clear()
         self._watcher_wake.unpark_all()
 
     # --- admission --------------------------------------------------------------------------
@@ -138,12 +145,29 @@ class WorkSession:
         )
         if workspace is not None:
             engine.workspaces.acquire_pin(workspace)
+            self._hold(workspace)
         self._active[work_id] = call
         engine.work_began()
         self._nursery.start_soon(self._run, call, name=f"work {work_id} {spec.name}")
         self._unstarted += 1
         self._watch_reply_deadline(call)
         return Started(sequence=message.sequence, work_id=work_id)
+
+    def _hold(self, workspace: WorkspaceId) -> None:
+        """Keep a workspace this stream uses alive while the stream lasts. A 2026-07-28 client
+        names its workspace on every call and may pause between calls for as long as its user
+        takes; the idle grace starts only once no stream holds it (or this stream has gone on
+        to many newer ones)."""
+        held = self._held
+        if workspace in held:
+            held.move_to_end(workspace)
+            return
+        registry = self._engine.workspaces
+        registry.attach(workspace)
+        held[workspace] = None
+        if len(held) > self._engine.limits.max_held_workspaces_per_stream:
+            oldest, _ = held.popitem(last=False)
+            registry.detach(oldest)
 
     def _resolve_workspace(self, spec: ToolSpec, message: Start) -> tuple[WorkspaceId | None, bool]:
         registry = self._engine.workspaces

@@ -113,6 +113,14 @@ class WorkspaceRegistry:
         if entry.pins == 0:
             self._retire(WorkspaceId(workspace))
 
+    def attach(self, workspace: str) -> None:
+        """A stream holds the workspace (it used it): no idle expiry until it lets go."""
+        entry = self._live.get(WorkspaceId(workspace))
+        if entry is None:
+            return
+        entry.attachments += 1
+        entry.idle_deadline = None
+
     def detach(self, workspace: str) -> None:
         """The stream holding it was lost uncleanly: start the idle grace once nothing holds it."""
         entry = self._live.get(WorkspaceId(workspace))

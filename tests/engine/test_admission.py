@@ -247,3 +247,39 @@ async def test_a_finished_call_is_freed_without_the_cycle_collector(nursery):
         assert [ref() for ref in gone] == [None, None]
     finally:
         gc.enable()
+
+
+async def test_a_workspace_lives_while_a_stream_that_uses_it_does(autojump_clock, nursery):
+    """A 2026-07-28 client names its workspace on each call and may pause between calls as
+    long as its user takes: the stream that used the workspace keeps it. Only once the stream
+    goes (or has gone on to more workspaces than it may hold) does the idle grace run."""
+    h = Harness(
+        nursery,
+        {"update_plan": Counting()},
+        engine_limits=EngineLimits(max_held_workspaces_per_stream=2),
+    )
+    plan = {"domains": ["example.com"], "approach": ["read"]}
+
+    async def use(workspace: str) -> None:
+        work = h.work_id(h.start("update_plan", plan, workspace))
+        await trio.sleep(1)
+        assert h.only_outcome(work).kind == "ok"
+
+    first = h.workspace(attached=False)  # as a context-creating call mints it
+    await use(first)
+    await trio.sleep(3600)  # an hour between two calls
+    assert h.workspaces.exists(first)
+    await use(first)
+
+    newer = [h.workspace(attached=False) for _ in range(2)]
+    for workspace in newer:
+        await use(workspace)  # the stream now holds these two; the first one's grace starts
+    await trio.sleep(121)
+    assert not h.workspaces.exists(first)
+    assert all(h.workspaces.exists(workspace) for workspace in newer)
+
+    h.session.abandon()
+    await trio.sleep(119)
+    assert all(h.workspaces.exists(workspace) for workspace in newer)
+    await trio.sleep(2)
+    assert not any(h.workspaces.exists(workspace) for workspace in newer)

@@ -47,10 +47,13 @@ async def test_effect_settling_at_90s_gets_one_outcome_unknown_at_60s(autojump_c
     assert (record.outcome, record.reported) == ("ok", "outcome_unknown")
     assert record.duration == 90
 
-    # The pin kept the workspace alive past its 120 s grace; the grace restarted at 90 s.
-    await trio.sleep_until(209)
+    # The stream that used the workspace keeps it; once the stream goes, the 120 s grace runs.
+    await trio.sleep_until(1000)
     assert h.workspaces.exists(ws)
-    await trio.sleep_until(211)
+    h.session.abandon()
+    await trio.sleep_until(1119)
+    assert h.workspaces.exists(ws)
+    await trio.sleep_until(1121)
     assert not h.workspaces.exists(ws)
     assert len(h.outcomes(work)) == 1
 
