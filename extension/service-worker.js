@@ -85,6 +85,7 @@ const tabOps = createTabOps({
     removeTab: (t) => book.removeTab(t),
     setGroup: (g, id, w) => book.setGroup(g, id, w),
     forgetGroup: (id) => book.forgetGroup(id),
+    forgetWorkspace: (g) => book.forgetWorkspace(g),
     workspaceOfTab: (t) => book.workspaceOfTab(t),
   },
   persist: () => store.persist(),
@@ -217,6 +218,9 @@ async function handleFrame(frame) {
       break;
     case "chunk":
       await acceptChunk(incoming.frame, arrivedAt);
+      break;
+    case "workspace_ended":
+      if (await tabOps.workspaceEnded(incoming.guid, incoming.title)) log("a workspace ended; its group is marked");
       break;
     default:
       break; // unknown frames are ignored by design

@@ -45,6 +45,9 @@ export const CDP_PROTOCOL_VERSION = "1.3";
 export const OUTBOX = Object.freeze({ maxFrames: 64, maxAgeMs: 10_000 });
 
 export const GROUP_COLOR = "blue";
+// The colours a service may give a workspace's group; grey marks a workspace that has ended.
+export const GROUP_COLORS = Object.freeze(["blue", "red", "yellow", "green", "pink", "purple", "cyan", "orange"]);
+export const ENDED_GROUP_COLOR = "grey";
 export const DEFAULT_GROUP_TITLE = "Ghostlight";
 // Requests without a workspace id share one legacy workspace under this key.
 export const LEGACY_WORKSPACE_KEY = "";

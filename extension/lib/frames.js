@@ -1,6 +1,6 @@
 // Builders and classifiers for browser-wire frames. Pure: no chrome.* use.
 
-import { FEATURES, HOPS, WIRE_VERSION } from "./constants.js";
+import { FEATURES, GROUP_COLORS, HOPS, WIRE_VERSION } from "./constants.js";
 
 // An operation failure that knows which hop it belongs to, so the service can word it.
 // `dialog`: the JavaScript dialog that stopped it (code `dialog_open`), sent along.
@@ -79,7 +79,8 @@ function normalizeHop(hop) {
 }
 
 // Sorts an incoming service frame into what the worker should do with it.
-// Returns {kind: "welcome"|"incompatible"|"request"|"chunk"|"stop"|"invalid_request"|"ignore", ...}.
+// Returns {kind: "welcome"|"incompatible"|"request"|"chunk"|"stop"|"workspace_ended"|
+//   "invalid_request"|"ignore", ...}.
 export function classifyIncoming(frame) {
   if (!frame || typeof frame !== "object" || Array.isArray(frame)) return { kind: "ignore" };
   switch (frame.type) {
@@ -96,6 +97,10 @@ export function classifyIncoming(frame) {
       return { kind: "chunk", frame };
     case "stop":
       return { kind: "stop", reason: typeof frame.reason === "string" ? frame.reason : "" };
+    case "workspace_ended":
+      return typeof frame.guid === "string" && frame.guid
+        ? { kind: "workspace_ended", guid: frame.guid, title: groupTitleOf(frame, null) }
+        : { kind: "ignore" };
     case "request": {
       const problem = requestProblem(frame);
       if (problem) {
@@ -127,6 +132,13 @@ function requestProblem(frame) {
 export function groupTitleOf(request, fallback) {
   const title = request && request.workspace && request.workspace.groupTitle;
   return typeof title === "string" && title.trim() ? title : fallback;
+}
+
+// Reads the group colour from a request's presentation block: one of Chrome's group colours
+// a live workspace may have, else the fallback.
+export function groupColorOf(request, fallback) {
+  const color = request && request.workspace && request.workspace.groupColor;
+  return GROUP_COLORS.includes(color) ? color : fallback;
 }
 
 // Validates a native tab id argument.

@@ -3,8 +3,8 @@
 // groups them under the workspace's title and reports what is there. It never moves or
 // regroups a tab it did not create.
 
-import { DEFAULT_GROUP_TITLE, GROUP_COLOR } from "./constants.js";
-import { OpError, groupTitleOf, requireTabId } from "./frames.js";
+import { DEFAULT_GROUP_TITLE, ENDED_GROUP_COLOR, GROUP_COLOR } from "./constants.js";
+import { OpError, groupColorOf, groupTitleOf, requireTabId } from "./frames.js";
 import { chooseGroup, choosePlacementWindow, indexAfterGroup } from "./placement.js";
 import { getTab, groupIdOf, tabUrl } from "./tab-lookup.js";
 import { normalizeNavigateTarget } from "./urls.js";
@@ -91,6 +91,7 @@ export function createTabOps({ chromeApi, book, persist }) {
   async function createWorkspaceTab(request, url) {
     const guid = request.guid;
     const title = groupTitleOf(request, DEFAULT_GROUP_TITLE);
+    const color = groupColorOf(request, GROUP_COLOR);
     const { group, tabs } = await workspaceTabs(guid);
     const windows = await chromeApi.windows.getAll({ windowTypes: ["normal"] });
     let lastFocusedWindowId = null;
@@ -125,14 +126,30 @@ export function createTabOps({ chromeApi, book, persist }) {
     let groupId;
     if (groupChoice.joinGroupId !== undefined) {
       groupId = await chromeApi.tabs.group({ groupId: groupChoice.joinGroupId, tabIds: [tab.id] });
-      if (group.title !== title) await chromeApi.tabGroups.update(groupId, { title });
+      if (group.title !== title || group.color !== color) await chromeApi.tabGroups.update(groupId, { title, color });
     } else {
       groupId = await chromeApi.tabs.group({ tabIds: [tab.id], createProperties: { windowId: tab.windowId } });
-      await chromeApi.tabGroups.update(groupId, { title, color: GROUP_COLOR });
+      await chromeApi.tabGroups.update(groupId, { title, color });
     }
     book.setGroup(guid, groupId, tab.windowId);
     const fresh = await getTab(chromeApi, tab.id);
     return { tab: fresh, group: { id: groupId, windowId: fresh.windowId } };
+  }
+
+  // The service says a workspace is over: its group, if still there, is retitled and greyed
+  // so it no longer looks live; its tabs stay open and are nobody's from now on.
+  async function workspaceEnded(guid, title) {
+    const rec = book.forgetWorkspace(guid);
+    await persist();
+    if (!rec || rec.groupId === null) return false;
+    const update = { color: ENDED_GROUP_COLOR };
+    if (title) update.title = title;
+    try {
+      await chromeApi.tabGroups.update(rec.groupId, update);
+      return true;
+    } catch {
+      return false; // the user closed the group already
+    }
   }
 
   async function tabInfo(args) {
@@ -148,5 +165,5 @@ export function createTabOps({ chromeApi, book, persist }) {
     };
   }
 
-  return { tabsContext, tabsCreate, tabInfo };
+  return { tabsContext, tabsCreate, tabInfo, workspaceEnded };
 }

@@ -97,6 +97,17 @@ export class WorkspaceBook {
     return null;
   }
 
+  // A workspace that has ended: its record goes and its tabs are nobody's (no longer managed).
+  // Returns the record it had, or null.
+  forgetWorkspace(guid) {
+    const key = workspaceKey(guid);
+    const rec = this.workspaces.get(key);
+    if (!rec) return null;
+    this.workspaces.delete(key);
+    for (const id of rec.tabIds) this.managed.delete(id);
+    return rec;
+  }
+
   forgetGroup(groupId) {
     for (const rec of this.workspaces.values()) {
       if (rec.groupId === groupId) {

@@ -43,6 +43,9 @@ __all__ = ["BrowserShore", "compose", "slot_for", "split"]
 FIRST_CALL_WAIT = 5.0
 """How long a call waits for a browser to attach before reporting it unavailable."""
 GROUP_TITLE_PREFIX = "Ghostlight · "
+GROUP_COLORS = ("blue", "red", "yellow", "green", "pink", "purple", "cyan", "orange")
+"""Chrome's tab-group colours a live workspace may get (grey marks an ended one)."""
+ENDED_SUFFIX = " (ended)"
 _KNOWN_WORKSPACES = 256
 MAX_UNANSWERED = 256
 """Timed-out requests remembered for their late answer; older ones stay quarantined until
@@ -108,7 +111,8 @@ class BrowserShore:
         known, and lifts the quarantine it caused."""
         self._request_ids = itertools.count(1)
         self._changed = trio.Event()
-        self._known_workspaces: OrderedDict[Any, None] = OrderedDict()
+        self._known_workspaces: OrderedDict[Any, str] = OrderedDict()
+        """Workspaces recently sent to a browser, with their group's title (most recent last)."""
         self._nursery: trio.Nursery | None = None
         self.last_wire_refusal = ""
         """Why the latest extension of another wire major was refused (diagnostics)."""
@@ -210,8 +214,9 @@ class BrowserShore:
             "args": native_args,
         }
         if workspace_id is not None:
-            self._remember_workspace(workspace_id)
-            frame["workspace"] = {"groupTitle": self.group_title(workspace_id)}
+            presentation = self.group_presentation(workspace_id)
+            self._remember_workspace(workspace_id, presentation["groupTitle"])
+            frame["workspace"] = presentation
         try:
             body = wire.encode(frame)
         except ValueError as exc:
@@ -264,18 +269,38 @@ class BrowserShore:
         return len(connections)
 
     async def _send_stop(self, connection: BrowserConnection, reason: str) -> None:
+        await self._send_notice(connection, wire.encode(wire.stop_frame(reason)))
+
+    @staticmethod
+    async def _send_notice(connection: BrowserConnection, frame: bytes) -> None:
         try:
-            await connection.send_frames([wire.encode(wire.stop_frame(reason))])
+            await connection.send_frames([frame])
         except BridgeClosed:
             pass  # the link is gone: its pending calls already failed as outcome unknown
 
-    def group_title(self, workspace_id: Any) -> str:
-        """The visible tab-group title of a workspace (presentation only, never routing)."""
+    def group_presentation(self, workspace_id: Any) -> dict[str, str]:
+        """The visible tab-group title and colour of a workspace (presentation only, never
+        routing): the client's label, numbered when other live workspaces share it, and a
+        colour no other live workspace has while there are enough."""
         try:
-            label = self._workspaces.label(workspace_id)
-        except Exception:  # a missing label must never fail a browser call
-            label = ""
-        return GROUP_TITLE_PREFIX + label if label else "Ghostlight"
+            shown = self._workspaces.presentation(workspace_id)
+        except Exception:  # a missing presentation must never fail a browser call
+            return {"groupTitle": "Ghostlight"}
+        title = GROUP_TITLE_PREFIX + shown.label if shown.label else "Ghostlight"
+        if shown.ordinal > 1:
+            title += f" {shown.ordinal}"
+        return {"groupTitle": title, "groupColor": GROUP_COLORS[shown.hue % len(GROUP_COLORS)]}
+
+    def workspace_ended(self, workspace_id: Any) -> None:
+        """A workspace is over (released or expired): tell the browsers, so the user sees its
+        tab group marked ended instead of one that looks live. Its tabs stay open."""
+        title = self._known_workspaces.pop(workspace_id, None)
+        nursery = self._nursery
+        if title is None or nursery is None:
+            return  # nothing of it ever reached a browser
+        frame = wire.encode(wire.workspace_ended_frame(workspace_id, title + ENDED_SUFFIX))
+        for connection in list(self._live.values()):
+            nursery.start_soon(self._send_notice, connection, frame)
 
     # --- routing ---------------------------------------------------------------------------
 
@@ -330,8 +355,8 @@ class BrowserShore:
         except ValueError as exc:
             raise BrowserRefused(f"Request too large for the browser: {exc}") from None
 
-    def _remember_workspace(self, workspace_id: Any) -> None:
-        self._known_workspaces[workspace_id] = None
+    def _remember_workspace(self, workspace_id: Any, group_title: str) -> None:
+        self._known_workspaces[workspace_id] = group_title
         self._known_workspaces.move_to_end(workspace_id)
         while len(self._known_workspaces) > _KNOWN_WORKSPACES:
             self._known_workspaces.popitem(last=False)

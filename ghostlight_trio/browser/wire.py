@@ -78,6 +78,12 @@ def stop_frame(reason: str) -> dict[str, Any]:
     return {"type": "stop", "reason": reason}
 
 
+def workspace_ended_frame(workspace_id: str, group_title: str) -> dict[str, Any]:
+    """Tell an extension a workspace is over: its tab group is retitled and greyed, its tabs
+    stay open for the user and are nobody's from now on."""
+    return {"type": "workspace_ended", "guid": workspace_id, "workspace": {"groupTitle": group_title}}
+
+
 def chunk_frames(body: bytes, request_id: str) -> list[bytes]:
     """Split an oversized request body into ``chunk`` frames, each under the Chrome limit.
 

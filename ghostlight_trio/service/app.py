@@ -41,6 +41,10 @@ class BrowserEndpoint(Protocol):
         """Tell every attached browser to stop what it is running (the kill switch)."""
         ...
 
+    def workspace_ended(self, workspace_id: Any) -> None:
+        """Tell the browsers a workspace is over, so its tab group no longer looks live."""
+        ...
+
 
 def browser_summaries(browser: BrowserEndpoint | None) -> list[BrowserSummary]:
     """The attached browsers, for status reports."""
@@ -173,6 +177,7 @@ def assemble(
     workspaces.retire_listeners.append(governance.governor.attention.forget)
     if browser is not None:
         stop_browsers_on_panic(governance.governor, browser)
+        workspaces.retire_listeners.append(browser.workspace_ended)
     catalog = Catalog(load_specs(), available=handlers.keys())
     advertise(governance.governor, catalog, handlers.keys())
     catalog.generation = 1

@@ -44,10 +44,29 @@ class WorkspaceLimits:
     """How long a workspace with no attached stream and no active work survives."""
 
 
+PRESENTATION_HUES = 8
+"""How many distinct colours workspaces are told apart by (the browser's group colours but grey,
+which marks an ended workspace)."""
+
+
+@attrs.frozen
+class Presentation:
+    """How the user tells a workspace apart in the browser: its client's label, a number when
+    other live workspaces share that label, and a colour index. Presentation only, never
+    routing or authority."""
+
+    label: str
+    ordinal: int
+    """1 for the first live workspace with this label, 2 for the next, and so on."""
+    hue: int
+    """0..PRESENTATION_HUES-1: one no other live workspace has, while there are enough."""
+
+
 @attrs.define
 class _Workspace:
     label: str
     attachments: int
+    presentation: Presentation
     pins: int = 0
     released: bool = False
     idle_deadline: float | None = None
@@ -69,6 +88,7 @@ class WorkspaceRegistry:
         self._key = fingerprint_key or secrets.token_bytes(32)
         self._live: dict[WorkspaceId, _Workspace] = {}
         self._tab_owner: dict[int, WorkspaceId] = {}
+        self._minted = 0
         self.retire_listeners: list[Callable[[WorkspaceId], None]] = []
         """Called with each workspace as it goes (released or expired), so state other parts
         keep per workspace goes with it."""
@@ -98,7 +118,11 @@ class WorkspaceRegistry:
                 " close idle clients or wait for their workspaces to expire"
             )
         workspace = WorkspaceId(secrets.token_urlsafe(24))
-        entry = _Workspace(label=client_label, attachments=1 if attached else 0)
+        entry = _Workspace(
+            label=client_label,
+            attachments=1 if attached else 0,
+            presentation=self._new_presentation(client_label),
+        )
         if not attached:
             entry.idle_deadline = self._clock() + self._limits.idle_grace
         self._live[workspace] = entry
@@ -185,6 +209,9 @@ class WorkspaceRegistry:
     def label(self, workspace: str) -> str:
         return self._live[self.resolve(workspace)].label
 
+    def presentation(self, workspace: str) -> Presentation:
+        return self._live[self.resolve(workspace)].presentation
+
     def __len__(self) -> int:
         self.reap()
         return len(self._live)
@@ -241,6 +268,16 @@ class WorkspaceRegistry:
             self.tab_closed(tab)
 
     # --- internals --------------------------------------------------------------------------
+
+    def _new_presentation(self, label: str) -> Presentation:
+        live = [entry.presentation for entry in self._live.values()]
+        taken = {p.ordinal for p in live if p.label == label}
+        ordinal = next(n for n in range(1, len(taken) + 2) if n not in taken)
+        used = {p.hue for p in live}
+        free = [hue for hue in range(PRESENTATION_HUES) if hue not in used]
+        self._minted += 1
+        hue = free[0] if free else self._minted % PRESENTATION_HUES
+        return Presentation(label, ordinal, hue)
 
     def _expired(self, entry: _Workspace, now: float) -> bool:
         return entry.pins == 0 and entry.idle_deadline is not None and now >= entry.idle_deadline

@@ -137,7 +137,7 @@ async def test_requests_and_results_rewrite_tab_ids(
     assert request["guid"] == ws
     assert request["op"] == "tabs_context"
     assert request["args"] == {"ownedTabIds": [7]}
-    assert request["workspace"] == {"groupTitle": "Ghostlight · Claude Code"}
+    assert request["workspace"] == {"groupTitle": "Ghostlight · Claude Code", "groupColor": "blue"}
     assert result["tabId"] == SLOT1 + 7
     assert [t["tabId"] for t in result["tabs"]] == [SLOT1 + 7, SLOT1 + 8]
     assert result["groupId"] == 3
@@ -402,3 +402,48 @@ async def test_large_request_is_chunked_when_negotiated(
 
     nursery.start_soon(extension)
     assert await shore.request(None, "content", {"value": payload}, timeout=5) == {"ok": True}
+
+
+async def test_workspaces_are_told_apart_and_their_end_is_announced(
+    shore: BrowserShore, endpoints: Endpoints, registry: WorkspaceRegistry, nursery: trio.Nursery
+) -> None:
+    """Two clients with the same label get different group titles and colours; a workspace
+    that ends is announced once, so its group stops looking live. One that never reached the
+    browser is not announced."""
+    registry.retire_listeners.append(shore.workspace_ended)
+    first, _ = registry.open(None, "Claude Code")
+    second, _ = registry.open(None, "Claude Code")
+    other, _ = registry.open(None, "Cursor")
+    silent, _ = registry.open(None, "Cursor")
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+    seen: list[dict] = []
+
+    async def extension() -> None:
+        while True:
+            frame = await peer.receive()
+            seen.append(frame)
+            if frame["type"] == "request":
+                await peer.reply(frame, {})
+
+    nursery.start_soon(extension)
+    for workspace in (first, second, other):
+        await shore.request(workspace, "tabs_context", {}, timeout=2)
+    shown = [frame["workspace"] for frame in seen]
+    assert shown == [
+        {"groupTitle": "Ghostlight · Claude Code", "groupColor": "blue"},
+        {"groupTitle": "Ghostlight · Claude Code 2", "groupColor": "red"},
+        {"groupTitle": "Ghostlight · Cursor", "groupColor": "yellow"},
+    ]
+    registry.release(second)
+    registry.release(silent)
+    await until(lambda: len(seen) == 4)
+    assert seen[3] == {
+        "type": "workspace_ended",
+        "guid": second,
+        "workspace": {"groupTitle": "Ghostlight · Claude Code 2 (ended)"},
+    }
+    third, _ = registry.open(None, "Claude Code")  # takes the freed number and colour
+    await shore.request(third, "tabs_context", {}, timeout=2)
+    assert seen[4]["workspace"] == {"groupTitle": "Ghostlight · Claude Code 2", "groupColor": "red"}
+    await trio.sleep(0.1)
+    assert len(seen) == 5

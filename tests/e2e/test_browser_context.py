@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 import signal
+from typing import Any
 
 import pytest
 import trio
 
 from ghostlight_trio.browser.managed import ManagedBrowser
 
-from .conftest import Service, text, until
+from .conftest import Service, launched_for, text, until
+from .devtools import DEVTOOLS_FLAGS, in_extension_worker
 
 pytestmark = pytest.mark.e2e
 
@@ -112,3 +114,30 @@ async def test_a_navigation_still_waiting_for_its_server_is_reported_under_way(
             if [t["url"] for t in listed.structured["tabs"]] == [f"{web}/unanswered"]:
                 break
             await trio.sleep(0.2)
+
+
+async def test_the_user_can_tell_workspaces_apart_and_see_which_have_ended(
+    service: Service, web: str
+) -> None:
+    """Two clients with the same name get groups with different titles and colours; a workspace
+    that ends leaves its tab open in a group marked ended, in grey."""
+    service.registry.retire_listeners.append(service.shore.workspace_ended)
+    async with launched_for(service, *DEVTOOLS_FLAGS) as launched:
+        first = await service.call("tabs_create_mcp")
+        second = await service.call("tabs_create_mcp")
+        assert first.kind == second.kind == "ok", (text(first), text(second))
+
+        async def groups() -> list[list[Any]]:
+            found = await in_extension_worker(
+                launched.profile,
+                "chrome.tabGroups.query({}).then(gs => Promise.all(gs.map(async g =>"
+                " [g.title, g.color, (await chrome.tabs.query({groupId: g.id})).length])))",
+            )
+            return sorted(found)
+
+        assert await groups() == [["Ghostlight · e2e", "blue", 1], ["Ghostlight · e2e 2", "red", 1]]
+        service.registry.release(first.workspace_id)
+        with trio.fail_after(10):
+            while ["Ghostlight · e2e (ended)", "grey", 1] not in await groups():  # noqa: ASYNC110
+                await trio.sleep(0.1)
+        assert await groups() == [["Ghostlight · e2e (ended)", "grey", 1], ["Ghostlight · e2e 2", "red", 1]]

@@ -56,6 +56,14 @@ test("classifies incoming frames", () => {
   assert.equal(frames.classifyIncoming({ type: "chunk" }).kind, "chunk");
   const req = { type: "request", id: "r1", guid: null, op: "ping", args: {} };
   assert.deepEqual(frames.classifyIncoming(req), { kind: "request", request: req });
+  assert.deepEqual(
+    frames.classifyIncoming({ type: "workspace_ended", guid: "w1", workspace: { groupTitle: "Ghostlight · a (ended)" } }),
+    { kind: "workspace_ended", guid: "w1", title: "Ghostlight · a (ended)" },
+  );
+  assert.deepEqual(frames.classifyIncoming({ type: "workspace_ended", guid: "w1" }), { kind: "workspace_ended", guid: "w1", title: null });
+  for (const guid of [undefined, null, "", 5]) {
+    assert.equal(frames.classifyIncoming({ type: "workspace_ended", guid }).kind, "ignore");
+  }
 });
 
 test("unknown or malformed frames are ignored, malformed requests with an id are answered", () => {
@@ -75,6 +83,11 @@ test("group title and tab id helpers", () => {
   assert.equal(frames.groupTitleOf({ workspace: { groupTitle: "Ghostlight · a" } }, "x"), "Ghostlight · a");
   assert.equal(frames.groupTitleOf({ workspace: { groupTitle: "  " } }, "x"), "x");
   assert.equal(frames.groupTitleOf({}, "x"), "x");
+  assert.equal(frames.groupColorOf({ workspace: { groupColor: "purple" } }, "blue"), "purple");
+  for (const groupColor of ["grey", "Purple", "", null, 3]) {
+    assert.equal(frames.groupColorOf({ workspace: { groupColor } }, "blue"), "blue");
+  }
+  assert.equal(frames.groupColorOf({}, "blue"), "blue");
   assert.equal(frames.requireTabId({ tabId: 7 }), 7);
   for (const args of [{}, { tabId: "7" }, { tabId: -1 }, { tabId: 1.5 }, undefined]) {
     assert.throws(() => frames.requireTabId(args), (e) => e instanceof frames.OpError && e.code === "bad_args");

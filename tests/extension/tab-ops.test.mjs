@@ -134,3 +134,40 @@ test("tab_info", async () => {
   });
   await assert.rejects(ops.tabInfo({ tabId: 5 }), (e) => e.code === "tab_not_found" && e.hop === "extension");
 });
+
+test("a workspace's group takes the colour the service gives it; anything else is blue", async () => {
+  const { chromeApi, ops } = setup(userWorld());
+  const red = await ops.tabsCreate({}, { guid: "w1", workspace: { groupTitle: "Ghostlight · A", groupColor: "red" } });
+  assert.equal(chromeApi.groups.get(red.groupId).color, "red");
+  for (const [guid, groupColor] of [["w2", "grey"], ["w3", "chartreuse"], ["w4", 7]]) {
+    const out = await ops.tabsCreate({}, { guid, workspace: { groupTitle: "Ghostlight · B", groupColor } });
+    assert.equal(chromeApi.groups.get(out.groupId).color, "blue", String(groupColor));
+  }
+  const again = await ops.tabsCreate({}, { guid: "w1", workspace: { groupTitle: "Ghostlight · A 2", groupColor: "cyan" } });
+  assert.equal(again.groupId, red.groupId);
+  assert.deepEqual(
+    [chromeApi.groups.get(red.groupId).title, chromeApi.groups.get(red.groupId).color],
+    ["Ghostlight · A 2", "cyan"],
+  );
+});
+
+test("an ended workspace's group is retitled and greyed; its tabs stay open and are nobody's", async () => {
+  const { chromeApi, ops, book } = setup(userWorld());
+  const out = await ops.tabsCreate({}, req("w1"));
+  assert.equal(await ops.workspaceEnded("w1", "Ghostlight · A (ended)"), true);
+  assert.deepEqual(
+    [chromeApi.groups.get(out.groupId).title, chromeApi.groups.get(out.groupId).color],
+    ["Ghostlight · A (ended)", "grey"],
+  );
+  assert.ok(chromeApi.tabMap.has(out.tabId), "the tab is left open for the user");
+  assert.equal(book.get("w1"), null);
+  assert.equal(book.isManaged(out.tabId), false);
+  assert.equal(await ops.workspaceEnded("w1", "again"), false, "a second notice changes nothing");
+  const next = await ops.tabsCreate({}, req("w1"));
+  assert.notEqual(next.groupId, out.groupId, "the ended group is never reused");
+
+  const gone = await ops.tabsCreate({}, req("w2"));
+  chromeApi.groups.delete(gone.groupId); // the user closed the group
+  assert.equal(await ops.workspaceEnded("w2", "Ghostlight · B (ended)"), false);
+  assert.equal(book.get("w2"), null);
+});
