@@ -154,7 +154,7 @@ class WorkSession:
         return Started(sequence=message.sequence, work_id=work_id)
 
     def _hold(self, workspace: WorkspaceId) -> None:
-        """Keep a workspace this stream uses alive while the stream lasts. A client of the stateless revision
+        """Keep a workspace this stream uses alive while the stream lasts. A stateless client
         names its workspace on every call and may pause between calls for as long as its user
         takes; the idle grace starts only once no stream holds it (or this stream has gone on
         to many newer ones)."""
