@@ -5,6 +5,7 @@ from .registry import (
     WorkspaceLimitReached,
     WorkspaceLimits,
     WorkspaceRegistry,
+    WorkspaceSummary,
 )
 from .tab_ids import compose_tab_id, split_tab_id
 
@@ -13,6 +14,7 @@ __all__ = [
     "WorkspaceLimitReached",
     "WorkspaceLimits",
     "WorkspaceRegistry",
+    "WorkspaceSummary",
     "compose_tab_id",
     "split_tab_id",
 ]

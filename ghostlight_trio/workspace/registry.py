@@ -62,6 +62,20 @@ class Presentation:
     """0..PRESENTATION_HUES-1: one no other live workspace has, while there are enough."""
 
 
+@attrs.frozen
+class WorkspaceSummary:
+    """What the user may see of one live workspace (``ghostlight status``): never its handle."""
+
+    fingerprint: str
+    label: str
+    ordinal: int
+    tabs: int
+    active_calls: int
+    held_by_streams: int
+    expires_in: float | None
+    """Seconds until it expires if nothing uses it; None while a stream or a call holds it."""
+
+
 @attrs.define
 class _Workspace:
     label: str
@@ -211,6 +225,23 @@ class WorkspaceRegistry:
 
     def presentation(self, workspace: str) -> Presentation:
         return self._live[self.resolve(workspace)].presentation
+
+    def summaries(self) -> list[WorkspaceSummary]:
+        """Every live workspace, oldest first, as the user may see it."""
+        self.reap()
+        now = self._clock()
+        return [
+            WorkspaceSummary(
+                fingerprint=self.fingerprint(workspace) or "",
+                label=entry.label,
+                ordinal=entry.presentation.ordinal,
+                tabs=len(entry.tabs),
+                active_calls=entry.pins,
+                held_by_streams=entry.attachments,
+                expires_in=None if entry.idle_deadline is None else max(0.0, entry.idle_deadline - now),
+            )
+            for workspace, entry in self._live.items()
+        ]
 
     def __len__(self) -> int:
         self.reap()

@@ -123,3 +123,21 @@ async def test_fingerprint_is_keyed_and_never_the_handle():
     assert fp is not None and ws not in fp and fp == registry.fingerprint(ws)
     assert other.fingerprint(ws) != fp
     assert registry.label(ws) == "a"
+
+
+async def test_summaries_show_what_the_user_may_see_of_each_workspace(autojump_clock):
+    registry = WorkspaceRegistry()
+    first, _ = registry.open(None, "claude-code")
+    second, _ = registry.open(None, "claude-code", attached=False)
+    registry.adopt_tabs(second, [compose_tab_id(1, 5), compose_tab_id(1, 6)])
+    with registry.pin(second):
+        held = registry.summaries()
+    await trio.sleep(20)
+    idle = registry.summaries()
+    assert [(s.label, s.ordinal, s.tabs, s.held_by_streams) for s in idle] == [
+        ("claude-code", 1, 0, 1), ("claude-code", 2, 2, 0)
+    ]
+    assert (held[1].active_calls, held[1].expires_in) == (1, None)
+    assert (idle[0].expires_in, idle[1].expires_in) == (None, 100)
+    assert idle[0].fingerprint == registry.fingerprint(first)
+    assert all(first not in repr(s) and second not in repr(s) for s in idle)
