@@ -291,16 +291,30 @@ chrome.tabs.onCreated.addListener((tab) => {
     // Chrome links it to a managed tab; the page that really opened it is the one that
     // announced a window (see openers.js). It joins that tab's workspace (topology
     // bookkeeping, without moving it) and the service is told.
-    const opener = openers.take();
+    const opener = openers.take(tab.pendingUrl || tab.url);
     if (opener === null || !book.isManaged(opener)) return;
     const owner = book.workspaceOfTab(opener);
     if (owner !== null) {
       book.addTab(owner, tab.id);
       store.persist();
+      placeWithOwner(tab, book.get(owner)).catch((err) => log("placing a child tab failed", err));
     }
     link.send(tabCreatedFrame(tab.id, opener));
   });
 });
+
+// Chrome puts a tab opened from a background tab next to the active tab, in its group, which
+// may be another workspace's: the child then joins its own workspace's group (same window) or
+// leaves the group, so the group a tab is shown in names the workspace that has it.
+async function placeWithOwner(tab, record) {
+  const groupId = Number.isInteger(tab.groupId) ? tab.groupId : -1;
+  if (!record || groupId === record.groupId) return;
+  if (record.groupId !== null && record.windowId === tab.windowId) {
+    await chrome.tabs.group({ groupId: record.groupId, tabIds: [tab.id] });
+  } else if (groupId !== -1) {
+    await chrome.tabs.ungroup([tab.id]);
+  }
+}
 
 chrome.tabGroups.onRemoved.addListener((group) => {
   ready.then(() => {
@@ -326,7 +340,7 @@ chrome.debugger.onDetach.addListener((source) => {
 chrome.debugger.onEvent.addListener((source, method, params) => {
   if (!Number.isInteger(source.tabId)) return;
   buffers.onEvent(source.tabId, method, params);
-  openers.onEvent(source.tabId, method);
+  openers.onEvent(source.tabId, method, params);
   dialogBook.onEvent(source.tabId, method, params);
   screenshots.onEvent(source.tabId, method, params);
 });

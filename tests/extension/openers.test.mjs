@@ -30,6 +30,35 @@ test("an old announcement, or several at once, attribute the new tab to nobody",
   assert.equal(openers.take(), 7);
 });
 
+test("an announcement claims only a tab for the URL it announced", () => {
+  let now = 1000;
+  const openers = new Openers(() => now);
+  // A page keeps asking for popups the blocker stops: announcements with no tab behind them.
+  openers.onEvent(7, "Page.windowOpen", { url: "http://127.0.0.1:8000/popup" });
+  now += 200;
+  openers.onEvent(7, "Page.windowOpen", { url: "http://127.0.0.1:8000/popup" });
+  // Meanwhile someone else opens a tab (a ctrl-click, a middle-click): it is nobody's.
+  assert.equal(openers.take("http://127.0.0.1:8000/secret-of-B"), null);
+  assert.equal(openers.take(""), null, "a blank new tab is no match for a page announced by URL");
+  // Its own popup, when one does open, is still its own, once per announcement.
+  assert.equal(openers.take("http://127.0.0.1:8000/popup"), 7);
+  assert.equal(openers.take("http://127.0.0.1:8000/popup"), 7);
+  assert.equal(openers.take("http://127.0.0.1:8000/popup"), null);
+});
+
+test("two pages opening different URLs at once each get their own tab", () => {
+  const openers = new Openers(() => 5000);
+  openers.onEvent(7, "Page.windowOpen", { url: "https://a.test/x" });
+  openers.onEvent(8, "Page.windowOpen", { url: "https://b.test/y" });
+  openers.onEvent(9, "Page.windowOpen", { url: "" });
+  assert.equal(openers.take("https://b.test/y"), 8);
+  assert.equal(openers.take("https://A.test/x"), 7, "URLs compare as the browser spells them");
+  assert.equal(openers.take("about:blank"), 9, "window.open() with no URL opens a blank page");
+  openers.onEvent(7, "Page.windowOpen", { url: "https://same.test/" });
+  openers.onEvent(8, "Page.windowOpen", { url: "https://same.test/" });
+  assert.equal(openers.take("https://same.test/"), null, "two pages opened the same URL: never guessed");
+});
+
 test("after a restart, a tab in a workspace's group stays with the workspace that has it", () => {
   const book = new WorkspaceBook();
   book.setGroup("wsB", 50, 1);
