@@ -57,6 +57,33 @@ def _load_json(name: str) -> Any:
     return json.loads(resources.files(__package__).joinpath(name).read_text("utf-8"))
 
 
+ROOT_COMBINATORS = ("allOf", "anyOf", "oneOf")
+"""Keywords model providers refuse at the root of a tool's input schema (the Anthropic API
+answers 400 for the whole request, others drop the tool), though JSON Schema allows them."""
+
+
+def client_safe_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The same rules with no combinator at the root: a root ``allOf`` of one conditional
+    (``if``/``then``/``else``) becomes that conditional at the root, in the place the
+    ``allOf`` held. Anything else is returned unchanged (and a catalog test keeps it so)."""
+    conditions = schema.get("allOf")
+    if (
+        not isinstance(conditions, list)
+        or len(conditions) != 1
+        or not isinstance(conditions[0], dict)
+        or not set(conditions[0]) <= {"if", "then", "else"}
+        or set(conditions[0]) & set(schema)
+    ):
+        return schema
+    hoisted: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "allOf":
+            hoisted.update(conditions[0])
+        else:
+            hoisted[key] = value
+    return hoisted
+
+
 def load_specs() -> list[ToolSpec]:
     """All catalog tools in canonical order."""
     raw = _load_json("tool-catalog.json")["tools"]
@@ -69,7 +96,7 @@ def load_specs() -> list[ToolSpec]:
                 name=tool["name"],
                 title=tool["title"],
                 description=descriptions[tool["name"]],
-                input_schema=tool["inputSchema"],
+                input_schema=client_safe_schema(tool["inputSchema"]),
                 annotations=annotations,
                 workspace_use=tool["workspaceUse"],
                 scheduling_class=tool["schedulingClass"],
