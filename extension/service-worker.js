@@ -30,6 +30,7 @@ import {
   errorFrame,
   focusFrame,
   helloFrame,
+  isHeadless,
   requireTabId,
   tabCreatedFrame,
   tabRemovedFrame,
@@ -163,6 +164,7 @@ const link = new NativeLink({
       generation: identity.generation,
       extensionVersion: chrome.runtime.getManifest().version,
       features: FEATURES,
+      headless: isHeadless(self.navigator && self.navigator.userAgent),
     }),
   onFrame: (frame) => {
     handleFrame(frame).catch((err) => log("frame handling failed", err));
@@ -220,7 +222,9 @@ async function handleFrame(frame) {
       await acceptChunk(incoming.frame, arrivedAt);
       break;
     case "workspace_ended":
-      if (await tabOps.workspaceEnded(incoming.guid, incoming.title)) log("a workspace ended; its group is marked");
+      if (await tabOps.workspaceEnded(incoming.guid, incoming.title, { closeTabs: incoming.closeTabs })) {
+        log("a workspace ended; its group is marked or its tabs closed");
+      }
       break;
     default:
       break; // unknown frames are ignored by design

@@ -15,7 +15,8 @@ export class OpError extends Error {
   }
 }
 
-export function helloFrame({ browserId, generation, extensionVersion, features = FEATURES }) {
+// `headless`: a browser without a screen (no one sees its tabs), a fact the service may use.
+export function helloFrame({ browserId, generation, extensionVersion, features = FEATURES, headless = false }) {
   return {
     type: "hello",
     wire: WIRE_VERSION,
@@ -23,7 +24,13 @@ export function helloFrame({ browserId, generation, extensionVersion, features =
     generation,
     extensionVersion,
     features: [...features],
+    headless: headless === true,
   };
+}
+
+// Chrome names itself HeadlessChrome in the user agent when it runs without a screen.
+export function isHeadless(userAgent) {
+  return typeof userAgent === "string" && userAgent.includes("HeadlessChrome");
 }
 
 export function responseFrame(id, result) {
@@ -99,7 +106,7 @@ export function classifyIncoming(frame) {
       return { kind: "stop", reason: typeof frame.reason === "string" ? frame.reason : "" };
     case "workspace_ended":
       return typeof frame.guid === "string" && frame.guid
-        ? { kind: "workspace_ended", guid: frame.guid, title: groupTitleOf(frame, null) }
+        ? { kind: "workspace_ended", guid: frame.guid, title: groupTitleOf(frame, null), closeTabs: frame.closeTabs === true }
         : { kind: "ignore" };
     case "request": {
       const problem = requestProblem(frame);

@@ -137,10 +137,12 @@ export function createTabOps({ chromeApi, book, persist }) {
   }
 
   // The service says a workspace is over: its group, if still there, is retitled and greyed
-  // so it no longer looks live; its tabs stay open and are nobody's from now on.
-  async function workspaceEnded(guid, title) {
+  // so it no longer looks live; its tabs stay open and are nobody's from now on. With
+  // `closeTabs` (a browser no one sees) its tabs are closed instead, each window keeping a tab.
+  async function workspaceEnded(guid, title, { closeTabs = false } = {}) {
     const rec = book.forgetWorkspace(guid);
     await persist();
+    if (rec && closeTabs) return closeEndedTabs([...rec.tabIds]);
     if (!rec || rec.groupId === null) return false;
     const update = { color: ENDED_GROUP_COLOR };
     if (title) update.title = title;
@@ -150,6 +152,24 @@ export function createTabOps({ chromeApi, book, persist }) {
     } catch {
       return false; // the user closed the group already
     }
+  }
+
+  async function closeEndedTabs(tabIds) {
+    const all = await chromeApi.tabs.query({});
+    const closing = new Set(tabIds.filter((id) => all.some((t) => t.id === id)));
+    if (closing.size === 0) return false;
+    for (const windowId of new Set(all.filter((t) => closing.has(t.id)).map((t) => t.windowId))) {
+      // Closing a window's last tab would close the window (and a headless browser with it).
+      if (all.every((t) => t.windowId !== windowId || closing.has(t.id))) {
+        await chromeApi.tabs.create({ windowId, url: NEW_TAB_URL, active: false });
+      }
+    }
+    try {
+      await chromeApi.tabs.remove([...closing]);
+    } catch {
+      return false; // closed meanwhile
+    }
+    return true;
   }
 
   async function tabInfo(args) {

@@ -31,6 +31,8 @@ class ExtensionHello:
     features: frozenset[str]
     extension_version: str
     relay_pid: int | None
+    headless: bool = False
+    """The browser runs without a screen: no one sees its tabs."""
 
 
 class AdmissionRefused(Exception):
@@ -75,6 +77,7 @@ async def admit(stream: MessageStream, *, within: float = HELLO_TIMEOUT) -> Exte
         else frozenset(),
         extension_version=str(hello.get("extensionVersion", "")),
         relay_pid=relay_pid if isinstance(relay_pid, int) else None,
+        headless=hello.get("headless") is True,
     )
 
 

@@ -298,9 +298,11 @@ class BrowserShore:
         nursery = self._nursery
         if title is None or nursery is None:
             return  # nothing of it ever reached a browser
-        frame = wire.encode(wire.workspace_ended_frame(workspace_id, title + ENDED_SUFFIX))
         for connection in list(self._live.values()):
-            nursery.start_soon(self._send_notice, connection, frame)
+            frame = wire.workspace_ended_frame(
+                workspace_id, title + ENDED_SUFFIX, close_tabs=connection.hello.headless
+            )
+            nursery.start_soon(self._send_notice, connection, wire.encode(frame))
 
     # --- routing ---------------------------------------------------------------------------
 

@@ -78,10 +78,16 @@ def stop_frame(reason: str) -> dict[str, Any]:
     return {"type": "stop", "reason": reason}
 
 
-def workspace_ended_frame(workspace_id: str, group_title: str) -> dict[str, Any]:
+def workspace_ended_frame(workspace_id: str, group_title: str, *, close_tabs: bool) -> dict[str, Any]:
     """Tell an extension a workspace is over: its tab group is retitled and greyed, its tabs
-    stay open for the user and are nobody's from now on."""
-    return {"type": "workspace_ended", "guid": workspace_id, "workspace": {"groupTitle": group_title}}
+    stay open for the user and are nobody's from now on; or, in a browser no one sees
+    (``close_tabs``), its tabs are closed, since no one else ever will."""
+    return {
+        "type": "workspace_ended",
+        "guid": workspace_id,
+        "workspace": {"groupTitle": group_title},
+        "closeTabs": close_tabs,
+    }
 
 
 def chunk_frames(body: bytes, request_id: str) -> list[bytes]:

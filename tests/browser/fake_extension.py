@@ -29,6 +29,7 @@ class FakeExtension:
         generation: str = "gen-1",
         features: tuple[str, ...] = ("chunkingV1", "tabGroupsV1"),
         extension_version: str = "0.1.0",
+        headless: bool | None = None,
     ) -> tuple[FakeExtension, dict[str, Any]]:
         peer = await cls.connect(socket_path)
         await peer.send({"type": "relay_hello", "wire": 1, "relayPid": 1})
@@ -40,6 +41,7 @@ class FakeExtension:
                 "generation": generation,
                 "extensionVersion": extension_version,
                 "features": list(features),
+                **({} if headless is None else {"headless": headless}),
             }
         )
         welcome = await peer.receive()

@@ -441,9 +441,37 @@ async def test_workspaces_are_told_apart_and_their_end_is_announced(
         "type": "workspace_ended",
         "guid": second,
         "workspace": {"groupTitle": "Ghostlight · Claude Code 2 (ended)"},
+        "closeTabs": False,
     }
     third, _ = registry.open(None, "Claude Code")  # takes the freed number and colour
     await shore.request(third, "tabs_context", {}, timeout=2)
     assert seen[4]["workspace"] == {"groupTitle": "Ghostlight · Claude Code 2", "groupColor": "red"}
     await trio.sleep(0.1)
     assert len(seen) == 5
+
+
+async def test_a_browser_no_one_sees_is_asked_to_close_an_ended_workspace_s_tabs(
+    shore: BrowserShore, endpoints: Endpoints, registry: WorkspaceRegistry, nursery: trio.Nursery
+) -> None:
+    registry.retire_listeners.append(shore.workspace_ended)
+    seen: dict[str, list[dict]] = {"screen": [], "headless": []}
+    peers = {
+        "screen": (await FakeExtension.attach(endpoints.browser_socket, "browser-a"))[0],
+        "headless": (await FakeExtension.attach(endpoints.browser_socket, "browser-b", headless=True))[0],
+    }
+    for name, peer in peers.items():
+
+        async def extension(name: str = name, peer: FakeExtension = peer) -> None:
+            while True:
+                frame = await peer.receive()
+                seen[name].append(frame)
+                if frame["type"] == "request":
+                    await peer.reply(frame, {})
+
+        nursery.start_soon(extension)
+    workspace, _ = registry.open(None, "agent")
+    await shore.request(workspace, "ping", {}, slot=1, timeout=2)
+    registry.release(workspace)
+    await until(lambda: all(frames and frames[-1]["type"] == "workspace_ended" for frames in seen.values()))
+    assert seen["screen"][-1]["closeTabs"] is False
+    assert seen["headless"][-1]["closeTabs"] is True

@@ -116,28 +116,53 @@ async def test_a_navigation_still_waiting_for_its_server_is_reported_under_way(
             await trio.sleep(0.2)
 
 
+async def _groups(profile: Any) -> list[list[Any]]:
+    """Every tab group as the browser has it: title, colour, how many tabs."""
+    found = await in_extension_worker(
+        profile,
+        "chrome.tabGroups.query({}).then(gs => Promise.all(gs.map(async g =>"
+        " [g.title, g.color, (await chrome.tabs.query({groupId: g.id})).length])))",
+    )
+    return sorted(found)
+
+
 async def test_the_user_can_tell_workspaces_apart_and_see_which_have_ended(
-    service: Service, web: str
+    service: Service,
 ) -> None:
     """Two clients with the same name get groups with different titles and colours; a workspace
-    that ends leaves its tab open in a group marked ended, in grey."""
+    that ends leaves its tab open in a group marked ended, in grey. (The browser is told it has
+    a screen: a user agent without "HeadlessChrome".)"""
+    service.registry.retire_listeners.append(service.shore.workspace_ended)
+    screen = "--user-agent=Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36"
+    async with launched_for(service, *DEVTOOLS_FLAGS, screen) as launched:
+        first = await service.call("tabs_create_mcp")
+        second = await service.call("tabs_create_mcp")
+        assert first.kind == second.kind == "ok", (text(first), text(second))
+        assert await _groups(launched.profile) == [
+            ["Ghostlight · e2e", "blue", 1], ["Ghostlight · e2e 2", "red", 1]
+        ]
+        service.registry.release(first.workspace_id)
+        with trio.fail_after(10):
+            while ["Ghostlight · e2e (ended)", "grey", 1] not in await _groups(launched.profile):  # noqa: ASYNC110
+                await trio.sleep(0.1)
+        assert await _groups(launched.profile) == [
+            ["Ghostlight · e2e (ended)", "grey", 1], ["Ghostlight · e2e 2", "red", 1]
+        ]
+
+
+async def test_in_a_browser_no_one_sees_an_ended_workspace_s_tabs_are_closed(
+    service: Service,
+) -> None:
     service.registry.retire_listeners.append(service.shore.workspace_ended)
     async with launched_for(service, *DEVTOOLS_FLAGS) as launched:
         first = await service.call("tabs_create_mcp")
         second = await service.call("tabs_create_mcp")
         assert first.kind == second.kind == "ok", (text(first), text(second))
-
-        async def groups() -> list[list[Any]]:
-            found = await in_extension_worker(
-                launched.profile,
-                "chrome.tabGroups.query({}).then(gs => Promise.all(gs.map(async g =>"
-                " [g.title, g.color, (await chrome.tabs.query({groupId: g.id})).length])))",
-            )
-            return sorted(found)
-
-        assert await groups() == [["Ghostlight · e2e", "blue", 1], ["Ghostlight · e2e 2", "red", 1]]
+        tabs_before = await in_extension_worker(launched.profile, "chrome.tabs.query({}).then(t => t.length)")
         service.registry.release(first.workspace_id)
         with trio.fail_after(10):
-            while ["Ghostlight · e2e (ended)", "grey", 1] not in await groups():  # noqa: ASYNC110
+            while len(await _groups(launched.profile)) > 1:  # noqa: ASYNC110
                 await trio.sleep(0.1)
-        assert await groups() == [["Ghostlight · e2e (ended)", "grey", 1], ["Ghostlight · e2e 2", "red", 1]]
+        assert await _groups(launched.profile) == [["Ghostlight · e2e 2", "red", 1]]
+        tabs_after = await in_extension_worker(launched.profile, "chrome.tabs.query({}).then(t => t.length)")
+        assert tabs_after == tabs_before - 1

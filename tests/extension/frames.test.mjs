@@ -14,7 +14,9 @@ test("hello carries identity, wire and features", () => {
     generation: "g",
     extensionVersion: "0.1.0",
     features: ["chunkingV1", "tabGroupsV1", "stopV1", "dialogsV1"],
+    headless: false,
   });
+  assert.equal(frames.helloFrame({ browserId: "b", headless: true }).headless, true);
   assert.deepEqual([...FEATURES], ["chunkingV1", "tabGroupsV1", "stopV1", "dialogsV1"]);
 });
 
@@ -58,9 +60,14 @@ test("classifies incoming frames", () => {
   assert.deepEqual(frames.classifyIncoming(req), { kind: "request", request: req });
   assert.deepEqual(
     frames.classifyIncoming({ type: "workspace_ended", guid: "w1", workspace: { groupTitle: "Ghostlight · a (ended)" } }),
-    { kind: "workspace_ended", guid: "w1", title: "Ghostlight · a (ended)" },
+    { kind: "workspace_ended", guid: "w1", title: "Ghostlight · a (ended)", closeTabs: false },
   );
-  assert.deepEqual(frames.classifyIncoming({ type: "workspace_ended", guid: "w1" }), { kind: "workspace_ended", guid: "w1", title: null });
+  assert.deepEqual(frames.classifyIncoming({ type: "workspace_ended", guid: "w1", closeTabs: true }), {
+    kind: "workspace_ended", guid: "w1", title: null, closeTabs: true,
+  });
+  assert.equal(frames.isHeadless("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36"), true);
+  assert.equal(frames.isHeadless("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36"), false);
+  assert.equal(frames.isHeadless(undefined), false);
   for (const guid of [undefined, null, "", 5]) {
     assert.equal(frames.classifyIncoming({ type: "workspace_ended", guid }).kind, "ignore");
   }

@@ -171,3 +171,20 @@ test("an ended workspace's group is retitled and greyed; its tabs stay open and 
   assert.equal(await ops.workspaceEnded("w2", "Ghostlight · B (ended)"), false);
   assert.equal(book.get("w2"), null);
 });
+
+test("in a browser no one sees, an ended workspace's tabs are closed, each window keeping a tab", async () => {
+  const { chromeApi, ops, book } = setup({ windows: [{ id: 1 }], lastFocused: 1, tabs: [] });
+  const first = await ops.tabsCreate({}, req("w1"));
+  const second = await ops.tabsCreate({}, req("w1"));
+  const other = await ops.tabsCreate({}, req("w2"));
+  assert.equal(await ops.workspaceEnded("w1", "Ghostlight · A (ended)", { closeTabs: true }), true);
+  assert.ok(!chromeApi.tabMap.has(first.tabId) && !chromeApi.tabMap.has(second.tabId));
+  assert.ok(chromeApi.tabMap.has(other.tabId), "another workspace's tab is untouched");
+  assert.equal(book.get("w1"), null);
+  // The last workspace's tabs go too, but the window keeps a blank tab of its own.
+  assert.equal(await ops.workspaceEnded("w2", "Ghostlight · B (ended)", { closeTabs: true }), true);
+  const left = [...chromeApi.tabMap.values()];
+  assert.equal(left.length, 1);
+  assert.deepEqual([left[0].windowId, left[0].pendingUrl], [1, "about:blank"]);
+  assert.equal(book.isManaged(left[0].id), false, "the kept tab is nobody's");
+});

@@ -57,6 +57,12 @@ export function fakeChrome({ windows = [], tabs = [], lastFocused = null } = {})
         if (api.onNavigate) api.onNavigate(t, props.url);
         return { ...t };
       },
+      remove: async (ids) => {
+        calls.push(["tabs.remove", ids]);
+        for (const id of Array.isArray(ids) ? ids : [ids]) {
+          if (!tabMap.delete(id)) throw new Error(`No tab with id: ${id}.`);
+        }
+      },
       goBack: async () => {
         throw new Error("Cannot find a next page in history.");
       },
