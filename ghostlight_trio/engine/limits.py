@@ -13,8 +13,8 @@ class EngineLimits:
     """The call's own task settles (lease, audit, workspace pin) within this, counted from start."""
     max_active_per_stream: int = 256
     max_held_workspaces_per_stream: int = 16
-    """Workspaces a stream keeps alive by using them (its most recently used ones); older ones
-    start their idle grace, as when the stream goes."""
+    """Workspaces a stream keeps alive by using them (its most recently used ones); an older one
+    ends when nothing else holds it."""
 
 
 DEFAULT_LIMITS = EngineLimits()

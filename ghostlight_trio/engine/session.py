@@ -156,8 +156,9 @@ class WorkSession:
     def _hold(self, workspace: WorkspaceId) -> None:
         """Keep a workspace this stream uses alive while the stream lasts. A stateless client
         names its workspace on every call and may pause between calls for as long as its user
-        takes; the idle grace starts only once no stream holds it (or this stream has gone on
-        to many newer ones)."""
+        takes; the idle grace starts only once no stream holds it. A stream that has gone on
+        to many newer workspaces lets its oldest go: ended at once unless something else holds
+        it, so no one client can use up the workspaces every client shares."""
         held = self._held
         if workspace in held:
             held.move_to_end(workspace)
@@ -167,7 +168,7 @@ class WorkSession:
         held[workspace] = None
         if len(held) > self._engine.limits.max_held_workspaces_per_stream:
             oldest, _ = held.popitem(last=False)
-            registry.detach(oldest)
+            registry.let_go(oldest)
 
     def _resolve_workspace(self, spec: ToolSpec, message: Start) -> tuple[WorkspaceId | None, bool]:
         registry = self._engine.workspaces

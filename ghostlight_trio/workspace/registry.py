@@ -167,6 +167,19 @@ class WorkspaceRegistry:
         entry.attachments = max(0, entry.attachments - 1)
         self._start_grace_if_idle(entry)
 
+    def let_go(self, workspace: str) -> None:
+        """A stream drops its hold on a workspace it has moved on from: ended now when nothing
+        else holds it (no other stream, no running call), so one client's old workspaces never
+        crowd out other clients'. A held or busy workspace only loses this hold."""
+        entry = self._live.get(WorkspaceId(workspace))
+        if entry is None:
+            return
+        entry.attachments = max(0, entry.attachments - 1)
+        if entry.attachments == 0 and entry.pins == 0:
+            self._retire(WorkspaceId(workspace))
+        else:
+            self._start_grace_if_idle(entry)
+
     def acquire_pin(self, workspace: str) -> WorkspaceId:
         """Active work holds the workspace: it cannot expire until ``release_pin``."""
         ws = self.resolve(workspace)

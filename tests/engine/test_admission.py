@@ -273,9 +273,9 @@ async def test_a_workspace_lives_while_a_stream_that_uses_it_does(autojump_clock
 
     newer = [h.workspace(attached=False) for _ in range(2)]
     for workspace in newer:
-        await use(workspace)  # the stream now holds these two; the first one's grace starts
+        await use(workspace)  # the stream now holds these two and lets the first one go
+    assert not h.workspaces.exists(first)  # nothing else held it: ended at once
     await trio.sleep(121)
-    assert not h.workspaces.exists(first)
     assert all(h.workspaces.exists(workspace) for workspace in newer)
 
     h.session.abandon()
@@ -283,3 +283,21 @@ async def test_a_workspace_lives_while_a_stream_that_uses_it_does(autojump_clock
     assert all(h.workspaces.exists(workspace) for workspace in newer)
     await trio.sleep(2)
     assert not any(h.workspaces.exists(workspace) for workspace in newer)
+
+
+async def test_one_stream_cannot_use_up_the_workspaces_every_client_shares(autojump_clock, nursery):
+    """A client minting a workspace per call (a model that forgets its workspaceId) keeps only
+    its most recent ones; the rest end at once, so other clients can still open theirs."""
+    h = Harness(
+        nursery,
+        {"tabs_context_mcp": Counting()},
+        engine_limits=EngineLimits(max_held_workspaces_per_stream=4),
+        workspace_limits=WorkspaceLimits(max_workspaces=8),
+    )
+    for _ in range(30):
+        work = h.work_id(h.start("tabs_context_mcp", {}))
+        await trio.sleep(1)
+        assert h.only_outcome(work).kind == "ok"
+    assert len(h.workspaces) == 4
+    other = h.workspaces.open(None, "another client")[0]  # room is left for everyone else
+    assert h.workspaces.exists(other)
