@@ -33,6 +33,7 @@ import {
   isHeadless,
   requireTabId,
   tabCreatedFrame,
+  tabReleasedFrame,
   tabRemovedFrame,
 } from "./lib/frames.js";
 import { loadIdentity } from "./lib/identity.js";
@@ -87,6 +88,7 @@ const tabOps = createTabOps({
     setGroup: (g, id, w) => book.setGroup(g, id, w),
     forgetGroup: (id) => book.forgetGroup(id),
     forgetWorkspace: (g) => book.forgetWorkspace(g),
+    releaseTab: (t) => book.releaseTab(t),
     workspaceOfTab: (t) => book.workspaceOfTab(t),
   },
   persist: () => store.persist(),
@@ -301,24 +303,11 @@ chrome.tabs.onCreated.addListener((tab) => {
     if (owner !== null) {
       book.addTab(owner, tab.id);
       store.persist();
-      placeWithOwner(tab, book.get(owner)).catch((err) => log("placing a child tab failed", err));
+      tabOps.placeChild(tab, owner).catch((err) => log("placing a child tab failed", err));
     }
     link.send(tabCreatedFrame(tab.id, opener));
   });
 });
-
-// Chrome puts a tab opened from a background tab next to the active tab, in its group, which
-// may be another workspace's: the child then joins its own workspace's group (same window) or
-// leaves the group, so the group a tab is shown in names the workspace that has it.
-async function placeWithOwner(tab, record) {
-  const groupId = Number.isInteger(tab.groupId) ? tab.groupId : -1;
-  if (!record || groupId === record.groupId) return;
-  if (record.groupId !== null && record.windowId === tab.windowId) {
-    await chrome.tabs.group({ groupId: record.groupId, tabIds: [tab.id] });
-  } else if (groupId !== -1) {
-    await chrome.tabs.ungroup([tab.id]);
-  }
-}
 
 chrome.tabGroups.onRemoved.addListener((group) => {
   ready.then(() => {
@@ -351,4 +340,10 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
 
 chrome.tabs.onUpdated.addListener((tabId, changeInfo) => {
   if (changeInfo.url) buffers.noteHost(tabId, hostOf(changeInfo.url));
+  if (changeInfo.groupId !== undefined) {
+    ready
+      .then(() => tabOps.groupChanged(tabId, changeInfo.groupId))
+      .then((released) => released && link.send(tabReleasedFrame(tabId)))
+      .catch((err) => log("following a group change failed", err));
+  }
 });

@@ -71,6 +71,12 @@ export function tabRemovedFrame(tabId) {
   return { type: "tab_removed", tabId };
 }
 
+// A workspace's tab the user moved out of its group (to no group or another one): the service
+// stops letting that workspace drive it.
+export function tabReleasedFrame(tabId) {
+  return { type: "tab_released", tabId };
+}
+
 export function tabCreatedFrame(tabId, openerTabId) {
   const frame = { type: "tab_created", tabId };
   if (Number.isInteger(openerTabId)) frame.openerTabId = openerTabId;

@@ -13,6 +13,22 @@ import { workspaceKey } from "./workspaces.js";
 const NEW_TAB_URL = "about:blank";
 
 export function createTabOps({ chromeApi, book, persist }) {
+  // Group changes this module makes itself, so they are not taken for the user's: tabs being
+  // grouped right now, and the group each was last put in.
+  const placing = new Set();
+  const placedIn = new Map();
+
+  async function grouping(tabId, work) {
+    placing.add(tabId);
+    try {
+      const groupId = await work();
+      placedIn.set(tabId, groupId);
+      return groupId;
+    } finally {
+      placing.delete(tabId);
+    }
+  }
+
   async function liveGroup(guid) {
     const rec = book.get(guid);
     if (!rec || rec.groupId === null) return null;
@@ -123,15 +139,18 @@ export function createTabOps({ chromeApi, book, persist }) {
     book.addTab(guid, tab.id);
     await persist();
 
-    let groupId;
-    if (groupChoice.joinGroupId !== undefined) {
-      groupId = await chromeApi.tabs.group({ groupId: groupChoice.joinGroupId, tabIds: [tab.id] });
-      if (group.title !== title || group.color !== color) await chromeApi.tabGroups.update(groupId, { title, color });
-    } else {
-      groupId = await chromeApi.tabs.group({ tabIds: [tab.id], createProperties: { windowId: tab.windowId } });
-      await chromeApi.tabGroups.update(groupId, { title, color });
-    }
-    book.setGroup(guid, groupId, tab.windowId);
+    const groupId = await grouping(tab.id, async () => {
+      let id;
+      if (groupChoice.joinGroupId !== undefined) {
+        id = await chromeApi.tabs.group({ groupId: groupChoice.joinGroupId, tabIds: [tab.id] });
+        if (group.title !== title || group.color !== color) await chromeApi.tabGroups.update(id, { title, color });
+      } else {
+        id = await chromeApi.tabs.group({ tabIds: [tab.id], createProperties: { windowId: tab.windowId } });
+        await chromeApi.tabGroups.update(id, { title, color });
+      }
+      book.setGroup(guid, id, tab.windowId);
+      return id;
+    });
     const fresh = await getTab(chromeApi, tab.id);
     return { tab: fresh, group: { id: groupId, windowId: fresh.windowId } };
   }
@@ -152,6 +171,43 @@ export function createTabOps({ chromeApi, book, persist }) {
     } catch {
       return false; // the user closed the group already
     }
+  }
+
+  // A child tab just attributed to `owner`: Chrome puts a tab opened from a background tab
+  // next to the active tab, in its group, which may be another workspace's. The child joins its
+  // own workspace's group (same window) or leaves the group, so the group a tab is shown in
+  // names the workspace that has it.
+  async function placeChild(tab, owner) {
+    const record = book.get(owner);
+    const groupId = Number.isInteger(tab.groupId) ? tab.groupId : -1;
+    if (!record || groupId === record.groupId) return;
+    if (record.groupId !== null && record.windowId === tab.windowId) {
+      await grouping(tab.id, async () => {
+        await chromeApi.tabs.group({ groupId: record.groupId, tabIds: [tab.id] });
+        return record.groupId;
+      });
+    } else if (groupId !== -1) {
+      await grouping(tab.id, async () => {
+        await chromeApi.tabs.ungroup([tab.id]);
+        return -1;
+      });
+    }
+  }
+
+  // Chrome says a tab's group changed. A workspace's tab that the user moved out of its group
+  // (to no group, or into another group) leaves the workspace: the group a tab is shown in
+  // must name the agent that can drive it. Returns true when the tab was released.
+  async function groupChanged(tabId, groupId) {
+    if (placing.has(tabId)) return false;
+    if (placedIn.has(tabId) && placedIn.get(tabId) === groupId) return false;
+    placedIn.delete(tabId);
+    const owner = book.workspaceOfTab(tabId);
+    if (owner === null) return false;
+    const record = book.get(owner);
+    if (record.groupId === null ? groupId === -1 : groupId === record.groupId) return false;
+    book.releaseTab(tabId);
+    await persist();
+    return true;
   }
 
   async function closeEndedTabs(tabIds) {
@@ -185,5 +241,5 @@ export function createTabOps({ chromeApi, book, persist }) {
     };
   }
 
-  return { tabsContext, tabsCreate, tabInfo, workspaceEnded };
+  return { tabsContext, tabsCreate, tabInfo, workspaceEnded, placeChild, groupChanged };
 }

@@ -75,6 +75,14 @@ export class WorkspaceBook {
     return wasManaged;
   }
 
+  // Takes a tab out of its workspace (the user moved it out of the workspace's group); it
+  // stays managed, so its closing is still reported.
+  releaseTab(tabId) {
+    let released = false;
+    for (const rec of this.workspaces.values()) released = rec.tabIds.delete(tabId) || released;
+    return released;
+  }
+
   isManaged(tabId) {
     return this.managed.has(tabId);
   }

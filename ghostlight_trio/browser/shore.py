@@ -502,6 +502,10 @@ class BrowserShore:
                     self._scheduler.surface_destroyed(TabSurface(connection.slot, native))
         elif kind == "tab_created":
             self._on_tab_created(connection, frame)
+        elif kind == "tab_released":
+            native = frame.get("tabId")
+            if _is_native(native) and self._workspaces.tab_released(compose(connection.slot, native)):
+                log.info("browser %d: the user moved a workspace's tab out of its group", connection.slot)
         elif kind == "focus":
             self._touch_focus(connection.slot)
         # every other frame type is ignored (additive wire)

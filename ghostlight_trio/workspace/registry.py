@@ -302,9 +302,15 @@ class WorkspaceRegistry:
 
     def tab_closed(self, composite_tab_id: int) -> None:
         """The browser reported the tab gone: nobody owns it any more."""
+        self.tab_released(composite_tab_id)
+
+    def tab_released(self, composite_tab_id: int) -> bool:
+        """The tab left its workspace (the user moved it out of the workspace's group): nobody
+        owns it any more. True when some workspace did."""
         owner = self._tab_owner.pop(composite_tab_id, None)
         if owner is not None and owner in self._live:
             self._live[owner].tabs.discard(composite_tab_id)
+        return owner is not None
 
     def purge_slot(self, slot: int) -> None:
         """A browser process restarted: its native ids may be reused, so drop all membership."""

@@ -366,6 +366,10 @@ async def test_tab_events_update_membership(
     await peer.send({"type": "tab_removed", "tabId": 4})
     await peer.send({"type": "some_future_event"})
     await until(lambda: registry.owned_tabs(ws) == {compose(1, 3), compose(1, 10)})
+    await peer.send({"type": "tab_released", "tabId": 10})  # the user moved it out of the group
+    await peer.send({"type": "tab_released", "tabId": True})
+    await until(lambda: registry.owned_tabs(ws) == {compose(1, 3)})
+    assert not registry.verify_tab(ws, compose(1, 10))
 
 
 async def test_large_request_without_chunking_fails_before_sending(

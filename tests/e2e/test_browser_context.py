@@ -166,3 +166,39 @@ async def test_in_a_browser_no_one_sees_an_ended_workspace_s_tabs_are_closed(
         assert await _groups(launched.profile) == [["Ghostlight · e2e 2", "red", 1]]
         tabs_after = await in_extension_worker(launched.profile, "chrome.tabs.query({}).then(t => t.length)")
         assert tabs_after == tabs_before - 1
+
+
+async def test_a_tab_the_user_moves_out_of_a_workspace_s_group_leaves_that_workspace(
+    service: Service, web: str
+) -> None:
+    """The group a tab is shown in names the agent that can drive it: the user dragging an
+    agent's tab out of its group takes it from that agent; dragging it into another agent's
+    group hands it over at that agent's next listing."""
+    async with launched_for(service, *DEVTOOLS_FLAGS) as launched:
+        first = await service.call("tabs_create_mcp")
+        second = await service.call("tabs_create_mcp")
+        assert first.kind == second.kind == "ok", (text(first), text(second))
+        ws_a, tab_a = first.workspace_id, first.structured["tabId"]
+        ws_b, tab_b = second.workspace_id, second.structured["tabId"]
+        native_a, native_b = tab_a % 2**32, tab_b % 2**32
+        went = await service.call("navigate", ws_b, url=f"{web}/second", tabId=tab_b)
+        assert went.kind == "ok", text(went)
+
+        # The user drags B's tab into A's group (Chrome reports it as for a drag).
+        await in_extension_worker(
+            launched.profile,
+            f"chrome.tabs.get({native_a}).then(t => chrome.tabs.group({{groupId: t.groupId,"
+            f" tabIds: [{native_b}]}})).then(() => true)",
+        )
+        await until(lambda: not service.registry.verify_tab(ws_b, tab_b), within=10)
+        denied = await service.call("navigate", ws_b, url=f"{web}/", tabId=tab_b)
+        assert denied.kind == "denied", text(denied)
+        listed = await service.call("tabs_context_mcp", ws_a)
+        assert sorted(t["tabId"] for t in listed.structured["tabs"]) == sorted([tab_a, tab_b])
+        assert service.registry.verify_tab(ws_a, tab_b)
+
+        # The user drags A's first tab out of any group: A no longer drives it.
+        await in_extension_worker(launched.profile, f"chrome.tabs.ungroup([{native_a}]).then(() => true)")
+        await until(lambda: not service.registry.verify_tab(ws_a, tab_a), within=10)
+        relisted = await service.call("tabs_context_mcp", ws_a)
+        assert [t["tabId"] for t in relisted.structured["tabs"]] == [tab_b]

@@ -188,3 +188,38 @@ test("in a browser no one sees, an ended workspace's tabs are closed, each windo
   assert.deepEqual([left[0].windowId, left[0].pendingUrl], [1, "about:blank"]);
   assert.equal(book.isManaged(left[0].id), false, "the kept tab is nobody's");
 });
+
+test("a tab the user moves out of its workspace's group leaves the workspace; the module's own grouping does not", async () => {
+  const { chromeApi, ops, book } = setup(userWorld());
+  const a1 = await ops.tabsCreate({}, req("wA"));
+  const a2 = await ops.tabsCreate({}, req("wA"));
+  const b1 = await ops.tabsCreate({}, req("wB", "Ghostlight · B"));
+  // Chrome reports the groups the module itself put the tabs in: nothing changes hands.
+  for (const out of [a1, a2, b1]) assert.equal(await ops.groupChanged(out.tabId, out.groupId), false);
+  assert.deepEqual([...book.get("wA").tabIds].sort(), [a1.tabId, a2.tabId].sort());
+  // The user drags one of A's tabs out of any group, and B's tab into A's group.
+  assert.equal(await ops.groupChanged(a2.tabId, -1), true);
+  assert.equal(await ops.groupChanged(b1.tabId, a1.groupId), true);
+  assert.equal(book.workspaceOfTab(a2.tabId), null);
+  assert.equal(book.workspaceOfTab(b1.tabId), null);
+  assert.ok(book.isManaged(a2.tabId), "its closing is still reported");
+  // A tab in A's group that nobody has is A's again at its next listing.
+  chromeApi.tabMap.get(b1.tabId).groupId = a1.groupId;
+  const listed = await ops.tabsContext({}, req("wA"));
+  assert.ok(listed.tabs.some((t) => t.tabId === b1.tabId));
+  assert.equal(await ops.groupChanged(a1.tabId, -1), true);
+  assert.equal(await ops.groupChanged(12345, -1), false, "a tab no workspace has");
+});
+
+test("a child tab Chrome put in another workspace's group joins its own, and that is no release", async () => {
+  const { chromeApi, ops, book } = setup(userWorld());
+  const a = await ops.tabsCreate({}, req("wA"));
+  const b = await ops.tabsCreate({}, req("wB", "Ghostlight · B"));
+  const child = { id: 777, windowId: 2, index: 9, url: "", groupId: b.groupId };
+  chromeApi.tabMap.set(777, { ...child });
+  book.addTab("wA", 777);
+  await ops.placeChild(child, "wA");
+  assert.equal(chromeApi.tabMap.get(777).groupId, a.groupId);
+  assert.equal(await ops.groupChanged(777, a.groupId), false);
+  assert.equal(book.workspaceOfTab(777), "wA");
+});

@@ -57,6 +57,10 @@ export function fakeChrome({ windows = [], tabs = [], lastFocused = null } = {})
         if (api.onNavigate) api.onNavigate(t, props.url);
         return { ...t };
       },
+      ungroup: async (ids) => {
+        calls.push(["tabs.ungroup", ids]);
+        for (const id of Array.isArray(ids) ? ids : [ids]) tabMap.get(id).groupId = -1;
+      },
       remove: async (ids) => {
         calls.push(["tabs.remove", ids]);
         for (const id of Array.isArray(ids) ? ids : [ids]) {
