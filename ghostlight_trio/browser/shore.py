@@ -19,7 +19,7 @@ import trio
 
 from ..scheduler import TabSurface
 from ..transport.bridge import BrowserSummary
-from ..transport.endpoints import Endpoints
+from ..transport.endpoints import DEFAULT_INSTANCE, Endpoints
 from ..transport.framing import FrameError
 from ..transport.peercred import is_same_user
 from ..transport.stream import BridgeClosed, MessageStream
@@ -58,7 +58,7 @@ NOT_SENT = "Browser extension disconnected; nothing was sent. Retry: it reconnec
 RECONNECTED = "Browser extension reconnected before responding"
 UNAVAILABLE = (
     "No browser is connected to Ghostlight (waited {waited:.1f}s for the extension)."
-    " Start one with `ghostlight browser launch`, or load the Ghostlight extension in"
+    " Start one with `ghostlight browser launch{instance}`, or load the Ghostlight extension in"
     " Chromium and check that its native host is installed"
 )
 
@@ -324,7 +324,10 @@ class BrowserShore:
                 f"The browser holding this tab (browser {slot}) is not connected"
                 f" (waited {waited:.1f}s). Reopen it or reload the Ghostlight extension"
             )
-        message = UNAVAILABLE.format(waited=waited)
+        instance = self._endpoints.instance
+        message = UNAVAILABLE.format(
+            waited=waited, instance="" if instance == DEFAULT_INSTANCE else f" --instance {instance}"
+        )
         if self.last_wire_refusal:
             message += f". An extension was refused: {self.last_wire_refusal}"
         raise BrowserUnavailable(message)

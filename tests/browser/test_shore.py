@@ -90,9 +90,11 @@ async def test_wrong_wire_major_is_told_incompatible(
     assert shore.connected_count == 0
 
 
-async def test_no_browser_is_reported_with_a_fix(shore: BrowserShore) -> None:
-    with pytest.raises(BrowserUnavailable, match="ghostlight browser launch"):
+async def test_no_browser_is_reported_with_a_fix(shore: BrowserShore, endpoints: Endpoints) -> None:
+    """The fix names the instance (a named one, whose browser a plain launch would not reach)."""
+    with pytest.raises(BrowserUnavailable) as caught:
         await shore.request(None, "ping", {}, timeout=1)
+    assert f"`ghostlight browser launch --instance {endpoints.instance}`" in caught.value.message
 
 
 async def test_first_call_waits_for_a_late_browser(
