@@ -27,15 +27,24 @@ COLUMNS = (
     ("rule", 20),
     ("denial_id", 10),
     ("outcome", 15),
-    ("duration_ms", 10),
+    ("duration_ms", 11),  # as wide as its header, so the client column lines up
+    ("client", 20),
 )
+"""The client's self-reported label comes last: it is the only cell that may hold spaces, and
+the columns before it keep their places for whoever splits rows on whitespace."""
 
 
 def _cell(record: dict[str, Any], key: str) -> str:
     if "event" in record and key == "tool":
         return f"[{record['event']}]"
     value = record.get(key)
-    return "-" if value in (None, "") else str(value)
+    return "-" if value in (None, "") else _printable(str(value))
+
+
+def _printable(text: str) -> str:
+    """Recorded text made safe for a terminal: a client chooses its own label, so control
+    characters (an escape sequence, a line break) become ``?``."""
+    return "".join(char if char.isprintable() else "?" for char in text)
 
 
 def render(records: Iterable[dict[str, Any]]) -> Iterator[str]:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 import attrs
 
 from ..browser.compat import skew_message
-from ..transport.bridge import StatusReport
+from ..transport.bridge import StatusReport, WorkspaceEntry
 from ..transport.endpoints import Endpoints
 from .control import query_status
 
@@ -48,6 +49,8 @@ async def status(endpoints: Endpoints, as_json: bool = False) -> int:
     print(f"control    {state}")
     print(f"clients    {report.edges} MCP connection(s) now")
     print(f"workspaces {report.workspaces}, active work {report.active_work}")
+    for line in workspace_lines(report.workspace_list):
+        print(f"{'':11}{line}")
     if report.quarantined:
         print(
             f"quarantine {', '.join(report.quarantined)}: an action there has an unknown outcome,"
@@ -63,3 +66,63 @@ async def status(endpoints: Endpoints, as_json: bool = False) -> int:
         )
     print(f"log        {endpoints.log_file}")
     return 0
+
+
+NAME_WIDTH = 28
+"""A longer client label is cut (with an ellipsis) so the table stays one line a workspace."""
+
+
+def workspace_name(entry: WorkspaceEntry) -> str:
+    """The workspace as its tab group is titled (``Ghostlight · claude-code 2`` shows as
+    ``claude-code 2``), printable and at most ``NAME_WIDTH`` characters."""
+    label = printable(entry.label) or "(no label)"
+    number = f" {entry.ordinal}" if entry.ordinal > 1 else ""
+    if len(label) + len(number) > NAME_WIDTH:
+        label = label[: NAME_WIDTH - len(number) - 1] + "…"
+    return label + number
+
+
+def printable(text: str) -> str:
+    """Client-given text made safe for a terminal: control and other unprintable characters
+    (an escape sequence, a line break) become ``?``."""
+    return "".join(char if char.isprintable() else "?" for char in text)
+
+
+def _plural(count: int, one: str, many: str | None = None) -> str:
+    return f"{count} {one if count == 1 else many or one + 's'}"
+
+
+def _holder(entry: WorkspaceEntry) -> str:
+    if entry.clients:
+        return "held by " + ("a client" if entry.clients == 1 else f"{entry.clients} clients")
+    if entry.expires_in is not None:
+        return f"expires in {entry.expires_in} s"
+    return "held by its running calls"
+
+
+def workspace_lines(entries: Sequence[WorkspaceEntry]) -> list[str]:
+    """One aligned line per live workspace (name, fingerprint, tabs, running calls, what keeps
+    it), then how to release a paused one."""
+    if not entries:
+        return []
+    rows = [
+        (
+            workspace_name(entry),
+            entry.fingerprint,
+            _plural(entry.tabs, "tab"),
+            f"{entry.active_calls} running",
+            _holder(entry) + ("  PAUSED" if entry.paused else ""),
+        )
+        for entry in entries
+    ]
+    widths = [max(len(row[column]) for row in rows) for column in range(4)]
+    lines = [
+        "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[4]])
+        for row in rows
+    ]
+    if any(entry.paused for entry in entries):
+        lines.append(
+            "PAUSED: repeated denials stopped its calls; `ghostlight resume --workspace ws-…`"
+            " releases it"
+        )
+    return lines

@@ -6,7 +6,9 @@ leased) one more frame is taken, labelled with the call and, for a pointer actio
 landed. A page that cannot be captured (a chrome:// page) costs only that frame. Nothing is
 written to disk and nothing of it is logged. A recording stops by request, at export, when its
 tab is gone, or by itself: after 30 s without a frame, 120 s in all, 100 frames or 16 MiB; a
-stopped one is kept for 5 minutes. All recordings together hold at most 64 MiB.
+stopped one is kept for 5 minutes (``forget_workspace`` drops them all when their workspace
+goes). All recordings together hold at most 64 MiB; over that, the workspace holding the most
+loses its oldest recording first.
 """
 
 from __future__ import annotations
@@ -187,14 +189,28 @@ class Recorder:
         return False
 
     def _within_all_bytes(self, keep: Recording) -> None:
-        """Over the bound for all recordings, the oldest others go first."""
-        total = sum(r.bytes_held for r in self._recordings.values())
-        for key, recording in sorted(self._recordings.items(), key=lambda item: item[1].started):
-            if total <= ALL_BYTES:
+        """Over the bound for all recordings, the workspace holding the most bytes loses its
+        oldest recording first (on a tie, the older recording goes), so an agent's recordings
+        push out its own, not another's. ``keep``, the one just added to, never goes: when it
+        is the only recording of the workspace holding the most, the next one loses instead."""
+        held: dict[str | None, int] = {}
+        for recording in self._recordings.values():
+            held[recording.workspace] = held.get(recording.workspace, 0) + recording.bytes_held
+        total = sum(held.values())
+        while total > ALL_BYTES:
+            others = [item for item in self._recordings.items() if item[1] is not keep]
+            if not others:
                 return
-            if recording is not keep:
-                total -= recording.bytes_held
-                del self._recordings[key]
+            key, victim = max(others, key=lambda item: (held[item[1].workspace], -item[1].started))
+            size = victim.bytes_held
+            held[victim.workspace] -= size
+            total -= size
+            del self._recordings[key]
+
+    def forget_workspace(self, workspace: str | None) -> None:
+        """Drop every recording of ``workspace`` (it was released or expired), frames and all."""
+        for key in [key for key in self._recordings if key[0] == workspace]:
+            del self._recordings[key]
 
     async def after_call(self, call: ToolCall, result: ToolResult) -> None:
         """The engine's after-call hook: a frame for every successful call on a recorded tab."""

@@ -256,6 +256,28 @@ class BrowserSummary:
 
 
 @attrs.frozen
+class WorkspaceEntry:
+    """One live workspace as the user may see it in ``ghostlight status``: never its handle."""
+
+    fingerprint: str
+    """Its keyed audit name (``ws-`` and 16 hex digits), what ``resume --workspace`` takes."""
+    label: str = ""
+    """The client's self-reported label (presentation only)."""
+    ordinal: int = 1
+    """1 for the first live workspace with this label, 2 for the next (as in its tab group's
+    title, ``Ghostlight · claude-code 2``)."""
+    tabs: int = 0
+    active_calls: int = 0
+    clients: int = 0
+    """How many client streams hold it now."""
+    expires_in: int | None = None
+    """Whole seconds (rounded up) until it expires if nothing uses it; None while a client or
+    a call holds it."""
+    paused: bool = False
+    """Repeated denials paused it (the attention circuit) until the user resumes it."""
+
+
+@attrs.frozen
 class StatusReport:
     sequence: int
     service_version: str
@@ -269,6 +291,8 @@ class StatusReport:
     quarantined: list[str] = attrs.Factory(list)
     """What no call may touch because an earlier action on it has an unknown outcome, as the
     agent names it (e.g. ``tab 4294967303``)."""
+    workspace_list: list[WorkspaceEntry] = attrs.Factory(list)
+    """Each live workspace, oldest first (empty from a service that predates it)."""
 
 
 @attrs.frozen

@@ -1,0 +1,70 @@
+"""The audit table shows which client made each call (the JSON lines are unchanged)."""
+
+from __future__ import annotations
+
+import json
+
+from ghostlight_trio.cli import audit_command
+
+RECORD = {
+    "time": "2026-01-01T00:00:00.000Z", "call": "w1", "workspace": "ws-0123456789abcdef",
+    "client": "claude-code", "tool": "navigate", "action": None, "host": "example.test",
+    "decision": "allow", "rule": "all_open", "grant": "", "denial_id": "", "manifest": None,
+    "outcome": "ok", "reported": "ok", "duration_ms": 12, "effects": 1,
+}  # fmt: skip
+
+
+def table(*records: dict[str, object]) -> list[str]:
+    return list(audit_command.render(records))
+
+
+def test_the_client_is_the_last_column_and_earlier_columns_keep_their_places() -> None:
+    header, row = table(RECORD)
+    assert header.split() == [
+        "TIME",
+        "WORKSPACE",
+        "TOOL",
+        "ACTION",
+        "HOST",
+        "DECISION",
+        "RULE",
+        "DENIAL_ID",
+        "OUTCOME",
+        "DURATION_MS",
+        "CLIENT",
+    ]
+    cells = row.split()
+    assert cells[:3] == [RECORD["time"], RECORD["workspace"], "navigate"]
+    assert cells[-1] == "claude-code"
+    assert row.index("claude-code") == header.index("CLIENT")
+
+
+def test_a_long_label_is_cut_and_a_label_with_spaces_stays_in_its_column() -> None:
+    header, long, spaced, absent = table(
+        RECORD | {"client": "a-very-long-client-label-from-somewhere"},
+        RECORD | {"client": "Visual Studio Code"},
+        {k: v for k, v in RECORD.items() if k != "client"},
+    )
+    width = dict(audit_command.COLUMNS)["client"]
+    start = header.index("CLIENT")
+    assert long[start:] == "a-very-long-client-label-from-somewhere"[: width - 1] + "…"
+    assert spaced[start:] == "Visual Studio Code"
+    assert absent[start:] == "-"
+    assert [line.split()[2] for line in (long, spaced, absent)] == ["navigate"] * 3
+
+
+def test_control_characters_in_a_label_never_reach_the_terminal() -> None:
+    _, row = table(RECORD | {"client": "x\x1b[2J\ny"})
+    assert "\x1b" not in row and "\n" not in row
+    assert row.split()[-1] == "x?[2J?y"
+
+
+def test_an_event_row_has_no_client(capsys) -> None:
+    event = {"time": "2026-01-01T00:00:01.000Z", "event": "hold"}
+    _, row = table(event)
+    assert row.split()[2] == "[hold]" and row.split()[-1] == "-"
+
+
+def test_json_lines_are_unchanged(capsys) -> None:
+    audit_command._print([RECORD], True, None)
+    assert json.loads(capsys.readouterr().out) == RECORD
