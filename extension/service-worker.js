@@ -43,7 +43,7 @@ import { Openers } from "./lib/openers.js";
 import { createScreenshots } from "./lib/screenshot.js";
 import { createTabControl } from "./lib/tab-control.js";
 import { createTabOps } from "./lib/tab-ops.js";
-import { getTab, tabUrl } from "./lib/tab-lookup.js";
+import { firstUrl, getTab, tabUrl } from "./lib/tab-lookup.js";
 import { createTopologyStore } from "./lib/topology-store.js";
 import { resizeWindow } from "./lib/window-ops.js";
 import { WorkspaceBook } from "./lib/workspaces.js";
@@ -292,12 +292,14 @@ chrome.tabs.onRemoved.addListener((tabId) => {
 });
 
 chrome.tabs.onCreated.addListener((tab) => {
-  ready.then(() => {
+  ready.then(async () => {
     if (!Number.isInteger(tab.openerTabId) || !book.isManaged(tab.openerTabId)) return;
     // Chrome links it to a managed tab; the page that really opened it is the one that
-    // announced a window (see openers.js). It joins that tab's workspace (topology
-    // bookkeeping, without moving it) and the service is told.
-    const opener = openers.take(tab.pendingUrl || tab.url);
+    // announced a window for the URL it loads (see openers.js). It joins that tab's workspace
+    // and the service is told.
+    const url = await firstUrl(chrome, tab);
+    if (url === null) return; // closed already
+    const opener = openers.take(url);
     if (opener === null || !book.isManaged(opener)) return;
     const owner = book.workspaceOfTab(opener);
     if (owner !== null) {
@@ -305,7 +307,7 @@ chrome.tabs.onCreated.addListener((tab) => {
       store.persist();
       tabOps.placeChild(tab, owner).catch((err) => log("placing a child tab failed", err));
     }
-    link.send(tabCreatedFrame(tab.id, opener));
+    link.send(tabCreatedFrame(tab.id, opener, tab.active));
   });
 });
 

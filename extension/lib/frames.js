@@ -77,9 +77,10 @@ export function tabReleasedFrame(tabId) {
   return { type: "tab_released", tabId };
 }
 
-export function tabCreatedFrame(tabId, openerTabId) {
+export function tabCreatedFrame(tabId, openerTabId, active = false) {
   const frame = { type: "tab_created", tabId };
   if (Number.isInteger(openerTabId)) frame.openerTabId = openerTabId;
+  frame.active = active === true;
   return frame;
 }
 

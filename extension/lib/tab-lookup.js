@@ -18,3 +18,21 @@ export function groupIdOf(tab) {
 export function tabUrl(tab) {
   return tab.url || tab.pendingUrl || "";
 }
+
+// The URL a just-created tab is going to load. Chrome often creates a tab opened by a link with
+// no URL yet and names it a moment later; this asks again for up to `tries * pauseMs`. A tab that
+// still names none is a blank one (""); a tab that closed meanwhile is null.
+export async function firstUrl(chromeApi, tab, { tries = 20, pauseMs = 50, sleep } = {}) {
+  const wait = sleep || ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  let current = tab;
+  for (let attempt = 0; ; attempt++) {
+    const url = current.pendingUrl || current.url || "";
+    if (url || attempt >= tries) return url;
+    await wait(pauseMs);
+    try {
+      current = await chromeApi.tabs.get(tab.id);
+    } catch {
+      return null;
+    }
+  }
+}

@@ -23,6 +23,7 @@ from ..transport.endpoints import DEFAULT_INSTANCE, Endpoints
 from ..transport.framing import FrameError
 from ..transport.peercred import is_same_user
 from ..transport.stream import BridgeClosed, MessageStream
+from ..workspace.registry import Presentation
 from . import wire
 from .admission import HELLO_TIMEOUT, AdmissionRefused, ExtensionHello, WireSkew, admit
 from .compat import skew_message
@@ -34,6 +35,7 @@ from .errors import (
     BrowserUnavailable,
     OutcomeUnknown,
 )
+from .tab_journal import TabJournal
 from .tabids import ForeignTabError, compose, rewrite_text, slot_for, split, to_composite, to_native
 
 log = logging.getLogger(__name__)
@@ -68,9 +70,11 @@ class WorkspaceDirectory(Protocol):
 
     def owned_tabs(self, ws: Any) -> frozenset[int]: ...
     def adopt_tabs(self, ws: Any, ids: Iterable[int]) -> bool: ...
+    def owner_of(self, composite_id: int) -> Any: ...
     def tab_closed(self, composite_id: int) -> None: ...
+    def tab_released(self, composite_id: int) -> bool: ...
     def purge_slot(self, slot: int) -> None: ...
-    def label(self, ws: Any) -> str: ...
+    def presentation(self, ws: Any) -> Presentation: ...
 
 
 class SurfaceScheduler(Protocol):
@@ -111,6 +115,8 @@ class BrowserShore:
         known, and lifts the quarantine it caused."""
         self._request_ids = itertools.count(1)
         self._changed = trio.Event()
+        self.tab_journal = TabJournal()
+        """Tabs opened from workspaces' pages and closed, for calls to report."""
         self._known_workspaces: OrderedDict[Any, str] = OrderedDict()
         """Workspaces recently sent to a browser, with their group's title (most recent last)."""
         self._nursery: trio.Nursery | None = None
@@ -500,7 +506,11 @@ class BrowserShore:
         elif kind == "tab_removed":
             native = frame.get("tabId")
             if _is_native(native):
-                self._workspaces.tab_closed(compose(connection.slot, native))
+                tab = compose(connection.slot, native)
+                owner = self._workspaces.owner_of(tab)
+                if owner is not None:
+                    self.tab_journal.closed(owner, tab)
+                self._workspaces.tab_closed(tab)
                 if self._scheduler is not None:
                     self._scheduler.surface_destroyed(TabSurface(connection.slot, native))
         elif kind == "tab_created":
@@ -565,7 +575,11 @@ class BrowserShore:
         opener_id = compose(connection.slot, opener)
         for workspace_id in reversed(self._known_workspaces):
             if opener_id in self._workspaces.owned_tabs(workspace_id):
-                self._workspaces.adopt_tabs(workspace_id, [compose(connection.slot, child)])
+                child_id = compose(connection.slot, child)
+                if self._workspaces.adopt_tabs(workspace_id, [child_id]):
+                    self.tab_journal.opened(
+                        workspace_id, child_id, opener_id, active=frame.get("active") is True
+                    )
                 return
 
 

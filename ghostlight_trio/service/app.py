@@ -90,11 +90,15 @@ def browser_parts(
     from ..tools.narrate import narrate_handlers
     from ..tools.page_tools import page_tool_handlers
     from ..tools.screenshots import ContextBook
+    from ..tools.tab_changes import noting_tab_changes
     from ..tools.upload_image import upload_image_handlers
 
     shore = BrowserShore(endpoints, workspaces, service_version=__version__, scheduler=scheduler)
     images, contexts = ImageStore(), ContextBook()
     recorder = Recorder(PageChannel(shore), contexts)
+    # A workspace that goes takes its kept screenshots and GIF recordings with it.
+    workspaces.retire_listeners.append(images.forget_workspace)
+    workspaces.retire_listeners.append(recorder.forget_workspace)
     handlers = {
         **context_handlers(workspaces, shore),
         **page_tool_handlers(workspaces, shore, redact=redact, contexts=contexts, images=images),
@@ -106,7 +110,11 @@ def browser_parts(
         **narrate_handlers(workspaces, shore),
         **gif_creator_handlers(workspaces, shore, recorder=recorder, contexts=contexts),
     }
-    return BrowserParts(shore=shore, handlers=handlers, after_call=(recorder.after_call,))
+    return BrowserParts(
+        shore=shore,
+        handlers=noting_tab_changes(handlers, shore.tab_journal, workspaces),
+        after_call=(recorder.after_call,),
+    )
 
 
 def stop_browsers_on_panic(governor: Governor, browsers: BrowserEndpoint) -> None:

@@ -269,6 +269,10 @@ class WorkspaceRegistry:
 
     # --- tab ownership ----------------------------------------------------------------------
 
+    def owner_of(self, composite_tab_id: int) -> WorkspaceId | None:
+        """The live workspace that owns the tab, if any (for bookkeeping, never authority)."""
+        return self._tab_owner.get(composite_tab_id)
+
     def verify_tab(self, workspace: str | None, composite_tab_id: int) -> bool:
         """True only when the live ``workspace`` owns the tab; unknown and foreign look alike."""
         if workspace is None or not self.exists(workspace):

@@ -42,8 +42,10 @@ test("thrown errors become error frames with their hop", () => {
 
 test("events", () => {
   assert.deepEqual(frames.tabRemovedFrame(5), { type: "tab_removed", tabId: 5 });
-  assert.deepEqual(frames.tabCreatedFrame(6, 5), { type: "tab_created", tabId: 6, openerTabId: 5 });
-  assert.deepEqual(frames.tabCreatedFrame(6), { type: "tab_created", tabId: 6 });
+  assert.deepEqual(frames.tabCreatedFrame(6, 5), { type: "tab_created", tabId: 6, openerTabId: 5, active: false });
+  assert.deepEqual(frames.tabCreatedFrame(6, 5, true), { type: "tab_created", tabId: 6, openerTabId: 5, active: true });
+  assert.deepEqual(frames.tabCreatedFrame(6), { type: "tab_created", tabId: 6, active: false });
+  assert.deepEqual(frames.tabReleasedFrame(7), { type: "tab_released", tabId: 7 });
   assert.deepEqual(frames.focusFrame(), { type: "focus" });
 });
 
