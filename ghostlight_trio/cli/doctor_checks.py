@@ -18,13 +18,17 @@ from ..install import clients, hosts
 from ..install.identity import (
     BROWSER_CONNECTOR,
     MCP_CONNECTOR,
+    bare_data_root,
+    effective_data_root,
     find_executable,
+    pinned_env,
+    same_root,
     server_name,
     wrapper_path,
 )
 from ..install.places import Place
 from ..transport.client_configs import entry_argv, entry_env
-from ..transport.endpoints import INSTANCE_ENV, Endpoints
+from ..transport.endpoints import HOME_ENV, INSTANCE_ENV, Endpoints
 from ..transport.native_host import NATIVE_HOST_NAME
 
 Verdict = Literal["ok", "warn", "fail", "info", "skip"]
@@ -144,8 +148,14 @@ def registrations(place: Place, endpoints: Endpoints) -> list[Check]:
                 Check("clients", target.label, "fail", f"stale path: {argv[0]} does not exist", fix)
             )
             continue
-        if not _targets_instance(argv, entry_env(target.dialect, entry), endpoints.instance):
+        env = entry_env(target.dialect, entry)
+        if not _targets_instance(argv, env, endpoints.instance):
             rows.append(Check("clients", target.label, "fail", f"{name!r} runs another instance", fix))
+            continue
+        theirs = effective_data_root(env, place.home)
+        mismatch = _root_mismatch(theirs, endpoints, pinned=bool(env.get(HOME_ENV)))
+        if mismatch:
+            rows.append(Check("clients", target.label, "fail", mismatch, _repin_fix(fix, endpoints)))
             continue
         registered += 1
         rows.append(Check("clients", target.label, "ok", f"{name} -> {shlex.join(argv)}"))
@@ -157,6 +167,47 @@ def registrations(place: Place, endpoints: Endpoints) -> list[Check]:
             )
         )
     return rows
+
+
+def own_data_root(endpoints: Endpoints) -> Path:
+    """The data root this process uses (``<root>/instances/NAME`` is the instance's)."""
+    return endpoints.data_dir.parents[1]
+
+
+def _root_mismatch(theirs: Path, endpoints: Endpoints, *, pinned: bool) -> str:
+    """Why a process started from a registration would use another data root than this
+    shell (another secret, another service), or "" when it uses the same one."""
+    ours = own_data_root(endpoints)
+    if same_root(theirs, ours):
+        return ""
+    how = (
+        f"its {HOME_ENV} pins {theirs}"
+        if pinned
+        else f"it sets no {HOME_ENV}, so it uses {theirs} (the default for a process started"
+        " with HOME alone, as clients and browsers start it)"
+    )
+    return (
+        f"another data root: {how}, but here it is {ours} ({_why_ours()}); it would reach"
+        " another service, with another secret"
+    )
+
+
+def _why_ours() -> str:
+    if os.environ.get(HOME_ENV):
+        return f"{HOME_ENV} is set"
+    if os.environ.get("XDG_DATA_HOME"):
+        return "XDG_DATA_HOME is set"
+    return "the default"
+
+
+def _repin_fix(fix: str, endpoints: Endpoints) -> str:
+    pinned = pinned_env().get(HOME_ENV)
+    here = (
+        f"pins {HOME_ENV}={pinned}"
+        if pinned
+        else f"registers the default data root, {own_data_root(endpoints)}"
+    )
+    return f"{fix}  (in the environment whose data root you want; run here, it {here})"
 
 
 def _targets_instance(argv: list[str], env: dict[str, str], instance: str) -> bool:
@@ -171,6 +222,7 @@ def _targets_instance(argv: list[str], env: dict[str, str], instance: str) -> bo
 def manifests(place: Place, endpoints: Endpoints, extension_id: str) -> list[Check]:
     rows: list[Check] = []
     good = 0
+    others: list[tuple[str, str]] = []  # (browser, instance) where another's host is in place
     for target in hosts.BROWSERS:
         path = target.manifest_path(place)
         fix = f"ghostlight install --browser {target.id}{_instance_flag(endpoints)}"
@@ -186,12 +238,19 @@ def manifests(place: Place, endpoints: Endpoints, extension_id: str) -> list[Che
             continue
         owner = hosts.owner_instance(manifest, endpoints)
         if owner is not None and owner != endpoints.instance:
+            others.append((target.label, owner))
             rows.append(Check("browsers", target.label, "info", f"native host serves instance {owner!r}"))
             continue
         program = str(manifest.get("path", ""))
         problem = _program_problem(program, endpoints)
         if problem:
             rows.append(Check("browsers", target.label, "fail", problem, fix))
+            continue
+        theirs, pinned = _host_data_root(program, place)
+        mismatch = _root_mismatch(theirs, endpoints, pinned=pinned)
+        if mismatch:
+            detail = f"native host: {mismatch}"
+            rows.append(Check("browsers", target.label, "fail", detail, _repin_fix(fix, endpoints)))
             continue
         origin = f"chrome-extension://{extension_id}/"
         if origin not in manifest.get("allowed_origins", []):
@@ -201,7 +260,22 @@ def manifests(place: Place, endpoints: Endpoints, extension_id: str) -> list[Che
             continue
         good += 1
         rows.append(Check("browsers", target.label, "ok", f"{path} -> {program}"))
-    if not good:
+    if not good and others:
+        # The extension connects to one host per browser, and these browsers' host is another
+        # instance's: installing again changes nothing. A managed browser is this instance's way.
+        held = ", ".join(f"{label} (instance {owner!r})" for label, owner in others)
+        launch = f"ghostlight browser launch --instance {endpoints.instance}"
+        rows.append(
+            Check(
+                "browsers", "any browser", "warn",
+                f"another instance's native host is in place in {held}, and a browser has only"
+                f" one; this instance gets a managed browser of its own with `{launch}`",
+                f"{launch} (or, to move your own browser over to this instance: ghostlight"
+                f" uninstall --browser ID --instance {others[0][1]}, then ghostlight install"
+                f"{_instance_flag(endpoints)})",
+            )
+        )
+    elif not good:
         rows.append(
             Check(
                 "browsers", "any browser", "fail", "the native host is not registered for any browser",
@@ -209,6 +283,27 @@ def manifests(place: Place, endpoints: Endpoints, extension_id: str) -> list[Che
             )
         )
     return rows
+
+
+def _host_data_root(program: str, place: Place) -> tuple[Path, bool]:
+    """The data root the native host a manifest runs would use, and whether it is pinned:
+    a wrapper script exports ``GHOSTLIGHT_HOME``; the bare connector gets the browser's
+    environment, taken to be ``HOME`` alone."""
+    try:
+        text = Path(program).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    if text.startswith("#!"):
+        for line in text.splitlines():
+            if line.startswith(f"export {HOME_ENV}="):
+                try:
+                    words = shlex.split(line)
+                except ValueError:
+                    continue
+                value = words[1].partition("=")[2] if len(words) > 1 else ""
+                if value:
+                    return Path(value), True
+    return bare_data_root(place.home), False
 
 
 def _program_problem(program: str, endpoints: Endpoints) -> str:

@@ -18,8 +18,14 @@ _EXTENSION_ID = re.compile(r"^[a-p]{32}$")
 
 def options_from(args, *, installing: bool) -> Options:
     ids: tuple[str, ...] = ()
+    problem = ""
     if installing:
-        ids = (managed.extension_id(managed.default_extension_dir()),)
+        # A package without the extension still registers MCP clients; only the browsers'
+        # native host needs the id (plan_install reports what it could not do).
+        try:
+            ids = (managed.extension_id(managed.default_extension_dir()),)
+        except managed.ManagedBrowserError as exc:
+            problem = str(exc)
         for extra in args.extension_id or ():
             if not _EXTENSION_ID.match(extra):
                 raise ValueError(f"--extension-id {extra!r} is not 32 letters a-p")
@@ -36,6 +42,7 @@ def options_from(args, *, installing: bool) -> Options:
         browsers=tuple(args.browser) if args.browser else None,
         autostart=getattr(args, "autostart", False),
         extension_ids=ids,
+        extension_problem=problem,
     )
 
 
@@ -107,8 +114,15 @@ def print_extension_steps(endpoints: Endpoints) -> None:
     directory = managed.default_extension_dir()
     try:
         ext_id = managed.extension_id(directory)
-    except managed.ManagedBrowserError:
-        ext_id = "(unknown)"
+    except managed.ManagedBrowserError as exc:
+        print(
+            f"\nThis install of ghostlight-trio carries no browser extension ({exc}), so no"
+            " browser was set up. Reinstall it from a wheel or source tree that carries the"
+            " extension, then run `ghostlight install` again.\n"
+            "Restart your MCP clients; they start the Ghostlight service on first use.\n"
+            f"Verify with `ghostlight doctor{_flag(endpoints)}`."
+        )
+        return
     print(
         "\nLoad the Ghostlight extension (once per browser profile):\n"
         "  1. open chrome://extensions (edge://extensions, brave://extensions)\n"

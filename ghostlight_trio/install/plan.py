@@ -11,7 +11,7 @@ from typing import Any
 import attrs
 
 from ..transport.client_configs import entry_argv, server_entry
-from ..transport.endpoints import Endpoints
+from ..transport.endpoints import DEFAULT_INSTANCE, Endpoints
 from . import autostart, clients, hosts, ledger
 from .changes import FileChange, UnreadableFile, read_text
 from .identity import (
@@ -45,6 +45,9 @@ class Options:
     browsers: tuple[str, ...] | None = None  # None: every detected browser
     autostart: bool = False
     extension_ids: tuple[str, ...] = ()
+    # Why ``extension_ids`` is empty (the package carries no extension): browsers then get no
+    # native host, and the installer says so, but MCP clients are still registered.
+    extension_problem: str = ""
 
 
 def _selected(ids: tuple[str, ...] | None, targets, place: Place) -> list:
@@ -127,6 +130,8 @@ def _host_actions(
     if not chosen:
         note = "none detected; name one with --browser" if options.browsers is None else "none"
         return [Action("Browsers", note=note)] if options.browsers is None else []
+    if not options.extension_ids:
+        return [_no_extension(chosen, options, registered=registered)]
     connector = find_executable(BROWSER_CONNECTOR)
     if connector is None:
         return [Action("Native host", failed=True, note=f"{BROWSER_CONNECTOR} not found")]
@@ -150,11 +155,38 @@ def _host_actions(
     return manifests
 
 
+def _no_extension(
+    chosen: list[hosts.BrowserTarget], options: Options, *, registered: bool
+) -> Action:
+    """No extension id to allow: no browser can get a native host manifest. A failure when
+    browsers were asked for by name or nothing else was registered; otherwise the clients
+    were the point, and this is a step left for later."""
+    why = options.extension_problem or "no extension id is known"
+    names = ", ".join(target.label for target in chosen)
+    return Action(
+        "Browsers",
+        failed=options.browsers is not None or not registered,
+        note=f"no native host registered for {names}: {why}",
+        manual=(
+            "reinstall ghostlight-trio from a wheel or source tree that carries the extension and"
+            " run `ghostlight install` again, or name the id of the Ghostlight extension you"
+            " loaded with `ghostlight install --extension-id ID`"
+        ),
+    )
+
+
 def plan_uninstall(place: Place, endpoints: Endpoints, options: Options) -> list[Action]:
+    """Take back what install registered: all of it, or only what ``--client``/``--browser``
+    name. Naming clients leaves the browsers' native host (other clients still reach the
+    service through it) and the autostart alone; naming browsers leaves the clients alone."""
     actions: list[Action] = []
     name = server_name(endpoints.instance)
     store = ledger.store_for(endpoints.data_dir)
-    ids = options.clients if options.clients is not None else clients.CLIENT_IDS
+    clients_named, browsers_named = bool(options.clients), bool(options.browsers)
+    if options.clients is not None:
+        ids = options.clients
+    else:
+        ids = () if browsers_named else clients.CLIENT_IDS
     for target in (c for c in clients.CLIENTS if c.id in ids):
         label = f"{target.label}: {target.path(place)} ({'.'.join(target.container)}.{name})"
         by_hand = f"remove {name!r} from {target.path(place)} by hand, if it is there"
@@ -176,7 +208,23 @@ def plan_uninstall(place: Place, endpoints: Endpoints, options: Options) -> list
         except clients.EditRefused as exc:
             manual = f"{exc.manual}; or {by_hand}" if exc.manual else by_hand
             actions.append(Action(label, failed=True, note=str(exc), manual=manual))
-    actions += _host_removals(place, endpoints, options)
+    if clients_named and not browsers_named:
+        if _host_installed(place, endpoints):
+            actions.append(
+                Action(
+                    "Browsers",
+                    note=(
+                        "native host kept: your browser's extension reaches the service through"
+                        " it for every other MCP client; remove it with `ghostlight uninstall"
+                        f" --browser ID{_instance_flag(endpoints)}` or a full `ghostlight"
+                        f" uninstall{_instance_flag(endpoints)}`"
+                    ),
+                )
+            )
+    else:
+        actions += _host_removals(place, endpoints, options)
+    if clients_named or browsers_named:
+        return actions
     path = autostart.autostart_path(place, endpoints.instance)
     before = _readable(path)
     if before is not None:
@@ -193,6 +241,21 @@ def plan_uninstall(place: Place, endpoints: Endpoints, options: Options) -> list
             )
         )
     return actions
+
+
+def _host_installed(place: Place, endpoints: Endpoints) -> bool:
+    """A browser has this instance's native host manifest, or its host program is there."""
+    if wrapper_path(endpoints).exists():
+        return True
+    for target in hosts.BROWSERS:
+        manifest = hosts.read_manifest(target.manifest_path(place))
+        if manifest and hosts.owner_instance(manifest, endpoints) == endpoints.instance:
+            return True
+    return False
+
+
+def _instance_flag(endpoints: Endpoints) -> str:
+    return "" if endpoints.instance == DEFAULT_INSTANCE else f" --instance {endpoints.instance}"
 
 
 def _readable(path: Path) -> str | None:
