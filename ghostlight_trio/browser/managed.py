@@ -6,6 +6,7 @@ instance data directory, so named instances never share a profile or a host mani
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -56,12 +57,17 @@ class ManagedBrowserError(RuntimeError):
 
 
 def default_extension_dir() -> Path:
-    """The unpacked extension: the repository's ``extension/`` or a packaged copy."""
-    here = Path(__file__).resolve()
-    for candidate in (here.parents[2] / "extension", here.parents[1] / "extension"):
-        if (candidate / "manifest.json").is_file():
-            return candidate
-    return here.parents[2] / "extension"
+    """The unpacked extension: in a source checkout (and an editable install) the repository's
+    own ``extension/``; in an installed package (wheel, ``pip install .``, pipx) the copy it
+    carries as ``ghostlight_trio/extension`` (pyproject.toml maps the one onto the other).
+
+    Missing from both, the packaged place is returned, so the error names where it should be."""
+    package = Path(__file__).resolve().parents[1]
+    packaged = package / "extension"
+    checkout = package.parent / "extension"
+    if (package.parent / "pyproject.toml").is_file() and (checkout / "manifest.json").is_file():
+        return checkout
+    return packaged
 
 
 def find_browser(explicit: str | None = None) -> Path:
@@ -111,7 +117,38 @@ def prepare_profile(endpoints: Endpoints, extension_dir: Path | None = None) -> 
     manifest = host_manifest(wrapper, ext_id)
     (hosts / f"{NATIVE_HOST_NAME}.json").write_text(json.dumps(manifest, indent=2) + "\n")
     keep_downloads_in(profile, endpoints.data_dir / "downloads")
+    refresh_extension_worker(profile, extension_dir)
     return profile
+
+
+EXTENSION_FINGERPRINT = "ghostlight-extension.sha256"
+
+
+def extension_fingerprint(extension_dir: Path) -> str:
+    """A digest of every file of the unpacked extension (names and contents)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in extension_dir.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(extension_dir)).encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def refresh_extension_worker(profile: Path, extension_dir: Path) -> bool:
+    """Make the browser run the extension as it is on disk now. Chrome keeps an extension's
+    service worker from an earlier start in the profile and goes on running that old code when
+    the files change without a new version (an upgraded Ghostlight in a kept profile). When the
+    files differ from those the profile last ran, the kept workers are dropped (sites' service
+    workers in this profile go too, and register again). True when they were dropped."""
+    marker = profile / EXTENSION_FINGERPRINT
+    current = extension_fingerprint(extension_dir)
+    try:
+        if marker.read_text().strip() == current:
+            return False
+    except OSError:
+        pass
+    shutil.rmtree(profile / "Default" / "Service Worker", ignore_errors=True)
+    marker.write_text(current + "\n")
+    return True
 
 
 def keep_downloads_in(profile: Path, directory: Path) -> None:

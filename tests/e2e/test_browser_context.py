@@ -202,3 +202,31 @@ async def test_a_tab_the_user_moves_out_of_a_workspace_s_group_leaves_that_works
         await until(lambda: not service.registry.verify_tab(ws_a, tab_a), within=10)
         relisted = await service.call("tabs_context_mcp", ws_a)
         assert [t["tabId"] for t in relisted.structured["tabs"]] == [tab_b]
+
+
+async def test_a_kept_profile_runs_the_extension_as_it_is_on_disk_now(
+    service: Service, tmp_path: Any
+) -> None:
+    """Chrome keeps an extension's service worker in the profile and would go on running the
+    old code after an upgrade that does not change the version: a managed browser started again
+    on its kept profile runs the files as they are now."""
+    import shutil
+
+    from ghostlight_trio.browser import managed
+
+    extension = tmp_path / "extension"
+    shutil.copytree(managed.default_extension_dir(), extension)
+    worker = extension / "service-worker.js"
+    original = worker.read_text()
+    for mark in (1, 2):
+        worker.write_text(f"self.ghostlightMark = {mark};\n" + original)
+        launched = await managed.launch(
+            service.endpoints, headless=True, no_sandbox=True, extension_dir=extension,
+            extra_args=list(DEVTOOLS_FLAGS),
+        )
+        try:
+            await launched.wait_connected(lambda: service.shore.connected_count > 0, within=30)
+            assert await in_extension_worker(launched.profile, "self.ghostlightMark") == mark
+        finally:
+            await launched.aclose()
+        await until(lambda: service.shore.connected_count == 0, within=10)
