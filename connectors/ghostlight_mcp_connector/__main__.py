@@ -9,28 +9,36 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
-
-from ghostlight_trio.transport.endpoints import Endpoints, InstanceNameError
+from typing import TYPE_CHECKING
 
 from . import __version__
-from .era import EraRouter
-from .instructions import INSTRUCTIONS, INSTRUCTIONS_2026_SUFFIX
-from .jsonrpc import LineSplitter
-from .pagination import DEFAULT_PAGE_SIZE
-from .prelude import Handover, answer_first_lines
+
+if TYPE_CHECKING:
+    from .era import EraRouter
 
 PAGE_SIZE_ENV = "GHOSTLIGHT_MCP_PAGE_SIZE"
 """Tools per tools/list page (default 100: one page); small values exercise pagination."""
 LOG_LEVEL_ENV = "GHOSTLIGHT_LOG"
+DEFAULT_LOG_LEVEL = logging.INFO
+_SHOWN = 40
+"""Characters of a bad ``GHOSTLIGHT_LOG`` value quoted in the warning."""
+EARLY_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+"""The prelude's ``SHUTDOWN_SIGNALS``, caught before the modules that define them are loaded."""
 
 
 def _page_size() -> int:
+    from .pagination import DEFAULT_PAGE_SIZE
+
     value = os.environ.get(PAGE_SIZE_ENV, "")
     return int(value) if value.isdigit() and int(value) > 0 else DEFAULT_PAGE_SIZE
 
 
 def build_router() -> EraRouter:
+    from .era import EraRouter
+    from .instructions import INSTRUCTIONS, INSTRUCTIONS_2026_SUFFIX
+
     return EraRouter(
         server_info={"name": "ghostlight", "version": __version__},
         instructions_2025=INSTRUCTIONS,
@@ -39,8 +47,45 @@ def build_router() -> EraRouter:
     )
 
 
+def log_level(value: str | None) -> tuple[int, str | None]:
+    """The level ``GHOSTLIGHT_LOG`` names (``debug``, ``WARNING``, a number), and when it names
+    none, the default with a warning to print: a typo in a client's config must not keep the
+    connector from serving."""
+    text = (value or "").strip()
+    if not text:
+        return DEFAULT_LOG_LEVEL, None
+    if text.isascii() and text.isdigit():
+        return int(text), None
+    level = logging.getLevelNamesMapping().get(text.upper())
+    if level is not None:
+        return level, None
+    shown = text if len(text) <= _SHOWN else text[:_SHOWN] + "..."
+    return DEFAULT_LOG_LEVEL, (
+        f"{LOG_LEVEL_ENV}={shown!r} is not a log level; using"
+        f" {logging.getLevelName(DEFAULT_LOG_LEVEL)} (set it to DEBUG, INFO, WARNING, ERROR or"
+        " CRITICAL)"
+    )
+
+
+def _note_early_signals() -> list[int]:
+    """Until the prelude takes the shutdown signals over, note them rather than die of them: a
+    client that stops the connector while its modules load would otherwise get a
+    KeyboardInterrupt traceback on stderr (the runtime then shuts down gracefully)."""
+    noted: list[int] = []
+    for signum in EARLY_SIGNALS:
+        signal.signal(signum, lambda received, _frame: noted.append(received))
+    return noted
+
+
 def main(argv: list[str] | None = None) -> int:
-    handover = Handover(LineSplitter())
+    early_signals = _note_early_signals()
+    # Everything slow to load comes after that.
+    from ghostlight_trio.transport.endpoints import Endpoints, InstanceNameError
+
+    from .jsonrpc import LineSplitter
+    from .prelude import Handover, answer_first_lines
+
+    handover = Handover(LineSplitter(), signals=early_signals)
     handover.capture_signals()
     parser = argparse.ArgumentParser(
         prog="ghostlight-mcp-connector",
@@ -51,11 +96,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--version", action="version", version=__version__)
     args = parser.parse_args(argv)
+    level, level_warning = log_level(os.environ.get(LOG_LEVEL_ENV))
     logging.basicConfig(
         stream=sys.stderr,
-        level=os.environ.get(LOG_LEVEL_ENV, "INFO").upper(),
+        level=level,
         format="ghostlight-mcp-connector: %(levelname)s %(name)s: %(message)s",
     )
+    if level_warning is not None:
+        logging.getLogger("ghostlight_mcp_connector").warning("%s", level_warning)
     try:
         endpoints = Endpoints.for_instance(args.instance)
     except InstanceNameError as exc:

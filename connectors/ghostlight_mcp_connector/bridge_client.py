@@ -1,8 +1,10 @@
 """Connect the bridge to this instance's service, starting the service once if needed.
 
 Bounded: a connection attempt gives up after ``CONNECT_BUDGET`` seconds. A squatter, a bridge
-major mismatch, or a service that stops as it starts fails at once with a message for the
-user; nothing is retried behind their back.
+major mismatch, a service this process has no secret for, or a service that stops as it starts
+fails at once with a message for the user; nothing is retried behind their back. Of several
+connectors that find no service at once, only the one holding the instance's spawn lock starts
+it; the others wait for its socket.
 """
 
 from __future__ import annotations
@@ -16,10 +18,17 @@ from ghostlight_trio.transport.endpoints import Endpoints, UnsafeDirectoryError
 from ghostlight_trio.transport.handshake import (
     BridgeVersionError,
     ProofError,
+    SecretMissing,
     ServiceUnresponsive,
     open_bridge,
 )
-from ghostlight_trio.transport.launch import ServiceLaunch, spawn_service
+from ghostlight_trio.transport.launch import (
+    ServiceLaunch,
+    SpawnClaim,
+    claim_spawn,
+    service_lock_holder,
+    spawn_service,
+)
 from ghostlight_trio.transport.proof import SQUATTER_MESSAGE, SecretFileError
 from ghostlight_trio.transport.stream import BridgeClosed, MessageStream
 
@@ -43,8 +52,16 @@ class BridgeConnector:
         self._endpoints = endpoints
         self._budget = budget
         self._launched: ServiceLaunch | None = None
+        self._claim: SpawnClaim | None = None
+        """Held from this process's start of the service until the connection attempt ends."""
 
     async def connect(self) -> tuple[MessageStream, ServiceHello]:
+        try:
+            return await self._connect()
+        finally:
+            self._release_claim()
+
+    async def _connect(self) -> tuple[MessageStream, ServiceHello]:
         delay = _FIRST_DELAY
         launched_now = False
         with trio.move_on_after(self._budget):
@@ -56,7 +73,7 @@ class BridgeConnector:
                 except ProofError:
                     _log.error("%s", SQUATTER_MESSAGE)
                     raise ConnectFailed(SQUATTER_MESSAGE) from None
-                except (BridgeVersionError, ServiceUnresponsive) as exc:
+                except (BridgeVersionError, ServiceUnresponsive, SecretMissing) as exc:
                     _log.error("%s", exc)
                     raise ConnectFailed(str(exc)) from None
                 except SecretFileError as exc:
@@ -67,7 +84,7 @@ class BridgeConnector:
                 if launched_now:
                     self._fail_if_the_start_failed()
                 self._reap()
-                if not launched_now and self._launched is None:
+                if not launched_now and self._launched is None and self._may_start():
                     self._launched = self._launch()
                     launched_now = True
                 await trio.sleep(delay)
@@ -76,6 +93,31 @@ class BridgeConnector:
             f"the Ghostlight service for instance {self._endpoints.instance!r} did not answer"
             f" within {self._budget:.0f} s"
         )
+
+    def _may_start(self) -> bool:
+        """Whether this process is to start the service now: it holds the spawn lock (whoever
+        else holds it is starting the service already) and no service holds the instance (one
+        that is starting answers soon; once one that is stopping is gone, a later attempt
+        starts a fresh one)."""
+        if self._claim is None:
+            try:
+                self._claim = claim_spawn(self._endpoints)
+            except (OSError, UnsafeDirectoryError) as exc:
+                _log.error("could not start the Ghostlight service: %s", exc)
+                raise ConnectFailed(f"could not start the Ghostlight service: {exc}") from None
+            if self._claim is None:
+                _log.debug("another process is starting the service; waiting for it")
+                return False
+        if service_lock_holder(self._endpoints) is not None:
+            _log.debug("a service holds the instance; waiting for it to answer")
+            self._release_claim()
+            return False
+        return True
+
+    def _release_claim(self) -> None:
+        if self._claim is not None:
+            self._claim.release()
+            self._claim = None
 
     def _launch(self) -> ServiceLaunch:
         """Start the service; where it cannot even be started, say why now."""

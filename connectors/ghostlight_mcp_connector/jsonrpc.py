@@ -89,8 +89,16 @@ KEPT_ENDS: Final = 4096
 first by some clients and last by others)."""
 
 
+BYTE_ORDER_MARK: Final = b"\xef\xbb\xbf"
+"""UTF-8 of U+FEFF. RFC 8259 §8.1 lets a reader ignore one in front of the JSON text; some
+clients' writers put one at the very start of their output."""
+
+
 class LineSplitter:
-    """Feed raw stdin bytes, take whole lines out; an over-long line becomes one marker."""
+    """Feed raw stdin bytes, take whole lines out; an over-long line becomes one marker.
+
+    A byte-order mark at the very start of the stream is dropped (wherever the reads split
+    it); one anywhere else stays in its line, whose classification answers it."""
 
     def __init__(self, *, ceiling: int = LINE_CEILING) -> None:
         self._ceiling = ceiling
@@ -98,8 +106,13 @@ class LineSplitter:
         self._discarding = 0  # > 0 while skipping the rest of an over-long line
         self._head = b""
         self._tail = b""
+        self._lead: bytes | None = b""
+        """The first bytes of the stream while they may still be a byte-order mark; None
+        once they were decided on."""
 
     def feed(self, data: bytes) -> Iterator[bytes | OversizedLine]:
+        if self._lead is not None:
+            data = self._past_the_mark(data)
         start = 0
         while True:
             newline = data.find(b"\n", start)
@@ -127,11 +140,25 @@ class LineSplitter:
 
     def finish(self) -> Iterator[bytes | OversizedLine]:
         """At EOF: a final line without a newline still counts."""
+        if self._lead:  # the stream ended inside what could have been a byte-order mark
+            self._buffer += self._lead
+        self._lead = None
         if self._discarding:
             yield self._oversized()
         elif self._buffer.strip():
             yield bytes(self._buffer)
         self._buffer.clear()
+
+    def _past_the_mark(self, data: bytes) -> bytes:
+        """``data`` without a byte-order mark that opens the stream; nothing while the bytes
+        read so far are too few to tell."""
+        assert self._lead is not None
+        lead = self._lead + data
+        if len(lead) < len(BYTE_ORDER_MARK) and BYTE_ORDER_MARK.startswith(lead):
+            self._lead = lead
+            return b""
+        self._lead = None
+        return lead.removeprefix(BYTE_ORDER_MARK)
 
     def _oversized(self) -> OversizedLine:
         line = OversizedLine(self._discarding, self._head, self._tail)
@@ -297,7 +324,7 @@ def classify(line: bytes | OversizedLine) -> Incoming:
             return Malformed(PARSE_ERROR, "Parse error: line is not valid JSON")
         return _untakeable(line, f"the number {exc} is out of range", value)
     except ValueError:
-        return Malformed(PARSE_ERROR, "Parse error: line is not valid JSON")
+        return _stray_mark(text) or Malformed(PARSE_ERROR, "Parse error: line is not valid JSON")
     if line.count(b"[") + line.count(b"{") > MAX_NESTING and exceeds(value, max_depth=MAX_NESTING):
         return _untakeable(line, _TOO_DEEP, value)
     if escapes_lone_surrogate(line, value):
@@ -307,6 +334,36 @@ def classify(line: bytes | OversizedLine) -> Incoming:
     if not isinstance(value, dict):
         return Malformed(INVALID_REQUEST, "Invalid Request: expected a JSON object")
     return _classify_object(value)
+
+
+_MARK = "\ufeff"
+_STRING_OR_MARK = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|\ufeff')
+_STRAY_MARK = (
+    "the line has a byte-order mark (U+FEFF) outside a string, which JSON text cannot hold"
+    " (one is ignored only at the very start of the input)"
+)
+
+
+def _stray_mark(text: str) -> Malformed | None:
+    """The answer to a line that would be JSON text but for byte-order marks between its tokens
+    (one at the start of a later line, say): its caller gets it to its id when the id can be
+    read. None when that is not what is wrong with the line. A mark inside a string is a
+    character like any other and stays what it is."""
+    if _MARK not in text:
+        return None
+    cleaned = _STRING_OR_MARK.sub(lambda found: " " if found[0] == _MARK else found[0], text)
+    if cleaned == text:
+        return None
+    value: object = None
+    try:
+        value = json.loads(
+            cleaned, parse_constant=_reject_constant, parse_float=_number, parse_int=_any_int
+        )
+    except RecursionError:  # too deep to parse: the id may still be at one end of the line
+        pass
+    except ValueError:
+        return None
+    return _untakeable(cleaned.encode(), _STRAY_MARK, value)
 
 
 def _untakeable(line: bytes, why: str, value: object = None) -> Malformed:

@@ -86,6 +86,11 @@ class Endpoints:
             ensure_private_dir(directory)
 
     @property
+    def spawn_lock_file(self) -> Path:
+        """Held by whoever is starting the service, so that one start runs at a time."""
+        return self.runtime_dir / "spawn.lock"
+
+    @property
     def log_file(self) -> Path:
         return self.data_dir / "service.log"
 

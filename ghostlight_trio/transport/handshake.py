@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from pathlib import Path
 
 import trio
 
@@ -51,16 +52,39 @@ class ServiceUnresponsive(OSError):
         )
 
 
+class SecretMissing(OSError):
+    """Something listens on the instance's socket, but this process has no secret to check it
+    with: it and the service resolve different data directories. Starting a service cannot
+    help (the instance is taken), and nothing unverified is ever spoken to."""
+
+    def __init__(self, socket_path: Path, secret_path: Path) -> None:
+        super().__init__(
+            f"a Ghostlight service is listening on {socket_path} but this process has no secret"
+            f" at {secret_path}: the client and the service see different data directories"
+            " (GHOSTLIGHT_HOME / XDG_DATA_HOME); re-run `ghostlight install` from the same"
+            " environment as the service"
+        )
+
+
 async def open_bridge(
     endpoints: Endpoints, *, role: str = "edge", client_version: str = ""
 ) -> tuple[MessageStream, ServiceHello]:
     """Connect to the instance's edge socket and authenticate the service.
 
     Raises OSError when nothing listens (``ServiceUnresponsive`` when this user's process
-    listens but does not answer), ProofError for a squatter, BridgeVersionError on a major
+    listens but does not answer, ``SecretMissing`` when something listens but there is no
+    secret to check it with), ProofError for a squatter, BridgeVersionError on a major
     mismatch.
     """
-    secret = load_secret(endpoints.secret_file)
+    try:
+        secret = load_secret(endpoints.secret_file)
+    except FileNotFoundError:
+        # The service makes its secret before it listens: none means nothing runs yet, unless
+        # something answers on the socket all the same and there is still none (a service
+        # that made it meanwhile is simply read on the next attempt).
+        if await _listening(endpoints.edge_socket) and not endpoints.secret_file.exists():
+            raise SecretMissing(endpoints.edge_socket, endpoints.secret_file) from None
+        raise
     sock_stream = await trio.open_unix_socket(str(endpoints.edge_socket))
     stream = MessageStream(sock_stream)
     heard = False
@@ -105,6 +129,16 @@ async def open_bridge(
         await stream.aclose()
         raise
     return stream, hello
+
+
+async def _listening(socket_path: Path) -> bool:
+    """Whether something accepts connections on ``socket_path`` (closed again unspoken)."""
+    try:
+        probe = await trio.open_unix_socket(str(socket_path))
+    except OSError:
+        return False
+    await probe.aclose()
+    return True
 
 
 def _own_silent_peer(sock_stream: trio.SocketStream, *, answered: bool) -> int | None:
@@ -156,6 +190,7 @@ async def accept_bridge(
 __all__ = [
     "BridgeVersionError",
     "ProofError",
+    "SecretMissing",
     "ServiceUnresponsive",
     "accept_bridge",
     "open_bridge",

@@ -78,6 +78,44 @@ def spawn_service(endpoints: Endpoints, *extra: str) -> ServiceLaunch:
     return ServiceLaunch(process, endpoints, offset)
 
 
+class SpawnClaim:
+    """The right to start the instance's service now: an exclusive lock on its spawn lock
+    file, held until ``release`` (or until this process ends, however it ends)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd: int | None = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # which drops the lock
+            self._fd = None
+
+
+def claim_spawn(endpoints: Endpoints) -> SpawnClaim | None:
+    """Take the instance's spawn lock without waiting; None while another process holds it,
+    that is, is starting the service: wait for its socket rather than start another.
+
+    Raises ``UnsafeDirectoryError`` or ``OSError`` as ``spawn_service`` does. The lock file
+    stays (owner-only, in the owner-only runtime dir); a lock is never stale, since the
+    kernel drops it with its holder.
+    """
+    endpoints.ensure_private_dirs()
+    fd = os.open(
+        endpoints.spawn_lock_file,
+        os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW,
+        0o600,
+    )
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    except BaseException:
+        os.close(fd)
+        raise
+    return SpawnClaim(fd)
+
+
 def service_lock_holder(endpoints: Endpoints) -> int | None:
     """The pid of the service holding the instance lock (-1 when it wrote none), or None when no
     service holds it. A start that lost the race to another one finds it here."""

@@ -145,3 +145,68 @@ def test_encoding_is_one_compact_utf8_line() -> None:
 
 def test_error_without_id_omits_the_member() -> None:
     assert "id" not in jsonrpc.error(None, -32700, "x")
+
+
+BOM = "\ufeff"
+PING = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+
+
+def test_a_byte_order_mark_at_the_very_start_of_the_stream_is_dropped() -> None:
+    """RFC 8259 §8.1 lets a reader ignore one; the first line is then read as it is, however
+    the reads split the mark."""
+    data = BOM.encode() + PING + b"\n" + PING + b"\n"
+    for size in (1, 2, 3, 4, len(data)):
+        splitter = LineSplitter()
+        lines = []
+        for start in range(0, len(data), size):
+            lines += list(splitter.feed(data[start : start + size]))
+        assert lines == [PING, PING], size
+        assert jsonrpc.classify(lines[0]) == Request(1, "ping", None)
+
+
+def test_only_the_start_of_the_stream_loses_its_mark() -> None:
+    splitter = LineSplitter()
+    assert list(splitter.feed(PING + b"\n" + BOM.encode() + PING + b"\n")) == [
+        PING,
+        BOM.encode() + PING,
+    ]
+    # Bytes that only begin like a mark are kept: they are the start of the first line.
+    splitter = LineSplitter()
+    assert list(splitter.feed(b"\xef\xbb")) == []
+    assert list(splitter.feed(b"x\n")) == [b"\xef\xbbx"]
+    splitter = LineSplitter()
+    assert list(splitter.feed(b"\xef")) == []
+    assert list(splitter.finish()) == [b"\xef"]  # input that ended inside it still counts
+    assert jsonrpc.classify(b"\xef").code == jsonrpc.PARSE_ERROR  # type: ignore[union-attr]
+    # A mark and nothing else on the first line leaves nothing to answer.
+    splitter = LineSplitter()
+    assert list(splitter.feed(BOM.encode() + b"\n" + PING + b"\n")) == [PING]
+
+
+def test_a_mark_anywhere_else_is_answered_to_the_line_id() -> None:
+    """Not JSON text, but its caller must not wait: -32600 to the id when it can be read."""
+    for line, request_id in (
+        (BOM + '{"jsonrpc":"2.0","id":2,"method":"ping"}', 2),
+        ('{"jsonrpc":"2.0",' + BOM + '"id":"two","method":"ping"}', "two"),
+        ('{"jsonrpc":"2.0","id":3,"method":"ping"}' + BOM, 3),
+        (BOM + '{"id":4,"x":' + "[" * 5000 + "]" * 5000 + "}", 4),  # too deep to parse
+    ):
+        item = jsonrpc.classify(line.encode())
+        assert isinstance(item, Malformed), line
+        assert item.code == jsonrpc.INVALID_REQUEST
+        assert "byte-order mark (U+FEFF) outside a string" in item.message
+        assert item.id == request_id
+    # No id to be read: a parse error, as for any other line that is not JSON.
+    for line in (BOM + "[1,2]", BOM + '{"jsonrpc":"2.0","method":"ping"', BOM + "{not json}"):
+        item = jsonrpc.classify(line.encode())
+        assert isinstance(item, Malformed) and item.code == jsonrpc.PARSE_ERROR and item.id is None
+
+
+def test_a_mark_inside_a_string_is_a_character_like_any_other() -> None:
+    line = '{"jsonrpc":"2.0","id":"a' + BOM + 'b","method":"ping","params":{"q":"\\"' + BOM + '"}}'
+    assert jsonrpc.classify(line.encode()) == Request(
+        "a" + BOM + "b", "ping", {"q": '"' + BOM}
+    )
+    # ...and it stays what it is when a mark outside a string spoils the line.
+    item = jsonrpc.classify((BOM + line).encode())
+    assert isinstance(item, Malformed) and item.id == "a" + BOM + "b"
