@@ -84,6 +84,12 @@ def client_safe_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return hoisted
 
 
+SCHEDULING_OVERRIDES = {"resize_window": "tab_surface"}
+"""Where this build's tool acts on less than the catalog's class says. ``resize_window`` sets
+the tab's own viewport (a window holds other workspaces' tabs), so it is scheduled, and an
+unknown outcome quarantined, on that tab alone: never the whole browser, for every client."""
+
+
 def load_specs() -> list[ToolSpec]:
     """All catalog tools in canonical order."""
     raw = _load_json("tool-catalog.json")["tools"]
@@ -99,7 +105,7 @@ def load_specs() -> list[ToolSpec]:
                 input_schema=client_safe_schema(tool["inputSchema"]),
                 annotations=annotations,
                 workspace_use=tool["workspaceUse"],
-                scheduling_class=tool["schedulingClass"],
+                scheduling_class=SCHEDULING_OVERRIDES.get(tool["name"], tool["schedulingClass"]),
                 action_key=tool["actionKey"],
                 capabilities=tool["capabilities"],
                 output_schema=tool["outputSchema"],

@@ -47,3 +47,15 @@ def test_only_a_lone_conditional_is_moved() -> None:
     assert client_safe_schema(two) is two
     clash = {"type": "object", "if": {}, "allOf": [{"if": {}, "then": {}}]}
     assert client_safe_schema(clash) is clash
+
+
+def test_resize_window_is_scheduled_on_its_own_tab_not_the_whole_browser() -> None:
+    """It sets the tab's viewport: an unknown outcome must quarantine that tab, never every
+    client's browser."""
+    from ghostlight_trio.engine.resources import resource_for
+    from ghostlight_trio.scheduler import TabSurface
+    from ghostlight_trio.workspace import compose_tab_id
+
+    spec = next(s for s in load_specs() if s.name == "resize_window")
+    key = resource_for(spec, {"tabId": compose_tab_id(1, 7), "width": 800, "height": 600}, None)
+    assert key == TabSurface(1, 7)
