@@ -249,7 +249,7 @@ class FormFill:
                 f"fields names {len(values)} fields; at most {MAX_FIELDS} go in one call (no"
                 " form has more worth filling at once). Nothing was filled."
             )
-        page = await self._channel.content(call, tab, "form_fields", {})
+        page = await self._channel.content(call, tab, "form_fields", {}, read=True)  # nothing sent yet
         forms = page.get("forms", []) if isinstance(page, dict) else []
         plan = best_plan(forms, list(values))
         if plan is None:

@@ -99,9 +99,9 @@ class _PageTools:
         if not query:
             raise ToolInputError("query must describe the element to find.")
         found = await self._channel.content(
-            call, tab, "find_text", {"query": query, "limit": FIND_LIMIT}
+            call, tab, "find_text", {"query": query, "limit": FIND_LIMIT}, read=True
         )
-        ping = await self._channel.content(call, tab, "ping")
+        ping = await self._channel.content(call, tab, "ping", read=True)
         results = [actionable(element) for element in found.get("results", [])]
         more = bool(found.get("more"))
         page = page_facts(tab, ping.get("url", ""), ping.get("title", ""), ping.get("renderSerial"))
@@ -184,8 +184,10 @@ class _PageTools:
             f"\n[max_chars {limit:g} is not a whole number from 1 to {PAGE_TEXT_MAX};"
             f" {max_chars} was used.]"
         )
-        got = await self._channel.content(call, tab, "page_text", {"max_chars": max_chars})
-        ping = await self._channel.content(call, tab, "ping")
+        got = await self._channel.content(
+            call, tab, "page_text", {"max_chars": max_chars}, read=True
+        )
+        ping = await self._channel.content(call, tab, "ping", read=True)
         body = str(got.get("text", ""))
         if got.get("note"):
             body = f"{body}\n{got['note']}" if body else str(got["note"])
@@ -204,14 +206,16 @@ class _PageTools:
         for key in ("filter", "depth", "ref_id", "max_chars"):
             if call.arguments.get(key) is not None:
                 args[key] = call.arguments[key]
-        tree = await self._channel.content(call, tab, "read_page", args)
-        ping = await self._channel.content(call, tab, "ping")
+        tree = await self._channel.content(call, tab, "read_page", args, read=True)
+        ping = await self._channel.content(call, tab, "ping", read=True)
         url = str(ping.get("url", ""))
         page = page_facts(tab, url, str(ping.get("title", "")), tree.get("renderSerial"))
         text = redact_secrets(str(tree.get("text", "")), redact=self._redact())
         extra: dict[str, Any] = {}
         if "ref_id" in args:
-            target = await self._channel.content(call, tab, "element_rect", {"ref": args["ref_id"]})
+            target = await self._channel.content(
+                call, tab, "element_rect", {"ref": args["ref_id"]}, read=True
+            )
             extra["target"] = actionable(target)
         else:
             view = (args.get("filter"), args.get("depth"), args.get("max_chars"))
@@ -239,7 +243,9 @@ class _PageTools:
 
     async def _capture(self, call: ToolCall, tab: int, kind: str) -> dict[str, Any]:
         args = {"tabId": tab, "kind": kind, "clear": call.arguments.get("clear") is True}
-        return await self._channel.request(call, "capture_read", args, CAPTURE_BOUND)
+        # Reading (and clearing) what the extension captured touches nothing in the page: a
+        # read left unanswered is an error, and the tab stays usable.
+        return await self._channel.read(call, "capture_read", args, CAPTURE_BOUND)
 
     async def read_console(self, call: ToolCall, tab: int) -> ToolResult:
         answer = await self._capture(call, tab, "console")

@@ -56,3 +56,28 @@ async def test_the_effect_path_raises_uncertainty_inside_atomic() -> None:
     with pytest.raises(OutcomeUnknown):
         await channel.cdp(_call(_Recording()), 1, "Input.dispatchMouseEvent")
     assert len(seen) == 1 and seen[0].proof == "r1"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("get_page_text", {}),
+        ("find", {"query": "the button"}),
+        ("read_page", {}),
+        ("read_page", {"ref_id": "ref_1"}),
+        ("read_console_messages", {}),
+        ("read_network_requests", {"clear": True}),
+    ],
+)
+async def test_the_reading_tools_leave_an_unanswering_tab_usable(tool: str, arguments: dict) -> None:
+    """A page too busy to answer a read has changed nothing: the read fails plainly, and the
+    tab is not quarantined (no effect was dispatched, so the engine has nothing uncertain)."""
+    from ghostlight_trio.tools.page_tools import page_tool_handlers
+
+    effects = Effects()
+    handler = page_tool_handlers(None, _SilentBrowser())[tool]  # type: ignore[arg-type]
+    context = WorkContext(work_id="w", operation=tool, workspace_id=WorkspaceId("ws"))
+    result = await handler(ToolCall(context, {"tabId": 1, **arguments}, effects))  # type: ignore[arg-type]
+    said = "".join(getattr(block, "text", "") for block in result.content)
+    assert result.kind == "tool_error" and "nothing was changed" in said, said
+    assert effects.atomic_calls == 0
