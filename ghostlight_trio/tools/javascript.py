@@ -8,7 +8,8 @@ Map, a function) is named by its description instead of being flattened to ``{}`
 
 Every wait is bounded: Chrome stops a script busy for ``JS_TIMEOUT_MS``; one still waiting on
 an ``await`` or a promise at that point is left running in the page and said to be pending,
-never reported as a value or as an unknown outcome.
+never reported as a value. When the page itself answers nothing (busy with a script of its own,
+hung or crashed), the script may not have started at all: that is an unknown outcome.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ JS_BOUND = 40.0
 PENDING_AFTER_MS = JS_TIMEOUT_MS + 2_000
 """When the extension answers "still pending" for a command Chrome has not answered: past the
 script's own time bound, so a busy script is stopped by Chrome first and said to be."""
+PAGE_PROBE_MS = 1_500
+"""How long a script still unanswered is followed by a check that the page answers at all."""
 ILLEGAL_RETURN = "Illegal return statement"
 UNRETURNABLE = ("Object couldn't be returned by value", "Object reference chain is too long")
 """Chrome's refusals to copy a result out of the page: the script has run by then."""
@@ -71,12 +74,21 @@ class JavascriptTool:
         try:
             text = await script.run(code)
         except _StillPending:
-            return ToolResult.error(
-                f"The script started and was still waiting after {JS_TIMEOUT_MS // 1000} s (an"
-                " await or a promise that has not settled). It was not stopped: it goes on in"
-                " the page, and its result will not be reported. What it did before it waited"
-                " stays done. Await something that settles, or bound the wait in the script"
-                " (e.g. Promise.race with a timeout)."
+            if await script.page_answers():
+                return ToolResult.error(
+                    f"The script started and was still waiting after {JS_TIMEOUT_MS // 1000} s"
+                    " (an await or a promise that has not settled). It was not stopped: it goes"
+                    " on in the page, and its result will not be reported. What it did before it"
+                    " waited stays done. Await something that settles, or bound the wait in the"
+                    " script (e.g. Promise.race with a timeout)."
+                )
+            return ToolResult.text(
+                f"The page has not answered for {JS_TIMEOUT_MS // 1000} s: it is busy (a script"
+                " of its own, say) or its renderer hangs or crashed. Whether this script has"
+                " started is not known; it was not stopped, and it may still run once the page"
+                " is free. Do not run it again automatically: look at the page first"
+                " (get_page_text once it answers), or reload the tab with tab_control.",
+                kind="outcome_unknown",
             )
         except BrowserError as error:
             reason = next((text for text in UNRETURNABLE if text in error.message), None)
@@ -134,6 +146,22 @@ class _Script:
         self._tab = tab
         self._started = trio.current_time()
         self._holds_handles = False
+
+    async def page_answers(self) -> bool:
+        """Whether the page runs commands now. Commands to a page run in order: one that is
+        answered while the script's is not means the script started and is waiting on a
+        promise; a page that answers nothing is busy (or gone), and may not have started it."""
+        args = {
+            "tabId": self._tab,
+            "method": "Runtime.evaluate",
+            "params": {"expression": "0", "returnByValue": True},
+            "wait_ms": PAGE_PROBE_MS,
+        }
+        try:
+            answer = await self._channel.read(self._call, "cdp", args, PAGE_PROBE_MS / 1000 + 3)
+        except BrowserError:
+            return False
+        return answer.get("pending") is not True
 
     def busy_to_the_bound(self) -> bool:
         return trio.current_time() - self._started >= JS_TIMEOUT_MS / 1000 - 1

@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 import pytest
+import trio
 
 from ghostlight_trio.tools import javascript
 
@@ -104,3 +105,26 @@ async def test_a_promise_that_never_settles_is_reported_waiting_and_the_tab_stay
     moved = await service.call("navigate", ws, tabId=tab, url=f"{web}/frames")
     assert moved.kind == "ok", text(moved)
     assert time.monotonic() - began < 10
+
+
+async def test_a_script_behind_a_busy_page_is_an_unknown_outcome_not_a_started_one(
+    tools_service: Service, tools_browser: Any, web: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page's own script holds its main thread: the agent's script is queued behind it and
+    has not started. That is said as not known, never as "started and waiting"; it runs once
+    the page is free."""
+    monkeypatch.setattr(javascript, "PENDING_AFTER_MS", 3_000)
+    service = tools_service
+    ws, tab = await open_page(service, f"{web}/form")
+    busy = await _run(
+        service, ws, tab,
+        "setTimeout(() => { const end = Date.now() + 8000; while (Date.now() < end) {} }, 100); 1",
+    )
+    assert busy.kind == "ok", text(busy)
+    await trio.sleep(0.5)
+    queued = await _run(service, ws, tab, "window.ranLater = true; 2")
+    assert queued.kind == "outcome_unknown", text(queued)
+    assert "Whether this script has started is not known" in text(queued)
+    with trio.fail_after(20):
+        while await page_value(service, ws, tab, "window.ranLater === true") is not True:  # noqa: ASYNC110
+            await trio.sleep(0.5)
