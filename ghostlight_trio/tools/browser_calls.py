@@ -162,6 +162,12 @@ class PageChannel:
         request = {"tabId": tab, "fn": fn, "args": args or {}, "timeoutMs": wait_ms}
         send = self.read if read else self.request
         answer = await send(call, "content", request, bound)
+        if "value" not in answer:  # an extension's broken answer, never read as "nothing found"
+            raise BrowserError(
+                f"The extension's answer to the {fn} request carried no value",
+                hop="extension",
+                code="bad_answer",
+            )
         return answer.get("value")
 
     async def evaluate(

@@ -81,3 +81,14 @@ async def test_the_reading_tools_leave_an_unanswering_tab_usable(tool: str, argu
     said = "".join(getattr(block, "text", "") for block in result.content)
     assert result.kind == "tool_error" and "nothing was changed" in said, said
     assert effects.atomic_calls == 0
+
+
+async def test_an_extension_answer_without_a_value_is_an_error_not_nothing_found() -> None:
+    class _Empty:
+        async def request(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            return {}
+
+    channel = PageChannel(_Empty())  # type: ignore[arg-type]
+    with pytest.raises(BrowserError) as failure:
+        await channel.content(_call(Effects()), 1, "find_text", {"query": "x"}, read=True)
+    assert failure.value.code == "bad_answer"
