@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import attrs
 
 from ..browser.compat import skew_message
+from ..service.lock import data_lock_holder
 from ..transport.bridge import StatusReport, WorkspaceEntry
 from ..transport.endpoints import Endpoints
 from .control import query_status
@@ -20,13 +21,27 @@ async def fetch(endpoints: Endpoints) -> tuple[StatusReport | None, str]:
     try:
         return await query_status(endpoints), ""
     except FileNotFoundError:
-        return None, NOT_RUNNING
+        return None, elsewhere(endpoints) or NOT_RUNNING
     except ConnectionRefusedError:
-        return None, "down (stale socket, nothing listening)"
+        return None, elsewhere(endpoints) or "down (stale socket, nothing listening)"
     except OSError as exc:
         return None, f"down ({exc})"
     except Exception as exc:
         return None, f"unreachable: {exc}"
+
+
+def elsewhere(endpoints: Endpoints) -> str:
+    """Why no service answers here although one serves this instance's data: it was started
+    with another runtime directory (XDG_RUNTIME_DIR differs), so its sockets are not here."""
+    holder = data_lock_holder(endpoints)
+    if holder is None or holder.runtime_dir == str(endpoints.runtime_dir):
+        return ""
+    return (
+        f"not reachable from here: the service of this instance runs (pid {holder.pid}) with its"
+        f" sockets under {holder.runtime_dir or 'another runtime directory'}, not under"
+        f" {endpoints.runtime_dir}; this shell's XDG_RUNTIME_DIR differs from the one that"
+        " started it"
+    )
 
 
 async def status(endpoints: Endpoints, as_json: bool = False) -> int:

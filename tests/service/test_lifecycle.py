@@ -211,3 +211,28 @@ async def test_the_edge_socket_appears_only_once_the_browser_socket_listens(endp
     finally:
         endpoints.runtime_dir.chmod(0o700)
         nursery.cancel_scope.cancel()
+
+
+async def test_a_second_service_on_the_same_data_with_other_sockets_fails_fast_and_says_where(
+    endpoints, nursery, monkeypatch, tmp_path
+):
+    """A shell and a client that see different runtime directories would each find no service
+    beside their own sockets. The data lock still stops a second engine on the same audit trail
+    and secret, and both it and `ghostlight status` say where the running one's sockets are."""
+    from ghostlight_trio.cli.status import fetch
+    from ghostlight_trio.transport.endpoints import Endpoints
+
+    await start_service(nursery, endpoints)
+    other_runtime = tmp_path / "other-run"
+    other_runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(other_runtime))
+    elsewhere = Endpoints.for_instance()
+    assert elsewhere.data_dir == endpoints.data_dir and elsewhere.runtime_dir != endpoints.runtime_dir
+    with pytest.raises(ServiceAlreadyRunning) as caught:
+        await run_service(elsewhere, keep_warm=True, build=plan_only, handle_signals=False)
+    assert f"with its sockets under {endpoints.runtime_dir}" in str(caught.value)
+    assert not elsewhere.edge_socket.exists()
+    report, why = await fetch(elsewhere)
+    assert report is None
+    assert f"runs (pid {os.getpid()}) with its sockets under {endpoints.runtime_dir}" in why
+    nursery.cancel_scope.cancel()
