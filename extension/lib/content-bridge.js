@@ -2,8 +2,16 @@
 // there (tab opened before install, page loaded before the worker, restricted timing), it
 // is injected with chrome.scripting and the message is sent once more. A stopped request stops
 // waiting for the page's answer at once and injects or sends nothing more.
+//
+// A tab whose page crashed (see debugger.js) has no content script and takes no injection;
+// Chrome then says only "Cannot access contents of the page", as for a page it keeps extensions
+// out of. So a crash the debugger saw is reported as such (`page_crashed`: before anything is
+// sent, or as soon as it happens while the page is being asked), and a failed injection into a
+// tab Chrome reports as "unloaded" (no page running: crashed, discarded or not loaded yet) is
+// `page_unloaded`, not `content_unavailable`.
 
 import { CONTENT_CHANNEL, CONTENT_TIMEOUT_MS, HOPS } from "./constants.js";
+import { PAGE_CRASHED, pageCrashedError, tabCrashes } from "./debugger.js";
 import { OpError, requireTabId, stoppedError } from "./frames.js";
 import { onStop, throwIfStopped } from "./stopping.js";
 import { getTab } from "./tab-lookup.js";
@@ -24,21 +32,30 @@ export async function runContent(chromeApi, args, { files, timeoutMs = CONTENT_T
   if (typeof args.fn !== "string" || !args.fn) {
     throw new OpError("args.fn must name a content mechanism", { code: "bad_args" });
   }
+  const crashes = tabCrashes(chromeApi);
   await getTab(chromeApi, tabId);
   throwIfStopped(signal);
+  if (crashes.has(tabId)) throw pageCrashedError(tabId);
   const message = { channel: CONTENT_CHANNEL, fn: args.fn, args: args.args ?? {} };
+  const during = `the ${args.fn} mechanism`;
+  const ask = () => sendWithTimeout(chromeApi, tabId, message, timeoutMs, signal, (fail) => crashes.onCrash(tabId, fail));
 
   let reply;
   try {
-    reply = await sendWithTimeout(chromeApi, tabId, message, timeoutMs, signal);
+    reply = await ask();
   } catch (err) {
+    if (crashes.has(tabId) && !isStopped(err)) {
+      // No content script answered: the message reached nothing.
+      throw NO_RECEIVER.test(messageOf(err)) ? pageCrashedError(tabId) : pageCrashedError(tabId, during);
+    }
     if (!NO_RECEIVER.test(messageOf(err))) throw pageFailure(err);
     throwIfStopped(signal);
-    await inject(chromeApi, tabId, files);
+    await inject(chromeApi, tabId, files, crashes);
     throwIfStopped(signal);
     try {
-      reply = await sendWithTimeout(chromeApi, tabId, message, timeoutMs, signal);
+      reply = await ask();
     } catch (retryErr) {
+      if (crashes.has(tabId) && !isStopped(retryErr)) throw pageCrashedError(tabId, during);
       throw pageFailure(retryErr);
     }
   }
@@ -55,10 +72,11 @@ export async function runContent(chromeApi, args, { files, timeoutMs = CONTENT_T
   return { value: reply.value === undefined ? null : reply.value };
 }
 
-async function inject(chromeApi, tabId, files) {
+async function inject(chromeApi, tabId, files, crashes) {
   try {
     await chromeApi.scripting.executeScript({ target: { tabId, frameIds: [0] }, files });
   } catch (err) {
+    if (crashes.has(tabId)) throw pageCrashedError(tabId);
     if (ERROR_PAGE.test(messageOf(err))) {
       throw new OpError("The tab shows the browser's error page (the page did not load), so there is no page content to read", {
         hop: HOPS.page,
@@ -71,6 +89,8 @@ async function inject(chromeApi, tabId, files) {
         code: "page_changed",
       });
     }
+    const notRunning = await unloaded(chromeApi, tabId);
+    if (notRunning) throw notRunning;
     // Chrome's own words, without its advice to the extension's author (a manifest change
     // would not help: Chrome keeps every extension out of these pages).
     const why = messageOf(err).replace(/\s*Extension manifest must request permission[^.]*\./i, "").replace(/\.\s*$/, "");
@@ -81,25 +101,57 @@ async function inject(chromeApi, tabId, files) {
   }
 }
 
-function sendWithTimeout(chromeApi, tabId, message, timeoutMs, signal) {
+// The `page_unloaded` error when Chrome reports the tab has no running page, else null.
+async function unloaded(chromeApi, tabId) {
+  let tab;
+  try {
+    tab = await chromeApi.tabs.get(tabId);
+  } catch {
+    return null;
+  }
+  if (!tab || tab.status !== "unloaded") return null;
+  const why = tab.discarded
+    ? "Chrome discarded it to free memory"
+    : "its renderer process is gone (the page crashed) or Chrome has not loaded it";
+  return new OpError(`The page in tab ${tabId} is not running (${why}), so there is no page to reach; nothing was sent`, {
+    hop: HOPS.page,
+    code: "page_unloaded",
+  });
+}
+
+function isStopped(err) {
+  return err instanceof OpError && err.code === "stopped";
+}
+
+// `watchCrash(fail)`: registers `fail` for the tab's page crashing; returns its unregister.
+function sendWithTimeout(chromeApi, tabId, message, timeoutMs, signal, watchCrash = () => () => {}) {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
+    let offStop = () => {};
+    let offCrash = () => {};
+    const done = () => {
+      clearTimeout(timer);
       offStop();
+      offCrash();
+    };
+    const timer = setTimeout(() => {
+      done();
       reject(new OpError(`The page did not answer within ${timeoutMs} ms`, { hop: HOPS.page, code: "page_timeout" }));
     }, timeoutMs);
-    const offStop = onStop(signal, () => {
-      clearTimeout(timer);
+    offStop = onStop(signal, () => {
+      done();
       reject(stoppedError(signal.reason));
+    });
+    offCrash = watchCrash(() => {
+      done();
+      reject(new OpError("crashed", { hop: HOPS.page, code: PAGE_CRASHED }));
     });
     chromeApi.tabs.sendMessage(tabId, message, { frameId: 0 }).then(
       (value) => {
-        clearTimeout(timer);
-        offStop();
+        done();
         resolve(value);
       },
       (err) => {
-        clearTimeout(timer);
-        offStop();
+        done();
         reject(err);
       },
     );

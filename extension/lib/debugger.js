@@ -10,6 +10,16 @@
 // the tab is not activated and the user's window focus is untouched. The page itself sees
 // document.hasFocus() true and visibilityState "visible" while the session lasts; the
 // emulation ends with the debugger session.
+//
+// A tab whose page crashed (its renderer process is gone: Chrome shows its "Aw, Snap" page)
+// answers nothing that needs the page: Runtime.evaluate, Page.enable, focus emulation and a
+// screencast wait forever, input and screenshots fail with a bare "Internal error". Chrome tells
+// every debugger session of the tab (CDP Inspector.targetCrashed, sent without enabling
+// anything, and again to a session that enables Inspector later), so the sessions remember
+// crashed tabs (`TabCrashes`, shared per chrome API object with content-bridge.js) until the
+// tab loads again (Inspector.targetReloadedAfterCrash, or its status going back to "loading")
+// or closes. A command for a crashed tab is refused at once with code `page_crashed` (nothing
+// is sent), and one still waiting when the crash comes is answered with it then.
 
 import { CDP_PROTOCOL_VERSION, HOPS } from "./constants.js";
 import { OpError } from "./frames.js";
@@ -17,17 +27,125 @@ import { throwIfStopped } from "./stopping.js";
 
 const ALREADY_ATTACHED = /already attached/i;
 const NOT_ATTACHED = /not attached|detached/i;
+// chrome.debugger.attach for a tab that closed: "No tab with given id N."
+const NO_SUCH_TAB = /no tab with (?:given )?id/i;
+export const PAGE_CRASHED = "page_crashed";
+// Commands the browser itself carries out for a crashed tab (no page needed): they can take it
+// somewhere else. Everything else waits for a renderer that is not there.
+const ANSWERED_WHEN_CRASHED = new Set([
+  "Inspector.enable",
+  "Page.getNavigationHistory",
+  "Page.navigateToHistoryEntry",
+  "Page.navigate",
+  "Page.reload",
+]);
+
+// The error for a tab whose page crashed. `during`: the command or mechanism that was under way
+// when it crashed (it was delivered; whether it acted first is not known), else nothing was
+// sent.
+export function pageCrashedError(tabId, during = null) {
+  const lead = `The page in tab ${tabId} crashed (its renderer process is gone)`;
+  const what = during
+    ? `${lead} while ${during} was under way, so no answer came; whether it took effect before the crash is not known`
+    : `${lead}, so there is no page to run anything on; nothing was sent`;
+  return new OpError(what, { hop: HOPS.page, code: PAGE_CRASHED });
+}
+
+// Crashed tabs, fed by the debugger's events and tab updates. One per chrome API object (the
+// worker's `chrome`), so the debugger sessions and the content bridge share it.
+export class TabCrashes {
+  constructor() {
+    this.crashed = new Set();
+    this.waiters = new Map(); // tabId -> Set of callbacks for the next crash
+  }
+
+  has(tabId) {
+    return this.crashed.has(tabId);
+  }
+
+  onEvent(tabId, method) {
+    if (method === "Inspector.targetCrashed") this.crash(tabId);
+    else if (method === "Inspector.targetReloadedAfterCrash") this.recovered(tabId);
+  }
+
+  crash(tabId) {
+    this.crashed.add(tabId);
+    const waiting = this.waiters.get(tabId);
+    this.waiters.delete(tabId);
+    for (const notify of [...(waiting || [])]) notify();
+  }
+
+  // The tab loads a page again (reload, navigation) or is gone.
+  recovered(tabId) {
+    this.crashed.delete(tabId);
+  }
+
+  // Calls `fn` once when the tab's page crashes; returns a function that unregisters it.
+  onCrash(tabId, fn) {
+    const set = this.waiters.get(tabId) || new Set();
+    this.waiters.set(tabId, set);
+    set.add(fn);
+    return () => {
+      set.delete(fn);
+      if (!set.size && this.waiters.get(tabId) === set) this.waiters.delete(tabId);
+    };
+  }
+
+  // `promise`'s outcome, or `makeError()` thrown as soon as the tab's page crashes first (the
+  // promise's own late outcome is then dropped).
+  async guard(tabId, promise, makeError) {
+    let off = () => {};
+    const crashed = new Promise((_, reject) => {
+      off = this.onCrash(tabId, () => reject(makeError()));
+    });
+    promise.catch(() => {});
+    try {
+      return await Promise.race([promise, crashed]);
+    } finally {
+      off();
+    }
+  }
+}
+
+const crashBooks = new WeakMap();
+
+// The crash book of `chromeApi`, made (and subscribed to its events) on first use. Call it
+// while the worker's top-level code runs, so the listeners are registered synchronously.
+export function tabCrashes(chromeApi) {
+  if (!chromeApi || typeof chromeApi !== "object") return new TabCrashes();
+  let book = crashBooks.get(chromeApi);
+  if (book) return book;
+  book = new TabCrashes();
+  crashBooks.set(chromeApi, book);
+  const subscribe = (target, fn) => {
+    if (target && typeof target.addListener === "function") target.addListener(fn);
+  };
+  subscribe(chromeApi?.debugger?.onEvent, (source, method) => {
+    if (source && Number.isInteger(source.tabId)) book.onEvent(source.tabId, method);
+  });
+  subscribe(chromeApi?.tabs?.onUpdated, (tabId, changeInfo) => {
+    if (changeInfo && changeInfo.status === "loading") book.recovered(tabId);
+  });
+  subscribe(chromeApi?.tabs?.onRemoved, (tabId) => book.recovered(tabId));
+  return book;
+}
 
 export class DebuggerSessions {
   constructor(chromeApi) {
     this.chrome = chromeApi;
     this.attached = new Set();
     this.attaching = new Map(); // tabId -> Promise, so concurrent calls attach once
+    this.crashes = tabCrashes(chromeApi);
   }
 
   // Called from chrome.debugger.onDetach and tab removal.
   forget(tabId) {
     this.attached.delete(tabId);
+  }
+
+  // Whether the tab's page is known to have crashed (and not loaded again since).
+  crashed(tabId) {
+    return this.crashes.has(tabId);
   }
 
   // `signal`: the request's stop signal; a stopped request sends no command after attaching.
@@ -42,20 +160,36 @@ export class DebuggerSessions {
     await this.#ensureAttached(tabId);
     throwIfStopped(signal);
     try {
-      return await this.chrome.debugger.sendCommand({ tabId }, method, params || {});
+      return await this.#command(tabId, method, params);
     } catch (err) {
+      if (err instanceof OpError) throw err;
       const message = messageOf(err);
       if (!NOT_ATTACHED.test(message)) throw cdpFailure(method, message);
-      // The session went away under us (worker restart, user dismissed the bar): once more.
+      // The session went away under us (worker restart, user dismissed the bar, or the tab
+      // closed): once more.
       this.attached.delete(tabId);
-      await this.#ensureAttached(tabId);
+      try {
+        await this.#ensureAttached(tabId);
+      } catch (attachErr) {
+        if (attachErr.code === "tab_not_found") throw closedWhile(tabId, method);
+        throw attachErr;
+      }
       throwIfStopped(signal);
       try {
-        return await this.chrome.debugger.sendCommand({ tabId }, method, params || {});
+        return await this.#command(tabId, method, params);
       } catch (retryErr) {
+        if (retryErr instanceof OpError) throw retryErr;
         throw cdpFailure(method, messageOf(retryErr));
       }
     }
+  }
+
+  // One command, refused unsent on a crashed tab and answered as soon as the tab crashes.
+  #command(tabId, method, params) {
+    if (ANSWERED_WHEN_CRASHED.has(method)) return this.chrome.debugger.sendCommand({ tabId }, method, params || {});
+    if (this.crashes.has(tabId)) return Promise.reject(pageCrashedError(tabId));
+    const sent = this.chrome.debugger.sendCommand({ tabId }, method, params || {});
+    return this.crashes.guard(tabId, sent, () => pageCrashedError(tabId, method));
   }
 
   async #ensureAttached(tabId) {
@@ -73,6 +207,9 @@ export class DebuggerSessions {
       await this.chrome.debugger.attach({ tabId }, CDP_PROTOCOL_VERSION);
     } catch (err) {
       const message = messageOf(err);
+      if (NO_SUCH_TAB.test(message)) {
+        throw new OpError(`No tab with id ${tabId} (it was closed or never existed)`, { code: "tab_not_found" });
+      }
       if (!ALREADY_ATTACHED.test(message)) {
         throw new OpError(`Could not attach the debugger to tab ${tabId}: ${message}`, {
           hop: HOPS.cdp,
@@ -80,18 +217,42 @@ export class DebuggerSessions {
         });
       }
     }
-    await this.#emulateFocus(tabId);
+    await this.#noticeCrash(tabId);
+    // Focus emulation needs the page: on a crashed tab it would never answer.
+    if (!this.crashes.has(tabId)) await this.#emulateFocus(tabId);
     this.attached.add(tabId);
+  }
+
+  // A tab that crashed before this session began: enabling Inspector (the browser answers it,
+  // with or without a page) makes Chrome send Inspector.targetCrashed first. Best effort.
+  async #noticeCrash(tabId) {
+    try {
+      await this.chrome.debugger.sendCommand({ tabId }, "Inspector.enable", {});
+    } catch {
+      // An older browser or a closing tab: crashes are still seen as they happen.
+    }
   }
 
   // Best effort: a session without it still works, only input to a hidden tab is slower.
   async #emulateFocus(tabId) {
     try {
-      await this.chrome.debugger.sendCommand({ tabId }, "Emulation.setFocusEmulationEnabled", { enabled: true });
+      await this.crashes.guard(
+        tabId,
+        this.chrome.debugger.sendCommand({ tabId }, "Emulation.setFocusEmulationEnabled", { enabled: true }),
+        () => pageCrashedError(tabId),
+      );
     } catch {
-      // e.g. the tab closed meanwhile; the caller's own command reports that.
+      // e.g. the tab closed or crashed meanwhile; the caller's own command reports that.
     }
   }
+}
+
+// The tab closed while `method` was under way (or between attaching and sending it).
+function closedWhile(tabId, method) {
+  return new OpError(
+    `Tab ${tabId} closed while ${method} was under way, so no answer came (whether it took effect before the tab closed is not known)`,
+    { code: "tab_not_found" },
+  );
 }
 
 function cdpFailure(method, message) {

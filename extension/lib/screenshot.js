@@ -12,7 +12,10 @@
 //   4. always stop the screencast.
 // Nothing is activated or focused: no tab switch, no window focus, no bringToFront.
 // A stopped request ends its waits at once, and the screencast is stopped all the same.
+// A tab whose page crashed draws nothing: the commands are refused at once (debugger.js), and a
+// crash during the wait for a frame ends that wait with `page_crashed`.
 
+import { pageCrashedError, tabCrashes } from "./debugger.js";
 import { OpError, requireTabId } from "./frames.js";
 import { throwIfStopped, within } from "./stopping.js";
 import { HOPS } from "./constants.js";
@@ -22,6 +25,7 @@ export const SCREENSHOT_TIMING = Object.freeze({ directMs: 1_500, frameMs: 8_000
 
 export function createScreenshots({ chromeApi, cdp, timing = SCREENSHOT_TIMING }) {
   const waiters = new Map(); // tabId -> Set of frame callbacks
+  const crashes = tabCrashes(chromeApi);
 
   // Fed from chrome.debugger.onEvent.
   function onEvent(tabId, method, params) {
@@ -90,8 +94,9 @@ export function createScreenshots({ chromeApi, cdp, timing = SCREENSHOT_TIMING }
         everyNthFrame: 1,
         ...frameParams,
       });
-      const frame = await within(first.promise, timing.frameMs, signal);
+      const frame = await within(crashes.guard(tabId, first.promise, () => pageCrashedError(tabId, "the screenshot")), timing.frameMs, signal);
       if (!frame) {
+        if (crashes.has(tabId)) throw pageCrashedError(tabId, "the screenshot");
         throw new OpError("The tab produced no frame to capture (it may be frozen or crashed)", {
           hop: HOPS.cdp,
           code: "no_frame",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..engine.contracts import ToolResult
 from .errors import BrowserError, BrowserFailure, BrowserStopped, OutcomeUnknown
 
@@ -39,7 +41,23 @@ _CODE_NEXT_STEP = {
     "page_changed": "let the new page load (wait_for with state settled), then call it again",
     "page_unresponsive": "if a JavaScript dialog is showing there, the user must answer it in the"
     " browser window (or close the tab with tab_control); otherwise wait a moment and retry",
+    "page_crashed": "reload the tab with tab_control (action reload); the page starts over, so"
+    " what was typed or changed on it and not saved is gone",
+    "page_unloaded": "reload the tab with tab_control (action reload) to load its page again",
+    "page_timeout": "the page is busy (most likely running a script of its own) and answers nothing"
+    " until it is done: wait a moment and call again, or reload the tab with tab_control (action"
+    " reload) if it stays busy. A change sent to it may still take effect once it is free, so look"
+    " at the page before repeating one",
+    "read_timeout": "the tab's page is most likely busy (a script of its own holds every request to"
+    " it): wait a moment and call again, or reload the tab with tab_control (action reload) if it"
+    " stays busy. Only if no tab answers at all, check the Ghostlight extension in"
+    " chrome://extensions",
 }
+_TIMED_OUT = re.compile(r"\bdid not answer within\b")
+_BUSY_PAGE = (
+    "; the usual cause is the tab's page being busy (a script of its own, which holds every request"
+    " to it), a stalled browser the rarer one"
+)
 
 
 def failure_result(failure: BrowserFailure) -> ToolResult:
@@ -47,6 +65,8 @@ def failure_result(failure: BrowserFailure) -> ToolResult:
     hop = failure.hop
     message = failure.message.rstrip(".")
     if isinstance(failure, OutcomeUnknown):
+        if _TIMED_OUT.search(message):
+            message += _BUSY_PAGE
         return ToolResult.text(
             f"[hop: {hop}] {message}. The browser action may or may not have happened."
             " Next step: check the tab with tabs_context_mcp before retrying.",

@@ -16,7 +16,12 @@ TAB_ID_LIST_KEYS = frozenset({"tabIds", "ownedTabIds", "closed"})
 PROSE_KEYS = frozenset({"note"})
 """Result keys holding extension-authored prose that may name tab ids (never page text)."""
 
-_PROSE_TAB = re.compile(r"(?i)(\btabs?(?: with)?(?: ?ids?)?:? ?)(\d+(?:, ?\d+)*)")
+_PROSE_TAB = re.compile(
+    r"(?i)(\btabs?(?: with)?(?: given)?(?: ?ids?)?(?::| =|=)? ?)(\d+(?:, ?\d+)*)"
+)
+"""Chrome's and the extension's phrasings naming tab ids: ``tab 5``, ``tabs 1, 2``,
+``No tab with id: 5``, ``No tab with given id 5`` (chrome.debugger), ``the tab with id: 5``,
+``tabId 5``, ``Valid tab IDs: 1, 2``."""
 
 
 class ForeignTabError(ValueError):

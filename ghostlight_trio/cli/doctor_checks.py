@@ -14,6 +14,7 @@ from typing import Literal
 
 import attrs
 
+from ..browser import managed
 from ..install import clients, hosts
 from ..install.identity import (
     BROWSER_CONNECTOR,
@@ -275,6 +276,19 @@ def manifests(place: Place, endpoints: Endpoints, extension_id: str) -> list[Che
                 f"{_instance_flag(endpoints)})",
             )
         )
+    elif not good and (managed_pid := managed_browser_running(endpoints)) is not None:
+        # The managed browser registers the host in its own profile: this instance has a
+        # working browser, only the user's own browsers are not wired in.
+        rows.append(
+            Check(
+                "browsers", "any browser", "warn",
+                "the native host is not registered for any of your own browsers; the managed"
+                f" browser of this instance (pid {managed_pid}) has its own in its profile, so"
+                " Ghostlight works there",
+                f"to drive your own browser too: ghostlight install{_instance_flag(endpoints)}"
+                " (or --browser chrome|chromium|edge|brave)",
+            )
+        )
     elif not good:
         rows.append(
             Check(
@@ -283,6 +297,15 @@ def manifests(place: Place, endpoints: Endpoints, extension_id: str) -> list[Che
             )
         )
     return rows
+
+
+def managed_browser_running(endpoints: Endpoints) -> int | None:
+    """The pid of this instance's managed browser (``ghostlight browser launch``) when it runs
+    with the native host registered in its profile, else None."""
+    profile = endpoints.data_dir / "browser-profile"
+    if not (profile / "NativeMessagingHosts" / f"{NATIVE_HOST_NAME}.json").is_file():
+        return None
+    return managed.profile_in_use(profile)
 
 
 def _host_data_root(program: str, place: Place) -> tuple[Path, bool]:

@@ -45,7 +45,11 @@ QUIET_MS = 500
 RATE_WINDOW_MS = 1_000
 PROBE_WAIT_MS = 4_000
 PROBE_BOUND = 6.0
-FATAL_PROBE_CODES = frozenset({"bad_selector", "bad_args", "tab_not_found", "unknown_mechanism"})
+FATAL_PROBE_CODES = frozenset(
+    {"bad_selector", "bad_args", "tab_not_found", "unknown_mechanism", "page_crashed",
+     "page_unloaded"}
+)  # fmt: skip
+UNANSWERED_PROBE_CODES = frozenset({"page_timeout", "read_timeout"})
 
 DIALOG_ACTIONS = ("status", "accept", "dismiss", "respond")
 DIALOG_BOUND = 15.0
@@ -191,6 +195,17 @@ class _MoreTools:
         elapsed_ms = round((trio.current_time() - start) * 1000)
         if last is None:
             assert last_error is not None
+            if last_error.code in UNANSWERED_PROBE_CODES:
+                # The last probe's own bound is only what was left of the wait: say how long
+                # nothing answered over the whole call.
+                who = "page" if last_error.code == "page_timeout" else "browser"
+                raise BrowserError(
+                    f"The {who} did not answer during the {elapsed_ms} ms this call waited"
+                    f" (timeout_ms {plan.timeout_ms}), so the condition could not be checked;"
+                    " nothing was changed",
+                    hop=last_error.hop,
+                    code=last_error.code,
+                )
             raise last_error
         return self._wait_result(call, tab, plan, last, watch, met, elapsed_ms)
 

@@ -15,9 +15,13 @@ def test_a_profile_held_by_a_live_browser_names_its_pid(tmp_path: Path) -> None:
     profile = tmp_path / "browser-profile"
     profile.mkdir()
     assert profile_in_use(profile) is None
-    script = "import time; time.sleep(30)"
-    holder = subprocess.Popen([sys.executable, "-c", script, f"--user-data-dir={profile}"])
+    script = "import time; print('up', flush=True); time.sleep(30)"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", script, f"--user-data-dir={profile}"], stdout=subprocess.PIPE
+    )
     try:
+        # Popen may return before the child's exec: its /proc cmdline is empty until it runs.
+        assert holder.stdout is not None and holder.stdout.readline() == b"up\n"
         (profile / "SingletonLock").symlink_to(f"{socket.gethostname()}-{holder.pid}")
         assert profile_in_use(profile) == holder.pid
         holder.kill()
@@ -26,6 +30,8 @@ def test_a_profile_held_by_a_live_browser_names_its_pid(tmp_path: Path) -> None:
     finally:
         holder.kill()
         holder.wait()
+        if holder.stdout is not None:
+            holder.stdout.close()
     other = tmp_path / "other"
     other.mkdir()
     (other / "SingletonLock").symlink_to(f"{socket.gethostname()}-{os.getpid()}")

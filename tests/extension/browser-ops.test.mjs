@@ -182,7 +182,11 @@ test("cdp: every attachment turns on focus emulation before the first command", 
   const d = new DebuggerSessions(chromeApi);
   await Promise.all([d.send(7, "Input.dispatchMouseEvent", { type: "mouseMoved", x: 1, y: 1 }), d.send(7, "Page.enable")]);
   await d.send(8, "Page.enable");
-  assert.deepEqual(seen.slice(0, 1), [[7, "Emulation.setFocusEmulationEnabled", { enabled: true }]]);
+  // Inspector first (it reports a page that crashed before the session began), then focus.
+  assert.deepEqual(seen.slice(0, 2), [
+    [7, "Inspector.enable", {}],
+    [7, "Emulation.setFocusEmulationEnabled", { enabled: true }],
+  ]);
   assert.deepEqual(
     seen.filter(([, m]) => m === "Emulation.setFocusEmulationEnabled").map(([t]) => t),
     [7, 8],
@@ -203,7 +207,7 @@ test("cdp: focus emulation is best effort, also on an adopted attachment", async
   };
   const d = new DebuggerSessions(chromeApi);
   assert.deepEqual(await d.send(7, "Page.enable"), { ok: 1 });
-  assert.deepEqual(seen, ["Emulation.setFocusEmulationEnabled", "Page.enable"]);
+  assert.deepEqual(seen, ["Inspector.enable", "Emulation.setFocusEmulationEnabled", "Page.enable"]);
 });
 
 test("cdp: adopts an attachment that survived a worker restart", async () => {

@@ -1,6 +1,6 @@
 // An in-memory stand-in for the chrome.* APIs the worker's operations use.
 
-function event() {
+export function event() {
   const listeners = new Set();
   return {
     addListener: (fn) => listeners.add(fn),

@@ -1,0 +1,128 @@
+"""A busy page, a crashed page and a tab that closed: each worded as what it is, with a next
+step that fits it, and no native Chrome tab id in the prose."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ghostlight_trio.browser.errors import BrowserError, OutcomeUnknown
+from ghostlight_trio.browser.failures import failure_result
+from ghostlight_trio.browser.tabids import compose, rewrite_text
+from ghostlight_trio.tools.more_tools import more_tool_handlers
+
+from .fakes import ScriptedBrowser, tool_call
+
+
+def _text(result: Any) -> str:
+    return result.content[0].text
+
+
+def test_a_crashed_page_is_named_and_the_next_step_is_a_reload() -> None:
+    said = failure_result(
+        BrowserError(
+            "The page in tab 7 crashed (its renderer process is gone), so there is no page to"
+            " run anything on; nothing was sent",
+            "page",
+            "page_crashed",
+        )
+    )
+    text = _text(said)
+    assert said.kind == "tool_error"
+    assert text.startswith("[hop: page] The page in tab 7 crashed")
+    assert "Next step: reload the tab with tab_control (action reload)" in text
+    assert "does not let extensions" not in text and "chrome://extensions" not in text
+    assert "http or https" not in text and "re-locate" not in text
+    unloaded = _text(failure_result(BrowserError("The page in tab 7 is not running", "page", "page_unloaded")))
+    assert unloaded.endswith("Next step: reload the tab with tab_control (action reload) to load its page again.")
+
+
+def test_a_busy_page_that_did_not_answer_is_told_to_wait_or_reload_not_to_re_locate() -> None:
+    text = _text(failure_result(BrowserError("The page did not answer within 15000 ms", "page", "page_timeout")))
+    step = text.split("Next step: ", 1)[1]
+    assert step.startswith("the page is busy (most likely running a script of its own)")
+    assert "wait a moment and call again, or reload the tab with tab_control (action reload)" in step
+    assert "may still take effect once it is free" in step  # a change handed to it is not undone
+    assert "re-locate" not in text and "read_page" not in text
+
+
+def test_an_unanswered_read_points_at_the_busy_page_before_the_extension() -> None:
+    text = _text(
+        failure_result(
+            BrowserError(
+                "The browser did not answer the read-only cdp request in time; nothing was changed"
+                " (The browser did not answer within 20s)",
+                "extension",
+                "read_timeout",
+            )
+        )
+    )
+    step = text.split("Next step: ", 1)[1]
+    assert step.startswith("the tab's page is most likely busy")
+    assert step.index("reload the tab with tab_control") < step.index("chrome://extensions")
+    assert "Only if no tab answers at all, check the Ghostlight extension" in step
+
+
+def test_an_action_that_timed_out_stays_unknown_and_names_the_busy_page_as_the_usual_cause() -> None:
+    unknown = failure_result(OutcomeUnknown("The browser did not answer within 20.15s"))
+    text = _text(unknown)
+    assert unknown.kind == "outcome_unknown"
+    assert "The browser action may or may not have happened." in text
+    assert "the usual cause is the tab's page being busy (a script of its own" in text
+    assert "Next step: check the tab with tabs_context_mcp before retrying." in text
+    assert "chrome://extensions" not in text
+    gone = _text(failure_result(OutcomeUnknown("Browser extension disconnected before responding")))
+    assert "busy" not in gone and "may or may not have happened" in gone
+
+
+def test_chromes_own_tab_id_phrasings_are_made_composite() -> None:
+    slot, native, tab = 3, 754994817, 5
+    said = rewrite_text(
+        f"Could not attach the debugger to tab {tab}: No tab with given id {native}.", slot
+    )
+    assert said == (
+        f"Could not attach the debugger to tab {compose(slot, tab)}: No tab with given id"
+        f" {compose(slot, native)}."
+    )
+    for phrase in (
+        "No tab with id: {}.",
+        "Debugger is not attached to the tab with id: {}.",
+        "Another debugger is already attached to the tab with id: {}.",
+        "Tab {} closed while Runtime.evaluate was under way",
+        "tabId {}",
+        "tabId={}",
+    ):
+        assert rewrite_text(phrase.format(native), slot) == phrase.format(compose(slot, native))
+    assert str(native) not in rewrite_text(f"No tab with given id {native}", slot)
+
+
+def _waiting(error: BrowserError) -> tuple[ScriptedBrowser, Any]:
+    def answer(op: str, args: dict[str, Any]) -> dict[str, Any]:
+        raise error
+
+    browser = ScriptedBrowser(answer)
+    return browser, more_tool_handlers(None, browser)["wait_for"]
+
+
+async def test_wait_for_on_a_busy_page_says_how_long_the_call_waited(autojump_clock: Any) -> None:
+    browser, wait_for = _waiting(
+        BrowserError("The page did not answer within 773 ms", "page", "page_timeout")
+    )
+    result = await wait_for(tool_call("wait_for", selector="#name", timeout_ms=5000))
+    text = _text(result)
+    assert result.kind == "tool_error"
+    assert "773 ms" not in text
+    waited = int(text.split("did not answer during the ", 1)[1].split(" ms", 1)[0])
+    assert waited >= 5000
+    assert "this call waited (timeout_ms 5000), so the condition could not be checked" in text
+    assert text.startswith("[hop: page] The page did not answer during the")
+    assert "Next step: the page is busy" in text
+    assert len(browser.seen) > 1  # it kept asking until its own time was up
+
+
+async def test_wait_for_on_a_crashed_page_answers_at_the_first_probe(autojump_clock: Any) -> None:
+    browser, wait_for = _waiting(
+        BrowserError("The page in tab 7 crashed; nothing was sent", "page", "page_crashed")
+    )
+    result = await wait_for(tool_call("wait_for", selector="#name", timeout_ms=20000))
+    assert browser.seen == ["content wait_probe"]
+    assert "Next step: reload the tab with tab_control (action reload)" in _text(result)
