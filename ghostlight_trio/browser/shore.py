@@ -573,7 +573,9 @@ class BrowserShore:
         if not (_is_native(child) and _is_native(opener)):
             return
         opener_id = compose(connection.slot, opener)
-        for workspace_id in reversed(self._known_workspaces):
+        # A copy: looking a workspace up may retire one that expired, which drops it from the
+        # dict (``workspace_ended``) while this loop runs.
+        for workspace_id in list(reversed(self._known_workspaces)):
             if opener_id in self._workspaces.owned_tabs(workspace_id):
                 child_id = compose(connection.slot, child)
                 if self._workspaces.adopt_tabs(workspace_id, [child_id]):

@@ -14,7 +14,7 @@ class EngineLimits:
     max_active_per_stream: int = 256
     max_held_workspaces_per_stream: int = 16
     """Workspaces a stream keeps alive by using them (its most recently used ones); an older one
-    ends when nothing else holds it."""
+    starts its idle grace, as when the stream goes."""
 
 
 DEFAULT_LIMITS = EngineLimits()

@@ -12,7 +12,7 @@ import logging
 import math
 import secrets
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
 import trio
@@ -67,6 +67,9 @@ class WorkSession:
         self._watcher_wake = trio.lowlevel.ParkingLot()
         self._held: OrderedDict[WorkspaceId, None] = OrderedDict()
         """Workspaces this stream's calls used, most recent last: they live while it does."""
+        self.opened_here: Collection[str] = ()
+        """Set by the stream's owner: the workspaces the stream opened itself (its implicit
+        workspace), which it holds already."""
 
     @property
     def active(self) -> int:
@@ -156,19 +159,21 @@ class WorkSession:
     def _hold(self, workspace: WorkspaceId) -> None:
         """Keep a workspace this stream uses alive while the stream lasts. A stateless client
         names its workspace on every call and may pause between calls for as long as its user
-        takes; the idle grace starts only once no stream holds it. A stream that has gone on
-        to many newer workspaces lets its oldest go: ended at once unless something else holds
-        it, so no one client can use up the workspaces every client shares."""
+        takes; the idle grace starts only once no stream holds it (or this stream has gone on
+        to many newer ones). The registry ends workspaces in their grace first when it is full,
+        so no one client can use up the workspaces every client shares."""
         held = self._held
         if workspace in held:
             held.move_to_end(workspace)
             return
+        if workspace in self.opened_here:
+            return  # the stream opened it itself, and holds it until it closes
         registry = self._engine.workspaces
         registry.attach(workspace)
         held[workspace] = None
         if len(held) > self._engine.limits.max_held_workspaces_per_stream:
             oldest, _ = held.popitem(last=False)
-            registry.let_go(oldest)
+            registry.detach(oldest)
 
     def _resolve_workspace(self, spec: ToolSpec, message: Start) -> tuple[WorkspaceId | None, bool]:
         registry = self._engine.workspaces
@@ -208,6 +213,7 @@ class WorkSession:
                 if call.minted_workspace and call.reported != "ok":
                     # The caller never learned this handle, so nothing could ever reattach it.
                     engine.workspaces.release(workspace)
+                    self._held.pop(workspace, None)  # gone: it no longer takes a place
             engine.work_ended()
             if self._closed and not self._active:
                 self._watcher_wake.unpark_all()

@@ -103,6 +103,7 @@ class BridgeServer:
         opened: set[str] = set()
         async with trio.open_nursery() as calls:
             session = self.engine.open_session(calls, outbox)
+            session.opened_here = opened
             outbox.answers_imminent = session.answers_imminent
             session.answers_due = outbox.release
             self.streams.add(outbox, role)

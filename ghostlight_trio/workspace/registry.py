@@ -126,7 +126,7 @@ class WorkspaceRegistry:
                     existing.attachments += 1
                     existing.idle_deadline = None
                 return WorkspaceId(reattach), True
-        if len(self._live) >= self._limits.max_workspaces:
+        if len(self._live) >= self._limits.max_workspaces and not self._end_one_idle():
             raise WorkspaceLimitReached(
                 f"workspace limit reached ({self._limits.max_workspaces} open workspaces);"
                 " close idle clients or wait for their workspaces to expire"
@@ -166,19 +166,6 @@ class WorkspaceRegistry:
             return
         entry.attachments = max(0, entry.attachments - 1)
         self._start_grace_if_idle(entry)
-
-    def let_go(self, workspace: str) -> None:
-        """A stream drops its hold on a workspace it has moved on from: ended now when nothing
-        else holds it (no other stream, no running call), so one client's old workspaces never
-        crowd out other clients'. A held or busy workspace only loses this hold."""
-        entry = self._live.get(WorkspaceId(workspace))
-        if entry is None:
-            return
-        entry.attachments = max(0, entry.attachments - 1)
-        if entry.attachments == 0 and entry.pins == 0:
-            self._retire(WorkspaceId(workspace))
-        else:
-            self._start_grace_if_idle(entry)
 
     def acquire_pin(self, workspace: str) -> WorkspaceId:
         """Active work holds the workspace: it cannot expire until ``release_pin``."""
@@ -322,6 +309,17 @@ class WorkspaceRegistry:
             self.tab_closed(tab)
 
     # --- internals --------------------------------------------------------------------------
+
+    def _end_one_idle(self) -> bool:
+        """Make room when every workspace is taken: end the one whose idle grace is furthest
+        along. Nothing holds such a workspace (no stream, no call), so one client that minted
+        many cannot keep other clients from opening theirs. False when none is idle."""
+        idle = [(entry.idle_deadline, ws) for ws, entry in self._live.items()
+                if entry.idle_deadline is not None and entry.pins == 0]  # fmt: skip
+        if not idle:
+            return False
+        self._retire(min(idle)[1])
+        return True
 
     def _new_presentation(self, label: str) -> Presentation:
         live = [entry.presentation for entry in self._live.values()]

@@ -481,3 +481,28 @@ async def test_a_browser_no_one_sees_is_asked_to_close_an_ended_workspace_s_tabs
     await until(lambda: all(frames and frames[-1]["type"] == "workspace_ended" for frames in seen.values()))
     assert seen["screen"][-1]["closeTabs"] is False
     assert seen["headless"][-1]["closeTabs"] is True
+
+
+def test_a_child_tab_reported_while_another_workspace_expires_is_still_adopted(
+    endpoints: Endpoints,
+) -> None:
+    """Looking workspaces up may retire one whose grace ran out, which takes it out of the
+    shore's known workspaces while the child's opener is being looked for: never a crash of
+    the service, and the child still goes to its opener's workspace."""
+    from types import SimpleNamespace
+
+    from ghostlight_trio.workspace import WorkspaceLimits
+
+    now = [0.0]
+    registry = WorkspaceRegistry(WorkspaceLimits(idle_grace=10.0), clock=lambda: now[0])
+    shore = BrowserShore(endpoints, registry)
+    registry.retire_listeners.append(shore.workspace_ended)
+    older, _ = registry.open(None, "a")
+    registry.adopt_tabs(older, [compose(1, 3)])
+    shore._remember_workspace(older, "Ghostlight · a")
+    expiring, _ = registry.open(None, "b", attached=False)
+    shore._remember_workspace(expiring, "Ghostlight · b")
+    now[0] = 11.0
+    shore._on_tab_created(SimpleNamespace(slot=1), {"tabId": 10, "openerTabId": 3})  # type: ignore[arg-type]
+    assert registry.owned_tabs(older) == {compose(1, 3), compose(1, 10)}
+    assert not registry.exists(expiring)

@@ -273,9 +273,9 @@ async def test_a_workspace_lives_while_a_stream_that_uses_it_does(autojump_clock
 
     newer = [h.workspace(attached=False) for _ in range(2)]
     for workspace in newer:
-        await use(workspace)  # the stream now holds these two and lets the first one go
-    assert not h.workspaces.exists(first)  # nothing else held it: ended at once
+        await use(workspace)  # the stream now holds these two; the first one's grace starts
     await trio.sleep(121)
+    assert not h.workspaces.exists(first)
     assert all(h.workspaces.exists(workspace) for workspace in newer)
 
     h.session.abandon()
@@ -286,8 +286,9 @@ async def test_a_workspace_lives_while_a_stream_that_uses_it_does(autojump_clock
 
 
 async def test_one_stream_cannot_use_up_the_workspaces_every_client_shares(autojump_clock, nursery):
-    """A client minting a workspace per call (a model that forgets its workspaceId) keeps only
-    its most recent ones; the rest end at once, so other clients can still open theirs."""
+    """A client minting a workspace per call (a model that forgets its workspaceId) holds only
+    its most recent ones; the rest wait out their grace and are ended first when the registry
+    is full, so other clients can still open theirs."""
     h = Harness(
         nursery,
         {"tabs_context_mcp": Counting()},
@@ -298,6 +299,31 @@ async def test_one_stream_cannot_use_up_the_workspaces_every_client_shares(autoj
         work = h.work_id(h.start("tabs_context_mcp", {}))
         await trio.sleep(1)
         assert h.only_outcome(work).kind == "ok"
-    assert len(h.workspaces) == 4
-    other = h.workspaces.open(None, "another client")[0]  # room is left for everyone else
-    assert h.workspaces.exists(other)
+    assert len(h.workspaces) == 8
+    held = [s for s in h.workspaces.summaries() if s.held_by_streams]
+    assert len(held) == 4  # the stream's most recent, which it keeps
+    others = [h.workspaces.open(None, f"client {n}")[0] for n in range(4)]
+    assert all(h.workspaces.exists(other) for other in others)  # room made from idle ones
+    assert len([s for s in h.workspaces.summaries() if s.held_by_streams]) == 8
+
+
+async def test_a_stream_s_failed_new_workspaces_do_not_push_out_the_ones_it_uses(autojump_clock, nursery):
+    """A new workspace whose first call failed ends at once; it takes no place among the ones
+    the stream keeps."""
+
+    async def fails(call: ToolCall) -> ToolResult:
+        return ToolResult.error("no browser")
+
+    h = Harness(
+        nursery,
+        {"tabs_context_mcp": fails, "update_plan": Counting()},
+        engine_limits=EngineLimits(max_held_workspaces_per_stream=2),
+    )
+    kept = h.workspace(attached=False)
+    work = h.work_id(h.start("update_plan", {"domains": [], "approach": []}, kept))
+    for _ in range(5):
+        h.work_id(h.start("tabs_context_mcp", {}))
+        await trio.sleep(1)
+    assert h.only_outcome(work).kind == "ok"
+    await trio.sleep(600)
+    assert h.workspaces.exists(kept)

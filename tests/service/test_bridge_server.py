@@ -231,3 +231,27 @@ async def test_arguments_of_any_cbor_type_get_a_corrective_error_and_the_stream_
     assert isinstance(followup, Outcome) and followup.kind == "ok"
     await stream.aclose()
     nursery.cancel_scope.cancel()
+
+
+async def test_a_stream_holds_its_own_workspace_once_however_many_calls_use_it(endpoints, nursery):
+    """A 2025-11-25 edge opens its implicit workspace and then names it on every call: the
+    workspace is held by one stream, and `ghostlight status` says one client, not two."""
+    running = await start_service(nursery, endpoints)
+    registry = running.parts.workspaces
+    stream, _ = await open_bridge(endpoints)
+    await stream.send(OpenWorkspace(sequence=1, client_label="client"))
+    opened = await stream.receive()
+    assert isinstance(opened, WorkspaceOpened)
+    for sequence in (2, 3):
+        plan = {"domains": [], "approach": []}
+        await stream.send(
+            Start(sequence=sequence, operation="update_plan", arguments=plan, workspace_id=opened.workspace_id)
+        )
+        assert isinstance(await stream.receive(), Started)
+        assert (await stream.receive()).kind == "ok"
+    [summary] = registry.summaries()
+    assert summary.held_by_streams == 1
+    await stream.aclose()
+    await trio.sleep(0.5)
+    assert registry.summaries()[0].held_by_streams == 0  # its grace runs now
+    nursery.cancel_scope.cancel()
