@@ -89,6 +89,7 @@ const tabOps = createTabOps({
     forgetGroup: (id) => book.forgetGroup(id),
     forgetWorkspace: (g) => book.forgetWorkspace(g),
     releaseTab: (t) => book.releaseTab(t),
+    isUndecided: (t) => book.isUndecided(t),
     workspaceOfTab: (t) => book.workspaceOfTab(t),
   },
   persist: () => store.persist(),
@@ -297,7 +298,13 @@ chrome.tabs.onCreated.addListener((tab) => {
     // Chrome links it to a managed tab; the page that really opened it is the one that
     // announced a window for the URL it loads (see openers.js). It joins that tab's workspace
     // and the service is told.
-    const url = await firstUrl(chrome, tab);
+    book.undecided.add(tab.id); // no workspace's listing takes it from its group meanwhile
+    let url;
+    try {
+      url = await firstUrl(chrome, tab);
+    } finally {
+      book.undecided.delete(tab.id);
+    }
     if (url === null) return; // closed already
     const opener = openers.take(url);
     if (opener === null || !book.isManaged(opener)) return;

@@ -14,7 +14,8 @@
 export const WINDOW_OPEN_MS = 3000;
 const MAX_PER_TAB = 32;
 
-// One spelling per URL: parsed and re-serialised, blank pages all alike; "" when unknown.
+// One spelling per URL: parsed and re-serialised; blank pages, and a URL not known, all read as
+// "about:blank".
 export function comparableUrl(url) {
   if (typeof url !== "string" || url === "" || url === "about:blank") return "about:blank";
   try {

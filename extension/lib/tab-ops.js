@@ -53,7 +53,8 @@ export function createTabOps({ chromeApi, book, persist }) {
     if (group) {
       for (const t of all) {
         const owner = book.workspaceOfTab(t.id);
-        if (t.groupId === group.id && (owner === null || owner === workspaceKey(guid))) wanted.add(t.id);
+        if (t.groupId !== group.id || book.isUndecided(t.id)) continue;
+        if (owner === null || owner === workspaceKey(guid)) wanted.add(t.id);
       }
     }
     const tabs = [];

@@ -16,6 +16,9 @@ export class WorkspaceBook {
   constructor() {
     this.workspaces = new Map(); // key -> {groupId, windowId, tabIds:Set}
     this.managed = new Set();
+    // New tabs whose opener is still being worked out (their URL is not known yet): no
+    // workspace may take them from their group meanwhile. Not persisted.
+    this.undecided = new Set();
   }
 
   static fromSnapshot(snapshot) {
@@ -81,6 +84,10 @@ export class WorkspaceBook {
     let released = false;
     for (const rec of this.workspaces.values()) released = rec.tabIds.delete(tabId) || released;
     return released;
+  }
+
+  isUndecided(tabId) {
+    return this.undecided.has(tabId);
   }
 
   isManaged(tabId) {

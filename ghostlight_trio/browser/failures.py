@@ -60,12 +60,14 @@ _BUSY_PAGE = (
 )
 
 
-def failure_result(failure: BrowserFailure) -> ToolResult:
-    """One result per failure kind; an unknown outcome is never reported as nothing happened."""
+def failure_result(failure: BrowserFailure, *, reaches_page: bool = False) -> ToolResult:
+    """One result per failure kind; an unknown outcome is never reported as nothing happened.
+    ``reaches_page``: the request went to the tab's page, so a busy page may be why it timed out
+    (never said of requests the browser alone carries out, such as creating a tab)."""
     hop = failure.hop
     message = failure.message.rstrip(".")
     if isinstance(failure, OutcomeUnknown):
-        if _TIMED_OUT.search(message):
+        if reaches_page and _TIMED_OUT.search(message):
             message += _BUSY_PAGE
         return ToolResult.text(
             f"[hop: {hop}] {message}. The browser action may or may not have happened."

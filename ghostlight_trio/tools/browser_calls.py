@@ -217,7 +217,7 @@ def guarded(body: Body, on_dialog: DialogWording = _stopped) -> ToolHandler:
         except ToolInputError as problem:
             return ToolResult.error(str(problem))
         except BrowserFailure as failure:
-            return failure_result(failure)
+            return failure_result(failure, reaches_page=True)
         except PageDialog as stop:
             return on_dialog(call, tab, stop)
 

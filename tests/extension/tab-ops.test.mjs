@@ -186,7 +186,6 @@ test("in a browser no one sees, an ended workspace's tabs are closed, each windo
   const left = [...chromeApi.tabMap.values()];
   assert.equal(left.length, 1);
   assert.deepEqual([left[0].windowId, left[0].pendingUrl], [1, "about:blank"]);
-  assert.equal(book.isManaged(left[0].id), false, "the kept tab is nobody's");
 });
 
 test("a tab the user moves out of its workspace's group leaves the workspace; the module's own grouping does not", async () => {
@@ -222,4 +221,17 @@ test("a child tab Chrome put in another workspace's group joins its own, and tha
   assert.equal(chromeApi.tabMap.get(777).groupId, a.groupId);
   assert.equal(await ops.groupChanged(777, a.groupId), false);
   assert.equal(book.workspaceOfTab(777), "wA");
+});
+
+test("a new tab whose opener is still being worked out is taken by no workspace's listing", async () => {
+  const { chromeApi, ops, book } = setup(userWorld());
+  const a = await ops.tabsCreate({}, req("wA"));
+  chromeApi.tabMap.set(888, { id: 888, windowId: 2, index: 9, url: "", groupId: a.groupId, status: "loading", title: "", active: false });
+  book.undecided.add(888);
+  const meanwhile = await ops.tabsContext({}, req("wA"));
+  assert.deepEqual(meanwhile.tabs.map((t) => t.tabId), [a.tabId]);
+  assert.equal(book.workspaceOfTab(888), null);
+  book.undecided.delete(888);
+  const after = await ops.tabsContext({}, req("wA"));
+  assert.deepEqual(after.tabs.map((t) => t.tabId).sort(), [a.tabId, 888].sort());
 });

@@ -63,15 +63,18 @@ def test_an_unanswered_read_points_at_the_busy_page_before_the_extension() -> No
 
 
 def test_an_action_that_timed_out_stays_unknown_and_names_the_busy_page_as_the_usual_cause() -> None:
-    unknown = failure_result(OutcomeUnknown("The browser did not answer within 20.15s"))
+    unknown = failure_result(OutcomeUnknown("The browser did not answer within 20.15s"), reaches_page=True)
     text = _text(unknown)
     assert unknown.kind == "outcome_unknown"
     assert "The browser action may or may not have happened." in text
     assert "the usual cause is the tab's page being busy (a script of its own" in text
     assert "Next step: check the tab with tabs_context_mcp before retrying." in text
     assert "chrome://extensions" not in text
-    gone = _text(failure_result(OutcomeUnknown("Browser extension disconnected before responding")))
+    gone = _text(failure_result(OutcomeUnknown("Browser extension disconnected before responding"), reaches_page=True))
     assert "busy" not in gone and "may or may not have happened" in gone
+    # A request the browser alone carries out (creating a tab) is never blamed on a page.
+    tab_less = _text(failure_result(OutcomeUnknown("The browser did not answer within 10s")))
+    assert "busy" not in tab_less and "may or may not have happened" in tab_less
 
 
 def test_chromes_own_tab_id_phrasings_are_made_composite() -> None:

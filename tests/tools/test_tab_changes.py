@@ -58,5 +58,14 @@ async def test_an_answer_names_the_tabs_opened_during_its_call_that_are_still_th
     note = result.content[-1].text  # type: ignore[union-attr]
     assert "Tab 10 opened from this tab during the call" in note and "pass tabId 10" in note
     assert "11" not in note
-    quiet = await noting_tab_changes({"computer": clicks}, TabJournal(), _Owners({1}))["computer"](_call(tab=None))
-    assert quiet.structured == {"x": 1} and len(quiet.content) == 1  # no tab named: nothing to note
+
+    async def closes(call: ToolCall) -> ToolResult:
+        await trio.lowlevel.checkpoint()
+        journal.closed("ws", 5)
+        return ToolResult.text("done", structured={"x": 1})
+
+    # A call that names no tab is told nothing, though its workspace's tab 5 closed meanwhile.
+    quiet = await noting_tab_changes({"computer": closes}, journal, _Owners({1}))["computer"](_call(tab=None))
+    assert quiet.structured == {"x": 1} and len(quiet.content) == 1
+    told = await noting_tab_changes({"computer": closes}, journal, _Owners({1}))["computer"](_call())
+    assert told.structured["tabDelta"]["closed"] == [5]
