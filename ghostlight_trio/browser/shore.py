@@ -118,6 +118,8 @@ class BrowserShore:
         self.tab_journal = TabJournal()
         """Tabs opened from workspaces' pages and closed, for calls to report."""
         self._known_workspaces: OrderedDict[Any, str] = OrderedDict()
+        self._ended: OrderedDict[Any, str] = OrderedDict()
+        """Workspaces that ended, with their ended group title, for browsers attaching later."""
         """Workspaces recently sent to a browser, with their group's title (most recent last)."""
         self._nursery: trio.Nursery | None = None
         self.last_wire_refusal = ""
@@ -275,12 +277,12 @@ class BrowserShore:
         return len(connections)
 
     async def _send_stop(self, connection: BrowserConnection, reason: str) -> None:
-        await self._send_notice(connection, wire.encode(wire.stop_frame(reason)))
+        await self._send_notices(connection, [wire.encode(wire.stop_frame(reason))])
 
     @staticmethod
-    async def _send_notice(connection: BrowserConnection, frame: bytes) -> None:
+    async def _send_notices(connection: BrowserConnection, frames: list[bytes]) -> None:
         try:
-            await connection.send_frames([frame])
+            await connection.send_frames(frames)
         except BridgeClosed:
             pass  # the link is gone: its pending calls already failed as outcome unknown
 
@@ -301,14 +303,26 @@ class BrowserShore:
         """A workspace is over (released or expired): tell the browsers, so the user sees its
         tab group marked ended instead of one that looks live. Its tabs stay open."""
         title = self._known_workspaces.pop(workspace_id, None)
-        nursery = self._nursery
-        if title is None or nursery is None:
+        if title is None:
             return  # nothing of it ever reached a browser
+        # Kept for browsers that attach later (one whose link was down now, or restarted):
+        # each is told on attaching; a browser that never had the workspace ignores it.
+        ended = self._ended
+        ended[workspace_id] = title + ENDED_SUFFIX
+        while len(ended) > _KNOWN_WORKSPACES:
+            ended.popitem(last=False)
         for connection in list(self._live.values()):
-            frame = wire.workspace_ended_frame(
-                workspace_id, title + ENDED_SUFFIX, close_tabs=connection.hello.headless
-            )
-            nursery.start_soon(self._send_notice, connection, wire.encode(frame))
+            self._tell_ended(connection, [(workspace_id, ended[workspace_id])])
+
+    def _tell_ended(self, connection: BrowserConnection, ended: list[tuple[Any, str]]) -> None:
+        nursery = self._nursery
+        if nursery is None or not ended:
+            return
+        frames = [
+            wire.encode(wire.workspace_ended_frame(ws, title, close_tabs=connection.hello.headless))
+            for ws, title in ended
+        ]
+        nursery.start_soon(self._send_notices, connection, frames)
 
     # --- routing ---------------------------------------------------------------------------
 
@@ -441,6 +455,7 @@ class BrowserShore:
             self._detach(connection)
             return None
         log.info("browser %d attached (extension %s)", slot, hello.extension_version)
+        self._tell_ended(connection, list(self._ended.items()))
         skew = skew_message(hello.extension_version)
         if skew is not None:
             log.warning("browser %d: %s", slot, skew)

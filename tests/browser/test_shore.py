@@ -506,3 +506,30 @@ def test_a_child_tab_reported_while_another_workspace_expires_is_still_adopted(
     shore._on_tab_created(SimpleNamespace(slot=1), {"tabId": 10, "openerTabId": 3})  # type: ignore[arg-type]
     assert registry.owned_tabs(older) == {compose(1, 3), compose(1, 10)}
     assert not registry.exists(expiring)
+
+
+async def test_a_browser_attaching_after_a_workspace_ended_is_told(
+    shore: BrowserShore, endpoints: Endpoints, registry: WorkspaceRegistry, nursery: trio.Nursery
+) -> None:
+    """A workspace that ends while its browser's link is down is still marked ended there once
+    the browser is back (a headless one would otherwise keep its tabs open for ever)."""
+    registry.retire_listeners.append(shore.workspace_ended)
+    workspace, _ = registry.open(None, "agent")
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket, headless=True)
+
+    async def answer_once() -> None:
+        await peer.reply(await peer.receive(), {})
+
+    nursery.start_soon(answer_once)
+    await shore.request(workspace, "ping", {}, timeout=2)
+    await peer.aclose()
+    await until(lambda: shore.connected_count == 0)
+    registry.release(workspace)  # while no browser is attached
+    again, _ = await FakeExtension.attach(endpoints.browser_socket, generation="gen-1", headless=True)
+    notice = await again.receive()
+    assert notice == {
+        "type": "workspace_ended",
+        "guid": workspace,
+        "workspace": {"groupTitle": "Ghostlight · agent (ended)"},
+        "closeTabs": True,
+    }
