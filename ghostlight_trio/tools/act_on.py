@@ -143,7 +143,9 @@ class ActOn:
         self, call: ToolCall, tab: int, target: Mapping[str, Any], how: str, action: str
     ) -> tuple[dict[str, Any], str]:
         if how == "ref":
-            seen = await self._channel.content(call, tab, "observe", {"ref": target["ref"]})
+            seen = await self._channel.content(
+                call, tab, "observe", {"ref": target["ref"]}, read=True
+            )
             problem = seen.get("targetError") if isinstance(seen, dict) else None
             if isinstance(problem, dict):
                 code = str(problem.get("code", ""))
@@ -152,7 +154,7 @@ class ActOn:
             return seen["target"], "ref"
         query = str(target.get("query") or target.get("name"))
         found = await self._channel.content(
-            call, tab, "find_text", {"query": query, "limit": FIND_LIMIT}
+            call, tab, "find_text", {"query": query, "limit": FIND_LIMIT}, read=True
         )
         fitting = list(found.get("results", []))
         if how == "name":
@@ -199,7 +201,7 @@ class ActOn:
         ref = str(element["ref"])
         if not element.get("inViewport"):
             await self._channel.content(call, tab, "scroll_into_view", {"ref": ref})
-        hit = await self._channel.content(call, tab, "hit_test", {"ref": ref})
+        hit = await self._channel.content(call, tab, "hit_test", {"ref": ref}, read=True)
         if isinstance(hit, dict) and not hit.get("hit"):
             covering = hit.get("covering")
             raise Blocked(
@@ -211,7 +213,7 @@ class ActOn:
 
     async def _blocked(self, call: ToolCall, tab: int, action: str, blocked: Blocked) -> ToolResult:
         step = NEXT_STEPS[blocked.kind]
-        ping = await self._channel.content(call, tab, "ping")
+        ping = await self._channel.content(call, tab, "ping", read=True)
         url = str(ping.get("url", ""))
         page = page_facts(tab, url, str(ping.get("title", "")), ping.get("renderSerial"))
         candidates = [actionable(c) for c in blocked.candidates]

@@ -161,7 +161,20 @@ class PageChannel:
             wait_ms = int(min(CONTENT_WAIT_MS, max(1.0, bound - 2.0) * 1000))
         request = {"tabId": tab, "fn": fn, "args": args or {}, "timeoutMs": wait_ms}
         send = self.read if read else self.request
-        answer = await send(call, "content", request, bound)
+        try:
+            answer = await send(call, "content", request, bound)
+        except BrowserError as error:
+            if read or error.code != "page_timeout":
+                raise
+            # The page took the request and did not answer in time (busy with a script of its
+            # own): it may still act on it once it is free, so this is no failure, and no
+            # success either.
+            unknown = OutcomeUnknown(
+                f"{error.message.rstrip('.')}; the {fn} request was handed to the page, which may"
+                " still carry it out once it is free"
+            )
+            unknown.hop = "page"
+            raise unknown from None
         if "value" not in answer:  # an extension's broken answer, never read as "nothing found"
             raise BrowserError(
                 f"The extension's answer to the {fn} request carried no value",
@@ -183,7 +196,7 @@ class PageChannel:
     ) -> dict[str, Any]:
         """The page observed with the element behind ``ref`` as its ``target``; a ref the page
         cannot resolve (stale, gone) is a page-hop ``BrowserError`` with the page's code."""
-        seen = await self.content(call, tab, "observe", {"ref": ref}, bound)
+        seen = await self.content(call, tab, "observe", {"ref": ref}, bound, read=True)
         if not isinstance(seen, dict):
             raise BrowserError("The page gave no answer", hop="page", code="no_answer")
         problem = seen.get("targetError")

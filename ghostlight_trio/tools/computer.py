@@ -130,7 +130,9 @@ class ComputerTool:
     async def _observe(self, call: ToolCall, tab: int, **args: Any) -> dict[str, Any] | None:
         """One best-effort page observation (None where the content script cannot run)."""
         try:
-            value = await self._channel.content(call, tab, "observe", args, OBSERVE_TIMEOUT)
+            value = await self._channel.content(
+                call, tab, "observe", args, OBSERVE_TIMEOUT, read=True
+            )
         except BrowserFailure:
             return None
         return value if isinstance(value, dict) else None

@@ -133,7 +133,7 @@ class _PageTools:
     async def form_input(self, call: ToolCall, tab: int) -> ToolResult:
         ref = str(call.arguments.get("ref", ""))
         value = call.arguments.get("value")
-        before = await self._channel.content(call, tab, "observe", {})
+        before = await self._channel.content(call, tab, "observe", {}, read=True)
         try:
             done = await self._channel.content(
                 call, tab, "form_input", {"ref": ref, "value": value}
@@ -165,7 +165,7 @@ class _PageTools:
                 tab,
                 summary,
                 before,
-                lambda: self._channel.content(call, tab, "observe", {"ref": ref}),
+                lambda: self._channel.content(call, tab, "observe", {"ref": ref}, read=True),
                 assurance="ref",
                 workspace_id=call.context.workspace_id,
             )

@@ -68,7 +68,7 @@ async def place_files(
         assert point is not None, "a ref or a point"
         x, y = _drop_css(contexts or ContextBook(), tab, point)
         where = {"x": x, "y": y}
-        before = await channel.content(call, tab, "observe", where)
+        before = await channel.content(call, tab, "observe", where, read=True)
         viewport = before.get("viewport") if isinstance(before, dict) else None
         if isinstance(viewport, dict) and not _inside(x, y, viewport):
             _off_page(point, (x, y), viewport)
@@ -87,7 +87,7 @@ async def place_files(
         tab,
         summary,
         before,
-        lambda: channel.content(call, tab, "observe", where),
+        lambda: channel.content(call, tab, "observe", where, read=True),
         assurance=assurance,
         workspace_id=call.context.workspace_id,
     )

@@ -92,3 +92,20 @@ async def test_an_extension_answer_without_a_value_is_an_error_not_nothing_found
     with pytest.raises(BrowserError) as failure:
         await channel.content(_call(Effects()), 1, "find_text", {"query": "x"}, read=True)
     assert failure.value.code == "bad_answer"
+
+
+async def test_a_change_the_busy_page_took_but_did_not_answer_is_an_unknown_outcome() -> None:
+    """A field value or a form submit handed to a page that then did not answer (busy with a
+    script of its own) may still take effect: never reported as a plain failure to retry."""
+
+    class _BusyPage:
+        async def request(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            raise BrowserError("The page did not answer within 15000 ms", hop="page", code="page_timeout")
+
+    channel = PageChannel(_BusyPage())  # type: ignore[arg-type]
+    with pytest.raises(OutcomeUnknown) as unknown:
+        await channel.content(_call(Effects()), 1, "form_input", {"ref": "ref_1", "value": "x"})
+    assert unknown.value.hop == "page" and "may still carry it out" in unknown.value.message
+    with pytest.raises(BrowserError) as read_failure:  # a read changed nothing: a plain failure
+        await channel.content(_call(Effects()), 1, "page_text", {}, read=True)
+    assert read_failure.value.code == "page_timeout"
