@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import attrs
+
 from ..catalog.registry import ToolSpec
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from .directory import capability_rows
@@ -92,10 +94,29 @@ def explain_text(specs: Iterable[ToolSpec], state: PolicyState) -> str:
 
 
 def explain_handler(governor: Governor, specs: Iterable[ToolSpec]) -> ToolHandler:
-    """The ``explain`` tool: no arguments, touches no browser."""
+    """The ``explain`` tool: no arguments, touches no browser. A request that carries its own
+    restriction is told the policy its calls meet: the user's tiers and that restriction."""
     listed = list(specs)
 
     async def explain(call: ToolCall) -> ToolResult:
-        return ToolResult.text(explain_text(listed, governor.state))
+        state = governor.state
+        raw = call.context.restriction
+        if raw is None:
+            return ToolResult.text(explain_text(listed, state))
+        restriction = governor.restriction(raw)
+        if restriction.tier is None:
+            why = f" ({restriction.problem})" if restriction.problem else ""
+            lead = (
+                f"This request's restriction is not a valid manifest{why}: every call made with"
+                " it is denied. Without it:"
+            )
+            return ToolResult.text(lead + "\n" + explain_text(listed, state))
+        narrowed = attrs.evolve(
+            state,
+            tiers=(*state.tiers, ("restriction", restriction.tier)),
+            sacred=(*state.sacred, *restriction.sacred),
+        )
+        lead = "This request carries its own restriction, the last tier below; it only tightens."
+        return ToolResult.text(lead + "\n" + explain_text(listed, narrowed))
 
     return explain
