@@ -11,10 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ghostlight_trio.browser import managed
 from ghostlight_trio.cli.doctor import collect
 from ghostlight_trio.install import clients, hosts, jsonc
-from ghostlight_trio.install.changes import apply
 from ghostlight_trio.install.identity import (
     bare_data_root,
     pinned_env,
@@ -25,14 +23,7 @@ from ghostlight_trio.install.places import Place
 from ghostlight_trio.install.plan import Options, plan_install
 from ghostlight_trio.transport.endpoints import Endpoints
 
-EXT_ID = managed.extension_id(managed.default_extension_dir())
-
-
-def apply_all(actions) -> None:
-    for action in actions:
-        assert not action.failed, action
-        if action.change is not None and action.change.changes_anything:
-            apply(action.change)
+from .helpers import EXT_ID, apply_all
 
 
 def row(rows, name: str):

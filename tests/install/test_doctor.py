@@ -10,7 +10,6 @@ import pytest
 import trio
 from browser.fake_extension import FakeExtension  # tests/ is on sys.path (rootdir packages)
 
-from ghostlight_trio.browser import managed
 from ghostlight_trio.cli.doctor import collect, doctor
 from ghostlight_trio.install import clients, hosts, jsonc
 from ghostlight_trio.install.changes import apply
@@ -20,7 +19,7 @@ from ghostlight_trio.install.plan import Options, plan_install
 from ghostlight_trio.service import run_service
 from ghostlight_trio.transport.endpoints import Endpoints
 
-EXT_ID = managed.extension_id(managed.default_extension_dir())
+from .helpers import EXT_ID
 
 
 @pytest.fixture

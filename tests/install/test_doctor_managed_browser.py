@@ -18,7 +18,7 @@ from ghostlight_trio.cli.doctor_checks import manifests
 from ghostlight_trio.install.places import Place
 from ghostlight_trio.transport.endpoints import Endpoints
 
-EXT_ID = managed.extension_id(managed.default_extension_dir())
+from .helpers import EXT_ID
 
 
 @pytest.fixture

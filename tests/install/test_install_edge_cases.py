@@ -13,27 +13,20 @@ from pathlib import Path
 
 import pytest
 
-from ghostlight_trio.browser import managed
 from ghostlight_trio.cli import install_command
 from ghostlight_trio.install import clients, hosts, jsonc
-from ghostlight_trio.install.changes import apply
 from ghostlight_trio.install.identity import server_name, wrapper_path
 from ghostlight_trio.install.places import Place
 from ghostlight_trio.install.plan import Options, plan_install, plan_uninstall
 from ghostlight_trio.transport.endpoints import Endpoints
 
-EXT_ID = managed.extension_id(managed.default_extension_dir())
+from .helpers import EXT_ID, apply_all
 
 
 def only(client_id: str) -> Options:
     return Options(clients=(client_id,), browsers=())
 
 
-def apply_all(actions) -> None:
-    for action in actions:
-        assert not action.failed, action
-        if action.change is not None and action.change.changes_anything:
-            apply(action.change)
 
 
 def write(place: Place, client_id: str, content: bytes) -> Path:

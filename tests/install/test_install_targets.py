@@ -12,16 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from ghostlight_trio.browser import managed
 from ghostlight_trio.install import clients, hosts, jsonc
-from ghostlight_trio.install.changes import apply
 from ghostlight_trio.install.identity import find_executable, server_name, wrapper_path
 from ghostlight_trio.install.places import Place
 from ghostlight_trio.install.plan import Options, plan_install, plan_uninstall
 from ghostlight_trio.transport.client_configs import entry_argv
 from ghostlight_trio.transport.endpoints import Endpoints
 
-EXT_ID = managed.extension_id(managed.default_extension_dir())
+from .helpers import EXT_ID, apply_all
+
 CONNECTOR = str(find_executable("ghostlight-mcp-connector"))
 
 # What a user already has, per client: other servers, other settings, comments where allowed.
@@ -54,11 +53,6 @@ def place(request, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Place:
     return Place(home=home, platform=request.param, xdg_config=home / ".config", path_env="")
 
 
-def apply_all(actions) -> None:
-    for action in actions:
-        assert not action.failed, action
-        if action.change is not None and action.change.changes_anything:
-            apply(action.change)
 
 
 def parse(target: clients.ClientTarget, text: str) -> dict:

@@ -20,8 +20,9 @@ from ghostlight_trio.install import clients, hosts
 from ghostlight_trio.install.places import Place
 from ghostlight_trio.transport.endpoints import Endpoints
 
+from .helpers import EXT_ID
+
 REPO = Path(__file__).resolve().parents[2]
-EXT_ID = managed.extension_id(managed.default_extension_dir())
 
 # What the unpacked extension needs to load, relative to its directory.
 EXTENSION_MUST_HAVE = (

@@ -11,24 +11,15 @@ import argparse
 
 import pytest
 
-from ghostlight_trio.browser import managed
 from ghostlight_trio.cli import install_command
 from ghostlight_trio.cli.doctor import collect, render
 from ghostlight_trio.install import autostart, clients, hosts
-from ghostlight_trio.install.changes import apply
 from ghostlight_trio.install.identity import server_name, wrapper_path
 from ghostlight_trio.install.places import Place
 from ghostlight_trio.install.plan import Options, plan_install, plan_uninstall
 from ghostlight_trio.transport.endpoints import Endpoints
 
-EXT_ID = managed.extension_id(managed.default_extension_dir())
-
-
-def apply_all(actions) -> None:
-    for action in actions:
-        assert not action.failed, action
-        if action.change is not None and action.change.changes_anything:
-            apply(action.change)
+from .helpers import EXT_ID, apply_all
 
 
 def registered(place: Place, endpoints: Endpoints, client_id: str) -> bool:
