@@ -52,8 +52,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 PAGES = {
     "/": "<title>Ghostlight test page</title><h1>first</h1><a href='/second'>next</a>",
     "/second": "<title>Second page</title><p>second</p>",
-    "/opener": "<title>Opener</title><a href='/second' target='_blank'"
-    " style='display:block;padding:40px'>open a child</a>",
 }
 
 

@@ -3,7 +3,7 @@ tab's id from the click itself."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -14,9 +14,25 @@ from ghostlight_trio.tools.browser_context import context_handlers
 from ghostlight_trio.tools.tab_changes import noting_tab_changes
 from ghostlight_trio.transport.endpoints import Endpoints
 
-from .conftest import Service, launched_for, serve, text
+from .conftest import QuietHandler, Service, launched_for, loopback_server, serve, text
 
 pytestmark = pytest.mark.e2e
+
+OPENER = """<!doctype html><title>Opener</title>
+<a id="pop" href="/child" target="_blank" style="display:block;padding:40px">open a child</a>"""
+
+
+class _Pages(QuietHandler):
+    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        body = OPENER if self.path == "/" else "<title>Child page</title><p>child</p>"
+        self.send_html(body.encode())
+
+
+@pytest.fixture
+def pages() -> Iterator[str]:
+    with loopback_server(_Pages) as port:
+        yield f"http://127.0.0.1:{port}"
+
 
 @pytest.fixture
 async def noting_service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIterator[Service]:
@@ -28,13 +44,13 @@ async def noting_service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIt
 
 
 async def test_a_click_that_opens_a_tab_names_it_and_the_agent_can_use_it(
-    noting_service: Service, web: str
+    noting_service: Service, pages: str
 ) -> None:
     service = noting_service
     async with launched_for(service):
         created = await service.call("tabs_create_mcp")
         ws, tab = created.workspace_id, created.structured["tabId"]
-        went = await service.call("navigate", ws, url=f"{web}/opener", tabId=tab)
+        went = await service.call("navigate", ws, url=f"{pages}/", tabId=tab)
         assert went.kind == "ok", text(went)
         clicked = await service.call("act_on", ws, tabId=tab, target={"query": "open a child"}, action="left_click")
         assert clicked.kind == "ok", text(clicked)
@@ -44,8 +60,8 @@ async def test_a_click_that_opens_a_tab_names_it_and_the_agent_can_use_it(
         assert child != tab and delta["closed"] == [] and delta["more"] is False
         assert f"Tab {child} opened from this tab during the call" in text(clicked)
         assert service.registry.verify_tab(ws, child)
-        there = await service.call("navigate", ws, url=f"{web}/", tabId=child)
+        there = await service.call("navigate", ws, url=f"{pages}/", tabId=child)
         assert there.kind == "ok", text(there)
 
-        again = await service.call("navigate", ws, url=f"{web}/", tabId=tab)
+        again = await service.call("navigate", ws, url=f"{pages}/", tabId=tab)
         assert "tabDelta" not in (again.structured or {}), "only what happened during this call"
