@@ -16,7 +16,7 @@ from ..workspace import WorkspaceRegistry
 from .audit import AuditHook
 from .call import ResponseSink
 from .contracts import ToolHandler
-from .gate import CallGate
+from .gate import CallGate, OpenGate
 from .limits import DEFAULT_LIMITS, EngineLimits
 from .resources import ResourceResolver, resource_for
 from .runner import AfterCall, CallRunner
@@ -50,6 +50,7 @@ class WorkEngine:
         self.scheduler = scheduler
         self.limits = limits
         self.clock = clock
+        self.gate: CallGate = gate or OpenGate()
         self.runner = CallRunner(
             catalog=catalog,
             handlers=self.handlers,
@@ -59,7 +60,7 @@ class WorkEngine:
             limits=limits,
             resolve_resource=resolve_resource,
             clock=clock,
-            gate=gate,
+            gate=self.gate,
             after_call=after_call,
         )
         self._active_work = 0

@@ -4,17 +4,19 @@ The runner calls ``begin`` before a call is leased (hold, panic, attention: noth
 behind a stop), ``authorize`` once the lease is held (current authority: the live tab or the
 navigate target, checked when nothing else can change it), ``after`` on the handler's result
 (landing re-check) and ``end`` when the call has settled. ``stopped`` words the result of a call
-the gate itself cancelled. ``OpenGate`` governs nothing; the service installs the real one.
+the gate itself cancelled. Sessions call ``minted`` for each workspace they mint. ``OpenGate``
+governs nothing; the service installs the real one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Protocol
 
 import attrs
 
 from .call import CallState
-from .contracts import Effects, ResultKind, ToolResult
+from .contracts import Effects, ResultKind, ToolResult, WorkspaceId
 
 
 @attrs.frozen
@@ -56,6 +58,11 @@ class CallGate(Protocol):
         another site), or None."""
         ...
 
+    def minted(self, workspace: WorkspaceId, kin: Collection[WorkspaceId]) -> None:
+        """A workspace was just minted for a connection that holds ``kin``: what follows a
+        client rather than one workspace (a pause) carries over to it."""
+        ...
+
     def end(self, call: CallState) -> None: ...
 
 
@@ -75,6 +82,9 @@ class OpenGate:
         return None
 
     def denied_at(self, call: CallState, url: str) -> str | None:
+        return None
+
+    def minted(self, workspace: WorkspaceId, kin: Collection[WorkspaceId]) -> None:
         return None
 
     def end(self, call: CallState) -> None:

@@ -175,6 +175,13 @@ class WorkSession:
             oldest, _ = held.popitem(last=False)
             registry.detach(oldest)
 
+    def minted(self, workspace: WorkspaceId) -> None:
+        """A workspace was just minted for this stream: what follows its client (a pause by
+        the attention circuit) carries over from the workspaces the stream holds."""
+        kin = [*self._held, *map(WorkspaceId, self.opened_here)]
+        if kin:
+            self._engine.gate.minted(workspace, kin)
+
     def _resolve_workspace(self, spec: ToolSpec, message: Start) -> tuple[WorkspaceId | None, bool]:
         registry = self._engine.workspaces
         handle = message.workspace_id
@@ -191,6 +198,7 @@ class WorkSession:
                 minted, _ = registry.open(None, message.context.client_label, attached=False)
             except WorkspaceLimitReached as exc:
                 raise _Refusal("busy", str(exc)) from None
+            self.minted(minted)
             return minted, True
         if not registry.exists(handle):
             raise _Refusal("unknown_workspace", texts.UNKNOWN_WORKSPACE, texts.WORKSPACE_NEXT_STEP)

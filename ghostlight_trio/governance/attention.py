@@ -3,12 +3,15 @@
 It opens at 3 denials with the same signature (host, needs, category) within 60 s, or at 5
 denials of any kind within 120 s. Only enforced denials count (never observe-mode ones, schema
 errors or browser failures). Memory only; there is no timed auto-resume.
+
+A pause follows the client within its connection: a workspace minted on a connection that holds
+a paused one starts paused (``carry``), so minting a fresh workspace is no way around it.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable
+from collections.abc import Collection, Hashable
 
 MATCHING_DENIAL_THRESHOLD = 3
 MATCHING_DENIAL_WINDOW = 60.0
@@ -22,6 +25,9 @@ class AttentionCircuits:
     def __init__(self) -> None:
         self._history: dict[Hashable, deque[tuple[float, Hashable]]] = {}
         self._open: set[Hashable] = set()
+        self._carried: set[Hashable] = set()
+        """Open circuits that were carried over to a new workspace, not opened by its own
+        denials (they are worded differently)."""
 
     def is_open(self, workspace: Hashable | None) -> bool:
         return workspace is not None and workspace in self._open
@@ -47,9 +53,23 @@ class AttentionCircuits:
             return True
         return False
 
+    def carry(self, workspace: Hashable, kin: Collection[Hashable]) -> bool:
+        """A new ``workspace`` for a client that holds ``kin``: open its circuit when one of
+        theirs is open. True when it did."""
+        if workspace in self._open or not any(other in self._open for other in kin):
+            return False
+        self._open.add(workspace)
+        self._carried.add(workspace)
+        return True
+
+    def was_carried(self, workspace: Hashable | None) -> bool:
+        """True when this workspace's circuit is open only because it was carried over."""
+        return workspace in self._carried
+
     def forget(self, workspace: Hashable) -> None:
         self._history.pop(workspace, None)
         self._open.discard(workspace)
+        self._carried.discard(workspace)
 
     def paused(self) -> tuple[Hashable, ...]:
         """The workspaces whose circuit is open now."""
@@ -66,5 +86,6 @@ class AttentionCircuits:
         """Close every circuit (the user resumed); returns how many were open."""
         count = len(self._open)
         self._open.clear()
+        self._carried.clear()
         self._history.clear()
         return count

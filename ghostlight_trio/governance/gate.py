@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -134,7 +134,9 @@ class GovernanceGate:
         elif call.spec.scheduling_class != _SERVICE_LOCAL and governor.attention.is_open(
             call.context.workspace_id
         ):
-            reason, text = "attention", texts.ATTENTION
+            reason = "attention"
+            carried = governor.attention.was_carried(call.context.workspace_id)
+            text = texts.ATTENTION_CARRIED if carried else texts.ATTENTION
         if reason is None:
             return None
         call.gate_facts = GateFacts(
@@ -153,6 +155,11 @@ class GovernanceGate:
     def begin(self, call: CallState) -> GateStop | None:
         self._active.add(call)
         return self._switch_stop(call)
+
+    def minted(self, workspace: WorkspaceId, kin: Collection[WorkspaceId]) -> None:
+        """A paused client stays paused in the workspaces it mints afterwards."""
+        if self._governor.attention.carry(workspace, kin):
+            log.warning("a new workspace starts paused: its client's workspace is paused")
 
     def end(self, call: CallState) -> None:
         self._active.discard(call)

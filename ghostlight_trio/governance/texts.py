@@ -21,6 +21,11 @@ ATTENTION = (
     "Attention required: repeated denials paused this workspace. This call was NOT executed and"
     " retrying will not help. Tell the user what you were trying to do; only the user can resume."
 )
+ATTENTION_CARRIED = (
+    "Attention required: repeated denials paused a workspace this client was using, and a new"
+    " workspace starts paused too. This call was NOT executed and retrying will not help. Tell"
+    " the user what you were trying to do; only the user can resume."
+)
 HOLD_AFTER_DISPATCH = (
     "Paused: the user has taken control of the browser. An effect already dispatched was allowed"
     " to finish; inspect the browser later. Do not retry."

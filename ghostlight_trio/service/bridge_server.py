@@ -161,7 +161,7 @@ class BridgeServer:
                 )
             )
         elif isinstance(message, OpenWorkspace):
-            outbox.post(self._open_workspace(message, opened))
+            outbox.post(self._open_workspace(message, session, opened))
         elif isinstance(message, ReleaseWorkspace):
             opened.discard(message.workspace_id)
             self.workspaces.release(message.workspace_id)
@@ -192,12 +192,14 @@ class BridgeServer:
         return ControlResult(message.sequence, ok, text)
 
     def _open_workspace(
-        self, message: OpenWorkspace, opened: set[str]
+        self, message: OpenWorkspace, session: WorkSession, opened: set[str]
     ) -> WorkspaceOpened | Rejected:
         try:
             workspace, reattached = self.workspaces.open(message.reattach, message.client_label)
         except WorkspaceLimitReached as exc:
             return Rejected(sequence=message.sequence, code="busy", message=str(exc))
+        if not reattached:
+            session.minted(workspace)
         opened.add(workspace)
         log.info(
             "workspace %s %s",
