@@ -43,12 +43,16 @@ const ANSWERED_WHEN_CRASHED = new Set([
 // The error for a tab whose page crashed. `during`: the command or mechanism that was under way
 // when it crashed (it was delivered; whether it acted first is not known), else nothing was
 // sent.
+// `delivered` goes on the wire with it, so the service reports such a request's outcome as
+// unknown rather than as a plain failure.
 export function pageCrashedError(tabId, during = null) {
   const lead = `The page in tab ${tabId} crashed (its renderer process is gone)`;
   const what = during
     ? `${lead} while ${during} was under way, so no answer came; whether it took effect before the crash is not known`
     : `${lead}, so there is no page to run anything on; nothing was sent`;
-  return new OpError(what, { hop: HOPS.page, code: PAGE_CRASHED });
+  const error = new OpError(what, { hop: HOPS.page, code: PAGE_CRASHED });
+  if (during) error.delivered = true;
+  return error;
 }
 
 // Crashed tabs, fed by the debugger's events and tab updates. One per chrome API object (the

@@ -49,6 +49,7 @@ export function errorFrameFrom(id, err) {
     const frame = errorFrame(id, err.message, err.hop, err.code);
     if (err.dialog) frame.error.dialog = err.dialog;
     if (Number.isInteger(err.completed)) frame.error.completed = err.completed;
+    if (err.delivered === true) frame.error.delivered = true;
     return frame;
   }
   const message = err && typeof err.message === "string" ? err.message : String(err);

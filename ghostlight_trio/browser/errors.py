@@ -30,6 +30,8 @@ class BrowserError(BrowserFailure):
     request (code ``dialog_open``), so the tool can name it without asking again.
     ``completed``: for a ``cdp_sequence``, how many of its commands were answered before it
     failed (so a tool can say exactly how much of an action took effect).
+    ``delivered``: the request had reached the page when it failed (its page crashed under
+    it), so whether it took effect is not known.
     """
 
     def __init__(
@@ -40,12 +42,14 @@ class BrowserError(BrowserFailure):
         dialog: dict[str, Any] | None = None,
         *,
         completed: int | None = None,
+        delivered: bool = False,
     ) -> None:
         super().__init__(message)
         self.hop = hop
         self.code = code
         self.dialog = dialog
         self.completed = completed
+        self.delivered = delivered
 
 
 class OutcomeUnknown(BrowserFailure):

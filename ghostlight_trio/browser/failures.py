@@ -83,5 +83,9 @@ def failure_result(failure: BrowserFailure, *, reaches_page: bool = False) -> To
         )
     if isinstance(failure, BrowserError):
         step = _CODE_NEXT_STEP.get(failure.code or "", _NEXT_STEP[hop])
+        if failure.delivered:
+            # The page took the request and then went away: nothing is left running there to
+            # wait for (no quarantine), but whether it acted first is not known.
+            return ToolResult.text(f"[hop: {hop}] {message}. Next step: {step}.", kind="outcome_unknown")
         return ToolResult.error(f"[hop: {hop}] {message}. Next step: {step}.")
     return ToolResult.error(f"[hop: {hop}] {message}.")

@@ -567,6 +567,7 @@ class BrowserShore:
                 code,
                 dialog if isinstance(dialog, dict) else None,
                 completed=completed if type(completed) is int and completed >= 0 else None,
+                delivered=error.get("delivered") is True,
             )
         )
 

@@ -80,6 +80,7 @@ class PageChannel:
         try:
             return check_answer(await self._browser.request(ws, op, args, timeout=bound))
         except BrowserError as error:
+            error.delivered = False  # a read changes nothing, whatever became of it
             raise refusal(error) or error from None
         except OutcomeUnknown as unknown:
             raise BrowserError(

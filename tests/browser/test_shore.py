@@ -183,6 +183,27 @@ async def test_error_replies_keep_their_hop_and_rewrite_ids(
         await shore.request(None, "tab_info", {"tabId": compose(1, 4)}, timeout=2)
     assert caught.value.hop == "cdp"
     assert caught.value.message == f"No tab {SLOT1 + 4}"
+    assert caught.value.delivered is False
+
+
+async def test_a_request_the_page_took_before_it_crashed_is_marked_delivered(
+    shore: BrowserShore, endpoints: Endpoints, nursery: trio.Nursery
+) -> None:
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+
+    async def extension() -> None:
+        for delivered in (True, "yes"):  # only a true boolean counts
+            request = await peer.receive()
+            error = {"message": "crashed", "hop": "page", "code": "page_crashed"}
+            await peer.send({"type": "error", "id": request["id"], "error": {**error, "delivered": delivered}})
+
+    nursery.start_soon(extension)
+    seen = []
+    for _ in range(2):
+        with pytest.raises(BrowserError) as caught:
+            await shore.request(None, "cdp", {"tabId": compose(1, 4), "method": "Runtime.evaluate"}, timeout=2)
+        seen.append((caught.value.code, caught.value.delivered))
+    assert seen == [("page_crashed", True), ("page_crashed", False)]
 
 
 async def test_an_error_message_nested_past_what_is_followed_stays_prose(

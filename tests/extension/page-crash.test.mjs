@@ -8,6 +8,7 @@ import { event, fakeChrome } from "./helpers/fake-chrome.mjs";
 
 const { DebuggerSessions, tabCrashes } = await import(lib("debugger.js"));
 const { runContent } = await import(lib("content-bridge.js"));
+const { errorFrameFrom } = await import(lib("frames.js"));
 const { createScreenshots } = await import(lib("screenshot.js"));
 
 // The fake chrome plus chrome.debugger.onEvent, which Chrome uses to say a page crashed.
@@ -63,7 +64,14 @@ test("a command under way when the page crashes is answered then, naming it", as
   await assert.rejects(running, (e) => {
     assert.equal(e.code, "page_crashed");
     assert.match(e.message, /crashed .* while Runtime\.evaluate was under way, so no answer came; whether it took effect before the crash is not known/);
+    // The service is told the command had reached the page: its outcome is unknown.
+    assert.equal(errorFrameFrom("r1", e).error.delivered, true);
     return true;
+  });
+  // Refused unsent now: nothing reached the page, so no `delivered`.
+  await assert.rejects(sessions.send(7, "Runtime.evaluate", {}), (e) => {
+    assert.equal(errorFrameFrom("r2", e).error.delivered, undefined);
+    return /nothing was sent$/.test(e.message);
   });
   // Other tabs are not affected.
   chromeApi.onCommand = async () => ({ ok: 1 });

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from ghostlight_trio.browser.errors import BrowserError, OutcomeUnknown
 from ghostlight_trio.browser.failures import failure_result
 from ghostlight_trio.browser.tabids import compose, rewrite_text
+from ghostlight_trio.tools.browser_calls import PageChannel
 from ghostlight_trio.tools.more_tools import more_tool_handlers
 
 from .fakes import ScriptedBrowser, tool_call
@@ -34,6 +37,30 @@ def test_a_crashed_page_is_named_and_the_next_step_is_a_reload() -> None:
     assert "http or https" not in text and "re-locate" not in text
     unloaded = _text(failure_result(BrowserError("The page in tab 7 is not running", "page", "page_unloaded")))
     assert unloaded.endswith("Next step: reload the tab with tab_control (action reload) to load its page again.")
+
+
+def test_a_request_under_way_when_its_page_crashed_has_an_unknown_outcome() -> None:
+    crashed = BrowserError(
+        "The page in tab 7 crashed (its renderer process is gone) while Runtime.evaluate was"
+        " under way, so no answer came; whether it took effect before the crash is not known",
+        "page",
+        "page_crashed",
+        delivered=True,
+    )
+    said = failure_result(crashed, reaches_page=True)
+    assert said.kind == "outcome_unknown"
+    assert _text(said).startswith("[hop: page] The page in tab 7 crashed")
+    assert "Next step: reload the tab with tab_control (action reload)" in _text(said)
+
+
+async def test_a_read_under_way_when_its_page_crashed_is_a_plain_failure() -> None:
+    crashed = BrowserError("The page in tab 7 crashed while …", "page", "page_crashed", delivered=True)
+    browser, _ = _waiting(crashed)
+    channel = PageChannel(browser)
+    with pytest.raises(BrowserError) as raised:
+        await channel.content(tool_call("get_page_text", tabId=7), 7, "text", read=True)
+    assert not raised.value.delivered
+    assert failure_result(raised.value).kind == "tool_error"
 
 
 def test_a_busy_page_that_did_not_answer_is_told_to_wait_or_reload_not_to_re_locate() -> None:
