@@ -101,11 +101,16 @@ class _Run:
         return f"{text}; {self.stopped}" if self.stopped else text
 
     def kind(self) -> ResultKind:
+        """Unknown when any step's outcome is; a refusal or a stop that ended the run is the
+        run's own kind (so the audit trail says what stopped it); else an error."""
         statuses = {step.status for step in self.steps}
         if "outcome_unknown" in statuses:
             return "outcome_unknown"
         if statuses <= {"ok"} and len(self.steps) == self.total:
             return "ok"
+        last = self.steps[-1].status if self.steps else None
+        if last == "denied" or last == "held":
+            return last
         return "tool_error"
 
 

@@ -127,9 +127,11 @@ async def test_a_step_on_a_foreign_tab_is_denied_before_anything_reaches_it(
     work, outcome = await run(h, "browser_batch", {"actions": [foreign, NAV]}, ws)
     assert tools.received == []
     assert "denied" in outcome.content[0].text and "not in this workspace" in text(outcome)
-    assert outcome.kind == "tool_error"
+    assert outcome.kind == "denied"  # what ended the batch, also in its own audit record
     step = next(record for record in h.audit if record.work_id == f"{work}/1")
     assert step.outcome == "denied" and step.rule == "unowned_tab"
+    parent = next(record for record in h.audit if record.work_id == work)
+    assert parent.outcome == "denied"
 
 
 async def test_an_oversized_batch_is_refused_whole(autojump_clock, nursery):

@@ -50,7 +50,7 @@ async def test_each_step_is_judged_by_policy_and_a_denied_one_never_reaches_the_
     actions = [go("https://docs.example.com/a"), go("https://evil.test/b"), go("https://docs.example.com/c")]
     work = h.start("browser_batch", {"actions": actions}, ws)
     out = await h.outcome(work)
-    assert out.kind == "tool_error"
+    assert out.kind == "denied"
     assert "step 2 (navigate) denied: Denied (D-" in text(out)
     assert h.browser.navigations == [(TAB, "https://docs.example.com/a")]
     await h.settled()
@@ -58,6 +58,7 @@ async def test_each_step_is_judged_by_policy_and_a_denied_one_never_reaches_the_
     assert records[f"{work}/1"]["decision"] == "allow" and records[f"{work}/1"]["grant"] == "docs"
     assert records[f"{work}/2"]["decision"] == "deny" and records[f"{work}/2"]["host"] == "evil.test"
     assert f"{work}/3" not in records and records[work]["tool"] == "browser_batch"
+    assert records[work]["outcome"] == "denied"  # the batch says what ended it
 
 
 async def test_hold_lets_the_running_step_finish_and_holds_the_next(
@@ -73,6 +74,7 @@ async def test_hold_lets_the_running_step_finish_and_holds_the_next(
     assert h.browser.navigations == [(TAB, "https://a.test/")]
     assert "step 2 (navigate) held: " in text(out) and "NOT executed" in text(out)
     assert text(out).endswith("1/2 steps completed; step 2 held")
+    assert out.kind == "held"
 
 
 async def test_the_kill_switch_stops_a_composition_after_the_running_effect_drains(
