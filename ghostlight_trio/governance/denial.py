@@ -35,7 +35,24 @@ def protected_text(ident: str, scheme: str) -> str:
     )
 
 
-def policy_text(ident: str, label: str, host: str | None, rule: str, grant: str, missing: list[str]) -> str:
+_TIER_NAMES = {
+    "org": "the organisation's policy",
+    "user": "the user's policy",
+    "restriction": "the restriction your client sent with this request (its own setting, not"
+    " the user's policy)",
+}
+"""Whose rule denied, as the denial names it."""
+
+
+def policy_text(
+    ident: str,
+    label: str,
+    host: str | None,
+    rule: str,
+    grant: str,
+    missing: list[str],
+    tier: str = "",
+) -> str:
     where = f" on {host}" if host else ""
     if rule == "capability":
         who = f"grant {grant!r} does not allow" if grant else "no grant allows"
@@ -54,7 +71,9 @@ def policy_text(ident: str, label: str, host: str | None, rule: str, grant: str,
         reason = f"{label}: this session's restriction is not a valid manifest, so nothing is allowed"
     else:
         reason = f"{label}{where} is not allowed ({rule})"
-    return f"Denied ({ident}): {reason}. {NEXT_STEP}"
+    whose = _TIER_NAMES.get(tier)
+    by = f" by {whose}" if whose is not None and rule != "restriction_invalid" else ""
+    return f"Denied ({ident}){by}: {reason}. {NEXT_STEP}"
 
 
 def moved_on_text(ident: str, tool: str, host: str | None) -> str:

@@ -483,7 +483,13 @@ def _denial_text(decision: Decision, needed: Requirement, where: HostResolution 
     if decision.tier == "sacred":
         return denial.sacred_text(decision.denial_id, host or "this site")
     return denial.policy_text(
-        decision.denial_id, needed.label, host, decision.rule, decision.grant, list(decision.missing)
+        decision.denial_id,
+        needed.label,
+        host,
+        decision.rule,
+        decision.grant,
+        list(decision.missing),
+        decision.tier,
     )
 
 

@@ -143,7 +143,7 @@ async def _record_live(env: dict[str, str]) -> tuple[Path, str]:
             for _ in range(2):
                 denied = await bridge.call("tabs_context_mcp", {}, ws, "agent")
                 assert denied.kind == "denied" and text(denied).startswith("Denied (D-")
-                assert "tabs_context_mcp needs read, which no grant allows." in text(denied)
+                assert "by the user's policy: tabs_context_mcp needs read, which no grant allows." in text(denied)
             assert (await bridge.call("update_plan", PLAN, ws, "agent")).kind == "ok"
             foreign = await bridge.call("navigate", {"url": "https://x.test/", "tabId": 5}, ws, "agent")
             assert foreign.kind == "denied" and "not in this workspace" in text(foreign)

@@ -25,7 +25,7 @@ from .harness import (
     state,
 )
 
-DENIAL = re.compile(r"^Denied \(D-[0-9a-f]{8}\): ")
+DENIAL = re.compile(r"^Denied \(D-[0-9a-f]{8}\)(?: by the (?:user's|organisation's) policy)?: ")
 NARROW = manifest(grant("docs", ["docs.example.com", "*.example.org"], ["read", "action"]))
 
 
@@ -272,6 +272,9 @@ async def test_a_restriction_only_tightens(nursery, tmp_path):
     assert (await h.call("navigate", target, ws)).kind == "ok"
     narrowed = await h.call("navigate", target, ws, restriction=only_org)
     assert narrowed.kind == "denied"
+    # The agent is told whose rule it met: its own client's restriction, not the user's policy.
+    assert "by the restriction your client sent with this request" in text(narrowed)
+    assert "by the user's policy" not in text(narrowed)
     widen = manifest(grant("w", ["*"], ["read", "action", "write", "execute"]))
     still = await h.call("navigate", {"url": "https://evil.test/", "tabId": TAB}, ws, restriction=widen)
     assert still.kind == "denied"  # a restriction can never widen
@@ -279,6 +282,8 @@ async def test_a_restriction_only_tightens(nursery, tmp_path):
     assert broken.kind == "denied" and "restriction" in text(broken)
     records = h.records()
     assert records[1]["rule"] == "unmatched_domain" and records[3]["rule"] == "restriction_invalid"
+    users = await h.call("navigate", {"url": "https://evil.test/", "tabId": TAB}, ws)
+    assert DENIAL.match(text(users)) and ") by the user's policy: " in text(users)
 
 
 async def test_hostless_decisions_follow_a_policy_reload(nursery, tmp_path):
