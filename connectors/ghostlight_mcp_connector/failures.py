@@ -31,6 +31,8 @@ LOST_MESSAGE: Final = (
 )
 UNKNOWN_MESSAGE: Final = "Outcome unknown: the call may have run."
 CANCELLED_MESSAGE: Final = "Outcome unknown: the service cancelled the call; it may have run."
+CANCELLED_LEAD: Final = "The service cancelled the call."
+"""Followed by the service's own words on whether anything of it ran."""
 
 
 def unavailable_message(reason: str) -> str:

@@ -65,9 +65,10 @@ def uncertain_outcome(completed: Completed) -> WriteMessage | None:
     if detail:
         data["detail"] = detail
         if outcome.kind == "cancelled":
-            # Why it was cancelled (the user's kill switch, say) and what ran before the stop
-            # belong in the message itself, and its own advice on retrying stands.
-            message = f"{message} {detail}"
+            # Why it was cancelled (the user's kill switch, say), whether anything of it ran
+            # and what ran before the stop belong in the message itself, and its own advice on
+            # retrying stands.
+            message = f"{failures.CANCELLED_LEAD} {detail}"
             data["nextStep"] = failures.CANCELLED_NEXT_STEP
     return WriteMessage(jsonrpc.error(request_id, failures.OUTCOME_UNKNOWN, message, data))
 

@@ -292,3 +292,20 @@ def test_a_call_the_service_cancelled_says_why_and_keeps_its_own_retry_advice() 
     assert error["error"]["code"] == -33003
     assert error["error"]["message"].endswith(why)
     assert "before retrying" not in error["error"]["data"]["nextStep"]
+
+
+def test_a_call_the_service_cancelled_before_it_started_is_not_said_to_have_maybe_run() -> None:
+    """A queued call the service cancelled (it was stopping) never ran: the message is the
+    service's word for that, not 'it may have run' beside 'nothing ran'."""
+    r = modern_router()
+    [start] = sent(feed(r, tools_call(1, {"_meta": M, "name": "x"})))
+    r.receive_bridge(Started(start.sequence, "w"))
+    why = "Cancelled before it started; nothing ran."
+    [error] = written(r.receive_bridge(Outcome("w", "cancelled", [TextBlock(why)])))
+    assert error["error"]["message"] == f"The service cancelled the call. {why}"
+    assert error["error"]["data"]["outcome"] == "cancelled"
+    # Without the service's words, nothing is known of it: it may have run.
+    [start] = sent(feed(r, tools_call(2, {"_meta": M, "name": "x"})))
+    r.receive_bridge(Started(start.sequence, "v"))
+    [bare] = written(r.receive_bridge(Outcome("v", "cancelled", [])))
+    assert "it may have run" in bare["error"]["message"]
