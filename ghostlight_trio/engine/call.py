@@ -53,6 +53,9 @@ class CallState:
     """What of the action took effect so far, as the handler last said (``Effects``)."""
     reported: str | None = None
     """The outcome kind the caller was sent, once sent."""
+    finished_as: str | None = None
+    """The kind of result the handler returned although the call was cancelled meanwhile:
+    the caller hears of the cancel, the audit record of what happened."""
     settled: bool = False
     gate_facts: Any = None
     """The governance gate's ``GateFacts`` for the audit record, once it has decided."""

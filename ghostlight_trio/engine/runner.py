@@ -162,6 +162,7 @@ class CallRunner:
             return
         self._quarantine_if_uncertain(call, lease)
         if stopped:
+            call.finished_as = result.kind
             self._settle_cancelled(call)
             return
         self._settle_result(call, result)
@@ -363,7 +364,7 @@ class CallRunner:
                 work_id=call.context.work_id,
                 operation=call.context.operation,
                 workspace=self._workspaces.fingerprint(call.context.workspace_id),
-                outcome=outcome.kind,
+                outcome=call.finished_as or outcome.kind,
                 reported=call.reported or outcome.kind,
                 duration=self._clock() - call.started_at,
                 effects_dispatched=call.effects_dispatched,
