@@ -1,5 +1,10 @@
 """``ghostlight hold | resume [--workspace WS] | panic``: the user's safety switches, sent to the
-running service."""
+running service.
+
+When no service takes the command (none is running, or the one running does not answer), hold,
+panic and resume are saved to the instance's switches record all the same: every service reads
+it when it starts, including the one an agent's client starts on demand a moment later, so the
+switch the user pressed is never lost to a service that happened to be down."""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ import sys
 
 import trio
 
+from ..governance.switches import SWITCHES_FILE, Switches, load_switches, save_switches
 from ..transport.bridge import ControlCommand, ControlResult
 from ..transport.endpoints import Endpoints
 from ..transport.handshake import BridgeVersionError, ServiceUnresponsive, open_bridge
@@ -39,26 +45,96 @@ async def send_control(endpoints: Endpoints, command: str) -> ControlResult:
         await stream.aclose()
 
 
+_SAVED = {
+    "hold": lambda kept: Switches(held=True, panicked=kept.panicked),
+    "panic": lambda kept: Switches(held=kept.held, panicked=True),
+    "resume": lambda kept: Switches(),
+}
+"""The switches record after each command that a service keeps across starts."""
+
+
 async def control(endpoints: Endpoints, command: str) -> int:
     try:
         result = await send_control(endpoints, command)
     except ServiceUnresponsive as exc:
-        print(f"ghostlight: {exc}; {command!r} was not delivered.", file=sys.stderr)
-        return 1
+        return _undelivered(endpoints, command, f"{exc}; {command!r} was not delivered")
     except trio.TooSlowError:
+        return _undelivered(
+            endpoints,
+            command,
+            f"the service for instance {endpoints.instance!r} took the {command!r} command but"
+            f" did not confirm it within {COMMAND_TIMEOUT:g} s",
+        )
+    except (ProofError, SecretFileError, BridgeVersionError, BridgeClosed) as exc:
+        return _undelivered(endpoints, command, f"{exc}; {command!r} was not delivered")
+    except OSError as exc:
+        return await _while_down(endpoints, command, exc)
+    print(result.message)
+    return 0 if result.ok else 1
+
+
+async def _while_down(endpoints: Endpoints, command: str, problem: OSError) -> int:
+    """No service listens: save the switch for the next one to start, then look once more
+    (a client may have started one meanwhile, reading the record before it was saved)."""
+    if command not in _SAVED:
         print(
-            f"ghostlight: the service for instance {endpoints.instance!r} took the {command!r}"
-            f" command but did not confirm it within {COMMAND_TIMEOUT:g} s; check"
-            f" `ghostlight status --instance {endpoints.instance}`.",
+            f"ghostlight: the service for instance {endpoints.instance!r} is not running"
+            f" ({problem}); no workspace is paused while it is down.",
             file=sys.stderr,
         )
         return 1
-    except (ProofError, SecretFileError, BridgeVersionError, BridgeClosed) as exc:
-        print(f"ghostlight: {exc}; {command!r} was not delivered.", file=sys.stderr)
+    saved = _save(endpoints, command)
+    if saved is not None:
+        print(f"ghostlight: the service is not running, and {saved}", file=sys.stderr)
         return 1
-    except OSError as exc:
-        print(f"ghostlight: the service for instance {endpoints.instance!r} is not reachable"
-              f" ({exc}); nothing is running to {command}.", file=sys.stderr)
-        return 1
+    try:
+        result = await send_control(endpoints, command)
+    except (OSError, trio.TooSlowError, ProofError, SecretFileError, BridgeVersionError):
+        print(_saved_text(endpoints, command))
+        return 0
     print(result.message)
     return 0 if result.ok else 1
+
+
+def _undelivered(endpoints: Endpoints, command: str, problem: str) -> int:
+    """A service is there but did not take the command: save it for that service's next start,
+    and say that the running one may not have applied it."""
+    print(f"ghostlight: {problem}.", file=sys.stderr)
+    if command not in _SAVED:
+        return 1
+    saved = _save(endpoints, command)
+    if saved is not None:
+        print(f"ghostlight: {saved}", file=sys.stderr)
+        return 1
+    print(
+        f"ghostlight: {command!r} is saved for the service's next start; the running service"
+        " may not have applied it. Restart it so that it does:"
+        f" `ghostlight service restart --instance {endpoints.instance}` (or end its process).",
+        file=sys.stderr,
+    )
+    return 1
+
+
+def _save(endpoints: Endpoints, command: str) -> str | None:
+    """Save the switches after ``command``; None when saved, else why not."""
+    path = endpoints.data_dir / SWITCHES_FILE
+    try:
+        save_switches(path, _SAVED[command](load_switches(path)))
+    except OSError as exc:
+        return f"{command!r} could not be saved to {path} either ({exc}): it is not in effect."
+    return None
+
+
+def _saved_text(endpoints: Endpoints, command: str) -> str:
+    if command == "resume":
+        return (
+            "Resumed: the service is not running; the next one to start (an agent's client"
+            " starts one on demand) starts with neither hold nor the kill switch."
+        )
+    what = "Kill switch engaged" if command == "panic" else "Held"
+    return (
+        f"{what}: the service for instance {endpoints.instance!r} is not running, so nothing is"
+        " acting now; every service that starts for it (an agent's client starts one on"
+        " demand) starts with this on, and refuses agents' browser calls until"
+        " `ghostlight resume`."
+    )
