@@ -16,7 +16,7 @@ from ..transport.framing import FrameError
 from ..transport.stream import BridgeClosed, MessageStream
 from . import wire
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("ghostlight.browser")
 
 HELLO_TIMEOUT = 5.0
 """How long an admitted relay has to deliver the extension hello."""

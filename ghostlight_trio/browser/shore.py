@@ -38,7 +38,7 @@ from .errors import (
 from .tab_journal import TabJournal
 from .tabids import ForeignTabError, compose, rewrite_text, slot_for, split, to_composite, to_native
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("ghostlight.browser")
 
 __all__ = ["BrowserShore", "compose", "slot_for", "split"]
 

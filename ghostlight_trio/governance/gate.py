@@ -158,8 +158,11 @@ class GovernanceGate:
 
     def minted(self, workspace: WorkspaceId, kin: Collection[WorkspaceId]) -> None:
         """A paused client stays paused in the workspaces it mints afterwards."""
-        if self._governor.attention.carry(workspace, kin):
-            log.warning("a new workspace starts paused: its client's workspace is paused")
+        governor = self._governor
+        if governor.attention.carry(workspace, kin):
+            name = governor.name_of(workspace)
+            log.warning("workspace %s starts paused: its client's connection holds a paused one", name)
+            governor.event("attention_carried", workspace=name)
 
     def end(self, call: CallState) -> None:
         self._active.discard(call)
@@ -437,8 +440,11 @@ class GovernanceGate:
         workspace = call.context.workspace_id
         category = "sacred" if decision.tier == "sacred" else "policy"
         signature = (host_text(where), needed.needs, category)
-        if self._governor.attention.record(workspace, signature, self._clock()):
-            log.warning("attention circuit opened for workspace %s", "(redacted)")
+        governor = self._governor
+        if governor.attention.record(workspace, signature, self._clock()):
+            name = governor.name_of(workspace)
+            log.warning("repeated denials paused workspace %s (ghostlight resume --workspace %s)", name, name)
+            governor.event("attention_opened", workspace=name)
             for other in list(self._active):
                 if (
                     other is not call

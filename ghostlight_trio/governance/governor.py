@@ -113,6 +113,9 @@ class Governor:
         """How audit names a workspace handle; the user addresses one paused workspace by it.
         Set by whoever owns the workspace registry; None: workspaces resume only all at once."""
         self.listeners: list[Callable[[str], None]] = []
+        self.record_event: Callable[..., None] | None = None
+        """Set by the service: writes one audit event (a name and fields), so every switch,
+        reload and pause leaves a line in the trail."""
         """Called with ``hold``, ``panic``, ``resume``, ``resume_workspace`` or ``policy``."""
         self._restrictions: OrderedDict[str, Restriction] = OrderedDict()
         self._clock = clock
@@ -214,7 +217,7 @@ class Governor:
             known = ", ".join(sorted(str(fp) for fp in paused)) or "none"
             return False, f"No paused workspace {fingerprint!r} (paused now: {known})."
         self.attention.resume_one(workspace)
-        self._notify("resume_workspace")
+        self._notify("resume_workspace", workspace=fingerprint)
         switches = [
             label for label, on in (("hold", self.held), ("kill switch", self.panicked)) if on
         ]
@@ -243,12 +246,28 @@ class Governor:
             return True, "Policy reloaded." if changed else "Policy unchanged."
         return False, f"Unknown control command {command!r}."
 
-    def _notify(self, what: str) -> None:
+    def _notify(self, what: str, **fields: str) -> None:
+        self.event(what, **fields)
         for listener in list(self.listeners):
             try:
                 listener(what)
             except Exception:
                 log.exception("governance listener failed")
+
+    def event(self, what: str, **fields: str) -> None:
+        """One audit event; never fails the caller."""
+        record = self.record_event
+        if record is None:
+            return
+        try:
+            record(what, **fields)
+        except Exception:
+            log.exception("governance event %s not recorded", what)
+
+    def name_of(self, workspace: object) -> str:
+        """How logs and audit name a workspace: its fingerprint, never the handle."""
+        name = self.fingerprint
+        return name(workspace) if name is not None else "(a workspace)"
 
     @property
     def settings(self) -> Settings:

@@ -191,7 +191,7 @@ def assemble(
     catalog.generation = 1
     scheduler = scheduler or Scheduler()
     audit = RotatingAuditLog(endpoints.audit_file)
-    governance.governor.listeners.append(lambda what: audit.event(what))
+    governance.governor.record_event = audit.event
     engine = WorkEngine(
         catalog=catalog,
         handlers=handlers,

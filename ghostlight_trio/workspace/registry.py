@@ -21,7 +21,7 @@ import trio
 from ..engine.contracts import WorkspaceId
 from .tab_ids import split_tab_id
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("ghostlight.workspace")
 
 UNKNOWN_WORKSPACE_MESSAGE = "Unknown or expired workspaceId."
 

@@ -3,6 +3,7 @@ one of its workspaces was paused starts paused, so minting a fresh one is no way
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,9 @@ async def test_a_paused_client_cannot_mint_its_way_out(instance_env, tmp_path: P
             assert (await acli(env, "resume")).returncode == 0
             freed = await agent.call("tabs_context_mcp", {}, None, "agent")
             assert freed.kind == "denied", text(freed)
+    events = [json.loads(line) for line in endpoints.audit_file.read_text().splitlines()]
+    named = [(e["event"], e.get("workspace", "")[:3]) for e in events if "event" in e]
+    assert named == [
+        ("attention_opened", "ws-"), ("attention_carried", "ws-"), ("attention_carried", "ws-"),
+        ("resume", ""),
+    ]

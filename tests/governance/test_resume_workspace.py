@@ -186,7 +186,13 @@ async def test_cli_resumes_one_workspace_by_its_audit_fingerprint(instance_env, 
             freed = await bridge.call("tabs_context_mcp", {}, spaces["agent-b"], "agent-b")
             assert freed.kind == "denied"
     events = [json.loads(line) for line in endpoints.audit_file.read_text().splitlines()]
-    assert [e["event"] for e in events if "event" in e] == ["resume_workspace", "resume"]
+    # Each pause and each resume is a line of its own, naming the workspace by its fingerprint.
+    assert [(e["event"], e.get("workspace")) for e in events if "event" in e] == [
+        ("attention_opened", fingerprints["agent-a"]),
+        ("attention_opened", fingerprints["agent-b"]),
+        ("resume_workspace", fingerprints["agent-a"]),
+        ("resume", None),
+    ]
 
 
 def test_cli_refuses_a_fingerprint_that_cannot_be_one(instance_env):
