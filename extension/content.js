@@ -112,6 +112,9 @@
     }
     const focused = focusedElement();
     if (focused) out.focused = ns.find.describeElement(focused, ctx);
+    // A document edited as a whole (designMode, an editable body) takes typing with nothing
+    // focused: say so, so that "nothing has focus" is not read as "typing goes nowhere".
+    else if (document.designMode === "on" || (document.body && document.body.isContentEditable)) out.editableDocument = true;
     const focusFrame = opaqueFrameSrc(focused);
     if (focusFrame) out.focusFrame = focusFrame;
     out.statusTexts = statusTexts();

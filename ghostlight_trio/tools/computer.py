@@ -47,6 +47,10 @@ WAIT_MAX = 10.0
 WAIT_SLICE = 0.25
 OBSERVE_TIMEOUT = 5.0
 TYPE_MAX_CHARS = 2000
+NO_FOCUS = (
+    "no field received the text (the page itself got the key presses). Click the field first"
+    " (computer left_click, or act_on), or set its value with form_input."
+)
 """``type`` presses one key per character, each waiting for the page to take it (4-7 ms here,
 far more on a page with heavy key handlers): more than this could outlast the caller's 60 s and
 then the tab, which stays quarantined while the rest is unknown. Longer text goes in parts, or
@@ -315,7 +319,16 @@ class ComputerTool:
         await self._send(call, tab, steps, summary=summary, done=done)
         target = before.get("focused") if before else None
         assurance = "semantic" if target else "none"
-        return await self._finish(call, tab, summary, before, assurance=assurance, target=target)
+        if before is None or target or before.get("editableDocument"):
+            return await self._finish(call, tab, summary, before, assurance=assurance, target=target)
+        # Nothing had keyboard focus: the key presses went to the page itself, and text goes
+        # into no field. Unless the page reacted to them, the call did not do what was asked.
+        summary = f"{summary[:-1]}, but nothing on the page had keyboard focus: {NO_FOCUS}"
+        result = await self._finish(call, tab, summary, before, assurance=assurance, target=None)
+        receipt = (result.structured or {}).get("interactionReceipt")
+        if receipt is None or not _page_changed(receipt["observedAfter"]):
+            return ToolResult(kind="tool_error", content=result.content, structured=result.structured)
+        return result
 
     async def _key(self, call: ToolCall, tab: int) -> ToolResult:
         text = call.arguments.get("text")
@@ -563,6 +576,16 @@ def _note_done(call: ToolCall, done: Mapping[int, str] | None, sent: int) -> Non
     reached = [index for index in done if index < sent]
     if reached:
         call.effects.done_so_far(done[max(reached)])
+
+
+def _page_changed(observed: Mapping[str, Any]) -> bool:
+    """Whether a receipt saw the page react at all (a change of URL, title, document, DOM,
+    focus or status)."""
+    return any(
+        observed.get(key)
+        for key in ("urlChanged", "titleChanged", "newDocument", "mutations", "changedElements",
+                    "alertOrStatus")
+    )  # fmt: skip
 
 
 def _mouse_step(kind: str, x: float, y: float, *, pause: float = 0.0, **extra: Any) -> Step:

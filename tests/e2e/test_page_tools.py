@@ -175,6 +175,12 @@ async def test_clicks_keys_and_typing_land_on_screenshot_coordinates(
     assert long.kind == "tool_error" and "nothing was typed" in text(long)
     assert "form_input" in text(long)
     assert await page_value(service, ws, tab, "field.value") == ""
+    # With nothing focused the text reaches no field: said so, as a failure, not "Typed".
+    await page_value(service, ws, tab, "document.activeElement.blur()")
+    lost = await service.call("computer", ws, tabId=tab, action="type", text="lost")
+    assert lost.kind == "tool_error", text(lost)
+    assert "nothing on the page had keyboard focus: no field received the text" in text(lost)
+    assert await page_value(service, ws, tab, "field.value") == ""
 
     resized = await service.call("resize_window", ws, tabId=tab, width=640, height=480)
     assert resized.kind == "ok", text(resized)

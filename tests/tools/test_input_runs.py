@@ -14,7 +14,10 @@ from ghostlight_trio.tools.page_tools import page_tool_handlers
 
 from .fakes import ScriptedBrowser, tool_call
 
-OBSERVED = {"url": "http://a.test/", "title": "A", "renderSerial": 1, "mutations": 0}
+OBSERVED = {
+    "url": "http://a.test/", "title": "A", "renderSerial": 1, "mutations": 0,
+    "focused": {"ref": "ref_1", "role": "textbox", "name": "Field"},
+}  # fmt: skip
 
 
 def _typing_browser(*, fail_at: int | None = None, sequences: bool = True) -> ScriptedBrowser:
