@@ -37,19 +37,22 @@ export async function navigate(chromeApi, args, deps = {}) {
   throwIfStopped(deps.signal);
   const waiter = watchLoad(chromeApi, tabId, tabUrl(before), navigationTimeout(args), deps.signal);
   try {
-    if (target.kind === "url") await chromeApi.tabs.update(tabId, { url: target.url });
-    else await stepHistory(chromeApi, tabId, target.kind, deps.cdp, deps.signal);
+    if (target.kind === "url") {
+      const updated = await chromeApi.tabs.update(tabId, { url: target.url });
+      if (updated && updated.pendingUrl) waiter.requested();
+    } else await stepHistory(chromeApi, tabId, target.kind, deps.cdp, deps.signal);
   } catch (err) {
     waiter.cancel();
     if (err instanceof OpError) throw err;
     throw new OpError(`Navigation failed: ${messageOf(err)}`, { code: "navigate_failed" });
   }
-  const { loaded, started } = await waiter.done;
+  const { loaded, started, dropped } = await waiter.done;
   const after = await getTab(chromeApi, tabId);
   const out = { url: after.url || tabUrl(after), title: after.title || "", loaded };
   // A navigation waiting for a slow server has not committed yet: the tab still shows its page,
   // but Chrome names where it is going.
   if (!loaded && after.pendingUrl) out.pendingUrl = after.pendingUrl;
+  else if (dropped) out.noPage = true; // asked for, then answered without a page to show
   else if (!started) out.started = false; // the tab never began to move: nothing was loaded
   if (loaded && (await showsErrorPage(chromeApi, tabId))) out.errorPage = true;
   return out;
@@ -101,10 +104,16 @@ function messageOf(err) {
 // Resolves to {loaded: true} once a load completes after the navigation began, and to
 // {loaded: false, started} on timeout (started: the tab began loading or changed its URL);
 // rejects if the tab closes meanwhile or the request is stopped.
+//
+// A navigation Chrome requested (the tab named it as its pending URL) that it then dropped
+// without loading anything, the tab back at rest on its old page, was answered without a page:
+// a file download, or an empty response (204). That resolves at once to {loaded: false,
+// started: true, dropped: true} instead of waiting out the bound.
 function watchLoad(chromeApi, tabId, startUrl, timeoutMs, signal) {
   let finish;
   let fail;
   let started = false;
+  let requested = false;
   const done = new Promise((resolve, reject) => {
     finish = resolve;
     fail = reject;
@@ -124,6 +133,7 @@ function watchLoad(chromeApi, tabId, startUrl, timeoutMs, signal) {
     try {
       const tab = await chromeApi.tabs.get(tabId);
       if (tab.status === "complete" && (started || tabUrl(tab) !== startUrl)) settle(true);
+      else if (requested && !started && !tab.pendingUrl && tab.status === "complete") settle(false, true);
     } catch {
       // onRemoved reports a closed tab
     }
@@ -137,9 +147,9 @@ function watchLoad(chromeApi, tabId, startUrl, timeoutMs, signal) {
     chromeApi.tabs.onUpdated.removeListener(onUpdated);
     chromeApi.tabs.onRemoved.removeListener(onRemoved);
   }
-  function settle(loaded) {
+  function settle(loaded, dropped = false) {
     cleanup();
-    finish({ loaded, started: loaded || started });
+    finish(dropped ? { loaded, started: true, dropped } : { loaded, started: loaded || started });
   }
   chromeApi.tabs.onUpdated.addListener(onUpdated);
   chromeApi.tabs.onRemoved.addListener(onRemoved);
@@ -147,5 +157,11 @@ function watchLoad(chromeApi, tabId, startUrl, timeoutMs, signal) {
     cleanup();
     fail(stoppedError(signal.reason));
   });
-  return { done, cancel: () => settle(false) };
+  return {
+    done,
+    cancel: () => settle(false),
+    requested: () => {
+      requested = true;
+    },
+  };
 }

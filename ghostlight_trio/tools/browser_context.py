@@ -234,9 +234,19 @@ class _ContextTools:
                 " with tabs_context or wait_for before acting on the page.",
                 structured=structured | {"pendingUrl": pending},
             )
-        if result.get("started") is False:
+        if result.get("noPage") is True and not url.lower().startswith("data:"):
             return ToolResult.text(
-                f"The navigation to {url} did not start within {LOAD_WAIT_MS // 1000} s: the tab"
+                f"The browser went to {url}, and the answer was not a page to show: most likely"
+                " a file, which the browser downloads instead (into its downloads folder), or an"
+                f" empty response (HTTP 204). The tab still shows {final_url}. Do not navigate"
+                " there again to retry: each time downloads the file again.",
+                structured=structured | {"noPage": True},
+            )
+        if result.get("started") is False or result.get("noPage") is True:
+            # Never started, or a data: URL Chrome took and then refused to open.
+            waited = f" within {LOAD_WAIT_MS // 1000} s" if result.get("started") is False else ""
+            return ToolResult.text(
+                f"The navigation to {url} did not start{waited}: the tab"
                 f" is still at {final_url} and the browser shows no navigation under way. Some"
                 " URLs do not open this way: data: URLs, and a link to a file, which starts a"
                 " download instead of showing a page.",

@@ -97,6 +97,10 @@ class _Pages(QuietHandler):
             self.end_headers()
             self.wfile.write(b"data")
             return
+        if self.path == "/nothing":  # an answer without a page
+            self.send_response(204)
+            self.end_headers()
+            return
         if self.path in ("/slow", "/unanswered"):
             time.sleep(SLOW_SECONDS if self.path == "/slow" else UNANSWERED_SECONDS)
             body = "<title>Slow page</title>"

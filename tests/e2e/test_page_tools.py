@@ -455,7 +455,12 @@ async def test_the_managed_browser_keeps_downloads_with_the_instance_and_fits_co
     # A file link starts a download, not a page: the tab stays, and the file lands with the
     # instance, never in the user's own Downloads folder.
     followed = await service.call("navigate", ws, tabId=tab, url=f"{web}/report.bin")
-    assert followed.kind == "tool_error" and "starts a download" in text(followed), text(followed)
+    assert followed.kind == "ok" and "the answer was not a page to show" in text(followed), text(followed)
+    # Said once the browser dropped the navigation (``noPage``), not at the load bound.
+    assert "downloads" in text(followed) and followed.structured["noPage"] is True
+    empty = await service.call("navigate", ws, tabId=tab, url=f"{web}/nothing")
+    assert empty.kind == "ok" and empty.structured.get("noPage") is True, text(empty)
+    assert empty.structured["url"] == f"{web}/"  # the tab stays on its page
     saved = service.endpoints.data_dir / "downloads" / "report.bin"
     with trio.fail_after(10):
         while not saved.exists():  # noqa: ASYNC110 - the browser writes it

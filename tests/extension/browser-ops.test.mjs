@@ -44,6 +44,21 @@ test("navigate reports loaded:false when the bound passes, and started:false if 
   assert.equal("started" in slow, false, "a started navigation is the usual case");
 });
 
+test("navigate tells at once of a navigation the browser dropped without a page (a download, a 204)", async () => {
+  const chromeApi = world();
+  // Chrome names the URL as pending, then drops it: the tab never loads, its page stays.
+  chromeApi.onNavigate = (tab, url) => {
+    tab.pendingUrl = url;
+    setTimeout(() => {
+      tab.pendingUrl = undefined;
+      tab.status = "complete";
+    }, 5);
+  };
+  const out = await navigate(chromeApi, { tabId: 7, url: "https://a.test/report.bin", timeoutMs: 60_000 });
+  assert.deepEqual(out, { url: "https://a.test/", title: "A", loaded: false, noPage: true });
+  assert.equal(chromeApi.tabs.onUpdated.size, 0, "listeners removed");
+});
+
 test("navigate tells a load that ended on the browser's error page", async () => {
   const chromeApi = world();
   loadsOnNavigate(chromeApi);
