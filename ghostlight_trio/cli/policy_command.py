@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import trio
+
 from ..audit.records import call_records
 from ..catalog.registry import load_specs
 from ..governance.explain import manifest_lines, policy_lines
@@ -21,6 +23,9 @@ from ..governance.sources import (
     user_manifest_path,
 )
 from ..transport.endpoints import Endpoints
+from ..transport.handshake import BridgeVersionError
+from ..transport.proof import ProofError, SecretFileError
+from ..transport.stream import BridgeClosed
 
 
 def current_state(endpoints: Endpoints) -> PolicyState:
@@ -46,8 +51,19 @@ def check(path: str) -> int:
 
 
 def explain(endpoints: Endpoints, path: str | None) -> int:
-    """Without a file: what the current policy allows. With one: what that manifest allows."""
+    """Without a file: what the policy in force allows (the running service's own, which is the
+    last good one when an edit could not be loaded; else what a service would load now). With
+    one: what that manifest allows."""
     if path is None:
+        live = _live_policy(endpoints)
+        if live is not None:
+            print("ghostlight: the running service enforces this policy:", file=sys.stderr)
+            print(live)
+            return 0
+        print(
+            "ghostlight: no service is running; one that starts now would load this policy:",
+            file=sys.stderr,
+        )
         print("\n".join(policy_lines(current_state(endpoints))))
         return 0
     try:
@@ -59,11 +75,32 @@ def explain(endpoints: Endpoints, path: str | None) -> int:
     return 0
 
 
+def _live_policy(endpoints: Endpoints) -> str | None:
+    """The running service's own account of its policy; None when none answers it."""
+    from .safety_command import send_control
+
+    try:
+        result = trio.run(send_control, endpoints, "explain")
+    except (OSError, trio.TooSlowError, ProofError, SecretFileError, BridgeVersionError,
+            BridgeClosed):  # fmt: skip
+        return None
+    return result.message if result.ok else None
+
+
 def simulate_file(endpoints: Endpoints, audit: str, manifest: str | None) -> int:
     """Replay ``audit`` against ``manifest`` (default: the current policy). Exit 0 when nothing
     would be denied, 2 when something would, 1 on bad input."""
     if manifest is None:
         state = current_state(endpoints)
+        if state.problems:
+            print(
+                "ghostlight: the policy files cannot all be loaded now ("
+                + "; ".join(state.problems)
+                + "). A running service keeps its last good policy, which this replay cannot"
+                " read; the replay below is against what a service starting now would load."
+                " Fix the file, or name a manifest with --manifest.",
+                file=sys.stderr,
+            )
     else:
         try:
             candidate = load_manifest(Path(manifest))

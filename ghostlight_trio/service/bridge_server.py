@@ -16,6 +16,7 @@ from .. import __version__
 from ..catalog.registry import Catalog
 from ..engine.engine import WorkEngine
 from ..engine.session import WorkSession
+from ..governance.explain import policy_lines
 from ..governance.governor import Governor
 from ..transport.bridge import (
     BridgeProtocolError,
@@ -187,6 +188,9 @@ class BridgeServer:
         """The user's switches are taken only from control streams, never from an agent's edge."""
         if role != "control" or self.governor is None:
             return ControlResult(message.sequence, False, "Control commands need a control stream.")
+        if message.command == "explain":  # the policy in force here, the last good one if kept
+            lines = policy_lines(self.governor.state)
+            return ControlResult(message.sequence, True, "\n".join(lines))
         ok, text = self.governor.control(message.command)
         log.warning("control command %r: %s", message.command, text)
         return ControlResult(message.sequence, ok, text)

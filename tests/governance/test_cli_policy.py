@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
 from ghostlight_trio.governance.denial import denial_id
@@ -370,3 +371,32 @@ def test_foreign_lines_in_an_audit_file_are_skipped_by_every_reader(instance_env
         follower.terminate()
         _, err = follower.communicate(timeout=10)
     assert b"Traceback" not in err
+
+
+async def test_explain_shows_the_policy_the_running_service_keeps_after_a_broken_edit(
+    instance_env, tmp_path
+):
+    """A broken edit leaves the service on its last good policy: ``explain`` shows that one (as
+    the service itself tells it), never the stand-in a broken file would mean at a fresh start;
+    ``simulate`` against the files says it cannot see the kept policy."""
+    policy = write_json(tmp_path / "policy.json", ALLOWING_POLICY)
+    label = load_manifest(policy).label
+    env = _env(instance_env, policy)
+    with service_process(env):
+        policy.write_text('{"schema": 3, "name": "broken"')
+        with trio.fail_after(20):
+            while True:
+                explained = await acli(env, "policy", "explain")
+                if "Problem (last good policy kept)" in explained.stdout:
+                    break
+                await trio.sleep(0.3)
+        assert "the running service enforces this policy" in explained.stderr
+        assert f"User policy {label}, enforced:" in explained.stdout
+        assert "Grant 'all' allows read+action on every host." in explained.stdout
+        assert "unloadable" not in explained.stdout
+        audit = tmp_path / "empty.jsonl"
+        audit.write_text("")
+        replay = await acli(env, "policy", "simulate", str(audit))
+        assert "A running service keeps its last good policy" in replay.stderr
+    down = await acli(env, "policy", "explain")
+    assert "no service is running" in down.stderr
