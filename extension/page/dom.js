@@ -68,6 +68,7 @@
     ASIDE: "complementary",
     OPTION: "option",
     LABEL: "label",
+    P: "paragraph",
   };
 
   const INTERACTIVE_TAGS = new Set(["A", "BUTTON", "INPUT", "SELECT", "TEXTAREA", "SUMMARY", "DETAILS", "OPTION"]);
@@ -81,6 +82,17 @@
     "A", "BUTTON", "H1", "H2", "H3", "H4", "H5", "H6", "LI", "TD", "TH", "SUMMARY", "OPTION",
     "LABEL", "LEGEND", "CAPTION", "FIGCAPTION", "DT", "DD",
   ]);
+  // Roles named from their content (WAI-ARIA "name from: contents"), whatever the tag: a
+  // <div role="tab">Billing</div> is the tab "Billing".
+  const CONTENT_NAMED_ROLES = new Set([
+    "button", "cell", "checkbox", "columnheader", "gridcell", "heading", "link", "menuitem",
+    "menuitemcheckbox", "menuitemradio", "option", "radio", "row", "rowheader", "switch", "tab",
+    "tooltip", "treeitem",
+  ]);
+  // Roles whose state is aria-checked when they are not native inputs.
+  const CHECKED_ROLES = new Set(["checkbox", "switch", "radio", "menuitemcheckbox", "menuitemradio"]);
+  // Content of a control, not words of the <label> around it (a select's options).
+  const NOT_LABEL_TEXT = new Set(["SELECT", "TEXTAREA", "OPTION", "DATALIST", "SCRIPT", "STYLE"]);
   const SECRET_AUTOCOMPLETE = /^(current-password|new-password|one-time-code|cc-number|cc-csc|cc-exp)/i;
 
   function tagOf(el) {
@@ -164,6 +176,40 @@
     return el.id || inLabel ? [...el.labels] : [];
   }
 
+  // Whether the element's text may be its name: by its tag or by its role.
+  function namedFromContent(el) {
+    return TEXT_NAMED_TAGS.has(tagOf(el)) || CONTENT_NAMED_ROLES.has(roleOf(el));
+  }
+
+  // A label's words: its text without the content of controls inside it (a select inside its
+  // label must not be named "Size Small Medium Large").
+  function labelText(label) {
+    const holdsControl = typeof label.querySelectorAll === "function" && label.querySelectorAll("select, textarea").length > 0;
+    if (!holdsControl) return textOf(label);
+    const parts = [];
+    const walk = (node, depth) => {
+      for (const child of node.childNodes || []) {
+        if (child.nodeType === 3) parts.push(child.nodeValue || "");
+        else if (child.nodeType === 1 && depth < 16 && !NOT_LABEL_TEXT.has(tagOf(child))) walk(child, depth + 1);
+      }
+    };
+    walk(label, 0);
+    return collapse(parts.join(" "));
+  }
+
+  // The shown value of a select: its selected options' text ("" when none is selected).
+  function selectValueText(el) {
+    const selected = el.selectedOptions ? [...el.selectedOptions] : [];
+    return collapse(selected.map((o) => collapse(o.textContent)).join(", "));
+  }
+
+  // aria-checked of a checkbox-like role on a non-input element: true, false or null (unset).
+  function ariaChecked(el) {
+    if (tagOf(el) === "INPUT" || !CHECKED_ROLES.has(roleOf(el))) return null;
+    const state = attr(el, "aria-checked").trim().toLowerCase();
+    return state === "true" ? true : state === "false" ? false : null;
+  }
+
   function labelledByText(el) {
     const ids = attr(el, "aria-labelledby").trim();
     if (!ids) return "";
@@ -181,14 +227,11 @@
 
   function accessibleName(el) {
     const tag = tagOf(el);
-    if (tag === "SELECT") {
-      const selected = el.selectedOptions && el.selectedOptions[0];
-      if (selected) return clip(collapse(selected.textContent), 200);
-    }
+    // A select is named by its labels, never by its selected option: that is its value.
     const candidates = [
       () => attr(el, "aria-label"),
       () => labelledByText(el),
-      () => labelsOf(el).map((l) => textOf(l)).join(" "),
+      () => labelsOf(el).map((l) => labelText(l)).join(" "),
       () => attr(el, "placeholder"),
       () => attr(el, "title"),
       () => attr(el, "alt"),
@@ -197,8 +240,8 @@
         return tag === "INPUT" && ["submit", "button", "reset"].includes(type) ? attr(el, "value") : "";
       },
       () => {
-        if (!TEXT_NAMED_TAGS.has(tag)) return "";
-        const text = textOf(el);
+        if (!namedFromContent(el)) return "";
+        const text = tag === "LABEL" ? labelText(el) : textOf(el);
         return text.length < 200 ? text : "";
       },
       () => {
@@ -424,6 +467,10 @@
     textOf,
     ownText,
     labelsOf,
+    labelText,
+    namedFromContent,
+    selectValueText,
+    ariaChecked,
     accessibleName,
     isInteractive,
     hasInteractiveDescendant,

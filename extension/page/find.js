@@ -72,6 +72,8 @@
     };
     const type = dom.attr(el, "type").toLowerCase();
     if (dom.tagOf(el) === "INPUT" && (type === "checkbox" || type === "radio")) out.checked = !!el.checked;
+    const ariaChecked = dom.ariaChecked(el);
+    if (ariaChecked !== null) out.checked = ariaChecked;
     if (dom.tagOf(el) === "A" && el.hasAttribute("href")) out.href = dom.attr(el, "href");
     const tag = dom.tagOf(el);
     const isToggle = type === "checkbox" || type === "radio";
@@ -87,6 +89,8 @@
       role,
       name,
       dom.ownText(el).slice(0, 200),
+      // A select is found by its chosen option too ("Medium"), now that it is not its name.
+      dom.tagOf(el) === "SELECT" ? dom.selectValueText(el).slice(0, 200) : "",
       dom.attr(el, "placeholder"),
       dom.attr(el, "aria-label"),
       dom.attr(el, "title"),
@@ -95,11 +99,8 @@
     ].join(" ");
   }
 
-  // Tags whose name may come from their text, and a link's or button's image alt.
-  const TEXT_NAME_TAGS = new Set([
-    "A", "BUTTON", "H1", "H2", "H3", "H4", "H5", "H6", "LI", "TD", "TH", "SUMMARY", "OPTION",
-    "LABEL", "LEGEND", "CAPTION", "FIGCAPTION", "DT", "DD", "SELECT",
-  ]);
+  // Elements whose name may come from their text (by tag or by role, as dom names them), a
+  // link's or button's image alt, and a select's options (one of them is its shown value).
   const WORD_ATTRS = ["aria-label", "placeholder", "title", "alt", "value", "type"];
 
   // Every word the element's search text could hold, read without style or layout (a
@@ -110,7 +111,7 @@
     const parts = [tag, dom.roleOf(el)];
     for (let node = el.firstChild; node; node = node.nextSibling) if (node.nodeType === 3) parts.push(node.nodeValue);
     for (const name of WORD_ATTRS) parts.push(dom.attr(el, name));
-    if (TEXT_NAME_TAGS.has(tag)) {
+    if (tag === "SELECT" || dom.namedFromContent(el)) {
       parts.push(el.textContent || "");
       const img = (tag === "A" || tag === "BUTTON") && el.querySelector ? el.querySelector("img[alt]") : null;
       if (img) parts.push(dom.attr(img, "alt"));

@@ -8,6 +8,8 @@
   if (ns.forms) return;
   const dom = ns.dom;
 
+  // ARIA roles form_input sets by clicking, like their native inputs.
+  const ARIA_TOGGLE_ROLES = new Set(["checkbox", "switch", "radio", "menuitemcheckbox", "menuitemradio"]);
   const TRUE_WORDS = new Set(["true", "on", "yes", "1", "checked"]);
   const FALSE_WORDS = new Set(["false", "off", "no", "0", "unchecked", ""]);
 
@@ -112,6 +114,8 @@
       return out;
     }
 
+    if (ARIA_TOGGLE_ROLES.has(dom.roleOf(el))) return setAriaToggle(el, value);
+
     if (el.isContentEditable || dom.attr(el, "contenteditable") === "true") {
       if (el.focus) el.focus();
       el.textContent = String(value);
@@ -120,6 +124,30 @@
     }
 
     throw new PageError(`Element <${tag.toLowerCase()}> is not a form control`, "not_a_control");
+  }
+
+  // A checkbox, switch or radio built of ARIA (<div role="checkbox" aria-checked>): clicked, as
+  // a person would, when its state must change; the page's own script flips aria-checked. A
+  // click the page ignores is an error, never a reported success.
+  function setAriaToggle(el, value) {
+    const PageError = ns.PageError;
+    const role = dom.roleOf(el);
+    const wanted = toBoolean(value);
+    if (wanted === null) throw new PageError(`Cannot read ${JSON.stringify(value)} as checked/unchecked`, "bad_value");
+    const isRadio = role === "radio" || role === "menuitemradio";
+    if (isRadio && !wanted && dom.ariaChecked(el) === true) {
+      throw new PageError("Cannot uncheck a radio button; choose another option of its group instead", "radio_uncheck");
+    }
+    if (dom.ariaChecked(el) !== wanted && typeof el.click === "function") el.click();
+    const now = dom.ariaChecked(el);
+    if (now !== wanted) {
+      throw new PageError(
+        `The ${role} did not become ${wanted ? "checked" : "unchecked"} when clicked (aria-checked is ` +
+          `${JSON.stringify(dom.attr(el, "aria-checked"))}); try a click with computer`,
+        "unsupported_control",
+      );
+    }
+    return { kind: isRadio ? "radio" : "checkbox", value: now };
   }
 
   // Why the browser would refuse this control's value on submit, or "" when it would not. A
@@ -216,6 +244,9 @@
 
   // --- form_fields: the page's forms and their fillable controls, for form_fill -------------
 
+  // ARIA controls form_fill lists beside native ones: checkboxes and switches (an ARIA radio
+  // group has no name tying its radios together, so each radio stays a click).
+  const ARIA_FIELD_ROLES = new Set(["checkbox", "switch"]);
   const SKIPPED_INPUTS = new Set(["hidden", "submit", "button", "reset", "image"]);
   const NOT_LABEL_TEXT = new Set(["SELECT", "TEXTAREA", "OPTION", "SCRIPT", "STYLE"]);
   const SUBMIT_WORDS = /\b(submit|sign ?in|log ?in|sign ?up|register|save|continue|send|search|next)\b/i;
@@ -241,6 +272,7 @@
     const tag = dom.tagOf(el);
     if (tag === "INPUT") return dom.attr(el, "type").toLowerCase() || "text";
     if (tag === "SELECT" || tag === "TEXTAREA") return tag.toLowerCase();
+    if (ARIA_FIELD_ROLES.has(dom.roleOf(el))) return "checkbox"; // role=checkbox or switch
     return "contenteditable";
   }
 
@@ -330,11 +362,15 @@
       }
       return groups.get(form);
     };
-    const selector = "input, textarea, select, [contenteditable='true'], [contenteditable=''], button";
+    const selector =
+      "input, textarea, select, [contenteditable='true'], [contenteditable=''], button, [role='checkbox'], [role='switch']";
     for (const el of deepControls(doc, selector)) {
       const form = owningForm(el);
       if (!dom.isVisible(el, env)) continue;
-      if (dom.tagOf(el) === "BUTTON" || (dom.tagOf(el) === "INPUT" && SKIPPED_INPUTS.has(fieldType(el)))) {
+      // A <button role="switch"> is a field, not a submit candidate.
+      const ariaField = dom.tagOf(el) !== "INPUT" && ARIA_FIELD_ROLES.has(dom.roleOf(el));
+      const isButton = dom.tagOf(el) === "BUTTON" && !ariaField;
+      if (isButton || (dom.tagOf(el) === "INPUT" && SKIPPED_INPUTS.has(fieldType(el)))) {
         const name = dom.accessibleName(el);
         const native = isSubmitControl(el) && !!el.form;
         const named = SUBMIT_WORDS.test(name);

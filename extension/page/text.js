@@ -19,6 +19,11 @@
     "#content",
     ".content",
   ];
+  // A container is read instead of the body only when it holds at least this share of the
+  // body's text: then it is the page's main text with the chrome (nav, footer) left out. Less,
+  // and it is one part of the page (a card of a list, a review beside a table): the body is
+  // read. More than half, so at most one of two disjoint containers can qualify.
+  const MAIN_SHARE = 0.6;
   const DEFAULT_MAX_CHARS = 50_000;
   const MIN_READABLE = 10;
   const SHADOW_LIMIT = 2_000;
@@ -32,15 +37,32 @@
       .trim();
   }
 
-  // candidates: [{selector, text}] in ARTICLE_SELECTORS order; bodyText: whole body.
-  // The longest candidate wins (first wins ties) unless it is a small fragment of the page,
-  // in which case the body is the more honest source.
+  // candidates: [{selector, text}] in ARTICLE_SELECTORS order (every matching element);
+  // bodyText: the whole body's. The longest candidate holding most of the body's text wins
+  // (first wins ties); without one the body is read, so the text is never silently a part of
+  // the page (one of several articles of a list is no such candidate). A candidate with more
+  // text than the body is hidden (innerText of an unrendered element is all its text).
   function chooseSource(candidates, bodyText) {
+    const whole = bodyText.length;
     let best = null;
-    for (const c of candidates) if (!best || c.text.length > best.text.length) best = c;
-    if (!best || !best.text) return { selector: "body", text: bodyText };
-    if (best.text.length < 500 && best.text.length < bodyText.length * 0.25) return { selector: "body", text: bodyText };
-    return best;
+    for (const c of candidates) {
+      const size = c.text.length;
+      if (!size || size < whole * MAIN_SHARE || size > whole) continue;
+      if (!best || size > best.text.length) best = c;
+    }
+    return best || { selector: "body", text: bodyText };
+  }
+
+  function thousands(n) {
+    return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  }
+
+  // How the source is named to the caller: a part of the page says how much of it it is.
+  function describeSource(source, bodyText) {
+    const shown = source.text.length;
+    const whole = bodyText.length;
+    if (source.selector === "body" || shown >= whole) return source.selector;
+    return `${source.selector} (${thousands(shown)} of ${thousands(whole)} characters of the page's text)`;
   }
 
   function truncate(text, maxChars) {
@@ -165,12 +187,7 @@
   function pageText(doc, args) {
     const candidates = [];
     for (const selector of ARTICLE_SELECTORS) {
-      let best = null;
-      for (const el of doc.querySelectorAll(selector)) {
-        const text = readText(el);
-        if (!best || text.length > best.text.length) best = { selector, text, el };
-      }
-      if (best) candidates.push(best);
+      for (const el of doc.querySelectorAll(selector)) candidates.push({ selector, text: readText(el), el });
     }
     const bodyText = doc.body ? readText(doc.body) : "";
     const source = chooseSource(candidates, bodyText);
@@ -179,7 +196,7 @@
     const frames = frameTexts(sourceEl);
     const fullText = [sourceText, ...frames.sections].filter(Boolean).join("\n\n");
     const result = {
-      source: source.selector,
+      source: describeSource(source, bodyText),
       url: String(doc.location ? doc.location.href : ""),
       title: String(doc.title || ""),
       ...truncate(fullText, maxCharsOf(args)),
@@ -202,5 +219,5 @@
     return result;
   }
 
-  ns.text = { ARTICLE_SELECTORS, normalizeText, chooseSource, truncate, readComposed, pageText };
+  ns.text = { ARTICLE_SELECTORS, MAIN_SHARE, normalizeText, chooseSource, describeSource, truncate, readComposed, pageText };
 })(globalThis);

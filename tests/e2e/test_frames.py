@@ -48,7 +48,7 @@ async def test_frame_and_shadow_elements_are_read_found_set_and_clicked_by_ref(
     for fragment, value in (
         ('textbox "City"', "Lyon"),
         ('checkbox "Gift wrap"', True),
-        ('combobox "Standard"', "Express"),
+        ('combobox "Speed"', "Express"),
         ('textbox "Nickname"', "Ghost"),
     ):
         done = await service.call(

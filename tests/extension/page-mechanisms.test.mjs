@@ -17,7 +17,7 @@ describe("page_text", () => {
   });
 
   test("prefers the longest article-like container, else the body", () => {
-    const body = "x".repeat(2000);
+    const body = "x".repeat(1500);
     assert.deepEqual(text.chooseSource([{ selector: "article", text: "a".repeat(900) }, { selector: "main", text: "m".repeat(1000) }], body), {
       selector: "main",
       text: "m".repeat(1000),
@@ -40,7 +40,8 @@ describe("page_text", () => {
     const article = h("article", {}, "Lanterns ".repeat(80));
     const doc = fakeDocument(h("body", {}, h("nav", {}, "Home About"), article), { title: "Doc" });
     const out = text.pageText(doc, { max_chars: 20 });
-    assert.equal(out.source, "article");
+    // The nav is left out, and the source says so.
+    assert.equal(out.source, "article (719 of 729 characters of the page's text)");
     assert.equal(out.title, "Doc");
     assert.equal(out.truncated, true);
     assert.ok(out.text.startsWith("Lanterns Lanterns La"));
@@ -72,9 +73,11 @@ describe("dom vocabulary", () => {
     assert.equal(dom.accessibleName(new FakeInput("input", { type: "submit", value: "Send" })), "Send");
     assert.equal(dom.accessibleName(h("a", { href: "/" }, " Home ")), "Home");
     assert.equal(dom.accessibleName(h("div", {}, "plain")), "");
+    // A select's chosen option is its value, not its name.
     const sel = new FakeSelect({}, [["r", "Red"], ["g", "Green"]]);
     sel.selectedIndex = 1;
-    assert.equal(dom.accessibleName(sel), "Green");
+    assert.equal(dom.accessibleName(sel), "");
+    assert.equal(dom.selectValueText(sel), "Green");
     const labelled = h("div", {}, h("span", { id: "l1" }, "Billing"), h("input", { "aria-labelledby": "l1" }));
     fakeDocument(labelled);
     assert.equal(dom.accessibleName(labelled.children[1]), "Billing");
@@ -180,7 +183,7 @@ describe("read_page", () => {
         ' label "Your name" [ref_3]',
         ' textbox "Your name" [ref_4] type="text" placeholder="Name"',
         ' textbox [ref_5] secret_value="hunter2" type="password"',
-        ' combobox "Red" [ref_6]',
+        ' combobox [ref_6] value="Red"',
         '  option "Red" (selected) value="r"',
         '  option "Green" value="g"',
         ' link "Help" [ref_7] href="/help"',

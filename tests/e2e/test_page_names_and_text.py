@@ -1,0 +1,177 @@
+"""get_page_text's choice of text, accessible names of ARIA widgets and selects, and read_page's
+text content, in real headless Chromium over loopback HTTP. Effects are read back through the
+test's own CDP requests."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from .conftest import PAGES, Service, open_page, page_value, text
+
+pytestmark = pytest.mark.e2e
+
+
+def _cards(count: int, size: int) -> str:
+    return "".join(
+        f"<article><h2>Result {i}</h2><p>{f'Summary of result number {i}, '.ljust(size, 'x')}</p></article>"
+        for i in range(count)
+    )
+
+
+_ROWS = "".join(
+    f"<tr><td>SKU-{i}</td><td>Lantern model {i}</td><td>${i}.00</td></tr>" for i in range(150)
+)
+
+PAGES.update(
+    {
+        # Search results: each card is a fragment of the page, short or long.
+        "/names/results": "<!doctype html><title>Results</title><header>Search results</header>"
+        + f"<div id='list'>{_cards(10, 90)}</div>",
+        "/names/long-results": "<!doctype html><title>Long results</title>"
+        + f"<header>Search results</header><div id='list'>{_cards(10, 520)}</div>",
+        # A price table in main, a review beside it in an aside.
+        "/names/shop": """<!doctype html><title>Shop</title><nav>Home Shop Cart</nav>
+<main><h1>Prices</h1><table>"""
+        + _ROWS
+        + """</table><p>Checkout total: $11175.00</p></main>
+<aside><article><h2>Review</h2><p>"""
+        + "A long and thoughtful review of this lantern shop. " * 13
+        + "</p></article></aside>",
+        # One clear article between navigation and footer.
+        "/names/story": """<!doctype html><title>Story</title>
+<nav><a href="/">Home</a> <a href="/news">News</a></nav>
+<article><h1>The lantern keeper</h1><p>"""
+        + "The keeper walked the shore at dusk and lit every lantern by hand. " * 20
+        + """</p></article><footer>Copyright Lantern News</footer>""",
+        "/names/widgets": """<!doctype html><title>Widgets</title>
+<style>body{margin:0;font:14px sans-serif} [role=tab],[role=menuitem],[role=checkbox]{display:inline-block;padding:4px}</style>
+<div role="tablist"><div role="tab" id="t1" aria-selected="true" tabindex="0">Account</div><div role="tab" id="t2"
+ aria-selected="false" tabindex="-1" onclick="window.tabClicked=this.textContent"><span>Billing</span></div></div>
+<div role="menu"><div role="menuitem" tabindex="-1">Export</div></div>
+<span role="link" tabindex="0" onclick="window.docs=1">Docs</span>
+<form onsubmit="return false">
+<div role="checkbox" id="remember" aria-checked="false" tabindex="0"
+ onclick="this.setAttribute('aria-checked', this.getAttribute('aria-checked') === 'true' ? 'false' : 'true')">Remember me</div>
+<label for="country">Country</label>
+<select id="country"><option value="">--</option><option value="fr">France</option><option value="jp">Japan</option></select>
+<label for="size">Size</label>
+<select id="size"><option value="s">Small</option><option value="m" selected>Medium</option><option value="l">Large</option></select>
+<label>Multi <select id="multi" multiple><option selected>One</option><option>Two</option><option selected>Three</option></select></label>
+</form>
+<p>Plain paragraph with <b>bold words</b> inside.</p>
+<p dir="rtl" lang="ar">مرحبا بالعالم، هذه فقرة عربية.</p>
+<p lang="zh">这是一个中文段落。</p>""",
+    }
+)
+
+
+def _line(tree: str, pattern: str) -> str:
+    for line in tree.splitlines():
+        if re.search(pattern, line):
+            return line
+    raise AssertionError(f"no line matching {pattern!r} in:\n{tree}")
+
+
+def _ref(line: str) -> str:
+    match = re.search(r"\[(ref_\d+)\]", line)
+    assert match, line
+    return match.group(1)
+
+
+async def test_page_text_reads_the_page_not_one_fragment_of_it(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/names/results")
+    for path in ("/names/results", "/names/long-results"):
+        if path != "/names/results":
+            await service.call("navigate", ws, url=f"{web}{path}", tabId=tab)
+        got = await service.call("get_page_text", ws, tabId=tab)
+        assert got.kind == "ok", text(got)
+        body = text(got)
+        assert "Source element: body\n" in body, body[:300]
+        assert all(f"Result {i}" in body for i in range(10)), body
+
+    await service.call("navigate", ws, url=f"{web}/names/shop", tabId=tab)
+    got = await service.call("get_page_text", ws, tabId=tab)
+    assert got.kind == "ok", text(got)
+    body = text(got)
+    assert "SKU-42" in body and "Checkout total" in body
+    match = re.search(
+        r"Source element: main \(([\d,]+) of ([\d,]+) characters of the page's text\)", body
+    )
+    assert match, body[:300]
+    shown, whole = (int(n.replace(",", "")) for n in match.groups())
+    page_chars = await page_value(service, ws, tab, "document.body.innerText.trim().length")
+    assert shown < whole and abs(whole - page_chars) < 50, (shown, whole, page_chars)
+
+    await service.call("navigate", ws, url=f"{web}/names/story", tabId=tab)
+    got = await service.call("get_page_text", ws, tabId=tab)
+    body = text(got)
+    assert re.search(
+        r"Source element: article \([\d,]+ of [\d,]+ characters of the page's text\)", body
+    ), body[:300]
+    assert "The lantern keeper" in body and "Copyright Lantern News" not in body
+
+
+async def test_aria_widgets_and_selects_are_named_and_paragraphs_are_in_the_outline(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/names/widgets")
+    read = await service.call("read_page", ws, tabId=tab, filter="all")
+    assert read.kind == "ok", text(read)
+    tree = text(read)
+    _line(tree, r'^\s*tab "Billing" \[ref_\d+\]')
+    _line(tree, r'^\s*menuitem "Export" \[ref_\d+\]')
+    _line(tree, r'^\s*link "Docs" \[ref_\d+\]')
+    _line(tree, r'^\s*checkbox "Remember me" \[ref_\d+\] unchecked')
+    _line(tree, r'^\s*combobox "Country" \[ref_\d+\] value="--"')
+    size = _line(tree, r'^\s*combobox "Size" \[ref_\d+\] value="Medium"')
+    _line(tree, r'^\s*combobox "Multi" \[ref_\d+\] value="One, Three"')
+    _line(tree, r'^\s*paragraph "Plain paragraph with bold words inside\." \[ref_\d+\]')
+    _line(tree, r'^\s*paragraph "مرحبا بالعالم، هذه فقرة عربية\." \[ref_\d+\]')
+    _line(tree, r'^\s*paragraph "这是一个中文段落。" \[ref_\d+\]')
+    assert 'tab ""' not in tree and "Multi One" not in tree
+    assert tree.count("bold words") == 1, tree  # the <b> inside adds no line of its own
+
+    # The select's name stays when its value changes; the value shows the change.
+    changed = await service.call("form_input", ws, tabId=tab, ref=_ref(size), value="Large")
+    assert changed.kind == "ok", text(changed)
+    again = text(await service.call("read_page", ws, tabId=tab, filter="all"))
+    _line(again, rf'^\s*combobox "Size" \[{_ref(size)}\] value="Large"')
+
+    found = await service.call("find", ws, tabId=tab, query="Billing tab")
+    assert found.kind == "ok", text(found)
+    best = found.structured["results"][0]
+    assert (best["role"], best["name"]) == ("tab", "Billing"), text(found)
+
+    country = await service.call("find", ws, tabId=tab, query="Country")
+    assert country.kind == "ok", text(country)
+    best = country.structured["results"][0]
+    assert (best["role"], best["name"]) == ("combobox", "Country"), text(country)
+
+    acted = await service.call(
+        "act_on", ws, tabId=tab, target={"name": "Billing", "role": "tab"}, action="left_click"
+    )
+    assert acted.kind == "ok", text(acted)
+    assert await page_value(service, ws, tab, "window.tabClicked") == "Billing"
+
+
+async def test_form_fill_checks_an_aria_checkbox_by_its_text(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/names/widgets")
+    outcome = await service.call("form_fill", ws, tabId=tab, fields={"Remember me": True})
+    assert outcome.kind == "ok", text(outcome)
+    assert await page_value(service, ws, tab, "remember.getAttribute('aria-checked')") == "true"
+    [filled] = outcome.structured["filled"]
+    assert filled["label"] == "Remember me" and filled["value"] is True
+    # Already checked: nothing to click, and it stays checked.
+    again = await service.call("form_fill", ws, tabId=tab, fields={"Remember me": "yes"})
+    assert again.kind == "ok", text(again)
+    assert await page_value(service, ws, tab, "remember.getAttribute('aria-checked')") == "true"

@@ -1,0 +1,211 @@
+// Which text get_page_text reads, how elements are named (ARIA roles named by their content,
+// selects named by their labels) and what read_page's "all" outline shows of plain text.
+import { test, describe } from "node:test";
+import assert from "node:assert/strict";
+import { FakeSelect, fakeDocument, fakeEnv, h, loadPageScripts } from "./helpers/fake-dom.mjs";
+
+const page = loadPageScripts();
+const plain = (value) => JSON.parse(JSON.stringify(value));
+const { dom, text, find, forms, tree } = page;
+
+function context() {
+  return { env: fakeEnv(), refs: page.refs.createRefRegistry({ now: () => 0 }) };
+}
+
+function lines(out) {
+  return out.text.split("\n");
+}
+
+describe("page_text reads the page, not a fragment of it", () => {
+  test("a list of articles is read whole: no single card is the page", () => {
+    // Short cards (each a quarter of the page or more) and long ones (500+ characters each):
+    // either way, one card is not the page.
+    for (const [count, size] of [[3, 90], [10, 520]]) {
+      const cards = Array.from({ length: count }, (_, i) =>
+        h("article", {}, h("h2", {}, `Result ${i}`), h("p", {}, `Summary of result number ${i}, `.padEnd(size, "x"))),
+      );
+      const doc = fakeDocument(h("body", {}, h("header", {}, "Results"), h("div", {}, ...cards)));
+      const out = text.pageText(doc, {});
+      assert.equal(out.source, "body");
+      for (let i = 0; i < count; i++) assert.ok(out.text.includes(`Result ${i}`), `Result ${i}`);
+    }
+  });
+
+  test("a table in main beside a review in an aside: main, saying how much of the page it is", () => {
+    const rows = Array.from({ length: 150 }, (_, i) => h("tr", {}, h("td", {}, `SKU-${i} `), h("td", {}, `$${i}.00 `)));
+    const main = h("main", {}, h("table", {}, ...rows), h("p", {}, "Checkout total: $11175.00"));
+    const review = h("aside", {}, h("article", {}, "A long review of the store. ".repeat(24)));
+    const doc = fakeDocument(h("body", {}, h("nav", {}, "Home Shop"), main, review));
+    const out = text.pageText(doc, {});
+    const whole = text.normalizeText(doc.body.textContent).length;
+    const shown = text.normalizeText(main.textContent).length;
+    const fmt = (n) => n.toLocaleString("en-US");
+    assert.equal(out.source, `main (${fmt(shown)} of ${fmt(whole)} characters of the page's text)`);
+    assert.ok(out.text.includes("SKU-42") && out.text.includes("Checkout total"));
+  });
+
+  test("a container counts only when it holds most of the body's text", () => {
+    const body = "x".repeat(6000);
+    // 600 characters: once enough to win, now a fragment.
+    assert.equal(text.chooseSource([{ selector: "article", text: "a".repeat(600) }], body).selector, "body");
+    assert.equal(text.chooseSource([{ selector: "main", text: "m".repeat(4000) }], body).selector, "main");
+    // More text than the body: an unrendered element (innerText is then all its text).
+    assert.equal(text.chooseSource([{ selector: "main", text: "m".repeat(7000) }], body).selector, "body");
+    assert.equal(text.describeSource({ selector: "main", text: "m".repeat(5900) }, "x".repeat(6752)), "main (5,900 of 6,752 characters of the page's text)");
+    assert.equal(text.describeSource({ selector: "article", text: "abc" }, "abc"), "article");
+  });
+});
+
+describe("ARIA widgets are named by their content", () => {
+  function widgets() {
+    const body = h(
+      "body",
+      {},
+      h("div", { role: "tablist" }, h("div", { role: "tab", "aria-selected": "true" }, "Account"), h("div", { role: "tab" }, h("span", {}, "Billing"))),
+      h("div", { role: "menu" }, h("div", { role: "menuitem" }, "Export")),
+      h("span", { role: "link", tabindex: "0" }, "Docs"),
+      h("div", { role: "checkbox", "aria-checked": "false", tabindex: "0" }, "Remember me"),
+      h("div", { role: "switch", "aria-checked": "true", "aria-label": "Dark mode" }, "On"),
+      h("div", { role: "heading", "aria-level": "2" }, "Settings"),
+    );
+    return fakeDocument(body);
+  }
+
+  test("roles that take their name from content are named by their text", () => {
+    const doc = widgets();
+    const named = (role) => doc.querySelectorAll(`[role="${role}"]`).map((el) => dom.accessibleName(el));
+    assert.deepEqual(plain(named("tab")), ["Account", "Billing"]);
+    assert.deepEqual(plain(named("menuitem")), ["Export"]);
+    assert.deepEqual(plain(named("link")), ["Docs"]);
+    assert.deepEqual(plain(named("checkbox")), ["Remember me"]);
+    assert.deepEqual(plain(named("switch")), ["Dark mode"]); // aria-label still comes first
+    assert.deepEqual(plain(named("heading")), ["Settings"]);
+    // Roles not named by content stay unnamed by their text.
+    assert.equal(dom.accessibleName(doc.querySelectorAll('[role="menu"]')[0]), "");
+  });
+
+  test("read_page shows their names and aria-checked state", () => {
+    const out = lines(tree.readPage(widgets(), {}, context()));
+    assert.ok(out.includes(' tab "Billing" [ref_3]'), out.join("\n"));
+    assert.ok(out.some((l) => /^ menuitem "Export" \[ref_\d+\]$/.test(l)), out.join("\n"));
+    assert.ok(out.some((l) => /^link "Docs" \[ref_\d+\]$/.test(l)), out.join("\n"));
+    assert.ok(out.some((l) => /^checkbox "Remember me" \[ref_\d+\] unchecked$/.test(l)), out.join("\n"));
+    assert.ok(out.some((l) => /^switch "Dark mode" \[ref_\d+\] checked$/.test(l)), out.join("\n"));
+  });
+
+  test("find names them, even when the text sits in a child element", () => {
+    const { results } = plain(find.findText(widgets(), { query: "Billing tab" }, context()));
+    assert.equal(results[0].role, "tab");
+    assert.equal(results[0].name, "Billing");
+    const box = plain(find.findText(widgets(), { query: "Remember me" }, context())).results[0];
+    assert.deepEqual([box.role, box.name, box.checked], ["checkbox", "Remember me", false]);
+  });
+});
+
+describe("form_input and form_fill set ARIA checkboxes", () => {
+  // A checkbox whose page script flips aria-checked on click (unless it is broken).
+  function ariaCheckbox(checked, { broken = false } = {}) {
+    const el = h("div", { role: "checkbox", "aria-checked": String(checked), tabindex: "0" }, "Remember me");
+    el.click = () => {
+      el.clicks = (el.clicks || 0) + 1;
+      if (!broken) el.attrs["aria-checked"] = String(el.attrs["aria-checked"] !== "true");
+    };
+    return el;
+  }
+
+  test("clicked only when its state must change; a click the page ignores is an error", () => {
+    const box = ariaCheckbox(false);
+    assert.deepEqual(plain(forms.setFormValue(box, true, fakeEnv())), { kind: "checkbox", value: true });
+    assert.deepEqual(plain(forms.setFormValue(box, "yes", fakeEnv())), { kind: "checkbox", value: true });
+    assert.equal(box.clicks, 1);
+    assert.throws(() => forms.setFormValue(ariaCheckbox(false, { broken: true }), true, fakeEnv()), (e) => e.code === "unsupported_control");
+    assert.throws(() => forms.setFormValue(ariaCheckbox(false), "maybe", fakeEnv()), (e) => e.code === "bad_value");
+  });
+
+  test("form_fields lists it as a checkbox named by its text", () => {
+    const doc = fakeDocument(h("body", {}, h("form", {}, ariaCheckbox(false))));
+    const { forms: found } = plain(forms.formFields(doc, context(), fakeEnv()));
+    assert.equal(found.length, 1);
+    const [field] = found[0].fields;
+    assert.deepEqual([field.type, field.aria], ["checkbox", "Remember me"]);
+  });
+});
+
+describe("read_page's all view shows text content", () => {
+  test("paragraphs, RTL and CJK text and text in generic elements have lines; parts are not repeated", () => {
+    const long = "Lorem ipsum dolor sit amet. ".repeat(20);
+    const body = h(
+      "body",
+      {},
+      h("p", {}, "Plain paragraph with ", h("b", {}, "bold words"), " inside."),
+      h("p", { dir: "rtl" }, "مرحبا بالعالم"),
+      h("p", {}, "这是一个中文段落。"),
+      h("div", {}, "Price: ", h("span", {}, "$5")),
+      h("p", {}, "Read the ", h("a", { href: "/terms" }, "terms"), " first."),
+      h("p", {}, long),
+      h("button", {}, h("span", {}, "Save")),
+    );
+    const out = lines(tree.readPage(fakeDocument(body), {}, context()));
+    const expected = [
+      'paragraph "Plain paragraph with bold words inside." [ref_1]',
+      'paragraph "مرحبا بالعالم" [ref_2]',
+      'paragraph "这是一个中文段落。" [ref_3]',
+      'div "Price: $5" [ref_4]',
+      'paragraph "Read the terms first." [ref_5]',
+      ' link "terms" [ref_6] href="/terms"',
+      `paragraph "${long.slice(0, 199)}…" [ref_7]`,
+      'button "Save" [ref_8]',
+      "Viewport: 800x600",
+    ];
+    assert.deepEqual(out, expected);
+    // The interactive view is unchanged: no text lines.
+    const interactive = lines(tree.readPage(fakeDocument(body), { filter: "interactive" }, context()));
+    assert.ok(!interactive.some((l) => l.startsWith("paragraph")), interactive.join("\n"));
+  });
+});
+
+describe("a select is named by its label; its chosen option is its value", () => {
+  function selects() {
+    const countryLabel = h("label", { for: "country" }, "Country");
+    const country = new FakeSelect({ id: "country" }, [["", "--"], ["fr", "France"], ["jp", "Japan"]]);
+    country.labels = [countryLabel];
+    const size = new FakeSelect({ id: "size", "aria-label": "Size" }, [["s", "Small"], ["m", "Medium"], ["l", "Large"]]);
+    size.selectedIndex = 1;
+    const multi = new FakeSelect({ multiple: "" }, [["1", "One"], ["2", "Two"], ["3", "Three"]]);
+    Object.defineProperty(multi, "selectedOptions", { get: () => [multi.options[0], multi.options[2]] });
+    const multiLabel = h("label", {}, "Multi ", multi);
+    multi.labels = [multiLabel];
+    const doc = fakeDocument(h("body", {}, h("form", {}, countryLabel, country, size, multiLabel)));
+    return { doc, country, size, multi, multiLabel };
+  }
+
+  test("names come from labels without the options' text", () => {
+    const { country, size, multi, multiLabel } = selects();
+    assert.equal(dom.accessibleName(country), "Country");
+    assert.equal(dom.accessibleName(size), "Size");
+    assert.equal(dom.accessibleName(multi), "Multi");
+    assert.equal(dom.labelText(multiLabel), "Multi");
+    size.selectedIndex = 2;
+    assert.equal(dom.accessibleName(size), "Size"); // the name does not follow the value
+  });
+
+  test("read_page shows the chosen option as the value", () => {
+    const { doc, size } = selects();
+    const ctx = context();
+    let out = lines(tree.readPage(doc, {}, ctx));
+    assert.ok(out.includes(' combobox "Country" [ref_3] value="--"'), out.join("\n"));
+    assert.ok(out.includes(' combobox "Size" [ref_4] value="Medium"'), out.join("\n"));
+    assert.ok(out.includes(' combobox "Multi" [ref_5] value="One, Three"'), out.join("\n"));
+    size.selectedIndex = 2;
+    out = lines(tree.readPage(doc, {}, ctx));
+    assert.ok(out.includes(' combobox "Size" [ref_4] value="Large"'), out.join("\n"));
+  });
+
+  test("find returns the select for its label, and for its chosen option", () => {
+    const { doc } = selects();
+    const country = plain(find.findText(doc, { query: "Country" }, context())).results;
+    assert.deepEqual([country[0].role, country[0].name, country[0].tag], ["combobox", "Country", "select"]);
+    const medium = plain(find.findText(doc, { query: "Medium" }, context())).results;
+    assert.deepEqual([medium[0].role, medium[0].name], ["combobox", "Size"]);
+  });
+});
