@@ -72,7 +72,7 @@ async def test_a_step_on_another_workspaces_tab_is_denied_and_that_tab_untouched
         {"name": "navigate", "input": {"url": f"{web}/", "tabId": other_tab}},
     ]
     outcome = await service.call("browser_batch", ws, actions=actions)
-    assert outcome.kind == "tool_error"
+    assert outcome.kind == "denied"  # the batch is what ended it
     assert "step 2 (navigate) denied: " in text(outcome)
     assert "1/2 steps completed; step 2 denied" in text(outcome)
     assert await page_value(service, other_ws, other_tab, "location.pathname") == "/targets"

@@ -78,7 +78,7 @@ async def test_form_tools_set_real_values_and_redact_secrets(
     assert outcome.structured["interactionReceipt"]["target"]["ref"] == email
     checkbox = ref_for(tree, 'checkbox "Newsletter"')
     pro = ref_for(tree, 'radio "Pro"')
-    country = ref_for(tree, 'combobox "France"')
+    country = ref_for(tree, 'combobox "Country"')
     bio = ref_for(tree, '"Bio"')
     for ref, value in ((checkbox, True), (pro, "on"), (country, "Japan"), (bio, "new bio")):
         done = await service.call("form_input", ws, tabId=tab, ref=ref, value=value)
