@@ -14,7 +14,7 @@ import { CONTENT_CHANNEL, CONTENT_TIMEOUT_MS, HOPS } from "./constants.js";
 import { PAGE_CRASHED, pageCrashedError, tabCrashes } from "./debugger.js";
 import { OpError, requireTabId, stoppedError } from "./frames.js";
 import { onStop, throwIfStopped } from "./stopping.js";
-import { getTab } from "./tab-lookup.js";
+import { getTab, pendingUrlOf } from "./tab-lookup.js";
 
 const NO_RECEIVER = /receiving end does not exist|could not establish connection/i;
 // The document went away under the injection: the page is navigating or reloading.
@@ -33,7 +33,7 @@ export async function runContent(chromeApi, args, { files, timeoutMs = CONTENT_T
     throw new OpError("args.fn must name a content mechanism", { code: "bad_args" });
   }
   const crashes = tabCrashes(chromeApi);
-  await getTab(chromeApi, tabId);
+  const tab = await getTab(chromeApi, tabId);
   throwIfStopped(signal);
   if (crashes.has(tabId)) throw pageCrashedError(tabId);
   const message = { channel: CONTENT_CHANNEL, fn: args.fn, args: args.args ?? {} };
@@ -69,7 +69,12 @@ export async function runContent(chromeApi, args, { files, timeoutMs = CONTENT_T
     const error = reply.error || {};
     throw new OpError(error.message || "Content mechanism failed", { hop: HOPS.page, code: error.code || "page_error" });
   }
-  return { value: reply.value === undefined ? null : reply.value };
+  const answer = { value: reply.value === undefined ? null : reply.value };
+  // The page answered, but the tab may be on its way elsewhere (a link to a slow server): the
+  // answer is about the page it is leaving, and says so.
+  const pending = pendingUrlOf(tab);
+  if (pending) answer.pendingUrl = pending;
+  return answer;
 }
 
 async function inject(chromeApi, tabId, files, crashes) {

@@ -19,6 +19,12 @@ export function tabUrl(tab) {
   return tab.url || tab.pendingUrl || "";
 }
 
+// Where a tab is navigating to while the new page has not committed (a link to a slow server,
+// say): the tab still shows its page until then. Null when no navigation is under way.
+export function pendingUrlOf(tab) {
+  return tab && tab.pendingUrl && tab.url && tab.pendingUrl !== tab.url ? tab.pendingUrl : null;
+}
+
 // The URL a just-created tab is going to load. Chrome often creates a tab opened by a link with
 // no URL yet and names it a moment later; this asks again for up to `tries * pauseMs`. A tab that
 // still names none is a blank one (""); a tab that closed meanwhile is null.

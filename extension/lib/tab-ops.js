@@ -6,7 +6,7 @@
 import { DEFAULT_GROUP_TITLE, ENDED_GROUP_COLOR, GROUP_COLOR } from "./constants.js";
 import { OpError, groupColorOf, groupTitleOf, requireTabId } from "./frames.js";
 import { chooseGroup, choosePlacementWindow, indexAfterGroup } from "./placement.js";
-import { getTab, groupIdOf, tabUrl } from "./tab-lookup.js";
+import { getTab, groupIdOf, pendingUrlOf, tabUrl } from "./tab-lookup.js";
 import { normalizeNavigateTarget } from "./urls.js";
 import { workspaceKey } from "./workspaces.js";
 
@@ -231,7 +231,7 @@ export function createTabOps({ chromeApi, book, persist }) {
 
   async function tabInfo(args) {
     const tab = await getTab(chromeApi, requireTabId(args));
-    return {
+    const info = {
       tabId: tab.id,
       url: tabUrl(tab),
       title: tab.title || "",
@@ -240,6 +240,9 @@ export function createTabOps({ chromeApi, book, persist }) {
       active: !!tab.active,
       groupId: groupIdOf(tab),
     };
+    const pending = pendingUrlOf(tab);
+    if (pending) info.pendingUrl = pending;
+    return info;
   }
 
   return { tabsContext, tabsCreate, tabInfo, workspaceEnded, placeChild, groupChanged };

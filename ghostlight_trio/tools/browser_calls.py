@@ -30,6 +30,8 @@ CONTENT_WAIT_MS = 15_000
 INFO_BOUND = 10.0
 """Bound on a ``tab_info`` read."""
 SEQUENCE_ALLOWANCE = 0.05
+PENDING_PROBE = 3.0
+"""Bound on the ``tab_info`` that tells an unanswered read of a navigating tab."""
 """Added to ``CDP_TIMEOUT`` per command of a ``cdp_sequence``."""
 UNKNOWN_OP = "unknown_op"
 
@@ -81,14 +83,42 @@ class PageChannel:
             return check_answer(await self._browser.request(ws, op, args, timeout=bound))
         except BrowserError as error:
             error.delivered = False  # a read changes nothing, whatever became of it
-            raise refusal(error) or error from None
+            stop = refusal(error)
+            if stop is not None:
+                raise stop from None
+            unanswered = error
         except OutcomeUnknown as unknown:
-            raise BrowserError(
+            unanswered = BrowserError(
                 f"The browser did not answer the read-only {op} request in time; nothing"
                 f" was changed ({unknown.message})",
                 hop="extension",
                 code="read_timeout",
-            ) from None
+            )
+        if unanswered.code in ("page_timeout", "read_timeout"):
+            unanswered = await self._navigating(ws, op, args, unanswered)
+        raise unanswered
+
+    async def _navigating(
+        self, ws: Any, op: str, args: dict[str, Any], unanswered: BrowserError
+    ) -> BrowserError:
+        """Why a read went unanswered when the tab is on its way to another page (a link to a
+        slow server): that, not a busy page, is then the reason to give."""
+        tab = args.get("tabId")
+        if not isinstance(tab, int):
+            return unanswered
+        try:
+            info = await self._browser.request(ws, "tab_info", {"tabId": tab}, timeout=PENDING_PROBE)
+        except BrowserFailure:
+            return unanswered
+        pending = info.get("pendingUrl")
+        if not isinstance(pending, str) or not pending:
+            return unanswered
+        return BrowserError(
+            f"Tab {tab} is navigating to {pending}, which has not loaded yet (its server has not"
+            f" answered), so the {op} request got no answer; nothing was changed",
+            hop="page",
+            code="navigation_pending",
+        )
 
     async def cdp(
         self,
@@ -182,7 +212,12 @@ class PageChannel:
                 hop="extension",
                 code="bad_answer",
             )
-        return answer.get("value")
+        value = answer.get("value")
+        pending = answer.get("pendingUrl")
+        if isinstance(value, dict) and isinstance(pending, str) and pending:
+            # The tab is on its way to another page: this observation is of the one it leaves.
+            value = {**value, "pendingUrl": pending}
+        return value
 
     async def evaluate(
         self, call: ToolCall, tab: int, expression: str, *, read: bool = False

@@ -279,6 +279,13 @@ class _MoreTools:
                 f" Settled: {'yes' if watch.settled else 'no'}; peak {watch.peak} DOM"
                 f" mutation(s) between polls; {watch.final_rate()} mutation(s)/s at the end."
             )
+        pending = last.get("pendingUrl")
+        if isinstance(pending, str) and pending:
+            summary += (
+                f" The tab is navigating to {pending}, which has not loaded yet: what was"
+                " observed is the page it is leaving."
+            )
+            structured["pendingUrl"] = pending
         structured["page"] = page
         structured["provenance"] = provenance(ws, page["origin"])
         blocks = [summary]
@@ -457,7 +464,8 @@ class _Settling:
         self._history.append((at_ms, self._total))
         if changed or self._quiet_since is None:
             self._quiet_since = at_ms
-        complete = observation.get("readyState") == "complete"
+        # A tab on its way to another page has not settled, however still the page it leaves.
+        complete = observation.get("readyState") == "complete" and not observation.get("pendingUrl")
         self.settled = complete and (at_ms - self._quiet_since) >= QUIET_MS
 
     def final_rate(self) -> float:

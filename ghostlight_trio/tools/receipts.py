@@ -82,6 +82,9 @@ def build_receipt(
     focused = after.get("focused")
     if isinstance(focused, dict) and focused.get("ref") != _ref(before.get("focused")):
         observed["changedElements"] = [actionable(focused)]
+    pending = after.get("pendingUrl")
+    if isinstance(pending, str) and pending and pending != before.get("pendingUrl"):
+        observed["navigationPending"] = pending
     new_status = [
         t for t in after.get("statusTexts") or [] if t not in (before.get("statusTexts") or [])
     ]
@@ -128,6 +131,11 @@ def receipt_facts(receipt: dict[str, Any]) -> str:
         facts.append("the tab is the active tab of its window")
     if observed.get("newDocument"):
         facts.append("a new document loaded (the page reloaded or navigated)")
+    if "navigationPending" in observed:
+        facts.append(
+            f"a navigation to {observed['navigationPending']} started and has not loaded yet"
+            " (the tab still shows the page it leaves; wait_for state settled waits for it)"
+        )
     if observed.get("mutations"):
         facts.append(f"{observed['mutations']} DOM mutation(s)")
     if observed.get("renderAdvanced") and not observed.get("newDocument"):

@@ -156,3 +156,31 @@ async def test_wait_for_on_a_crashed_page_answers_at_the_first_probe(autojump_cl
     result = await wait_for(tool_call("wait_for", selector="#name", timeout_ms=20000))
     assert browser.seen == ["content wait_probe"]
     assert "Next step: reload the tab with tab_control (action reload)" in _text(result)
+
+
+async def test_a_read_of_a_tab_on_its_way_to_a_slow_page_says_so_not_busy_page() -> None:
+    def answer(op: str, args: dict[str, Any]) -> dict[str, Any]:
+        if op == "tab_info":
+            return {"tabId": 7, "url": "http://a.test/", "pendingUrl": "http://a.test/slow"}
+        raise BrowserError("The page did not answer within 15000 ms", "page", "page_timeout")
+
+    channel = PageChannel(ScriptedBrowser(answer))
+    with pytest.raises(BrowserError) as raised:
+        await channel.content(tool_call("get_page_text", tabId=7), 7, "text", read=True)
+    assert raised.value.code == "navigation_pending"
+    said = _text(failure_result(raised.value, reaches_page=True))
+    assert "Tab 7 is navigating to http://a.test/slow, which has not loaded yet" in said
+    assert "Next step: wait for the new page with wait_for (state settled)" in said
+    assert "busy" not in said
+
+
+async def test_a_read_of_a_tab_going_nowhere_keeps_its_busy_page_reason() -> None:
+    def answer(op: str, args: dict[str, Any]) -> dict[str, Any]:
+        if op == "tab_info":
+            return {"tabId": 7, "url": "http://a.test/"}
+        raise BrowserError("The page did not answer within 15000 ms", "page", "page_timeout")
+
+    channel = PageChannel(ScriptedBrowser(answer))
+    with pytest.raises(BrowserError) as raised:
+        await channel.content(tool_call("get_page_text", tabId=7), 7, "text", read=True)
+    assert raised.value.code == "page_timeout"
