@@ -93,6 +93,8 @@ class _Run:
     def record(self, call: ToolCall, step: _Step) -> None:
         self.steps.append(step)
         shown = ", ".join(f"{s.number} {s.tool} {s.status}" for s in self.steps[-5:])
+        if len(self.steps) > 5:  # the earlier ones ran too; only the last few are named
+            shown = f"the last 5: {shown}"
         call.effects.done_so_far(f"{len(self.steps)} of {self.total} steps ran ({shown})")
 
     def summary(self) -> str:

@@ -63,7 +63,9 @@ class GifCreator:
             recording.stop("requested", trio.current_time())
             return self._summary(recording, f"Recording stopped with {len(recording.frames)} frame(s).")
         if action == "status":
-            return self._summary(recording, f"Recording is {recording.state}.")
+            going = recording.state == "recording"
+            said = "Recording: a frame follows each call on this tab." if going else "Stopped."
+            return self._summary(recording, said)
         return await self._export(call, tab, recording)
 
     async def _export(self, call: ToolCall, tab: int, recording: Recording) -> ToolResult:
