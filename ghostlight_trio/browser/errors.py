@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..engine.contracts import NotDispatched
+
 
 class BrowserFailure(Exception):
     """Base for every way a browser request can fail."""
@@ -15,11 +17,11 @@ class BrowserFailure(Exception):
         return str(self.args[0]) if self.args else ""
 
 
-class BrowserUnavailable(BrowserFailure):
+class BrowserUnavailable(BrowserFailure, NotDispatched):
     """No browser was attached within the bounded wait; nothing was sent."""
 
 
-class BrowserRefused(BrowserFailure):
+class BrowserRefused(BrowserFailure, NotDispatched):
     """The service refused the request before sending any byte (e.g. too large); nothing ran."""
 
 

@@ -113,3 +113,8 @@ class UncertainEffect(Exception):
     def __init__(self, proof: str, message: str = "") -> None:
         super().__init__(message or "the effect's outcome is unknown")
         self.proof = proof
+
+
+class NotDispatched(Exception):
+    """Mixed into the failures of an effect that failed before anything was sent (no browser
+    attached, a request refused unsent): ``Effects.atomic`` does not count it as dispatched."""

@@ -12,7 +12,7 @@ import trio
 from ..transport.bridge import Progress
 from . import texts
 from .call import CallState
-from .contracts import ToolResult, UncertainEffect
+from .contracts import NotDispatched, ToolResult, UncertainEffect
 
 T = TypeVar("T")
 
@@ -50,6 +50,9 @@ class CallEffects:
                 return await effect()
             except UncertainEffect as uncertain:
                 call.uncertain_proof = uncertain.proof
+                raise
+            except NotDispatched:
+                call.effects_dispatched -= 1  # it failed before anything was sent
                 raise
         call.uncertain_proof = f"unsettled:{call.context.work_id}"
         raise UncertainEffect(call.uncertain_proof, texts.UNSETTLED)

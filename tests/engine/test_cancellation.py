@@ -6,7 +6,7 @@ from __future__ import annotations
 import trio
 from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
-from ghostlight_trio.engine.contracts import ToolCall, ToolResult
+from ghostlight_trio.engine.contracts import NotDispatched, ToolCall, ToolResult
 
 from .harness import TAB, Harness
 
@@ -146,3 +146,29 @@ async def test_late_cancel_after_settling_is_ignored(autojump_clock, nursery):
     h.session.cancel("no-such-work")
     await trio.sleep(5)
     assert h.only_outcome(work).kind == "ok"
+
+
+async def test_an_effect_that_failed_before_anything_was_sent_is_not_counted(autojump_clock, nursery):
+    """No browser came, say: the audit record counts no dispatched effect."""
+
+    class Unsent(NotDispatched):
+        pass
+
+    async def navigate(call: ToolCall) -> ToolResult:
+        async def effect() -> None:
+            raise Unsent("no browser is attached; nothing was sent")
+
+        try:
+            await call.effects.atomic(effect)
+        except Unsent as unsent:
+            return ToolResult.error(str(unsent))
+        return ToolResult.text("navigated")
+
+    h = Harness(nursery, {"navigate": navigate})
+    ws = h.workspace(TAB)
+    work = h.work_id(h.start("navigate", NAVIGATE, ws))
+    await trio.sleep(1)
+    assert h.only_outcome(work).kind == "tool_error"
+    [record] = h.audit
+    assert (record.outcome, record.effects_dispatched) == ("tool_error", 0)
+
