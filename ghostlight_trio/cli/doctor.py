@@ -18,7 +18,15 @@ from ..install.places import Place
 from ..transport.bridge import StatusReport
 from ..transport.endpoints import Endpoints
 from ..transport.launch import last_words
-from .doctor_checks import Check, executables, manifests, private_file, registrations
+from .doctor_checks import (
+    Check,
+    executables,
+    managed_browser_stopped,
+    manifests,
+    private_file,
+    registrations,
+    relaunch_command,
+)
 from .status import NOT_RUNNING, fetch
 
 _MARKS = {"ok": "[ ok ]", "warn": "[warn]", "fail": "[FAIL]", "info": "[info]", "skip": "[ -- ]"}
@@ -38,7 +46,7 @@ async def collect(endpoints: Endpoints, place: Place | None = None) -> list[Chec
         rows.append(Check("browsers", "extension id", "fail", str(exc), "reinstall the package"))
         extension_id = ""
     rows += manifests(place, endpoints, extension_id)
-    rows += _extension_rows(report)
+    rows += _extension_rows(report, endpoints)
     rows += policy_rows(endpoints)
     rows.append(_audit_row(endpoints))
     return rows
@@ -95,13 +103,21 @@ def _private_rows(endpoints: Endpoints, up: bool) -> list[Check]:
     return rows
 
 
-def _extension_rows(report: StatusReport | None) -> list[Check]:
+def _extension_rows(report: StatusReport | None, endpoints: Endpoints) -> list[Check]:
     if report is None:
         return [Check("extension", "extension", "skip", "service down: cannot ask")]
     rows = [
         Check("extension", "MCP edges", "info", f"{report.edges} live MCP connection(s) right now"),
     ]
-    if not report.browsers:
+    if not report.browsers and managed_browser_stopped(endpoints) is not None:
+        rows.append(
+            Check(
+                "extension", "extension", "fail",
+                "no browser extension is connected: this instance's managed browser is not running",
+                f"{relaunch_command(endpoints)}; log: {_log_hint()}",
+            )
+        )
+    elif not report.browsers:
         rows.append(
             Check(
                 "extension", "extension", "fail", "no browser extension is connected",

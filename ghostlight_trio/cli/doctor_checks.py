@@ -289,6 +289,18 @@ def manifests(place: Place, endpoints: Endpoints, extension_id: str) -> list[Che
                 " (or --browser chrome|chromium|edge|brave)",
             )
         )
+    elif not good and (profile := managed_browser_stopped(endpoints)) is not None:
+        # A managed browser was this instance's way to a browser, and it is not running now:
+        # installing would not bring it back; launching it again does.
+        rows.append(
+            Check(
+                "browsers", "any browser", "fail",
+                f"the managed browser of this instance is not running (profile {profile}), and"
+                " none of your own browsers has the native host",
+                f"{relaunch_command(endpoints)} (or, to drive your own browser:"
+                f" ghostlight install{_instance_flag(endpoints)})",
+            )
+        )
     elif not good:
         rows.append(
             Check(
@@ -297,6 +309,19 @@ def manifests(place: Place, endpoints: Endpoints, extension_id: str) -> list[Che
             )
         )
     return rows
+
+
+def managed_browser_stopped(endpoints: Endpoints) -> Path | None:
+    """The profile of this instance's managed browser when one was set up (its native host is
+    registered there) but no browser runs it now, else None."""
+    profile = endpoints.data_dir / "browser-profile"
+    if not (profile / "NativeMessagingHosts" / f"{NATIVE_HOST_NAME}.json").is_file():
+        return None
+    return None if managed.profile_in_use(profile) is not None else profile
+
+
+def relaunch_command(endpoints: Endpoints) -> str:
+    return f"ghostlight browser launch --instance {endpoints.instance} (add --headless without a screen)"
 
 
 def managed_browser_running(endpoints: Endpoints) -> int | None:

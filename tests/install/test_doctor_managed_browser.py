@@ -65,8 +65,21 @@ def test_a_running_managed_browser_makes_a_missing_user_browser_host_a_warning(
     assert row.fix.startswith("to drive your own browser too: ghostlight install --instance ")
 
 
-def test_without_a_running_managed_browser_no_host_anywhere_is_still_broken(
+def test_a_managed_browser_that_stopped_is_broken_and_the_fix_is_to_launch_it_again(
     place: Place, endpoints: Endpoints, managed_profile: Path
 ) -> None:
     row = _any_browser(place, endpoints)
+    assert row.verdict == "fail"
+    assert row.detail == (
+        f"the managed browser of this instance is not running (profile {managed_profile}), and"
+        " none of your own browsers has the native host"
+    )
+    assert row.fix.startswith(f"ghostlight browser launch --instance {endpoints.instance}")
+
+
+def test_without_any_managed_browser_no_host_anywhere_is_broken_and_install_fixes_it(
+    place: Place, endpoints: Endpoints
+) -> None:
+    row = _any_browser(place, endpoints)
     assert row.verdict == "fail" and row.detail == "the native host is not registered for any browser"
+    assert row.fix.startswith("ghostlight install")
