@@ -82,6 +82,7 @@ const tabOps = createTabOps({
   book: {
     // Indirection so rehydration can swap the book without rebuilding the ops.
     get: (g) => book.get(g),
+    keys: () => book.keys(),
     ensure: (g) => book.ensure(g),
     addTab: (g, t) => book.addTab(g, t),
     removeTab: (t) => book.removeTab(t),
@@ -159,6 +160,8 @@ async function browserSide(args, start, options) {
   return out.closed ? { ...out.value, closedDialog: { type: out.closed.type } } : out.value;
 }
 
+const HEADLESS = isHeadless(self.navigator && self.navigator.userAgent);
+
 const link = new NativeLink({
   connect: () => chrome.runtime.connectNative(NATIVE_HOST_NAME),
   hello: () =>
@@ -167,7 +170,7 @@ const link = new NativeLink({
       generation: identity.generation,
       extensionVersion: chrome.runtime.getManifest().version,
       features: FEATURES,
-      headless: isHeadless(self.navigator && self.navigator.userAgent),
+      headless: HEADLESS,
     }),
   onFrame: (frame) => {
     handleFrame(frame).catch((err) => log("frame handling failed", err));
@@ -210,6 +213,10 @@ async function handleFrame(frame) {
     case "welcome":
       session = { slot: incoming.slot, features: incoming.features, serviceVersion: incoming.serviceVersion };
       link.welcomed();
+      if (incoming.liveWorkspaces) {
+        const ended = await tabOps.workspacesLive(incoming.liveWorkspaces, { closeTabs: HEADLESS });
+        if (ended) log(`${ended} workspace(s) the service no longer has are marked ended`);
+      }
       break;
     case "incompatible":
       log("service is incompatible:", incoming.message);

@@ -105,6 +105,8 @@ export function classifyIncoming(frame) {
         slot: frame.slot,
         features: Array.isArray(frame.features) ? frame.features.filter((f) => typeof f === "string") : [],
         serviceVersion: typeof frame.serviceVersion === "string" ? frame.serviceVersion : null,
+        // Absent from older services: then nothing is said about other workspaces.
+        liveWorkspaces: Array.isArray(frame.liveWorkspaces) ? frame.liveWorkspaces.filter((g) => typeof g === "string") : null,
       };
     case "incompatible":
       return { kind: "incompatible", message: String(frame.message || "incompatible wire") };

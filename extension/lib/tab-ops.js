@@ -3,7 +3,7 @@
 // groups them under the workspace's title and reports what is there. It never moves or
 // regroups a tab it did not create.
 
-import { DEFAULT_GROUP_TITLE, ENDED_GROUP_COLOR, GROUP_COLOR } from "./constants.js";
+import { DEFAULT_GROUP_TITLE, ENDED_GROUP_COLOR, GROUP_COLOR, LEGACY_WORKSPACE_KEY } from "./constants.js";
 import { OpError, groupColorOf, groupTitleOf, requireTabId } from "./frames.js";
 import { chooseGroup, choosePlacementWindow, indexAfterGroup } from "./placement.js";
 import { getTab, groupIdOf, pendingUrlOf, tabUrl } from "./tab-lookup.js";
@@ -11,6 +11,13 @@ import { normalizeNavigateTarget } from "./urls.js";
 import { workspaceKey } from "./workspaces.js";
 
 const NEW_TAB_URL = "about:blank";
+const ENDED_SUFFIX = " (ended)";
+
+// The title of a group whose workspace is over, from the title it has now.
+export function endedTitle(title) {
+  const base = typeof title === "string" && title ? title : DEFAULT_GROUP_TITLE;
+  return base.endsWith(ENDED_SUFFIX) ? base : `${base}${ENDED_SUFFIX}`;
+}
 
 export function createTabOps({ chromeApi, book, persist }) {
   // Group changes this module makes itself, so they are not taken for the user's: tabs being
@@ -174,6 +181,29 @@ export function createTabOps({ chromeApi, book, persist }) {
     }
   }
 
+  // The service's welcome names the workspaces it has live. Every other one the book keeps is
+  // over: the service restarted since and never had it, so it will never say so itself. Each is
+  // ended as if it had: its group retitled "… (ended)" and greyed, or its tabs closed in a
+  // browser no one sees. Returns how many were ended.
+  async function workspacesLive(liveGuids, { closeTabs = false } = {}) {
+    const live = new Set(liveGuids.map(workspaceKey));
+    let ended = 0;
+    for (const key of book.keys()) {
+      const rec = book.get(key);
+      if (!rec || live.has(key) || key === LEGACY_WORKSPACE_KEY) continue;
+      let title = null;
+      if (rec.groupId !== null && !closeTabs) {
+        try {
+          title = endedTitle((await chromeApi.tabGroups.get(rec.groupId)).title);
+        } catch {
+          // the group is gone: nothing to retitle
+        }
+      }
+      if (await workspaceEnded(key, title, { closeTabs })) ended += 1;
+    }
+    return ended;
+  }
+
   // A child tab just attributed to `owner`: Chrome puts a tab opened from a background tab
   // next to the active tab, in its group, which may be another workspace's. The child joins its
   // own workspace's group (same window) or leaves the group, so the group a tab is shown in
@@ -245,5 +275,5 @@ export function createTabOps({ chromeApi, book, persist }) {
     return info;
   }
 
-  return { tabsContext, tabsCreate, tabInfo, workspaceEnded, placeChild, groupChanged };
+  return { tabsContext, tabsCreate, tabInfo, workspaceEnded, workspacesLive, placeChild, groupChanged };
 }

@@ -53,6 +53,11 @@ export class WorkspaceBook {
     return this.workspaces.get(workspaceKey(guid)) || null;
   }
 
+  // The keys of every workspace recorded now.
+  keys() {
+    return [...this.workspaces.keys()];
+  }
+
   ensure(guid) {
     const key = workspaceKey(guid);
     let rec = this.workspaces.get(key);

@@ -443,6 +443,9 @@ class BrowserShore:
             "slot": slot,
             "features": sorted(features),
             "serviceVersion": self._service_version,
+            # Every other workspace the browser remembers is over (this service never had it:
+            # it restarted since), so its group is marked ended instead of looking live.
+            "liveWorkspaces": self._workspaces.live_ids(),
         }
         # Published first: send_frames takes the (uncontended) link lock before yielding, so
         # the welcome still precedes any request frame on this link.

@@ -243,6 +243,11 @@ class WorkspaceRegistry:
             for workspace, entry in self._live.items()
         ]
 
+    def live_ids(self) -> list[WorkspaceId]:
+        """Every live workspace's handle (for the browsers, which know workspaces by it)."""
+        self.reap()
+        return list(self._live)
+
     def __len__(self) -> int:
         self.reap()
         return len(self._live)

@@ -150,6 +150,38 @@ async def test_the_user_can_tell_workspaces_apart_and_see_which_have_ended(
         ]
 
 
+async def test_workspaces_the_service_no_longer_has_are_marked_ended_when_the_browser_attaches(
+    service: Service,
+) -> None:
+    """A service that restarted never says its old workspaces ended: its welcome names the
+    workspaces it has, and the browser ends the others. Here one workspace goes without the
+    browser being told (no listener), then the browser's native host is killed, and the browser
+    attaches again through a fresh one."""
+    screen = "--user-agent=Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36"
+    async with launched_for(service, *DEVTOOLS_FLAGS, screen) as launched:
+        first = await service.call("tabs_create_mcp")
+        second = await service.call("tabs_create_mcp")
+        assert first.kind == second.kind == "ok", (text(first), text(second))
+        service.registry.release(first.workspace_id)
+        live_looking = [["Ghostlight · e2e", "blue", 1], ["Ghostlight · e2e 2", "red", 1]]
+        assert await _groups(launched.profile) == live_looking
+        relay_pid = service.shore.relay_pid(1)
+        assert relay_pid is not None
+        os.kill(relay_pid, signal.SIGKILL)
+        await until(
+            lambda: service.shore.connected_count and service.shore.relay_pid(1) != relay_pid,
+            within=30,
+        )
+        with trio.fail_after(10):
+            while ["Ghostlight · e2e (ended)", "grey", 1] not in await _groups(launched.profile):  # noqa: ASYNC110
+                await trio.sleep(0.1)
+        assert await _groups(launched.profile) == [
+            ["Ghostlight · e2e (ended)", "grey", 1], ["Ghostlight · e2e 2", "red", 1]
+        ]
+        still = await service.call("tabs_context_mcp", second.workspace_id)
+        assert [t["tabId"] for t in still.structured["tabs"]] == [second.structured["tabId"]]
+
+
 async def test_in_a_browser_no_one_sees_an_ended_workspace_s_tabs_are_closed(
     service: Service,
 ) -> None:

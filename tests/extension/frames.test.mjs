@@ -55,7 +55,10 @@ test("classifies incoming frames", () => {
     slot: 2,
     features: ["chunkingV1"],
     serviceVersion: "1",
+    liveWorkspaces: null, // an older service says nothing of other workspaces
   });
+  const live = frames.classifyIncoming({ type: "welcome", slot: 2, liveWorkspaces: ["ws-a", 7, "ws-b"] });
+  assert.deepEqual(live.liveWorkspaces, ["ws-a", "ws-b"]);
   assert.equal(frames.classifyIncoming({ type: "incompatible", message: "wire 2" }).kind, "incompatible");
   assert.equal(frames.classifyIncoming({ type: "chunk" }).kind, "chunk");
   const req = { type: "request", id: "r1", guid: null, op: "ping", args: {} };

@@ -172,6 +172,27 @@ test("an ended workspace's group is retitled and greyed; its tabs stay open and 
   assert.equal(book.get("w2"), null);
 });
 
+test("workspaces a restarted service no longer has are ended on its welcome; its live ones stay", async () => {
+  const { chromeApi, ops, book } = setup(userWorld());
+  const gone = await ops.tabsCreate({}, req("old", "Ghostlight · claude-code"));
+  const kept = await ops.tabsCreate({}, req("live", "Ghostlight · cursor"));
+  const closed = await ops.tabsCreate({}, req("closed-group", "Ghostlight · codex"));
+  chromeApi.groups.delete(closed.groupId); // the user closed that group already
+  assert.equal(await ops.workspacesLive(["live", "never-seen-here"]), 1);
+  assert.deepEqual(
+    [chromeApi.groups.get(gone.groupId).title, chromeApi.groups.get(gone.groupId).color],
+    ["Ghostlight · claude-code (ended)", "grey"],
+  );
+  assert.ok(chromeApi.tabMap.has(gone.tabId), "its tab is left open for the user");
+  assert.equal(book.get("old"), null);
+  assert.equal(book.get("closed-group"), null);
+  assert.notEqual(book.get("live"), null);
+  assert.equal(chromeApi.groups.get(kept.groupId).title, "Ghostlight · cursor");
+  // Said again (a relay reconnect repeats the welcome): nothing more changes.
+  assert.equal(await ops.workspacesLive(["live"]), 0);
+  assert.equal(chromeApi.groups.get(gone.groupId).title, "Ghostlight · claude-code (ended)");
+});
+
 test("in a browser no one sees, an ended workspace's tabs are closed, each window keeping a tab", async () => {
   const { chromeApi, ops, book } = setup({ windows: [{ id: 1 }], lastFocused: 1, tabs: [] });
   const first = await ops.tabsCreate({}, req("w1"));
