@@ -27,6 +27,7 @@ COLUMNS = (
     ("rule", 20),
     ("denial_id", 10),
     ("outcome", 15),
+    ("reported", 15),  # what the caller was told, when that is not the outcome (a cancel)
     ("duration_ms", 11),  # as wide as its header, so the client column lines up
     ("client", 20),
 )

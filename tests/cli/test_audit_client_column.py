@@ -30,6 +30,7 @@ def test_the_client_is_the_last_column_and_earlier_columns_keep_their_places() -
         "RULE",
         "DENIAL_ID",
         "OUTCOME",
+        "REPORTED",
         "DURATION_MS",
         "CLIENT",
     ]
@@ -68,3 +69,11 @@ def test_an_event_row_has_no_client(capsys) -> None:
 def test_json_lines_are_unchanged(capsys) -> None:
     audit_command._print([RECORD], True, None)
     assert json.loads(capsys.readouterr().out) == RECORD
+
+
+def test_what_the_caller_was_told_stands_beside_what_happened() -> None:
+    """A call cancelled while its handler finished anyway: the outcome is what happened, the
+    reported cell what the caller heard."""
+    header, row = table(RECORD | {"outcome": "ok", "reported": "cancelled"})
+    assert row[header.index("OUTCOME"):].split()[:2] == ["ok", "cancelled"]
+
