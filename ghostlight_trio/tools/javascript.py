@@ -15,6 +15,7 @@ hung or crashed), the script may not have started at all: that is an unknown out
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,7 @@ import trio
 
 from ..browser.errors import BrowserError
 from ..engine.contracts import ToolCall, ToolResult
+from ..transport.bridge import TextBlock
 from .browser_calls import PageChannel, ToolInputError
 from .page_dialogs import PageDialog, dialog_name, dialog_result
 from .provenance import provenance, wrap_page_text
@@ -53,6 +55,8 @@ _DESCRIBED = frozenset(
 _LISTS_OF_NODES = frozenset({"NodeList", "HTMLCollection", "RadioNodeList", "HTMLAllCollection"})
 
 PageResult = Callable[[ToolCall, str, dict[str, Any]], ToolResult]
+_NAMED_ERROR = re.compile(r"^(?:[A-Z][A-Za-z]*)?Error(?::|$)")
+"""The text of a thrown Error, which starts with its name (``Error: boom``, ``TypeError: …``)."""
 
 
 class _StillPending(Exception):
@@ -123,6 +127,17 @@ class JavascriptTool:
         finally:
             await script.release()
         text = clip_text(text, JS_RESULT_LIMIT)
+        result = await self._answer(call, tab, text)
+        if not script.threw:
+            return result
+        # The script failed: an error the agent can act on, the page's words still fenced.
+        lead = TextBlock(text="The script threw (what it did before that stays done):")
+        return ToolResult(
+            kind="tool_error", content=[lead, *result.content], structured=result.structured
+        )
+
+    async def _answer(self, call: ToolCall, tab: int, text: str) -> ToolResult:
+        """The script's text as page content of the tab (which its script may have closed)."""
         try:
             page = await self._channel.tab_page(call, tab)
         except BrowserError as gone:
@@ -146,6 +161,8 @@ class _Script:
         self._tab = tab
         self._started = trio.current_time()
         self._holds_handles = False
+        self.threw = False
+        """Set when the script threw or its promise rejected."""
 
     async def page_answers(self) -> bool:
         """Whether the page runs commands now. Commands to a page run in order: one that is
@@ -167,7 +184,8 @@ class _Script:
         return trio.current_time() - self._started >= JS_TIMEOUT_MS / 1000 - 1
 
     async def run(self, code: str) -> str:
-        """The script's value, or ``Error: ...`` for what it threw or its promise rejected."""
+        """The script's value, or ``Error: ...`` for what it threw or its promise rejected
+        (then ``threw`` is set)."""
         evaluated = await self._evaluate(code)
         details = evaluated.get("exceptionDetails")
         if details and ILLEGAL_RETURN in str((details.get("exception") or {}).get("description")):
@@ -184,7 +202,10 @@ class _Script:
             details = evaluated.get("exceptionDetails")
             remote = evaluated.get("result") or {}
         if details:
-            return f"Error: {await self._thrown(details)}"
+            self.threw = True
+            thrown = await self._thrown(details)
+            # An Error's own text names its kind already ("TypeError: ..."): said once.
+            return thrown if _NAMED_ERROR.match(thrown) else f"Error: {thrown}"
         return await self._value(remote)
 
     async def _evaluate(self, code: str) -> dict[str, Any]:

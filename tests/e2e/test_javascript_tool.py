@@ -49,16 +49,25 @@ async def test_each_kind_of_value_is_answered_as_what_it_is(
         "undefined": "undefined",
         "null": "null",
         "10n ** 20n": "100000000000000000000n",
+    }
+    # What a script throws (or its promise rejects with) is an error, named once.
+    thrown = {
         "throw 'thrown-str'": "Error: Uncaught thrown-str",
         "throw {code: 9}": 'Error: Uncaught {"code": 9}',
+        "null.x": "TypeError: Cannot read properties of null (reading 'x')",
     }
-    for code, answer in expected.items():
+    for code, answer in (*expected.items(), *thrown.items()):
         got = await _run(service, ws, tab, code)
-        assert got.kind == "ok", (code, text(got))
-        assert _value(got) == answer, (code, text(got))
+        if code in thrown:
+            assert got.kind == "tool_error", (code, text(got))
+            assert text(got).startswith("The script threw (what it did before that stays done):")
+            assert _value(got).startswith(answer), (code, text(got))
+        else:
+            assert got.kind == "ok" and _value(got) == answer, (code, text(got))
 
-    rejected = _value(await _run(service, ws, tab, "Promise.reject(new Error('bare-rej'))"))
-    assert rejected.startswith("Error: Error: bare-rej"), rejected
+    rejection = await _run(service, ws, tab, "Promise.reject(new Error('bare-rej'))")
+    rejected = _value(rejection)
+    assert rejection.kind == "tool_error" and rejected.startswith("Error: bare-rej"), rejected
     began = time.monotonic()
     slow = await _run(service, ws, tab, "new Promise(r => setTimeout(() => r('slow'), 1500))")
     assert _value(slow) == '"slow"' and time.monotonic() - began >= 1.4

@@ -331,7 +331,7 @@ async def test_javascript_page_text_and_throwing_page(
         action="javascript_exec",
         text="throw new TypeError('nope')",
     )
-    assert thrown.kind == "ok" and "Error: TypeError: nope" in text(thrown)
+    assert thrown.kind == "tool_error" and "\nTypeError: nope" in text(thrown), text(thrown)
     wrong = await service.call("javascript_tool", ws, tabId=tab, action="run", text="1")
     assert wrong.kind == "tool_error"
     # A value Chrome cannot copy out as JSON: the script still ran (once), and says so.

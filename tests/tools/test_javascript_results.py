@@ -44,7 +44,8 @@ async def test_an_error_is_cut_like_a_value() -> None:
 
     js = page_tool_handlers(None, ScriptedBrowser(answer))["javascript_tool"]
     result = await js(tool_call("javascript_tool", action="javascript_exec", text="x"))
-    assert "ReferenceError" in text(result)
+    assert result.kind == "tool_error" and "ReferenceError" in text(result)
+    assert "Error: ReferenceError" not in text(result)  # its name, said once
     assert len(text(result)) < JS_RESULT_LIMIT + 1_000
 
 
