@@ -27,6 +27,7 @@ from .browser_context import BrowserRequests
 from .computer import ComputerTool
 from .field_values import changed, refused_value
 from .provenance import origin_of, page_facts, provenance, wrap_page_text
+from .receipts import receipt_facts
 from .screenshots import ContextBook
 
 SOURCES = ("label", "placeholder", "name", "aria")
@@ -350,6 +351,11 @@ class FormFill:
         await call.effects.checkpoint()
         arguments = {"action": "left_click", "ref": ref, "tabId": call.arguments["tabId"]}
         clicked = await self._click(ToolCall(call.context, arguments, call.effects))
+        receipt = (clicked.structured or {}).get("interactionReceipt")
+        if clicked.kind == "ok" and isinstance(receipt, dict):
+            # The click's facts, not its text: that is fenced already, and this answer fences
+            # its details once, as a whole.
+            return True, ref, f"clicked {ref}; then {receipt_facts(receipt)}"
         text = "\n".join(getattr(block, "text", "") for block in clicked.content)
         return clicked.kind == "ok", ref, text
 

@@ -86,6 +86,9 @@ async def test_fields_are_found_by_their_labels_filled_and_the_form_submitted(
     assert "s3cret" not in text(outcome)
     assert by_label["Email address"]["value"] == "ada@example.com"
     assert text(outcome).startswith("Filled 5/5 fields. submitted: true.")
+    # What the page showed after the submit is fenced once, with the rest of the details.
+    assert text(outcome).count("--- GHOSTLIGHT PAGE CONTENT") == 1, text(outcome)
+    assert structured["observation"].startswith(f"clicked {structured['submit_ref']}; then ")
 
 
 async def test_a_key_two_fields_fit_equally_is_left_unmatched_and_nothing_is_guessed(
