@@ -246,8 +246,12 @@
       );
     }
     if (hrefs.length && !withHrefs) {
+      // Why, in the terms that held: the outline was cut short, or the links would not fit.
+      const why = outOfRoom || capReached
+        ? "the outline was cut short"
+        : `this outline is over ${Math.min(budget, HREF_BUDGET)} characters with them`;
       footers.push(
-        `[link targets (href) left out: this outline is over ${HREF_BUDGET} characters with them. ` +
+        `[link targets (href) left out: ${why}. ` +
           "find returns a link's href; read_page with ref_id lists them for a smaller part]",
       );
     }

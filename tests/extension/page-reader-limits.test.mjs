@@ -170,3 +170,12 @@ describe("page_text and open shadow roots", () => {
     assert.equal(out.text, 'outer text\ndeep text\n\n[Frame "Inner"]\nframed shadow');
   });
 });
+
+test("read_page says why link targets were left out: an outline cut short is not 'over the limit with them'", () => {
+  const links = Array.from({ length: 40 }, (_, i) => h("a", { href: `/article/${i}` }, `Article number ${i}`));
+  const doc = windowFor(fakeDocument(h("body", {}, ...links)));
+  const cut = page.tree.readPage(doc, { max_chars: 500 }, context());
+  const text = typeof cut === "string" ? cut : cut.text || JSON.stringify(cut);
+  assert.match(text, /link targets \(href\) left out: the outline was cut short\./);
+  assert.doesNotMatch(text, /over 40000 characters/);
+});
