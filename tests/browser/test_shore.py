@@ -41,6 +41,7 @@ async def test_admission_assigns_stable_slots(shore: BrowserShore, endpoints: En
         "slot": 1,
         "features": ["chunkingV1", "tabGroupsV1"],
         "serviceVersion": "",
+        "liveWorkspaces": [],  # none yet: any group the browser remembers is over
     }
     b, welcome_b = await FakeExtension.attach(
         endpoints.browser_socket, "browser-b", features=("tabGroupsV1", "somethingNew")
@@ -554,3 +555,15 @@ async def test_a_browser_attaching_after_a_workspace_ended_is_told(
         "workspace": {"groupTitle": "Ghostlight · agent (ended)"},
         "closeTabs": True,
     }
+
+
+async def test_the_welcome_names_the_live_workspaces_and_no_ended_one(
+    shore: BrowserShore, endpoints: Endpoints, registry: WorkspaceRegistry
+) -> None:
+    """The browser ends every other workspace it remembers (after a service restart, all of
+    them): the welcome lists exactly the live ones."""
+    kept, _ = registry.open(None, "agent-a")
+    gone, _ = registry.open(None, "agent-b")
+    registry.release(gone)
+    _, welcome = await FakeExtension.attach(endpoints.browser_socket, "browser-a")
+    assert welcome["liveWorkspaces"] == [kept]
