@@ -52,25 +52,44 @@ export async function navigate(chromeApi, args, deps = {}) {
   // A navigation waiting for a slow server has not committed yet: the tab still shows its page,
   // but Chrome names where it is going.
   if (!loaded && after.pendingUrl) out.pendingUrl = after.pendingUrl;
-  else if (dropped) out.noPage = true; // asked for, then answered without a page to show
+  else if (dropped) {
+    // Asked for, then answered without a page to show. `started: false` too, for a service that
+    // does not know `noPage`: it then says the navigation did not start, never that it loaded.
+    out.noPage = true;
+    out.started = false;
+  }
   else if (!started) out.started = false; // the tab never began to move: nothing was loaded
-  if (loaded && (await showsErrorPage(chromeApi, tabId))) out.errorPage = true;
+  if (loaded) {
+    const page = await probeLoadedPage(chromeApi, tabId);
+    if (page.errorPage) out.errorPage = true;
+    // The server's own error page (404, 500, ...) loads like any page: its status says it is one.
+    if (page.status >= 400) out.httpStatus = page.status;
+  }
   return out;
 }
 
-// Chrome refuses an injection into its error page at once; a page that is slow to answer (busy,
-// or paused in a dialog) is not one, and is not waited for.
-async function showsErrorPage(chromeApi, tabId) {
+// The HTTP status the page's document came with (0 when not known: a page that is not HTTP, a
+// browser without the field).
+function responseStatus() {
+  const entry = performance.getEntriesByType("navigation")[0];
+  return entry && Number.isInteger(entry.responseStatus) ? entry.responseStatus : 0;
+}
+
+// What the loaded page is: Chrome's error page (it refuses an injection into it at once), and
+// the HTTP status of a page that took one. A page that is slow to answer (busy, or paused in a
+// dialog) is neither, and is not waited for.
+async function probeLoadedPage(chromeApi, tabId) {
   let timer;
-  const probe = chromeApi.scripting.executeScript({ target: { tabId, frameIds: [0] }, func: () => true });
+  const probe = chromeApi.scripting.executeScript({ target: { tabId, frameIds: [0] }, func: responseStatus });
   const slow = new Promise((resolve) => {
-    timer = setTimeout(resolve, ERROR_PAGE_PROBE_MS);
+    timer = setTimeout(() => resolve(null), ERROR_PAGE_PROBE_MS);
   });
   try {
-    await Promise.race([probe, slow]);
-    return false;
+    const ran = await Promise.race([probe, slow]);
+    const status = Array.isArray(ran) && ran[0] && Number.isInteger(ran[0].result) ? ran[0].result : 0;
+    return { errorPage: false, status };
   } catch (err) {
-    return ERROR_PAGE.test(messageOf(err));
+    return { errorPage: ERROR_PAGE.test(messageOf(err)), status: 0 };
   } finally {
     clearTimeout(timer);
     probe.catch(() => {}); // a late failure of an abandoned probe is not "unhandled"

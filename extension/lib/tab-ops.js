@@ -13,6 +13,12 @@ import { workspaceKey } from "./workspaces.js";
 const NEW_TAB_URL = "about:blank";
 const ENDED_SUFFIX = " (ended)";
 
+// A listed tab, and where it is going when a navigation has not committed yet.
+function withPending(entry, tab) {
+  const pending = pendingUrlOf(tab);
+  return pending ? { ...entry, pendingUrl: pending } : entry;
+}
+
 // The title of a group whose workspace is over, from the title it has now.
 export function endedTitle(title) {
   const base = typeof title === "string" && title ? title : DEFAULT_GROUP_TITLE;
@@ -90,7 +96,7 @@ export function createTabOps({ chromeApi, book, persist }) {
     await persist();
     return {
       groupId: group ? group.id : null,
-      tabs: tabs.map((t) => ({ tabId: t.id, title: t.title || "", url: tabUrl(t) })),
+      tabs: tabs.map((t) => withPending({ tabId: t.id, title: t.title || "", url: tabUrl(t) }, t)),
     };
   }
 

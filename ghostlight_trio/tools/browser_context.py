@@ -12,6 +12,7 @@ import json
 import logging
 import re
 from collections.abc import Iterable
+from http import HTTPStatus
 from typing import Any, Protocol, TypeGuard
 from urllib.parse import urlsplit
 
@@ -244,7 +245,7 @@ class _ContextTools:
             )
         if result.get("started") is False or result.get("noPage") is True:
             # Never started, or a data: URL Chrome took and then refused to open.
-            waited = f" within {LOAD_WAIT_MS // 1000} s" if result.get("started") is False else ""
+            waited = "" if result.get("noPage") is True else f" within {LOAD_WAIT_MS // 1000} s"
             return ToolResult.text(
                 f"The navigation to {url} did not start{waited}: the tab"
                 f" is still at {final_url} and the browser shows no navigation under way. Some"
@@ -257,15 +258,31 @@ class _ContextTools:
         closed = result.get("closedDialog")
         if isinstance(closed, dict):
             suffix += f"; the {closed.get('type', 'JavaScript')} dialog that was open is closed"
+        status = result.get("httpStatus")
+        if type(status) is int and status >= 400:
+            # The server's own error page loaded: a page, but not the one asked for.
+            structured["httpStatus"] = status
+            suffix += f", but the server answered HTTP {status}{_reason(status)}: the page is its error page"
         return ToolResult.text(f"Navigated to {final_url}{suffix}.", structured=structured)
 
 
+def _reason(status: int) -> str:
+    try:
+        return f" ({HTTPStatus(status).phrase})"
+    except ValueError:
+        return ""
+
+
 def _tab_entry(tab: dict[str, Any]) -> dict[str, Any]:
-    return {
+    entry = {
         "tabId": tab["tabId"],
         "title": str(tab.get("title") or ""),
         "url": str(tab.get("url") or ""),
     }
+    pending = tab.get("pendingUrl")
+    if isinstance(pending, str) and pending:
+        entry["pendingUrl"] = pending  # navigating there; the tab still shows ``url``
+    return entry
 
 
 def _tab_list(result: dict[str, Any]) -> list[dict[str, Any]]:

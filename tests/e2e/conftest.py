@@ -58,8 +58,8 @@ PAGES = {
 class QuietHandler(BaseHTTPRequestHandler):
     """A loopback page handler that logs nothing and answers HTML."""
 
-    def send_html(self, body: bytes) -> None:
-        self.send_response(200)
+    def send_html(self, body: bytes, status: int = 200) -> None:
+        self.send_response(status)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -96,6 +96,9 @@ class _Pages(QuietHandler):
             self.send_header("Content-Length", "4")
             self.end_headers()
             self.wfile.write(b"data")
+            return
+        if self.path == "/missing":  # the server's own error page
+            self.send_html(b"<title>Not here</title><h1>404</h1>", status=404)
             return
         if self.path == "/nothing":  # an answer without a page
             self.send_response(204)

@@ -458,6 +458,14 @@ async def test_the_managed_browser_keeps_downloads_with_the_instance_and_fits_co
     assert followed.kind == "ok" and "the answer was not a page to show" in text(followed), text(followed)
     # Said once the browser dropped the navigation (``noPage``), not at the load bound.
     assert "downloads" in text(followed) and followed.structured["noPage"] is True
+    missing = await service.call("navigate", ws, tabId=tab, url=f"{web}/missing")
+    assert missing.kind == "ok" and missing.structured["httpStatus"] == 404, text(missing)
+    assert text(missing) == (
+        f"Navigated to {web}/missing, but the server answered HTTP 404 (Not Found): the page is"
+        " its error page."
+    )
+    fine = await service.call("navigate", ws, tabId=tab, url=f"{web}/")
+    assert fine.kind == "ok" and "httpStatus" not in fine.structured, text(fine)
     empty = await service.call("navigate", ws, tabId=tab, url=f"{web}/nothing")
     assert empty.kind == "ok" and empty.structured.get("noPage") is True, text(empty)
     assert empty.structured["url"] == f"{web}/"  # the tab stays on its page

@@ -35,6 +35,10 @@ async def test_a_click_into_a_slow_navigation_is_said_to_be_under_way(
     assert waited.structured["pendingUrl"] == f"{web}/unanswered"
     assert "The tab is navigating to" in text(waited)
     assert (await tab_info(service, ws, tab))["pendingUrl"] == f"{web}/unanswered"
+    listed = await service.call("tabs_context_mcp", ws)
+    assert listed.structured["tabs"] == [
+        {"tabId": tab, "title": "Leaving", "url": f"{web}/leaving", "pendingUrl": f"{web}/unanswered"}
+    ]
 
     # Once the server answers, the new page is the tab's and nothing is pending any more.
     arrived = await service.call(

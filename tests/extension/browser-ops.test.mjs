@@ -55,8 +55,19 @@ test("navigate tells at once of a navigation the browser dropped without a page 
     }, 5);
   };
   const out = await navigate(chromeApi, { tabId: 7, url: "https://a.test/report.bin", timeoutMs: 60_000 });
-  assert.deepEqual(out, { url: "https://a.test/", title: "A", loaded: false, noPage: true });
+  assert.deepEqual(out, { url: "https://a.test/", title: "A", loaded: false, noPage: true, started: false });
   assert.equal(chromeApi.tabs.onUpdated.size, 0, "listeners removed");
+});
+
+test("navigate tells the HTTP status of a server's own error page", async () => {
+  const chromeApi = world();
+  loadsOnNavigate(chromeApi);
+  chromeApi.onInject = async () => [{ frameId: 0, result: 404 }];
+  const missing = await navigate(chromeApi, { tabId: 7, url: "https://a.test/gone", timeoutMs: 2000 });
+  assert.deepEqual(missing, { url: "https://a.test/gone", title: "Loaded", loaded: true, httpStatus: 404 });
+  chromeApi.onInject = async () => [{ frameId: 0, result: 200 }];
+  const fine = await navigate(chromeApi, { tabId: 7, url: "https://a.test/ok", timeoutMs: 2000 });
+  assert.equal("httpStatus" in fine, false, "a page that loaded fine says nothing more");
 });
 
 test("navigate tells a load that ended on the browser's error page", async () => {
