@@ -130,7 +130,10 @@
     form_input: (args) => {
       const el = elementArg(args);
       if (!args || !("value" in args)) throw new ns.PageError("form_input needs a value", "bad_args");
-      return { ref: args.ref, ...ns.forms.setFormValue(el, args.value, env) };
+      const done = ns.forms.setFormValue(el, args.value, env);
+      // An ARIA toggle the page re-renders later answers once it shows its new state.
+      if (done && typeof done.then === "function") return done.then((value) => ({ ref: args.ref, ...value }));
+      return { ref: args.ref, ...done };
     },
     form_fields: () => ns.forms.formFields(document, ctx, env),
     form_validity: (args) => ns.forms.formValidity(elementArg(args), ctx),

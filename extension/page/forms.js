@@ -126,9 +126,15 @@
     throw new PageError(`Element <${tag.toLowerCase()}> is not a form control`, "not_a_control");
   }
 
+  // How long a clicked ARIA toggle is given to show its new state: frameworks (React, Vue,
+  // Lit, ...) re-render after the click handler returns, in a later task.
+  const TOGGLE_SETTLE_MS = 500;
+  const TOGGLE_POLL_MS = 20;
+
   // A checkbox, switch or radio built of ARIA (<div role="checkbox" aria-checked>): clicked, as
-  // a person would, when its state must change; the page's own script flips aria-checked. A
-  // click the page ignores is an error, never a reported success.
+  // a person would, when its state must change; the page's own script flips aria-checked, now
+  // or once it re-renders (then the answer is a promise). A click the page ignores is an
+  // error, never a reported success.
   function setAriaToggle(el, value) {
     const PageError = ns.PageError;
     const role = dom.roleOf(el);
@@ -138,16 +144,23 @@
     if (isRadio && !wanted && dom.ariaChecked(el) === true) {
       throw new PageError("Cannot uncheck a radio button; choose another option of its group instead", "radio_uncheck");
     }
-    if (dom.ariaChecked(el) !== wanted && typeof el.click === "function") el.click();
-    const now = dom.ariaChecked(el);
-    if (now !== wanted) {
-      throw new PageError(
-        `The ${role} did not become ${wanted ? "checked" : "unchecked"} when clicked (aria-checked is ` +
-          `${JSON.stringify(dom.attr(el, "aria-checked"))}); try a click with computer`,
-        "unsupported_control",
-      );
+    const done = { kind: isRadio ? "radio" : "checkbox", value: wanted };
+    if (dom.ariaChecked(el) === wanted) return done;
+    if (typeof el.click === "function") el.click();
+    if (dom.ariaChecked(el) === wanted) return done;
+    return settledToggle(el, role, wanted, done);
+  }
+
+  async function settledToggle(el, role, wanted, done) {
+    for (let waited = 0; waited < TOGGLE_SETTLE_MS; waited += TOGGLE_POLL_MS) {
+      await new Promise((resolve) => setTimeout(resolve, TOGGLE_POLL_MS));
+      if (dom.ariaChecked(el) === wanted) return done;
     }
-    return { kind: isRadio ? "radio" : "checkbox", value: now };
+    throw new ns.PageError(
+      `The ${role} did not become ${wanted ? "checked" : "unchecked"} when clicked (aria-checked is ` +
+        `${JSON.stringify(dom.attr(el, "aria-checked"))}); try a click with computer`,
+      "unsupported_control",
+    );
   }
 
   // Why the browser would refuse this control's value on submit, or "" when it would not. A

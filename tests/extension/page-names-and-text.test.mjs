@@ -113,13 +113,25 @@ describe("form_input and form_fill set ARIA checkboxes", () => {
     return el;
   }
 
-  test("clicked only when its state must change; a click the page ignores is an error", () => {
+  test("clicked only when its state must change; a click the page ignores is an error", async () => {
     const box = ariaCheckbox(false);
     assert.deepEqual(plain(forms.setFormValue(box, true, fakeEnv())), { kind: "checkbox", value: true });
     assert.deepEqual(plain(forms.setFormValue(box, "yes", fakeEnv())), { kind: "checkbox", value: true });
     assert.equal(box.clicks, 1);
-    assert.throws(() => forms.setFormValue(ariaCheckbox(false, { broken: true }), true, fakeEnv()), (e) => e.code === "unsupported_control");
+    await assert.rejects(
+      Promise.resolve(forms.setFormValue(ariaCheckbox(false, { broken: true }), true, fakeEnv())),
+      (e) => e.code === "unsupported_control",
+    );
     assert.throws(() => forms.setFormValue(ariaCheckbox(false), "maybe", fakeEnv()), (e) => e.code === "bad_value");
+  });
+
+  test("a toggle the page re-renders after the click (as frameworks do) is waited for", async () => {
+    const box = ariaCheckbox(false);
+    const flip = box.click;
+    box.click = () => setTimeout(flip, 60); // the new state shows in a later task
+    const done = forms.setFormValue(box, true, fakeEnv());
+    assert.equal(typeof done.then, "function");
+    assert.deepEqual(plain(await done), { kind: "checkbox", value: true });
   });
 
   test("form_fields lists it as a checkbox named by its text", () => {
