@@ -17,7 +17,7 @@ from ..transport.bridge import ControlCommand, ControlResult
 from ..transport.endpoints import Endpoints
 from ..transport.handshake import BridgeVersionError, ServiceUnresponsive, open_bridge
 from ..transport.proof import ProofError, SecretFileError
-from ..transport.stream import BridgeClosed
+from ..transport.stream import BridgeClosed, BridgeProtocolError, FrameError
 
 COMMAND_TIMEOUT = 5.0
 
@@ -65,7 +65,8 @@ async def control(endpoints: Endpoints, command: str) -> int:
             f"the service for instance {endpoints.instance!r} took the {command!r} command but"
             f" did not confirm it within {COMMAND_TIMEOUT:g} s",
         )
-    except (ProofError, SecretFileError, BridgeVersionError, BridgeClosed) as exc:
+    except (ProofError, SecretFileError, BridgeVersionError, BridgeClosed, BridgeProtocolError,
+            FrameError) as exc:  # fmt: skip
         return _undelivered(endpoints, command, f"{exc}; {command!r} was not delivered")
     except OSError as exc:
         return await _while_down(endpoints, command, exc)
@@ -89,7 +90,8 @@ async def _while_down(endpoints: Endpoints, command: str, problem: OSError) -> i
         return 1
     try:
         result = await send_control(endpoints, command)
-    except (OSError, trio.TooSlowError, ProofError, SecretFileError, BridgeVersionError):
+    except (OSError, trio.TooSlowError, ProofError, SecretFileError, BridgeVersionError,
+            BridgeClosed, BridgeProtocolError, FrameError):  # fmt: skip
         print(_saved_text(endpoints, command))
         return 0
     print(result.message)

@@ -25,9 +25,9 @@ class AttentionCircuits:
     def __init__(self) -> None:
         self._history: dict[Hashable, deque[tuple[float, Hashable]]] = {}
         self._open: set[Hashable] = set()
-        self._carried: set[Hashable] = set()
-        """Open circuits that were carried over to a new workspace, not opened by its own
-        denials (they are worded differently)."""
+        self._carried: dict[Hashable, Hashable] = {}
+        """Open circuits carried over to a new workspace (not opened by its own denials), each
+        with the workspace whose denials opened the pause: resuming that one resumes them."""
 
     def is_open(self, workspace: Hashable | None) -> bool:
         return workspace is not None and workspace in self._open
@@ -55,11 +55,12 @@ class AttentionCircuits:
 
     def carry(self, workspace: Hashable, kin: Collection[Hashable]) -> bool:
         """A new ``workspace`` for a client that holds ``kin``: open its circuit when one of
-        theirs is open. True when it did."""
-        if workspace in self._open or not any(other in self._open for other in kin):
+        theirs is open, as part of the same pause. True when it did."""
+        origins = [self._carried.get(other, other) for other in kin if other in self._open]
+        if workspace in self._open or not origins:
             return False
         self._open.add(workspace)
-        self._carried.add(workspace)
+        self._carried[workspace] = origins[0]
         return True
 
     def was_carried(self, workspace: Hashable | None) -> bool:
@@ -69,18 +70,21 @@ class AttentionCircuits:
     def forget(self, workspace: Hashable) -> None:
         self._history.pop(workspace, None)
         self._open.discard(workspace)
-        self._carried.discard(workspace)
+        self._carried.pop(workspace, None)
 
     def paused(self) -> tuple[Hashable, ...]:
         """The workspaces whose circuit is open now."""
         return tuple(self._open)
 
-    def resume_one(self, workspace: Hashable) -> bool:
-        """Close one workspace's circuit (the user resumed it); False when it was not open."""
+    def resume_one(self, workspace: Hashable) -> int:
+        """Close one workspace's circuit (the user resumed it), and the pauses carried over from
+        it; how many closed (0 when it was not open)."""
         if workspace not in self._open:
-            return False
-        self.forget(workspace)
-        return True
+            return 0
+        carried = [other for other, origin in self._carried.items() if origin == workspace]
+        for closed in (workspace, *carried):
+            self.forget(closed)
+        return 1 + len(carried)
 
     def resume_all(self) -> int:
         """Close every circuit (the user resumed); returns how many were open."""

@@ -183,6 +183,21 @@ class Governor:
             "Kill switch engaged: browser work stopped; calls are refused until resume." + unsaved
         )
 
+    def catch_up_saved_switches(self) -> None:
+        """Apply a hold or kill switch saved since this service read the record (the CLI saves
+        it while no service listens: pressed while this one was starting). Called once the
+        edge socket listens; from then on the CLI reaches the service itself. Only switches
+        on: a saved "off" could be a record older than what the user just pressed here."""
+        if self._switches_file is None:
+            return
+        saved = load_switches(self._switches_file)
+        if saved.panicked and not self.panicked:
+            log.warning("the kill switch was engaged while this service was starting")
+            self.panic()
+        if saved.held and not self.held:
+            log.warning("hold was engaged while this service was starting")
+            self.hold()
+
     def resume(self) -> str:
         was = [name for name, on in (("hold", self.held), ("kill switch", self.panicked)) if on]
         paused = self.attention.resume_all()
@@ -216,13 +231,19 @@ class Governor:
         if workspace is None:
             known = ", ".join(sorted(str(fp) for fp in paused)) or "none"
             return False, f"No paused workspace {fingerprint!r} (paused now: {known})."
-        self.attention.resume_one(workspace)
+        carried = self.attention.resume_one(workspace) - 1
         self._notify("resume_workspace", workspace=fingerprint)
         switches = [
             label for label, on in (("hold", self.held), ("kill switch", self.panicked)) if on
         ]
         still = f" ({' and '.join(switches)} still on until `ghostlight resume`)" if switches else ""
-        return True, f"Resumed workspace {fingerprint}{still}."
+        also = (
+            f", and the {carried} workspace{'s' if carried != 1 else ''} its client opened while"
+            " it was paused"
+            if carried
+            else ""
+        )
+        return True, f"Resumed workspace {fingerprint}{also}{still}."
 
     def control(self, command: str) -> tuple[bool, str]:
         """A control command from the CLI: ``hold``, ``resume``, ``resume workspace <ws-…>``,

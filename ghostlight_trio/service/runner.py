@@ -86,6 +86,9 @@ async def run_service(
                 if own_process:  # before the edge socket appears, so no edge waits on it
                     set_aside_startup_state()
                 listener = bind_owner_only_socket(endpoints.edge_socket)
+                if parts.governance is not None:
+                    # A switch saved by the CLI while nothing listened yet is not lost.
+                    parts.governance.governor.catch_up_saved_switches()
                 nursery.start_soon(server.serve, listener)
                 nursery.start_soon(broadcast_catalog_changes, parts.catalog, running.streams)
                 if parts.governance is not None:

@@ -26,8 +26,20 @@ def test_a_new_workspace_carries_a_pause_only_from_paused_kin():
     assert circuits.is_open("fresh-b") and circuits.was_carried("fresh-b")
     assert not circuits.was_carried("paused")
     assert set(circuits.paused()) == {"paused", "fresh-b"}
-    assert circuits.resume_one("fresh-b") and not circuits.was_carried("fresh-b")
+    assert circuits.resume_one("fresh-b") == 1 and not circuits.was_carried("fresh-b")
     assert circuits.resume_all() == 1 and not circuits.carry("fresh-c", ["paused"])
+
+
+def test_resuming_the_workspace_that_earned_the_pause_resumes_what_it_carried_to():
+    circuits = AttentionCircuits()
+    for _ in range(3):
+        circuits.record("earned", SIGNATURE, 0.0)
+    assert circuits.carry("second", ["earned"])
+    assert circuits.carry("third", ["second"])  # carried on from a carried pause: same origin
+    assert circuits.resume_one("earned") == 3
+    assert circuits.paused() == ()
+    # With nothing paused, the client's next workspace is free.
+    assert not circuits.carry("fourth", ["second", "third"])
 
 
 @pytest.mark.process
@@ -62,3 +74,17 @@ async def test_a_paused_client_cannot_mint_its_way_out(instance_env, tmp_path: P
         ("attention_opened", "ws-"), ("attention_carried", "ws-"), ("attention_carried", "ws-"),
         ("resume", ""),
     ]
+
+
+def test_the_user_resumes_a_client_by_the_workspace_the_audit_names():
+    from ghostlight_trio.governance.governor import Governor
+
+    governor = Governor(fingerprint=lambda handle: f"ws-{handle}")
+    for _ in range(3):
+        governor.attention.record("alpha", SIGNATURE, 0.0)
+    assert governor.attention.carry("beta", ["alpha"])
+    ok, said = governor.control("resume workspace ws-alpha")
+    assert ok and said == (
+        "Resumed workspace ws-alpha, and the 1 workspace its client opened while it was paused."
+    )
+    assert governor.attention.paused() == ()

@@ -50,11 +50,11 @@ def test_resume_one_closes_only_that_circuit_and_starts_it_afresh():
     _pause(circuits, "a")
     _pause(circuits, "b")
     assert set(circuits.paused()) == {"a", "b"}
-    assert circuits.resume_one("a") is True
+    assert circuits.resume_one("a") == 1
     assert not circuits.is_open("a") and circuits.is_open("b")
     assert circuits.paused() == ("b",)
-    assert circuits.resume_one("a") is False  # no longer paused
-    assert circuits.resume_one("never-seen") is False
+    assert circuits.resume_one("a") == 0  # no longer paused
+    assert circuits.resume_one("never-seen") == 0
     # Its history starts empty: it takes the full count again to reopen.
     assert not circuits.record("a", SIGNATURE, 1.0)
     assert not circuits.record("a", SIGNATURE, 1.0)

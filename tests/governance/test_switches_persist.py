@@ -12,7 +12,7 @@ import pytest
 from ghostlight_trio.governance.assembly import default_files
 from ghostlight_trio.governance.governor import Governor
 from ghostlight_trio.governance.sources import MANIFEST_ENV, record_manifest
-from ghostlight_trio.governance.switches import SWITCHES_FILE
+from ghostlight_trio.governance.switches import SWITCHES_FILE, Switches, save_switches
 
 
 def test_panic_and_hold_are_kept_until_resume(tmp_path: Path) -> None:
@@ -57,3 +57,20 @@ def test_a_recorded_manifest_is_what_every_start_loads(
     monkeypatch.delenv(MANIFEST_ENV)
     record_manifest(data, None)
     assert default_files(data, org=None).user is None
+
+
+def test_a_switch_saved_while_the_service_was_starting_is_caught_up(tmp_path: Path) -> None:
+    """The CLI saves a switch while nothing listens; a service that had read the record just
+    before applies it once it listens, and never undoes one on a saved "off"."""
+    path = tmp_path / SWITCHES_FILE
+    starting = Governor(switches_file=path)
+    Governor(switches_file=path).panic()  # as the CLI saves it meanwhile
+    heard: list[str] = []
+    starting.listeners.append(heard.append)
+    starting.catch_up_saved_switches()
+    assert starting.panicked and not starting.held and heard == ["panic"]
+    starting.hold()
+    save_switches(path, Switches())  # an older "off" on disk
+    starting.catch_up_saved_switches()
+    assert starting.panicked and starting.held
+
