@@ -55,15 +55,18 @@ def explain(endpoints: Endpoints, path: str | None) -> int:
     last good one when an edit could not be loaded; else what a service would load now). With
     one: what that manifest allows."""
     if path is None:
-        live = _live_policy(endpoints)
+        answered, live = _live_policy(endpoints)
         if live is not None:
             print("ghostlight: the running service enforces this policy:", file=sys.stderr)
             print(live)
             return 0
-        print(
-            "ghostlight: no service is running; one that starts now would load this policy:",
-            file=sys.stderr,
+        where = (
+            "the running service cannot say which policy it enforces (an older version); the"
+            " policy files say"
+            if answered
+            else "no service is running; one that starts now would load this policy"
         )
+        print(f"ghostlight: {where}:", file=sys.stderr)
         print("\n".join(policy_lines(current_state(endpoints))))
         return 0
     try:
@@ -75,16 +78,17 @@ def explain(endpoints: Endpoints, path: str | None) -> int:
     return 0
 
 
-def _live_policy(endpoints: Endpoints) -> str | None:
-    """The running service's own account of its policy; None when none answers it."""
+def _live_policy(endpoints: Endpoints) -> tuple[bool, str | None]:
+    """Whether a service answered, and its own account of its policy (None when it gave none:
+    nothing answered, or a service too old to tell)."""
     from .safety_command import send_control
 
     try:
         result = trio.run(send_control, endpoints, "explain")
     except (OSError, trio.TooSlowError, ProofError, SecretFileError, BridgeVersionError,
             BridgeClosed):  # fmt: skip
-        return None
-    return result.message if result.ok else None
+        return False, None
+    return True, (result.message if result.ok else None)
 
 
 def simulate_file(endpoints: Endpoints, audit: str, manifest: str | None) -> int:

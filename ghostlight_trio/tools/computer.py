@@ -326,9 +326,9 @@ class ComputerTool:
         summary = f"{summary[:-1]}, but nothing on the page had keyboard focus: {NO_FOCUS}"
         result = await self._finish(call, tab, summary, before, assurance=assurance, target=None)
         receipt = (result.structured or {}).get("interactionReceipt")
-        if receipt is None or not _page_changed(receipt["observedAfter"]):
+        if receipt is not None and not _page_changed(receipt["observedAfter"]):
             return ToolResult(kind="tool_error", content=result.content, structured=result.structured)
-        return result
+        return result  # the page reacted, or could not be seen settling: not said to be a failure
 
     async def _key(self, call: ToolCall, tab: int) -> ToolResult:
         text = call.arguments.get("text")
@@ -583,8 +583,8 @@ def _page_changed(observed: Mapping[str, Any]) -> bool:
     focus or status)."""
     return any(
         observed.get(key)
-        for key in ("urlChanged", "titleChanged", "newDocument", "mutations", "changedElements",
-                    "alertOrStatus")
+        for key in ("urlChanged", "titleChanged", "newDocument", "navigationPending", "mutations",
+                    "changedElements", "alertOrStatus")
     )  # fmt: skip
 
 

@@ -267,9 +267,11 @@ class FormFill:
             shown = ", ".join(item["label"] for item in filled[-5:])
             call.effects.done_so_far(f"filled {len(filled)} of {len(values)} fields ({shown})")
         form = forms[plan.form]
-        submitted, submit_ref, observation = False, None, None
+        submitted, submit_ref, observation, clicked_kind = False, None, None, "ok"
         if call.arguments.get("submit"):
-            submitted, submit_ref, observation = await self._submit(call, tab, form, filled)
+            submitted, submit_ref, observation, clicked_kind = await self._submit(
+                call, tab, form, filled
+            )
         url = str(page.get("url", ""))
         origin = origin_of(url)
         ws = call.context.workspace_id
@@ -290,6 +292,10 @@ class FormFill:
         if call.arguments.get("submit"):
             head += f" submitted: {'true' if submitted else 'false'}."
         text = f"{head}\n" + wrap_page_text(_details(structured), ws, origin)
+        if clicked_kind in ("outcome_unknown", "cancelled"):
+            # The submit click went out and its fate is not known: neither submitted nor not.
+            text += "\nWhether the form was submitted is not known: see after submit above."
+            return ToolResult.text(text, kind="outcome_unknown", structured=structured)
         return ToolResult.text(text, kind="ok" if filled else "tool_error", structured=structured)
 
     async def _fill(self, call: ToolCall, tab: int, match: Match, value: Any) -> dict[str, Any]:
@@ -334,12 +340,14 @@ class FormFill:
 
     async def _submit(
         self, call: ToolCall, tab: int, form: Mapping[str, Any], filled: list[dict[str, Any]]
-    ) -> tuple[bool, str | None, str | None]:
+    ) -> tuple[bool, str | None, str | None, str]:
+        """Whether the submit control was clicked, its ref, what followed, and the click's
+        result kind ("ok" when no click was tried)."""
         if not filled:
-            return False, None, "Not submitted: no field was filled."
+            return False, None, "Not submitted: no field was filled.", "ok"
         choice = pick_submit(form.get("submits", []))
         if choice is None:
-            return False, None, "Not submitted: the form has no submit control."
+            return False, None, "Not submitted: the form has no submit control.", "ok"
         ref = str(choice["ref"])
         if choice.get("native"):
             checked = await self._channel.content(call, tab, "form_validity", {"ref": ref}, read=True)
@@ -347,7 +355,7 @@ class FormFill:
             if invalid:
                 listed = "; ".join(f"{item.get('label') or item.get('ref')}: {item.get('message')}"
                                    for item in invalid)  # fmt: skip
-                return False, ref, f"Not submitted: the browser would refuse the form ({listed})."
+                return False, ref, f"Not submitted: the browser would refuse the form ({listed}).", "ok"
         await call.effects.checkpoint()
         arguments = {"action": "left_click", "ref": ref, "tabId": call.arguments["tabId"]}
         clicked = await self._click(ToolCall(call.context, arguments, call.effects))
@@ -355,9 +363,9 @@ class FormFill:
         if clicked.kind == "ok" and isinstance(receipt, dict):
             # The click's facts, not its text: that is fenced already, and this answer fences
             # its details once, as a whole.
-            return True, ref, f"clicked {ref}; then {receipt_facts(receipt)}"
+            return True, ref, f"clicked {ref}; then {receipt_facts(receipt)}", "ok"
         text = "\n".join(getattr(block, "text", "") for block in clicked.content)
-        return clicked.kind == "ok", ref, text
+        return clicked.kind == "ok", ref, text, clicked.kind
 
 
 def _radio_option(control: Control, value: Any) -> Mapping[str, Any] | None:

@@ -210,8 +210,9 @@ ContentBlock = TextBlock | ImageBlock
 OutcomeKind = Literal[
     "ok",  # the tool ran and succeeded
     "tool_error",  # the tool ran (or validated) and failed in a way the agent can correct
-    "denied",  # governance or ownership refused it; nothing ran
-    "held",  # the user holds the wheel or panicked; nothing ran
+    "denied",  # governance or ownership refused it; nothing ran (a composition: its steps
+    #            before the refused one ran, and its text says which)
+    "held",  # the user holds the wheel or panicked; nothing ran (a composition: as for denied)
     "outcome_unknown",  # it may have started; whether it took effect is not known
     "cancelled",  # cancellation acknowledged; no claim about effects
 ]
