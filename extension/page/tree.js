@@ -22,9 +22,6 @@
   // lines), they are transparent in the "all" view. A label around its control is the
   // control's name already. Own text (a cell's "Acme" beside its link) is kept as the name.
   const STRUCTURAL_ROLES = new Set(["list", "listitem", "cell", "columnheader", "rowheader", "label", "group", "generic", "paragraph"]);
-  // Text shown on a content line (a paragraph, or an element holding text of its own) in the
-  // "all" view: enough to read what the page says there; get_page_text gives all of it.
-  const TEXT_CLIP = 200;
 
   function quote(text) {
     return `"${String(text).replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, " ")}"`;
@@ -43,10 +40,10 @@
     return ` href=${quote(dom.clip(dom.attr(el, "href"), 200))}`;
   }
 
-  function formatLine(el, { role, name, ref, level, omitHref = false, nameClip = 100 }) {
+  function formatLine(el, { role, name, ref, level, omitHref = false }) {
     const tag = dom.tagOf(el);
     const parts = [`${INDENT.repeat(level)}${role || tag.toLowerCase()}`];
-    if (name) parts.push(quote(dom.clip(name, nameClip)));
+    if (name) parts.push(quote(dom.clip(name, 100)));
     parts.push(`[${ref}]`);
     if (/^H[1-6]$/.test(tag)) parts.push(`level=${tag[1]}`);
     if (!omitHref && tag === "A" && el.hasAttribute("href")) parts.push(hrefPart(el).slice(1));
@@ -83,19 +80,6 @@
     if (src) parts.push(`src=${quote(dom.clip(src, 200))}`);
     if (!readable) parts.push("(cross-origin: contents not readable)");
     return parts.join(" ");
-  }
-
-  // The text an element shows on its own line in the "all" view when neither its role nor its
-  // name gives it one: a paragraph's text, else a short text of an element holding text nodes
-  // of its own (only those text nodes when it is long or holds interactive elements, which
-  // get lines of their own). "" for an element without text of its own.
-  function contentText(el, role) {
-    if (dom.OPAQUE_TAGS.has(dom.tagOf(el))) return "";
-    if (role === "paragraph") return dom.textOf(el);
-    const own = dom.ownText(el);
-    if (!own) return "";
-    const full = dom.textOf(el);
-    return full.length <= TEXT_CLIP && !dom.hasInteractiveDescendant(el) ? full : own;
   }
 
   function optionLines(select, level) {
@@ -164,9 +148,8 @@
       walk(inner, childLevel, false, dom.frameClip(inner));
     }
 
-    // parentName: the name of the interactive element around (its image adds nothing);
-    // above: the text of the nearest line above that shows some (its parts add nothing).
-    function walk(el, level, isStart, clip, parentName = "", above = "") {
+    // parentName: the name of the interactive element around (its image adds nothing).
+    function walk(el, level, isStart, clip, parentName = "") {
       if (measured >= MEASURE_CAP) {
         capReached = true;
         return;
@@ -182,7 +165,6 @@
       let name = dom.accessibleName(el);
       const visible = dom.isVisible(el, env);
       let include;
-      let nameClip = 100;
       if (filter === "interactive") {
         include = visible && dom.isInteractive(el) && dom.intersectsViewport(dom.rectOf(el), env, clip);
       } else if (role === "img" && name && name === parentName) {
@@ -195,16 +177,6 @@
         }
         const structural = STRUCTURAL_ROLES.has(role) && !dom.isInteractive(el);
         include = visible && (!!name || (!!role && !structural));
-        if (visible && !name && role !== "label") {
-          // Text content (paragraphs, text in generic elements) is part of the outline too,
-          // unless the line above already shows it (a label's words name its control).
-          const content = contentText(el, role);
-          if (content && !above.includes(content)) {
-            name = content;
-            nameClip = TEXT_CLIP;
-            include = true;
-          }
-        }
       }
       if (isStart) include = true;
 
@@ -212,7 +184,7 @@
       if (include) {
         matched += 1;
         const ref = refs.refFor(el);
-        const line = formatLine(el, { role, name, ref, level, omitHref: true, nameClip });
+        const line = formatLine(el, { role, name, ref, level, omitHref: true });
         if (!outOfRoom && emit(line)) {
           shown += 1;
           const href = hrefPart(el);
@@ -226,8 +198,7 @@
       }
       if (dom.OPAQUE_TAGS.has(tag) || childLevel >= depth) return;
       const named = include && dom.isInteractive(el) ? name : "";
-      const textAbove = include && name ? name : above;
-      for (const child of dom.childElements(el)) walk(child, childLevel, false, clip, named, textAbove);
+      for (const child of dom.childElements(el)) walk(child, childLevel, false, clip, named);
     }
 
     if (start) walk(start, 0, !!(args && args.ref_id), dom.frameClip(start));
