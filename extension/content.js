@@ -159,13 +159,7 @@
     hit_test: (args) => {
       const el = elementArg(args);
       const target = ns.find.describeElement(el, ctx);
-      const at = ns.find.elementAtPoint(document, target.x, target.y);
-      let reaches = false;
-      for (let node = at, hops = 0; node && hops < 256 && !reaches; hops++) {
-        reaches = node === el;
-        node = node.parentNode || node.host || null;
-      }
-      if (!reaches && at && ns.dom.tagOf(at) === "LABEL" && at.control === el) reaches = true;
+      const { reaches, at } = ns.find.hitTest(el, target);
       return { target, hit: reaches, covering: at && !reaches ? ns.find.describeElement(at, ctx) : null };
     },
     // One observation for wait_for: matches of a selector/text plus the mutation count and

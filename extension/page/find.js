@@ -181,13 +181,37 @@
     }
     const sorted = sortMatches(matches);
     const out = {
-      results: sorted.slice(0, limit).map((m) => ({ ...describeElement(m.el, ctx), matchRank: m.rank })),
+      results: sorted.slice(0, limit).map((m) => withCovering({ ...describeElement(m.el, ctx), matchRank: m.rank }, m.el)),
       total: sorted.length,
       more: sorted.length > limit,
       renderSerial: ctx.refs.serial(),
     };
     if (capped) Object.assign(out, { capped: true, scanned: order });
     return out;
+  }
+
+  // Whether a click at the centre of `el` (described as `target`) reaches it (it, something
+  // inside it, or its label), and the element the click would hit.
+  function hitTest(el, target) {
+    let top = el.ownerDocument;
+    for (let hops = 0; top && dom.hostFrame(top) && hops < 16; hops++) top = dom.hostFrame(top).ownerDocument;
+    const at = elementAtPoint(top || el.ownerDocument, target.x, target.y);
+    let reaches = false;
+    for (let node = at, hops = 0; node && hops < 256 && !reaches; hops++) {
+      reaches = node === el;
+      node = node.parentNode || node.host || null;
+    }
+    if (!reaches && at && dom.tagOf(at) === "LABEL" && at.control === el) reaches = true;
+    return { reaches, at };
+  }
+
+  // A result on screen that something else covers (a cookie banner, a dialog) says what: a
+  // click at its point would land there.
+  function withCovering(result, el) {
+    if (!result.visible || !result.inViewport) return result;
+    const { reaches, at } = hitTest(el, result);
+    if (reaches || !at) return result;
+    return { ...result, coveredBy: { role: dom.roleOf(at) || dom.tagOf(at).toLowerCase(), name: dom.accessibleName(at) } };
   }
 
   // The element a click at top-viewport CSS point (x, y) would hit, looking inside open shadow
@@ -209,5 +233,5 @@
     return el || null;
   }
 
-  ns.find = { WALK_CAP, RANK_CAP, normalize, rankMatch, sortMatches, mayMatch, describeElement, findText, elementAtPoint };
+  ns.find = { WALK_CAP, RANK_CAP, normalize, rankMatch, sortMatches, mayMatch, describeElement, findText, elementAtPoint, hitTest };
 })(globalThis);

@@ -115,7 +115,10 @@ class _PageTools:
                 )
         else:
             lines = [f"Found {len(results)} element(s), strongest matches first:"]
-            lines += [element_line(element) for element in results]
+            lines += [
+                element_line(element) + _covered_note(raw)
+                for element, raw in zip(results, found.get("results", []), strict=True)
+            ]
             if more:
                 total = found.get("total", len(results))
                 at_least = "at least " if isinstance(scanned, int) else ""
@@ -342,3 +345,13 @@ class _PageTools:
 
 def _positive(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+
+
+def _covered_note(raw: Any) -> str:
+    """What covers an element on screen: a click at its point would land there instead."""
+    covering = raw.get("coveredBy") if isinstance(raw, dict) else None
+    if not isinstance(covering, dict):
+        return ""
+    name = json.dumps(str(covering.get("name", ""))[:80], ensure_ascii=False)
+    return f"; covered by {covering.get('role', 'an element')} {name} (a click at its point lands there)"
+

@@ -88,6 +88,12 @@ async def test_nothing_is_done_unless_the_target_is_one_clear_reachable_element(
             assert len(outcome.structured["candidates"]) == candidates
     done = "[window.deletes, window.underClicks, window.saves, window.added.length]"
     assert await page_value(service, ws, tab, done) == [None, None, None, 0]  # not even a cue
+    # find says so too: the button is visible, and a click at its point lands on the banner.
+    found = await service.call("find", ws, tabId=tab, query="Hidden behind")
+    line = next((line for line in text(found).splitlines() if "Hidden behind" in line), text(found))
+    assert "; covered by " in line and "(a click at its point lands there)" in line, line
+    clear = await service.call("find", ws, tabId=tab, query="Save")
+    assert "Save" in text(clear) and "covered by" not in text(clear), text(clear)
 
 
 async def test_an_unparsable_expectation_is_refused_before_the_click_and_results_read_well(
