@@ -314,10 +314,8 @@ def manifests(place: Place, endpoints: Endpoints, extension_id: str) -> list[Che
 def managed_browser_stopped(endpoints: Endpoints) -> Path | None:
     """The profile of this instance's managed browser when one was set up (its native host is
     registered there) but no browser runs it now, else None."""
-    profile = endpoints.data_dir / "browser-profile"
-    if not (profile / "NativeMessagingHosts" / f"{NATIVE_HOST_NAME}.json").is_file():
-        return None
-    return None if managed.profile_in_use(profile) is not None else profile
+    profile = _managed_profile(endpoints)
+    return profile if profile is not None and managed.profile_in_use(profile) is None else None
 
 
 def relaunch_command(endpoints: Endpoints) -> str:
@@ -327,10 +325,16 @@ def relaunch_command(endpoints: Endpoints) -> str:
 def managed_browser_running(endpoints: Endpoints) -> int | None:
     """The pid of this instance's managed browser (``ghostlight browser launch``) when it runs
     with the native host registered in its profile, else None."""
+    profile = _managed_profile(endpoints)
+    return None if profile is None else managed.profile_in_use(profile)
+
+
+def _managed_profile(endpoints: Endpoints) -> Path | None:
+    """This instance's managed-browser profile, when it was set up (its native host is
+    registered in it)."""
     profile = endpoints.data_dir / "browser-profile"
-    if not (profile / "NativeMessagingHosts" / f"{NATIVE_HOST_NAME}.json").is_file():
-        return None
-    return managed.profile_in_use(profile)
+    registered = (profile / "NativeMessagingHosts" / f"{NATIVE_HOST_NAME}.json").is_file()
+    return profile if registered else None
 
 
 def _host_data_root(program: str, place: Place) -> tuple[Path, bool]:

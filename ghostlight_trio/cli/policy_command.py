@@ -23,9 +23,6 @@ from ..governance.sources import (
     user_manifest_path,
 )
 from ..transport.endpoints import Endpoints
-from ..transport.handshake import BridgeVersionError
-from ..transport.proof import ProofError, SecretFileError
-from ..transport.stream import BridgeClosed
 
 
 def current_state(endpoints: Endpoints) -> PolicyState:
@@ -81,12 +78,11 @@ def explain(endpoints: Endpoints, path: str | None) -> int:
 def _live_policy(endpoints: Endpoints) -> tuple[bool, str | None]:
     """Whether a service answered, and its own account of its policy (None when it gave none:
     nothing answered, or a service too old to tell)."""
-    from .safety_command import send_control
+    from .safety_command import NO_ANSWER, send_control
 
     try:
         result = trio.run(send_control, endpoints, "explain")
-    except (OSError, trio.TooSlowError, ProofError, SecretFileError, BridgeVersionError,
-            BridgeClosed):  # fmt: skip
+    except NO_ANSWER:
         return False, None
     return True, (result.message if result.ok else None)
 

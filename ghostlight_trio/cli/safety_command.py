@@ -45,6 +45,14 @@ async def send_control(endpoints: Endpoints, command: str) -> ControlResult:
         await stream.aclose()
 
 
+UNDELIVERED = (
+    ProofError, SecretFileError, BridgeVersionError, BridgeClosed, BridgeProtocolError, FrameError
+)
+"""A service answered the socket but the command did not reach it (a squatter, a missing
+secret, another bridge version, a stream closed or garbled)."""
+NO_ANSWER = (OSError, trio.TooSlowError, *UNDELIVERED)
+"""Everything ``send_control`` raises when no service took the command."""
+
 _SAVED = {
     "hold": lambda kept: Switches(held=True, panicked=kept.panicked),
     "panic": lambda kept: Switches(held=kept.held, panicked=True),
@@ -65,8 +73,7 @@ async def control(endpoints: Endpoints, command: str) -> int:
             f"the service for instance {endpoints.instance!r} took the {command!r} command but"
             f" did not confirm it within {COMMAND_TIMEOUT:g} s",
         )
-    except (ProofError, SecretFileError, BridgeVersionError, BridgeClosed, BridgeProtocolError,
-            FrameError) as exc:  # fmt: skip
+    except UNDELIVERED as exc:
         return _undelivered(endpoints, command, f"{exc}; {command!r} was not delivered")
     except OSError as exc:
         return await _while_down(endpoints, command, exc)
@@ -90,8 +97,7 @@ async def _while_down(endpoints: Endpoints, command: str, problem: OSError) -> i
         return 1
     try:
         result = await send_control(endpoints, command)
-    except (OSError, trio.TooSlowError, ProofError, SecretFileError, BridgeVersionError,
-            BridgeClosed, BridgeProtocolError, FrameError):  # fmt: skip
+    except NO_ANSWER:
         print(_saved_text(endpoints, command))
         return 0
     print(result.message)
