@@ -22,7 +22,7 @@ from .image_store import ImageStore
 from .keys import combo_events, key_events, modifier_bits, parse_keys, type_steps
 from .page_dialogs import PageDialog, dialog_name, dialog_result
 from .provenance import origin_of, provenance
-from .receipts import build_receipt, observe_settled, receipt_result
+from .receipts import build_receipt, observe_settled, page_reacted, receipt_result
 from .screen_capture import Capture, capture, probe
 from .screenshots import ContextBook, full_view
 
@@ -326,7 +326,7 @@ class ComputerTool:
         summary = f"{summary[:-1]}, but nothing on the page had keyboard focus: {NO_FOCUS}"
         result = await self._finish(call, tab, summary, before, assurance=assurance, target=None)
         receipt = (result.structured or {}).get("interactionReceipt")
-        if receipt is not None and not _page_changed(receipt["observedAfter"]):
+        if receipt is not None and not page_reacted(receipt["observedAfter"]):
             return ToolResult(kind="tool_error", content=result.content, structured=result.structured)
         return result  # the page reacted, or could not be seen settling: not said to be a failure
 
@@ -576,16 +576,6 @@ def _note_done(call: ToolCall, done: Mapping[int, str] | None, sent: int) -> Non
     reached = [index for index in done if index < sent]
     if reached:
         call.effects.done_so_far(done[max(reached)])
-
-
-def _page_changed(observed: Mapping[str, Any]) -> bool:
-    """Whether a receipt saw the page react at all (a change of URL, title, document, DOM,
-    focus or status)."""
-    return any(
-        observed.get(key)
-        for key in ("urlChanged", "titleChanged", "newDocument", "navigationPending", "mutations",
-                    "changedElements", "alertOrStatus")
-    )  # fmt: skip
 
 
 def _mouse_step(kind: str, x: float, y: float, *, pause: float = 0.0, **extra: Any) -> Step:

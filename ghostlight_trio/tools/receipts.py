@@ -115,6 +115,18 @@ def _ref(element: Any) -> Any:
     return element.get("ref") if isinstance(element, dict) else None
 
 
+REACTIONS = (
+    "urlChanged", "titleChanged", "newDocument", "navigationPending", "mutations",
+    "changedElements", "alertOrStatus", "tabClosed", "tabReloaded",
+)  # fmt: skip
+"""The receipt facts that show the page reacted to an action (what ``receipt_facts`` words)."""
+
+
+def page_reacted(observed: dict[str, Any]) -> bool:
+    """Whether a receipt saw the page react at all to the action."""
+    return any(observed.get(key) for key in REACTIONS)
+
+
 def receipt_facts(receipt: dict[str, Any]) -> str:
     """The receipt's facts as one short sentence (page-sourced: the caller fences it)."""
     observed = receipt["observedAfter"]
