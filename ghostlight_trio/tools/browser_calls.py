@@ -30,9 +30,9 @@ CONTENT_WAIT_MS = 15_000
 INFO_BOUND = 10.0
 """Bound on a ``tab_info`` read."""
 SEQUENCE_ALLOWANCE = 0.05
+"""Added to ``CDP_TIMEOUT`` per command of a ``cdp_sequence``."""
 PENDING_PROBE = 3.0
 """Bound on the ``tab_info`` that tells an unanswered read of a navigating tab."""
-"""Added to ``CDP_TIMEOUT`` per command of a ``cdp_sequence``."""
 UNKNOWN_OP = "unknown_op"
 
 
