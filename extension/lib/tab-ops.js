@@ -267,7 +267,7 @@ export function createTabOps({ chromeApi, book, persist }) {
 
   async function tabInfo(args) {
     const tab = await getTab(chromeApi, requireTabId(args));
-    const info = {
+    return withPending({
       tabId: tab.id,
       url: tabUrl(tab),
       title: tab.title || "",
@@ -275,10 +275,7 @@ export function createTabOps({ chromeApi, book, persist }) {
       status: tab.status || "unloaded",
       active: !!tab.active,
       groupId: groupIdOf(tab),
-    };
-    const pending = pendingUrlOf(tab);
-    if (pending) info.pendingUrl = pending;
-    return info;
+    }, tab);
   }
 
   return { tabsContext, tabsCreate, tabInfo, workspaceEnded, workspacesLive, placeChild, groupChanged };
