@@ -118,9 +118,11 @@ class BrowserShore:
         self.tab_journal = TabJournal()
         """Tabs opened from workspaces' pages and closed, for calls to report."""
         self._known_workspaces: OrderedDict[Any, str] = OrderedDict()
-        self._ended: OrderedDict[Any, str] = OrderedDict()
-        """Workspaces that ended, with their ended group title, for browsers attaching later."""
         """Workspaces recently sent to a browser, with their group's title (most recent last)."""
+        self._ended: OrderedDict[Any, str] = OrderedDict()
+        """Workspaces that ended, with their ended group title, for browsers attaching later.
+        An extension that reads the welcome's ``liveWorkspaces`` needs no replay; an older one
+        (a browser still running the extension it loaded before an update) does."""
         self._nursery: trio.Nursery | None = None
         self.last_wire_refusal = ""
         """Why the latest extension of another wire major was refused (diagnostics)."""
