@@ -63,6 +63,11 @@ class CallGate(Protocol):
         client rather than one workspace (a pause) carries over to it."""
         ...
 
+    def foreign_tab(self, call: CallState) -> None:
+        """The call was denied for naming a tab that another live workspace owns (its answer
+        is the same as for an unknown tab)."""
+        ...
+
     def end(self, call: CallState) -> None: ...
 
 
@@ -85,6 +90,9 @@ class OpenGate:
         return None
 
     def minted(self, workspace: WorkspaceId, kin: Collection[WorkspaceId]) -> None:
+        return None
+
+    def foreign_tab(self, call: CallState) -> None:
         return None
 
     def end(self, call: CallState) -> None:

@@ -104,6 +104,8 @@ class CallRunner:
             kind, text = refused
             if kind == "denied":
                 call.gate_facts = _UNOWNED_TAB
+                if self._names_foreign_tab(call):
+                    self._gate.foreign_tab(call)
             self._settle(call, kind, text)
             return
         stop = self._gate.begin(call)
@@ -247,6 +249,12 @@ class CallRunner:
             if tab is None or not self._workspaces.verify_tab(workspace, tab):
                 return "denied", texts.tab_not_in_workspace(arguments["tabId"])
         return None
+
+    def _names_foreign_tab(self, call: CallState) -> bool:
+        """True when the tab the call named belongs to another live workspace."""
+        tab = tab_id_argument(call.arguments)
+        owner = None if tab is None else self._workspaces.owner_of(tab)
+        return owner is not None and owner != call.context.workspace_id
 
     def _step_spec(self, tool: str) -> ToolSpec | str:
         """The spec a step runs under, or why it cannot run at all."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Hashable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -434,12 +434,21 @@ class GovernanceGate:
         call.gate_facts = _facts(needed, None, decision)
         return GateStop("denied", _denial_text(decision, needed, None))
 
+    def foreign_tab(self, call: CallState) -> None:
+        """Naming a tab that another live workspace owns is what a client probing for other
+        clients' tabs does; an honest one learns only its own ids (a tab the user closed is
+        unknown, not foreign). Its answer is the unknown-tab denial, unchanged; repeated, it
+        pauses the workspace like any repeated denial."""
+        self._count(call, _FOREIGN_TAB_SIGNATURE)
+
     def _count_denial(
         self, call: CallState, where: HostResolution | None, needed: Requirement, decision: Decision
     ) -> None:
-        workspace = call.context.workspace_id
         category = "sacred" if decision.tier == "sacred" else "policy"
-        signature = (host_text(where), needed.needs, category)
+        self._count(call, (host_text(where), needed.needs, category))
+
+    def _count(self, call: CallState, signature: Hashable) -> None:
+        workspace = call.context.workspace_id
         governor = self._governor
         if governor.attention.record(workspace, signature, self._clock()):
             name = governor.name_of(workspace)
@@ -453,6 +462,9 @@ class GovernanceGate:
                     and other.spec.scheduling_class != _SERVICE_LOCAL
                 ):
                     self._stop(other, "attention")
+
+
+_FOREIGN_TAB_SIGNATURE = ("", (), "foreign_tab")
 
 
 def _exempt(call: CallState) -> bool:

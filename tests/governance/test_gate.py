@@ -264,6 +264,26 @@ async def test_repeated_denials_open_the_attention_circuit_for_that_workspace(nu
     assert (await h.call("navigate", {"url": "https://docs.example.com/", "tabId": TAB}, ws)).kind == "ok"
 
 
+async def test_naming_another_workspaces_tabs_pauses_but_unknown_ids_never_do(nursery, tmp_path):
+    """A tab the user closed is unknown to every workspace, and an honest client may name it
+    again and again; only another live workspace's tab is a probe worth the user's attention.
+    Both get the same answer."""
+    h = harness(nursery, tmp_path)
+    ws = h.workspace(TAB)
+    other = h.workspace(OTHER_TAB)
+    unknown = [await h.call("get_page_text", {"tabId": 987654}, ws) for _ in range(6)]
+    assert {o.kind for o in unknown} == {"denied"}
+    assert (await h.call("get_page_text", {"tabId": TAB}, ws)).kind == "ok"
+    guesses = [await h.call("get_page_text", {"tabId": OTHER_TAB}, ws) for _ in range(3)]
+    assert [o.kind for o in guesses] == ["denied"] * 3
+    same_answer = text(unknown[0]).replace("987654", str(OTHER_TAB))
+    assert text(guesses[0]) == same_answer
+    paused = await h.call("get_page_text", {"tabId": TAB}, ws)
+    assert paused.kind == "held" and "Attention required" in text(paused)
+    assert (await h.call("get_page_text", {"tabId": OTHER_TAB}, other)).kind == "ok"
+    assert h.browser.probes == 0 and h.calls.count("get_page_text") == 2
+
+
 async def test_a_restriction_only_tightens(nursery, tmp_path):
     h = harness(nursery, tmp_path, state(NARROW))
     ws = h.workspace(TAB)
