@@ -16,7 +16,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from .records import call_line, event_line
+from .records import call_line, dispatched_line, event_line
 
 log = logging.getLogger("ghostlight.audit")
 
@@ -40,8 +40,16 @@ class RotatingAuditLog:
     def __call__(self, record: Any) -> None:
         self._append(call_line(record), record.work_id)
 
+    def dispatched(self, record: Any) -> None:
+        """A call is about to send its first effect (see ``records.DISPATCHED``)."""
+        self._append(dispatched_line(record), record.work_id)
+
     def event(self, name: str, **fields: Any) -> None:
         self._append(event_line(name, time.time(), **fields), name)
+
+    def append_line(self, line: bytes, what: str) -> None:
+        """Append one whole line already rendered (``what`` names it if it cannot be)."""
+        self._append(line, what)
 
     def _append(self, line: bytes, what: str) -> None:
         try:

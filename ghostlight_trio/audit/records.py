@@ -2,8 +2,8 @@
 
 A call record never carries arguments, results, page text, URL paths or queries, or a raw
 workspace handle (only the keyed fingerprint). Event records (hold, resume, kill switch, policy
-reloads, attention) carry an ``event`` key and no call fields; readers that replay calls skip
-them.
+reloads, attention, and the ``dispatched`` event a call writes ahead of its first effect) carry
+an ``event`` key; readers that replay calls skip them.
 """
 
 from __future__ import annotations
@@ -134,6 +134,36 @@ def _encoded_call_line(record: AuditRecord) -> bytes:
         record.effects_dispatched,
     )
     return (_encoder.encode(dict(zip(CALL_KEYS, values, strict=True))) + "\n").encode()
+
+
+DISPATCHED = "dispatched"
+"""The event a call's first effect writes ahead of sending it; the call's own record follows
+when it settles. One without that record names a call the service stopped during."""
+
+_DISPATCH_KEYS = ("workspace", "client", "tool", "action", "host", "decision", "rule", "grant", "manifest")
+
+
+def dispatched_line(record: AuditRecord) -> bytes:
+    """The ``dispatched`` event of a call, with the call fields known before it settles."""
+    values = (
+        record.workspace, record.client, record.operation, record.action, record.host,
+        record.decision, record.rule, record.grant, record.manifest,
+    )  # fmt: skip
+    return event_line(
+        DISPATCHED, record.time, call=record.work_id, **dict(zip(_DISPATCH_KEYS, values, strict=True))
+    )
+
+
+def unsettled_line(dispatched: dict[str, Any]) -> bytes:
+    """The record of a call whose service stopped before it settled, from its ``dispatched``
+    event: its outcome is unknown, nothing is known to have been reported, and its duration
+    and effect count are unknown too."""
+    known = {key: dispatched.get(key) for key in ("time", "call", *_DISPATCH_KEYS)}
+    values = {
+        **known, "denial_id": "", "outcome": "outcome_unknown", "reported": None,
+        "duration_ms": None, "effects": None,
+    }  # fmt: skip
+    return (_encoder.encode({key: values[key] for key in CALL_KEYS}) + "\n").encode()
 
 
 def event_line(event: str, epoch: float, **fields: Any) -> bytes:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from ..audit.records import file_records, generations, read_lines, read_records
+from ..audit.records import DISPATCHED, file_records, generations, read_lines, read_records
 from ..transport.endpoints import Endpoints
 from .arguments import TimeBound
 
@@ -36,8 +36,12 @@ the columns before it keep their places for whoever splits rows on whitespace.""
 
 
 def _cell(record: dict[str, Any], key: str) -> str:
-    if "event" in record and key == "tool":
-        return f"[{record['event']}]"
+    event = record.get("event")
+    if event == DISPATCHED:  # a call in flight, followed live: its row, as yet unsettled
+        if key == "outcome":
+            return "(dispatched)"
+    elif event is not None and key == "tool":
+        return f"[{event}]"
     value = record.get(key)
     return "-" if value in (None, "") else _printable(str(value))
 
@@ -85,7 +89,7 @@ def select(
 ) -> Iterator[dict[str, Any]]:
     """Records that pass every filter; ``since``/``until`` include the whole span they name."""
     for record in records:
-        if "event" in record and not events:
+        if "event" in record and (not events or record["event"] == DISPATCHED):
             continue
         if tool is not None and record.get("tool") != tool:
             continue
@@ -129,7 +133,7 @@ def show(
 
 def tail(endpoints: Endpoints, *, count: int, as_json: bool, follow: bool = False) -> int:
     if not follow:
-        latest = deque(read_lines(endpoints.audit_file), maxlen=count)
+        latest = deque(settled(read_lines(endpoints.audit_file)), maxlen=count)
         _print(latest, as_json, endpoints if count else None)  # -n 0 asked for nothing
         return 0
     path = endpoints.audit_file
@@ -137,9 +141,9 @@ def tail(endpoints: Endpoints, *, count: int, as_json: bool, follow: bool = Fals
     history: deque[dict[str, Any]] = deque(maxlen=count)
     for older in generations(path):
         if older != path:
-            history.extend(file_records(older))
+            history.extend(settled(file_records(older)))
     if live is not None:
-        history.extend(read_records(live, final=False))
+        history.extend(settled(read_records(live, final=False)))
     else:
         print(f"(waiting for {path}, written on the first call)", file=sys.stderr, flush=True)
     if not as_json:
@@ -147,6 +151,12 @@ def tail(endpoints: Endpoints, *, count: int, as_json: bool, follow: bool = Fals
     for record in itertools.chain(history, _follow(path, live)):
         print(json.dumps(record, ensure_ascii=False) if as_json else _row(record), flush=True)
     return 0  # not reached: following ends with Ctrl-C (or the reader going away)
+
+
+def settled(records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The records, without the ``dispatched`` events calls write ahead of their first effect
+    (their own records follow); only a followed trail shows them, as calls in flight."""
+    return (record for record in records if record.get("event") != DISPATCHED)
 
 
 FOLLOW_INTERVAL = 0.25

@@ -42,6 +42,9 @@ class AuditRecord:
 
 
 AuditHook = Callable[[AuditRecord], None]
+"""Writes a call's terminal record. A hook that also has a ``dispatched`` method of the same
+shape is told when a call sends its first effect, before it is sent (``outcome`` is then
+``dispatched``): a trail that outlives a service stopped mid-call can still name that call."""
 
 
 def safe_audit(hook: AuditHook, record: AuditRecord) -> None:

@@ -46,6 +46,8 @@ class CallState:
     lease_request: LeaseRequest | None = None
     handler_started: bool = False
     effects_dispatched: int = 0
+    dispatch_recorded: bool = False
+    """The audit trail was told, ahead, that this call sends effects."""
     uncertain_proof: str | None = None
     quarantined: Any = None
     """The resource key this call's uncertain effect quarantined, if it did."""

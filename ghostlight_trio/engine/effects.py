@@ -31,6 +31,10 @@ class StepRunner(Protocol):
 
     def denied_at(self, call: CallState, url: str) -> str | None: ...
 
+    def dispatching(self, call: CallState) -> None:
+        """The call is about to send its first effect."""
+        ...
+
 
 class CallEffects:
     """Implements ``contracts.Effects`` for one call."""
@@ -44,6 +48,9 @@ class CallEffects:
         settlement bound can cut it, and then its resource is quarantined."""
         await trio.lowlevel.checkpoint_if_cancelled()
         call = self._call
+        if not call.dispatch_recorded and self._steps is not None:
+            call.dispatch_recorded = True
+            self._steps.dispatching(call)
         call.effects_dispatched += 1
         with trio.CancelScope(shield=True, deadline=call.settle_by):
             try:

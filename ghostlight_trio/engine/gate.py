@@ -63,9 +63,9 @@ class CallGate(Protocol):
         client rather than one workspace (a pause) carries over to it."""
         ...
 
-    def foreign_tab(self, call: CallState) -> None:
-        """The call was denied for naming a tab that another live workspace owns (its answer
-        is the same as for an unknown tab)."""
+    def unowned_tab(self, call: CallState) -> None:
+        """The call was denied for naming a tab its workspace does not own (unknown, closed or
+        another workspace's: one answer for all)."""
         ...
 
     def end(self, call: CallState) -> None: ...
@@ -92,7 +92,7 @@ class OpenGate:
     def minted(self, workspace: WorkspaceId, kin: Collection[WorkspaceId]) -> None:
         return None
 
-    def foreign_tab(self, call: CallState) -> None:
+    def unowned_tab(self, call: CallState) -> None:
         return None
 
     def end(self, call: CallState) -> None:

@@ -65,6 +65,7 @@ class CallRunner:
         self._workspaces = workspaces
         self._scheduler = scheduler
         self._audit = audit
+        self._audit_dispatch: AuditHook | None = getattr(audit, "dispatched", None)
         self._limits = limits
         self._resolve = resolve_resource
         self._clock = clock
@@ -104,8 +105,7 @@ class CallRunner:
             kind, text = refused
             if kind == "denied":
                 call.gate_facts = _UNOWNED_TAB
-                if self._names_foreign_tab(call):
-                    self._gate.foreign_tab(call)
+                self._gate.unowned_tab(call)
             self._settle(call, kind, text)
             return
         stop = self._gate.begin(call)
@@ -250,12 +250,6 @@ class CallRunner:
                 return "denied", texts.tab_not_in_workspace(arguments["tabId"])
         return None
 
-    def _names_foreign_tab(self, call: CallState) -> bool:
-        """True when the tab the call named belongs to another live workspace."""
-        tab = tab_id_argument(call.arguments)
-        owner = None if tab is None else self._workspaces.owner_of(tab)
-        return owner is not None and owner != call.context.workspace_id
-
     def _step_spec(self, tool: str) -> ToolSpec | str:
         """The spec a step runs under, or why it cannot run at all."""
         spec = self._catalog.callable_spec(tool)
@@ -364,29 +358,37 @@ class CallRunner:
             return
         call.settled = True
         outcome = self._with_quarantine_notice(call, outcome)
-        facts: GateFacts = call.gate_facts or NOT_EVALUATED
-        safe_audit(
-            self._audit,
-            AuditRecord(
-                time=time.time(),
-                work_id=call.context.work_id,
-                operation=call.context.operation,
-                workspace=self._workspaces.fingerprint(call.context.workspace_id),
-                outcome=call.finished_as or outcome.kind,
-                reported=call.reported or outcome.kind,
-                duration=self._clock() - call.started_at,
-                effects_dispatched=call.effects_dispatched,
-                client=call.context.client_label,
-                action=facts.action,
-                host=facts.host,
-                decision=facts.decision,
-                rule=facts.rule,
-                grant=facts.grant,
-                denial_id=facts.denial_id,
-                manifest=facts.manifest,
-            ),
-        )
+        record = self._record(call, call.finished_as or outcome.kind, call.reported or outcome.kind)
+        safe_audit(self._audit, record)
         self._report(call, outcome)
+
+    def dispatching(self, call: CallState) -> None:
+        """The call is about to send its first effect: written ahead, so that a service that
+        stops before the call settles leaves a trail that still names it."""
+        write = self._audit_dispatch
+        if write is not None:
+            safe_audit(write, self._record(call, "dispatched", ""))
+
+    def _record(self, call: CallState, outcome: str, reported: str) -> AuditRecord:
+        facts: GateFacts = call.gate_facts or NOT_EVALUATED
+        return AuditRecord(
+            time=time.time(),
+            work_id=call.context.work_id,
+            operation=call.context.operation,
+            workspace=self._workspaces.fingerprint(call.context.workspace_id),
+            outcome=outcome,
+            reported=reported,
+            duration=self._clock() - call.started_at,
+            effects_dispatched=call.effects_dispatched,
+            client=call.context.client_label,
+            action=facts.action,
+            host=facts.host,
+            decision=facts.decision,
+            rule=facts.rule,
+            grant=facts.grant,
+            denial_id=facts.denial_id,
+            manifest=facts.manifest,
+        )
 
     def _report(self, call: CallState, outcome: Outcome) -> None:
         if call.reported is not None:

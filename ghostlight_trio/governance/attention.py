@@ -2,8 +2,8 @@
 
 It opens at 3 denials with the same signature (host, needs, category) within 60 s, or at 5
 denials of any kind within 120 s. Only enforced denials count (never observe-mode ones, schema
-errors or browser failures), and calls naming another live workspace's tab. Memory only; there
-is no timed auto-resume.
+errors or browser failures); a call naming a tab outside its workspace is one. Memory only;
+there is no timed auto-resume.
 
 A pause follows the client within its connection: a workspace minted on a connection that holds
 a paused one starts paused (``carry``), so minting a fresh workspace is no way around it.

@@ -434,12 +434,12 @@ class GovernanceGate:
         call.gate_facts = _facts(needed, None, decision)
         return GateStop("denied", _denial_text(decision, needed, None))
 
-    def foreign_tab(self, call: CallState) -> None:
-        """Naming a tab that another live workspace owns is what a client probing for other
-        clients' tabs does; an honest one learns only its own ids (a tab the user closed is
-        unknown, not foreign). Its answer is the unknown-tab denial, unchanged; repeated, it
-        pauses the workspace like any repeated denial."""
-        self._count(call, _FOREIGN_TAB_SIGNATURE)
+    def unowned_tab(self, call: CallState) -> None:
+        """A tab outside the workspace is a denial like any other, and repeated it pauses the
+        workspace: a client sweeping tab ids for other clients' tabs is stopped for the user
+        to see. Unknown, closed and other workspaces' tabs all count the same, so neither the
+        answer nor the pause tells a client whose a tab is."""
+        self._count(call, _UNOWNED_TAB_SIGNATURE)
 
     def _count_denial(
         self, call: CallState, where: HostResolution | None, needed: Requirement, decision: Decision
@@ -464,7 +464,7 @@ class GovernanceGate:
                     self._stop(other, "attention")
 
 
-_FOREIGN_TAB_SIGNATURE = ("", (), "foreign_tab")
+_UNOWNED_TAB_SIGNATURE = ("", (), "unowned_tab")
 
 
 def _exempt(call: CallState) -> bool:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 import attrs
 import trio
 
+from ..audit.unsettled import Trail, record_unsettled
 from ..governance.assembly import watch_policy
 from ..transport.endpoints import Endpoints
 from ..transport.proof import load_or_create_secret
@@ -66,6 +67,8 @@ async def run_service(
     with instance_lock(endpoints):
         secret = load_or_create_secret(endpoints.secret_file)
         parts = build(endpoints)
+        # As the previous service left it: the calls it was cut off during are recorded.
+        trail = Trail.open(endpoints.audit_file) if parts.audit is not None else None
         running = RunningService(parts=parts, streams=LiveStreams())
         server = BridgeServer(
             endpoints=endpoints,
@@ -80,6 +83,8 @@ async def run_service(
         listener: trio.SocketListener | None = None
         try:
             async with trio.open_nursery() as nursery:
+                if trail is not None and parts.audit is not None:
+                    nursery.start_soon(record_unsettled, trail, parts.audit)
                 # The browser's socket first: once the edge socket appears, all of it listens.
                 if parts.browser is not None:
                     await nursery.start(parts.browser.serve)
@@ -107,6 +112,8 @@ async def run_service(
                 log.info("service for instance %r listening", endpoints.instance)
                 task_status.started(running)
         finally:
+            if trail is not None:
+                trail.close()
             if listener is not None:
                 with trio.CancelScope(shield=True):
                     await listener.aclose()

@@ -77,3 +77,38 @@ def test_what_the_caller_was_told_stands_beside_what_happened() -> None:
     header, row = table(RECORD | {"outcome": "ok", "reported": "cancelled"})
     assert row[header.index("OUTCOME"):].split()[:2] == ["ok", "cancelled"]
 
+
+
+DISPATCHED = {
+    "time": "2026-01-01T00:00:02.000Z", "event": "dispatched", "call": "w2",
+    "workspace": "ws-0123456789abcdef", "client": "claude-code", "tool": "computer",
+    "action": "left_click", "host": "example.test", "decision": "allow", "rule": "all_open",
+    "grant": "", "manifest": None,
+}  # fmt: skip
+
+
+def test_a_call_in_flight_is_a_row_of_its_own_with_no_outcome_yet() -> None:
+    """``tail -f`` shows a call once it sends its first effect (its record follows)."""
+    header, row = table(DISPATCHED)
+    assert row.split()[2:4] == ["computer", "left_click"]
+    assert row[header.index("OUTCOME"):].split()[0] == "(dispatched)"
+    assert row.split()[-1] == "claude-code"
+
+
+def test_show_and_tail_leave_out_what_calls_wrote_ahead(tmp_path, capsys) -> None:
+    from ghostlight_trio.transport.endpoints import Endpoints
+
+    endpoints = Endpoints(
+        instance="audit-view", runtime_dir=tmp_path, data_dir=tmp_path, edge_socket=tmp_path / "e",
+        browser_socket=tmp_path / "b", lock_file=tmp_path / "l", secret_file=tmp_path / "s",
+    )  # fmt: skip
+    hold = {"time": "2026-01-01T00:00:03.000Z", "event": "hold"}
+    lines = [RECORD, DISPATCHED, hold, RECORD | {"call": "w2", "tool": "computer"}]
+    endpoints.audit_file.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    for shown in (
+        lambda: audit_command.show(endpoints, tool=None, decision=None, since=None, until=None, as_json=True),
+        lambda: audit_command.tail(endpoints, count=10, as_json=True),
+    ):
+        assert shown() == 0
+        printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert printed == [lines[0], hold, lines[3]]

@@ -110,12 +110,20 @@ async def sigkill_service(row: Row) -> None:
                     break
                 await trio.sleep(1)
                 later = await call(client, "tabs_create_mcp", {})
+            # The new service found the call the old one was cut off during, and recorded it.
+            recovered = [
+                r for r in it.audit()
+                if r["tool"] == "navigate" and r["outcome"] == "outcome_unknown" and r["reported"] is None
+            ]  # fmt: skip
         slow_hits = it.pages.hits["/slow"]
         row.observed = (
             f"in-flight: {summary(result)} after {waited:.1f}s; slow page hits {slow_hits};"
-            f" later call: {summary(later)}"
+            f" later call: {summary(later)}; cut-off calls recorded by the new service:"
+            f" {len(recovered)}"
         )
-        row.passed = _truthful(result) and slow_hits <= 1 and summary(later) == "ok"
+        row.passed = (
+            _truthful(result) and slow_hits <= 1 and summary(later) == "ok" and len(recovered) == 1
+        )
 
 
 async def sigkill_browser_connector(row: Row) -> None:
@@ -493,7 +501,8 @@ async def other_uid_peer(row: Row) -> None:
 SCENARIOS: list[tuple[str, str, Scenario, bool, bool]] = [
     # fault, expected, scenario, needs a browser, quick enough for the default run
     ("SIGKILL the service mid-call", "in-flight call is an error (never ok); connector restarts"
-     " the service; relay reattaches; later call ok", sigkill_service, True, False),
+     " the service; relay reattaches; later call ok; the new service records the cut-off call as"
+     " outcome unknown", sigkill_service, True, False),
     ("SIGKILL the browser connector mid-call", "in-flight call is outcome-unknown; Chrome's"
      " native port reconnects; later call ok", sigkill_browser_connector, True, False),
     ("kill the browser mid-call", "in-flight call is an error; a relaunched browser serves the"

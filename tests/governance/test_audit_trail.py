@@ -7,6 +7,7 @@ import json
 
 import trio
 
+from ghostlight_trio.audit import unsettled
 from ghostlight_trio.audit.log import RotatingAuditLog
 from ghostlight_trio.audit.records import CALL_KEYS, call_records, generations, read_lines
 from ghostlight_trio.catalog.registry import load_specs
@@ -111,7 +112,10 @@ async def test_exactly_one_record_per_call_however_it_ends(nursery, tmp_path, au
         assert secret not in raw, secret
     assert "evil.test" in raw and "docs.test" in raw  # hosts only
     events = [r["event"] for r in read_lines(h.audit_path) if "event" in r]
-    assert events == ["hold", "resume"]
+    assert [event for event in events if event != "dispatched"] == ["hold", "resume"]
+    # Written ahead by each call that sent an effect (never by one that was stopped first).
+    ahead = [r["call"] for r in read_lines(h.audit_path) if r.get("event") == "dispatched"]
+    assert sorted(ahead) == sorted(works[name] for name in ("cancelled", "late", "unknown"))
 
 
 async def test_rotation_never_loses_splits_or_rewrites_a_line(tmp_path):
@@ -135,6 +139,54 @@ async def test_rotation_never_loses_splits_or_rewrites_a_line(tmp_path):
     for index in range(200):
         bounded.event("tick", n=index)
     assert len(generations(tmp_path / "b.jsonl")) == 3  # bounded: current + 2
+
+
+def _record(work_id: str, outcome: str = "ok", tool: str = "computer") -> AuditRecord:
+    return AuditRecord(
+        time=1_700_000_000, work_id=work_id, workspace="ws-x", operation=tool, outcome=outcome,
+        reported=outcome, duration=0.5, effects_dispatched=1, client="agent", action="left_click",
+        host="docs.test", decision="allow", rule="all_open",
+    )
+
+
+async def test_the_next_service_records_the_calls_a_stopped_one_was_cut_off_during(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(unsettled, "CHUNK", 97)  # lines cut across reads
+    path = tmp_path / "audit.jsonl"
+    old = RotatingAuditLog(path, max_bytes=1600, keep=3)  # the stopped service's trail
+    old.dispatched(_record("1.a", "dispatched"))
+    old(_record("1.a"))
+    old.dispatched(_record("2.a", "dispatched", tool="navigate"))  # cut off
+    old.event("hold")
+    old.dispatched(_record("3.a", "dispatched"))
+    old(_record("3.a/1", "ok"))  # a step's record is not its composition's
+    old.dispatched(_record("4.a", "dispatched"))
+    old(_record("4.a", "cancelled"))  # after a rotation: still settled
+    older, current = generations(path)
+    assert b'"call":"4.a"' in older.read_bytes() and b'"call":"4.a"' in current.read_bytes()
+    old.close()
+
+    trail = unsettled.Trail.open(path)
+    new = RotatingAuditLog(path, max_bytes=1600, keep=3)
+    new.dispatched(_record("1.b", "dispatched"))  # the new service's own work, in flight
+    assert await unsettled.record_unsettled(trail, new) == 2
+    records = {r["call"]: r for r in call_records(path)}
+    for work_id, tool in (("2.a", "navigate"), ("3.a", "computer")):
+        recovered = records[work_id]
+        assert tuple(recovered) == CALL_KEYS
+        assert recovered["tool"] == tool and recovered["workspace"] == "ws-x"
+        assert recovered["time"] == "2023-11-14T22:13:20.000Z"  # when it was dispatched
+        assert (recovered["outcome"], recovered["reported"], recovered["duration_ms"]) == (
+            "outcome_unknown", None, None,
+        )
+        assert (recovered["action"], recovered["host"], recovered["client"]) == (
+            "left_click", "docs.test", "agent",
+        )
+    assert "1.b" not in records
+    # The next start finds nothing more: a recovered record settles its call.
+    assert await unsettled.record_unsettled(unsettled.Trail.open(path), new) == 1  # only 1.b
+    assert await unsettled.record_unsettled(unsettled.Trail.open(path), new) == 0
 
 
 async def test_simulate_reproduces_live_denial_ids(nursery, tmp_path):

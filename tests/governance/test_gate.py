@@ -10,6 +10,7 @@ import pytest
 import trio
 from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
+from ghostlight_trio.engine import texts
 from ghostlight_trio.engine.contracts import ToolCall, ToolResult
 from ghostlight_trio.governance.assembly import advertise
 
@@ -264,24 +265,30 @@ async def test_repeated_denials_open_the_attention_circuit_for_that_workspace(nu
     assert (await h.call("navigate", {"url": "https://docs.example.com/", "tabId": TAB}, ws)).kind == "ok"
 
 
-async def test_naming_another_workspaces_tabs_pauses_but_unknown_ids_never_do(nursery, tmp_path):
-    """A tab the user closed is unknown to every workspace, and an honest client may name it
-    again and again; only another live workspace's tab is a probe worth the user's attention.
-    Both get the same answer."""
-    h = harness(nursery, tmp_path)
-    ws = h.workspace(TAB)
-    other = h.workspace(OTHER_TAB)
-    unknown = [await h.call("get_page_text", {"tabId": 987654}, ws) for _ in range(6)]
-    assert {o.kind for o in unknown} == {"denied"}
-    assert (await h.call("get_page_text", {"tabId": TAB}, ws)).kind == "ok"
-    guesses = [await h.call("get_page_text", {"tabId": OTHER_TAB}, ws) for _ in range(3)]
-    assert [o.kind for o in guesses] == ["denied"] * 3
-    same_answer = text(unknown[0]).replace("987654", str(OTHER_TAB))
-    assert text(guesses[0]) == same_answer
-    paused = await h.call("get_page_text", {"tabId": TAB}, ws)
-    assert paused.kind == "held" and "Attention required" in text(paused)
-    assert (await h.call("get_page_text", {"tabId": OTHER_TAB}, other)).kind == "ok"
-    assert h.browser.probes == 0 and h.calls.count("get_page_text") == 2
+async def test_tabs_outside_the_workspace_pause_it_alike_whoever_owns_them(nursery, tmp_path):
+    """Naming tabs outside the workspace again and again is stopped for the user to see, and
+    an unknown id and another workspace's id are answered and counted alike: neither the
+    denial nor when the pause comes tells a client whose a tab is."""
+    paused_after = {}
+    for guess in ("unknown", "foreign"):
+        (tmp_path / guess).mkdir()
+        h = harness(nursery, tmp_path / guess)
+        ws = h.workspace(TAB)
+        other = h.workspace(OTHER_TAB)
+        tab = 987654 if guess == "unknown" else OTHER_TAB
+        answers = []
+        for _ in range(4):
+            answers.append(await h.call("get_page_text", {"tabId": tab}, ws))
+            if answers[-1].kind != "denied":
+                break
+        assert answers[0].kind == "denied"
+        assert text(answers[0]) == texts.tab_not_in_workspace(tab)
+        paused_after[guess] = len(answers) - 1
+        paused = await h.call("get_page_text", {"tabId": TAB}, ws)
+        assert paused.kind == "held" and "Attention required" in text(paused)
+        assert (await h.call("get_page_text", {"tabId": OTHER_TAB}, other)).kind == "ok"
+        assert h.calls.count("get_page_text") == 1  # only the other workspace's own call ran
+    assert paused_after == {"unknown": 3, "foreign": 3}
 
 
 async def test_a_restriction_only_tightens(nursery, tmp_path):

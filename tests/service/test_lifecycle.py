@@ -133,7 +133,8 @@ async def test_idle_shutdown_waits_for_a_late_settling_call(endpoints, nursery, 
         await stopped.wait()
     assert effect_done == [100]
     assert 105 <= trio.current_time() <= 107
-    [record] = [json.loads(line) for line in endpoints.audit_file.read_text().splitlines()]
+    ahead, record = [json.loads(line) for line in endpoints.audit_file.read_text().splitlines()]
+    assert (ahead["event"], ahead["call"]) == ("dispatched", record["call"])
     # The caller left, but the effect finished: the record says what happened.
     assert (record["outcome"], record["reported"], record["effects"]) == ("ok", "outcome_unknown", 1)
 
