@@ -246,7 +246,9 @@ class CallRunner:
                 return "tool_error", problem
         if "tabId" in arguments:
             tab = tab_id_argument(arguments)
-            if tab is None or not self._workspaces.verify_tab(workspace, tab):
+            if tab is None:  # a mistake in the arguments, not a question of whose tab it is
+                return "tool_error", texts.tab_id_not_whole(arguments["tabId"])
+            if not self._workspaces.verify_tab(workspace, tab):
                 return "denied", texts.tab_not_in_workspace(arguments["tabId"])
         return None
 

@@ -46,6 +46,12 @@ def not_started_in_time(operation: str, seconds: float) -> str:
     )
 
 
+def tab_id_not_whole(tab_id: object) -> str:
+    return (
+        f"tabId must be a whole number, a tab id as tabs_context_mcp lists them; got {tab_id!r}."
+    )
+
+
 def tab_not_in_workspace(tab_id: object) -> str:
     return (
         f"Tab {tab_id} is not in this workspace (a closed tab leaves it). Use tabs_context_mcp"

@@ -49,6 +49,9 @@ TabPark = Callable[[WorkspaceId, int], Awaitable[None]]
 """Move a tab to about:blank."""
 
 _SERVICE_LOCAL = "service_local"
+_NOT_PAUSED = (_SERVICE_LOCAL, "composition")
+"""What a paused workspace still runs: service-local tools, and compositions, whose every
+step meets the pause itself (so a dry run still says what would be refused)."""
 _MEMO_LIMIT = 512
 
 
@@ -131,7 +134,7 @@ class GovernanceGate:
             reason, text = "panic", texts.PANICKED
         elif governor.held:
             reason, text = "hold", self._held_text()
-        elif call.spec.scheduling_class != _SERVICE_LOCAL and governor.attention.is_open(
+        elif call.spec.scheduling_class not in _NOT_PAUSED and governor.attention.is_open(
             call.context.workspace_id
         ):
             reason = "attention"
@@ -459,7 +462,7 @@ class GovernanceGate:
                     other is not call
                     and other.context.workspace_id == workspace
                     and _queued(other)
-                    and other.spec.scheduling_class != _SERVICE_LOCAL
+                    and other.spec.scheduling_class not in _NOT_PAUSED
                 ):
                     self._stop(other, "attention")
 

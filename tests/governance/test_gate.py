@@ -13,6 +13,7 @@ from browser.session_driver import text  # tests/ is on sys.path (rootdir packag
 from ghostlight_trio.engine import texts
 from ghostlight_trio.engine.contracts import ToolCall, ToolResult
 from ghostlight_trio.governance.assembly import advertise
+from ghostlight_trio.tools.compositions import composition_handlers
 
 from .harness import (
     OTHER_TAB,
@@ -289,6 +290,31 @@ async def test_tabs_outside_the_workspace_pause_it_alike_whoever_owns_them(nurse
         assert (await h.call("get_page_text", {"tabId": OTHER_TAB}, other)).kind == "ok"
         assert h.calls.count("get_page_text") == 1  # only the other workspace's own call ran
     assert paused_after == {"unknown": 3, "foreign": 3}
+
+
+async def test_a_tab_id_that_is_no_whole_number_is_a_mistake_not_a_denial(nursery, tmp_path):
+    """Argument mistakes never pause a workspace: only denials count."""
+    h = harness(nursery, tmp_path)
+    ws = h.workspace(TAB)
+    mistakes = [await h.call("get_page_text", {"tabId": 1.5}, ws) for _ in range(6)]
+    assert {o.kind for o in mistakes} == {"tool_error"}
+    assert "tabId must be a whole number" in text(mistakes[0]) and "1.5" in text(mistakes[0])
+    assert (await h.call("get_page_text", {"tabId": TAB}, ws)).kind == "ok"
+
+
+async def test_a_paused_workspace_still_dry_runs_a_script_and_its_steps_meet_the_pause(
+    nursery, tmp_path
+):
+    handlers = {**_handlers(FakeBrowser(), []), **composition_handlers()}
+    h = GovernedHarness(nursery, handlers, tmp_path / "audit.jsonl", None, browser=FakeBrowser())
+    ws = h.workspace(TAB)
+    for _ in range(3):
+        await h.call("get_page_text", {"tabId": 987654}, ws)
+    steps = [{"tool": "get_page_text", "args": {"tabId": TAB}}]
+    dry = await h.call("script", {"steps": steps, "dry_run": True}, ws)
+    assert dry.kind == "ok" and "1/1 steps would be accepted" in text(dry), text(dry)
+    ran = await h.call("script", {"steps": steps}, ws)
+    assert ran.kind == "held" and "Attention required" in text(ran), text(ran)
 
 
 async def test_a_restriction_only_tightens(nursery, tmp_path):
