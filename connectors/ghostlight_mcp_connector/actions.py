@@ -25,7 +25,12 @@ class SendBridge:
 
 @attrs.frozen
 class ConnectBridge:
-    """Connect the bridge (starting the service if needed); the runtime reports back."""
+    """Connect the bridge (starting the service if needed); the runtime reports back.
+
+    ``launch=False``: only reach a service that runs (or is starting) now, never start one:
+    for reconnecting with no request waiting, so a service the user stopped stays stopped."""
+
+    launch: bool = True
 
 
 Action = WriteMessage | SendBridge | ConnectBridge

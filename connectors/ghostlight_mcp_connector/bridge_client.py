@@ -35,6 +35,10 @@ from ghostlight_trio.transport.stream import BridgeClosed, MessageStream
 from . import __version__
 
 CONNECT_BUDGET = 10.0
+QUIET_BUDGET = 3.0
+"""How long a connection that may not start the service waits for one to appear (a restart
+stops one service before it starts the next)."""
+NO_SERVICE = "no Ghostlight service is running (the next request starts one)"
 _FIRST_DELAY = 0.05
 _MAX_DELAY = 0.5
 
@@ -55,15 +59,19 @@ class BridgeConnector:
         self._claim: SpawnClaim | None = None
         """Held from this process's start of the service until the connection attempt ends."""
 
-    async def connect(self) -> tuple[MessageStream, ServiceHello]:
+    async def connect(self, *, launch: bool = True) -> tuple[MessageStream, ServiceHello]:
+        """A bridge to the instance's service. ``launch=False`` reaches only one that runs or
+        is starting now (waiting up to ``QUIET_BUDGET`` for one being restarted), and fails
+        with ``NO_SERVICE`` rather than start one."""
         try:
-            return await self._connect()
+            return await self._connect(launch)
         finally:
             self._release_claim()
 
-    async def _connect(self) -> tuple[MessageStream, ServiceHello]:
+    async def _connect(self, launch: bool) -> tuple[MessageStream, ServiceHello]:
         delay = _FIRST_DELAY
         launched_now = False
+        quiet_until = trio.current_time() + QUIET_BUDGET
         with trio.move_on_after(self._budget):
             while True:
                 try:
@@ -84,7 +92,11 @@ class BridgeConnector:
                 if launched_now:
                     self._fail_if_the_start_failed()
                 self._reap()
-                if not launched_now and self._launched is None and self._may_start():
+                if not launch:
+                    starting = service_lock_holder(self._endpoints) is not None
+                    if not starting and trio.current_time() >= quiet_until:
+                        raise ConnectFailed(NO_SERVICE)
+                elif not launched_now and self._launched is None and self._may_start():
                     self._launched = self._launch()
                     launched_now = True
                 await trio.sleep(delay)

@@ -149,6 +149,10 @@ class CallBook:
             return [Cancel(work_id=call.work_id, reason="cancelled by the MCP client")]
         return []  # sent, not yet started: Cancel goes out when Started arrives
 
+    def awaiting_service(self) -> bool:
+        """Whether a call that left this process still waits for the service's answer."""
+        return any(call.stage != "queued" for call in self._by_sequence.values())
+
     def take_queued(self) -> list[PendingCall]:
         """Remove and return calls that never left this process (connection attempt failed)."""
         calls = self.queued()

@@ -143,6 +143,12 @@ class EraRouter:
         handler = self._pinned_handler()
         return [] if handler is None else handler.close()
 
+    def awaiting_service(self) -> bool:
+        """Whether something sent to the service still waits for its answer (the runtime
+        then checks that a silent service still answers at all)."""
+        handler = self._pinned_handler()
+        return handler is not None and handler.awaiting_service()
+
     # --- internals -----------------------------------------------------------------------------
 
     def _pinned_handler(self) -> Mcp20251125 | Mcp20260728 | None:

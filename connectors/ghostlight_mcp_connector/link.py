@@ -20,6 +20,8 @@ class Link:
         self.state: LinkState = "down"
         self._held: list[Message] = []
         self.ever_up = False
+        self._launching = True
+        """Whether the attempt under way may start the service."""
 
     @property
     def is_up(self) -> bool:
@@ -31,10 +33,11 @@ class Link:
         self._held.append(message)
         return self.request_connection()
 
-    def request_connection(self) -> list[Action]:
+    def request_connection(self, *, launch: bool = True) -> list[Action]:
         if self.state == "down":
             self.state = "connecting"
-            return [ConnectBridge()]
+            self._launching = launch
+            return [ConnectBridge(launch=launch)]
         return []
 
     def connected(self) -> list[Message]:
@@ -44,9 +47,16 @@ class Link:
         held, self._held = self._held, []
         return held
 
-    def failed(self) -> None:
+    def failed(self) -> list[Action]:
+        """An attempt failed. One that could not start the service is tried again, starting
+        it, when messages came to wait meanwhile (a request is a need); otherwise the link is
+        down and what waited is dropped (its callers answer "not sent")."""
+        if not self._launching and self._held:
+            self._launching = True
+            return [ConnectBridge(launch=True)]
         self.state = "down"
         self._held.clear()
+        return []
 
     def lost(self) -> None:
         self.state = "down"

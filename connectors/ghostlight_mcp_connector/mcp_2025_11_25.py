@@ -233,7 +233,9 @@ class Mcp20251125:
 
     def bridge_failed(self, reason: str) -> list[Action]:
         """A connection attempt failed: everything waiting for it ends as "not sent"."""
-        self.link.failed()
+        retry = self.link.failed()
+        if retry:
+            return retry
         if self.workspace_state == "opening":
             self.workspace_state = "none"
         self._workspace_sequence = None
@@ -252,6 +254,14 @@ class Mcp20251125:
         actions += self._fail_list_waiters(failures.unavailable_message("connection lost"))
         self.catalog.invalidate(announce_if_changed=True)
         return actions
+
+    def awaiting_service(self) -> bool:
+        """Whether something sent to the service still waits for its answer."""
+        return (
+            self.book.awaiting_service()
+            or self.catalog.fetching
+            or (self.workspace_state == "opening" and self.link.is_up)
+        )
 
     def close(self) -> list[Action]:
         """Clean shutdown (stdin EOF, parent gone): release the implicit workspace."""

@@ -310,7 +310,9 @@ class Mcp20260728:
         return actions
 
     def bridge_failed(self, reason: str) -> list[Action]:
-        self.link.failed()
+        retry = self.link.failed()
+        if retry:
+            return retry
         message = failures.unavailable_message(reason)
         actions: list[Action] = [
             unavailable(call.request_id, message) for call in self.book.take_queued()
@@ -324,8 +326,14 @@ class Mcp20260728:
         actions += self._fail_list_waiters(failures.unavailable_message("connection lost"))
         self.catalog.invalidate(announce_if_changed=True)
         if self._wants_changes():
-            actions += self.link.request_connection()
+            # Back to a service that runs (a restart's new one), but never start one for a
+            # listen alone: a service the user stopped stays stopped until a request needs it.
+            actions += self.link.request_connection(launch=False)
         return actions
+
+    def awaiting_service(self) -> bool:
+        """Whether something sent to the service still waits for its answer."""
+        return self.book.awaiting_service() or self.catalog.fetching
 
     def close(self) -> list[Action]:
         """Server-initiated end of every open stream: the graceful closure result for each."""

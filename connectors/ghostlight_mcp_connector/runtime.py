@@ -2,8 +2,11 @@
 
 Task tree (one nursery owns everything):
   stdout writer <- line queue <- Edge.apply <- stdin reader / bridge reader / shutdown
-  bridge connection task (at most one): connect (start the service if needed), then a reader
-  and a writer for that connection; loss is reported to the edge, which reconnects lazily.
+  bridge connection task (at most one): connect (start the service if needed), then a reader,
+  a writer and a liveness watch for that connection; loss is reported to the edge, which
+  reconnects lazily. The watch asks a service that has been silent for ``SILENCE_LIMIT``
+  while answers are due whether it still answers at all, and drops the connection when it
+  does not (a frozen service cannot keep its own reply deadline).
 Shutdown (stdin EOF, parent exit, SIGTERM/SIGINT/SIGHUP): the edge closes its streams and
 releases its workspace; queued lines and bridge messages are flushed within a bound.
 """
@@ -12,10 +15,16 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 
 import trio
 
-from ghostlight_trio.transport.bridge import BridgeProtocolError, Message
+from ghostlight_trio.transport.bridge import (
+    BridgeProtocolError,
+    Message,
+    StatusReport,
+    StatusRequest,
+)
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.transport.framing import FrameError
 from ghostlight_trio.transport.stream import BridgeClosed, MessageStream
@@ -30,6 +39,11 @@ from .stdio import read_lines, write_lines
 
 SHUTDOWN_BUDGET = 1.5
 """Seconds allowed to flush closing lines and the workspace release before exiting."""
+SILENCE_LIMIT = 15.0
+"""Seconds a service may be silent while answers are due before it is asked whether it still
+answers; it then has as long again to answer. The service answers a status request at once
+even while its calls run, so a slow call never looks like a frozen service."""
+SILENCE_ENV = "GHOSTLIGHT_MCP_SILENCE_LIMIT"
 
 _log = logging.getLogger(__name__)
 
@@ -43,8 +57,13 @@ class Edge:
         connector: BridgeConnector,
         nursery: trio.Nursery,
         lines: trio.MemorySendChannel[bytes],
+        *,
+        silence_limit: float = SILENCE_LIMIT,
     ) -> None:
         self.router = router
+        self._silence_limit = silence_limit
+        self._heard_at = 0.0
+        """When the current connection last brought a message."""
         self._connector = connector
         self._nursery = nursery
         self._lines = lines
@@ -54,7 +73,8 @@ class Edge:
         """Unset exactly while the (single) connection task runs."""
         self._connection_done.set()
         self._connection_scope = trio.CancelScope()
-        self._connect_again = False
+        self._connect_again: bool | None = None
+        """Asked to connect while the last connection was ending: whether it may launch."""
 
     def apply(self, actions: list[Action]) -> None:
         for action in actions:
@@ -66,7 +86,7 @@ class Edge:
             elif isinstance(action, SendBridge):
                 self._send_bridge(action.message)
             elif isinstance(action, ConnectBridge):
-                self._start_connection()
+                self._start_connection(action.launch)
 
     def _send_bridge(self, message: Message) -> None:
         if self._bridge_out is None:
@@ -77,32 +97,32 @@ class Edge:
         except (trio.ClosedResourceError, trio.BrokenResourceError):
             _log.debug("bridge connection closing; dropped %s", type(message).__name__)
 
-    def _start_connection(self) -> None:
+    def _start_connection(self, launch: bool = True) -> None:
         if self._closing:
             return
         if not self._connection_done.is_set():
             # Asked while the last connection is still ending (a handler that reconnects at
             # once when told of the loss): the ask must not be lost, or the link would wait
             # in "connecting" forever. It is served as soon as that task is done.
-            self._connect_again = True
+            self._connect_again = launch or bool(self._connect_again)
             return
         self._connection_done = trio.Event()
         self._connection_scope = trio.CancelScope()
-        self._nursery.start_soon(self._connection)
+        self._nursery.start_soon(self._connection, launch)
 
-    async def _connection(self) -> None:
+    async def _connection(self, launch: bool) -> None:
         try:
             with self._connection_scope:
-                await self._connect_and_serve()
+                await self._connect_and_serve(launch)
         finally:
             self._connection_done.set()
-            again, self._connect_again = self._connect_again, False
-            if again:
-                self._start_connection()
+            again, self._connect_again = self._connect_again, None
+            if again is not None:
+                self._start_connection(again)
 
-    async def _connect_and_serve(self) -> None:
+    async def _connect_and_serve(self, launch: bool) -> None:
         try:
-            stream, hello = await self._connector.connect()
+            stream, hello = await self._connector.connect(launch=launch)
         except ConnectFailed as exc:
             self.apply(self.router.bridge_failed(str(exc)))
             return
@@ -114,9 +134,11 @@ class Edge:
         send, receive = trio.open_memory_channel[Message](math.inf)
         self._bridge_out = send
         self.apply(self.router.bridge_connected())
+        self._heard_at = trio.current_time()
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._bridge_writer, stream, receive, nursery.cancel_scope)
+                nursery.start_soon(self._watch_silence, nursery.cancel_scope)
                 await self._bridge_reader(stream)
                 nursery.cancel_scope.cancel()
         finally:
@@ -134,7 +156,33 @@ class Edge:
             except (BridgeClosed, FrameError, BridgeProtocolError) as exc:
                 _log.info("bridge closed: %s", exc)
                 return
-            self.apply(self.router.receive_bridge(message))
+            self._heard_at = trio.current_time()
+            if not isinstance(message, StatusReport):  # the silence watch's answer
+                self.apply(self.router.receive_bridge(message))
+
+    async def _watch_silence(self, connection: trio.CancelScope) -> None:
+        """End a connection whose service stopped answering while answers are due (it was
+        frozen or stopped): its calls then end as outcome unknown, and the next request
+        reconnects (and is told at once if the service still does not answer)."""
+        limit = self._silence_limit
+        while True:
+            await trio.sleep(limit / 3)
+            if not self.router.awaiting_service():
+                continue
+            if trio.current_time() - self._heard_at < limit:
+                continue
+            asked = trio.current_time()
+            self._send_bridge(StatusRequest(sequence=0))
+            await trio.sleep(limit)
+            if self._heard_at < asked:
+                _log.warning(
+                    "the service has not answered for %.0f s, not even a status request; it may"
+                    " be frozen or stopped. Dropping the connection: its calls end as outcome"
+                    " unknown",
+                    trio.current_time() - self._heard_at,
+                )
+                connection.cancel()
+                return
 
     async def _bridge_writer(
         self,
@@ -161,6 +209,16 @@ class Edge:
             self._connection_scope.cancel()
         self._lines.close()
         await self._connection_done.wait()
+
+
+def silence_limit() -> float:
+    """``SILENCE_LIMIT``, or the positive number of seconds ``GHOSTLIGHT_MCP_SILENCE_LIMIT``
+    gives instead."""
+    try:
+        value = float(os.environ.get(SILENCE_ENV, ""))
+    except ValueError:
+        return SILENCE_LIMIT
+    return value if math.isfinite(value) and value > 0 else SILENCE_LIMIT
 
 
 async def _wait_for_signal(early: list[int]) -> None:
@@ -203,7 +261,7 @@ async def run(endpoints: Endpoints, router: EraRouter, handover: Handover) -> No
         stop.set()
 
     async with trio.open_nursery() as nursery:
-        edge = Edge(router, BridgeConnector(endpoints), nursery, lines_send)
+        edge = Edge(router, BridgeConnector(endpoints), nursery, lines_send, silence_limit=silence_limit())
         nursery.start_soon(stdout_writer)
         edge.apply(handover.pending)
         nursery.start_soon(stdin_reader, edge)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import threading
 import time
@@ -293,6 +294,84 @@ def test_with_a_listen_open_the_next_calls_reconnect_after_the_service_died(
         again, _ = connector.read_until(lambda m: m.get("id") == 2, timeout=30)
         assert again["result"]["content"][0]["text"].startswith("Plan recorded."), again
     finally:
+        connector.close_stdin()
+        connector.wait_exit(5)
+        connector.terminate()
+
+
+def _socket_answers(instance: Instance) -> bool:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(str(instance.socket_path))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+
+
+def test_a_service_the_user_stopped_stays_stopped_while_a_listen_is_open(
+    own_instance: Instance,
+) -> None:
+    """A 2026-07-28 client holding a listen reconnects when its service goes, but only to a
+    service that runs: stopping the service is not undone behind the user's back. The next
+    request starts one, as any first request does."""
+    own_instance.kind = "real"
+    own_instance.start_service()
+    connector = Connector(own_instance)
+    try:
+        connector.send({"jsonrpc": "2.0", "id": "L", "method": "subscriptions/listen",
+                        "params": {"_meta": json.loads(META), "notifications": {"toolsListChanged": True}}})
+        connector.send({**STATELESS_CALL, "id": 1})
+        first, _ = connector.read_until(lambda m: m.get("id") == 1, timeout=20)
+        assert first["result"]["content"], first
+        own_instance.stop_service()  # as `ghostlight service stop` does: SIGTERM, a clean stop
+        connector.expect_quiet(6.0)  # the quiet reconnect gives up after 3 s, telling no one
+        assert not _socket_answers(own_instance), "a service was started for the listen alone"
+        connector.send({**STATELESS_CALL, "id": 2})
+        again, _ = connector.read_until(lambda m: m.get("id") == 2, timeout=30)
+        assert again["result"]["content"], again
+        assert _socket_answers(own_instance)
+    finally:
+        connector.close_stdin()
+        connector.wait_exit(5)
+        connector.terminate()
+
+
+def test_a_frozen_service_is_given_up_on_and_its_calls_end_as_outcome_unknown(
+    own_instance: Instance,
+) -> None:
+    """A service that stops answering (frozen, or stopped with SIGSTOP) cannot keep its own
+    60 s reply deadline, so the connector asks it, after a silence, whether it answers at all;
+    when it does not, the call in flight ends as outcome unknown, and the next call is told at
+    once that the service does not answer. Once it runs again, calls are served."""
+    own_instance.kind = "real"
+    own_instance.start_service()
+    assert own_instance.service is not None
+    connector = Connector(own_instance, GHOSTLIGHT_MCP_SILENCE_LIMIT="1")
+    frozen = False
+    try:
+        _handshake(connector)
+        connector.send(plan_call(1, ["a"]))
+        assert connector.read(20)["result"]["content"]
+        os.kill(own_instance.service.pid, signal.SIGSTOP)
+        frozen = True
+        connector.send(plan_call(2, ["b"]))
+        lost, _ = connector.read_until(lambda m: m.get("id") == 2, timeout=20)
+        assert lost["error"]["code"] == -33003, lost
+        assert lost["error"]["data"]["outcome"] == "outcome_unknown"
+        connector.send(plan_call(3, ["c"]))
+        refused, _ = connector.read_until(lambda m: m.get("id") == 3, timeout=20)
+        assert refused["error"]["code"] == -33001, refused
+        assert "may be frozen" in refused["error"]["message"], refused
+        os.kill(own_instance.service.pid, signal.SIGCONT)
+        frozen = False
+        connector.send(plan_call(4, ["d"]))
+        served, _ = connector.read_until(lambda m: m.get("id") == 4, timeout=20)
+        assert served["result"]["content"][0]["text"].startswith("Plan recorded."), served
+    finally:
+        if frozen:
+            os.kill(own_instance.service.pid, signal.SIGCONT)
         connector.close_stdin()
         connector.wait_exit(5)
         connector.terminate()
