@@ -77,7 +77,23 @@ def _note_early_signals() -> list[int]:
     return noted
 
 
+def _fill_closed_standard_fds() -> None:
+    """A client may start the connector with stdin, stdout or stderr closed. The next file
+    opened would then take that number, and protocol lines would go to it (an epoll
+    descriptor, a socket): a closed one is opened on /dev/null instead, so its writes vanish
+    as they would have."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+
+
 def main(argv: list[str] | None = None) -> int:
+    _fill_closed_standard_fds()
     early_signals = _note_early_signals()
     # Everything slow to load comes after that.
     from ghostlight_trio.transport.endpoints import Endpoints, InstanceNameError

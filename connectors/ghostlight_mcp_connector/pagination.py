@@ -1,7 +1,10 @@
 """Opaque tools/list cursors: they name a catalog generation and an offset, nothing else.
 
 A cursor from another generation is refused, so a client never stitches pages of two
-different tool sets together; it lists again from the start.
+different tool sets together; it lists again from the start. Only a cursor this connector
+could have issued is accepted: exactly the text ``encode_cursor`` gives (no padding, no other
+spelling of the same bytes or numbers) for an offset that starts a page at the current page
+size. Anything else (a forged offset, a tampered character) is refused the same way.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ def encode_cursor(generation: int, offset: int) -> str:
 
 
 def _decode_cursor(cursor: str) -> tuple[int, int] | None:
+    """The generation and offset of a cursor ``encode_cursor`` could have given; else None."""
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
         raw = base64.urlsafe_b64decode(padded.encode("ascii")).decode("ascii")
@@ -40,12 +44,23 @@ def _decode_cursor(cursor: str) -> tuple[int, int] | None:
     parts = raw.split(":")
     if len(parts) != 3 or parts[0] != "gl1" or not all(_small_number(p) for p in parts[1:]):
         return None
-    return int(parts[1]), int(parts[2])
+    generation, offset = int(parts[1]), int(parts[2])
+    # One spelling only: the decoder skips stray characters and ignores the spare bits of the
+    # last one, so equal bytes are not enough; the cursor must be what was issued, exactly.
+    if encode_cursor(generation, offset) != cursor:
+        return None
+    return generation, offset
 
 
 def _small_number(text: str) -> bool:
-    """Digits of a number a real cursor could hold (a generation or an offset)."""
-    return text.isascii() and text.isdigit() and len(text) <= 18
+    """Digits of a number a real cursor could hold (a generation or an offset), written as
+    ``str(int)`` writes it: no sign, no leading zero."""
+    return (
+        text.isascii()
+        and text.isdigit()
+        and len(text) <= 18
+        and (text == "0" or not text.startswith("0"))
+    )
 
 
 def cursor_is_well_formed(cursor: str) -> bool:
@@ -57,7 +72,12 @@ def page_for(cursor: str | None, *, generation: int, total: int, page_size: int)
     offset = 0
     if cursor is not None:
         decoded = _decode_cursor(cursor)
-        if decoded is None or decoded[0] != generation or not 0 < decoded[1] < total:
+        if (
+            decoded is None
+            or decoded[0] != generation
+            or not 0 < decoded[1] < total
+            or decoded[1] % page_size != 0  # a page starts at a multiple of the page size
+        ):
             return None
         offset = decoded[1]
     stop = min(offset + page_size, total)

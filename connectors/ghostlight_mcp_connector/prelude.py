@@ -11,6 +11,7 @@ any partial next line. Everything here is bounded: if no complete line arrives w
 
 from __future__ import annotations
 
+import logging
 import os
 import select
 import signal
@@ -29,6 +30,8 @@ FIRST_LINE_WAIT = 0.5
 _READ_CHUNK = 64 * 1024
 SHUTDOWN_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
+_log = logging.getLogger(__name__)
+
 
 @attrs.define
 class Handover:
@@ -42,6 +45,8 @@ class Handover:
     """stdin already ended (the runtime then only finishes what was asked)."""
     signals: list[int] = attrs.Factory(list)
     """Shutdown signals that arrived before the runtime could take them (see ``capture``)."""
+    stdout_gone: bool = False
+    """A write to stdout failed (closed, full, a broken pipe); later lines are dropped."""
 
     def capture_signals(self) -> None:
         """Until the runtime installs its own handlers, a shutdown signal is remembered rather
@@ -96,12 +101,17 @@ def _readable(fd: int, timeout: float) -> bool:
 def _perform(actions: list[Action], handover: Handover, stdout: int) -> None:
     for action in actions:
         if isinstance(action, WriteMessage):
-            _write_all(stdout, jsonrpc.encode(action.payload))
+            if handover.stdout_gone:
+                _log.debug("stdout is closed; dropped a line")
+            elif not _write_all(stdout, jsonrpc.encode(action.payload)):
+                handover.stdout_gone = True
         else:
             handover.pending.append(action)
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def _write_all(fd: int, data: bytes) -> bool:
+    """Write all of ``data``; False when stdout cannot take it (closed, full, a broken pipe).
+    Like the runtime's writer, that is not an error: the line is dropped without a word."""
     view = memoryview(data)
     while view:
         try:
@@ -109,6 +119,7 @@ def _write_all(fd: int, data: bytes) -> None:
         except BlockingIOError:
             select.select([], [fd], [])
             continue
-        except BrokenPipeError:
-            return  # the client is gone; the runtime will see stdin end
+        except OSError:  # the client is gone or stdout is unusable; the runtime will see it too
+            return False
         view = view[written:]
+    return True

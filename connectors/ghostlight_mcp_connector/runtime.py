@@ -240,7 +240,8 @@ async def run(endpoints: Endpoints, router: EraRouter, handover: Handover) -> No
 
     async def stdout_writer() -> None:
         try:
-            await write_lines(lines_receive)
+            if not handover.stdout_gone:  # else the prelude already met a stdout that is gone
+                await write_lines(lines_receive)
         finally:
             stdout_done.set()
             stop.set()

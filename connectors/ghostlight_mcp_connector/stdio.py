@@ -52,8 +52,11 @@ async def write_lines(lines: trio.MemoryReceiveChannel[bytes]) -> None:
     stream = _open_fd(1)
     try:
         async for line in lines:
-            if stream is None:
-                os.write(1, line)
+            if stream is None:  # a regular file: a write takes all of it, or fails
+                try:
+                    os.write(1, line)
+                except OSError:  # a full disk, a closed file: as a broken pipe, nothing more
+                    return
                 continue
             try:
                 await stream.send_all(line)
