@@ -32,6 +32,10 @@ class BrowserConnection:
     stream: MessageStream
     features: frozenset[str]
     closed: bool = False
+    heard_at: float = attrs.field(factory=trio.current_time)
+    """When the browser last sent a frame on this link."""
+    unanswered_ping_at: float | None = None
+    """When a ping the service sent after a silence went unanswered (None: it answers)."""
     _send_lock: trio.StrictFIFOLock = attrs.field(factory=trio.StrictFIFOLock)
 
     @property
@@ -71,6 +75,8 @@ class PendingCall:
     """Names this exact request, so an uncertainty it leaves can be traced to it."""
     done: trio.Event = attrs.field(factory=trio.Event)
     sent: bool = False
+    probe: bool = False
+    """A liveness ping of the service's own, not a call's request."""
     result: dict[str, Any] | None = None
     failure: BrowserFailure | None = None
 

@@ -30,6 +30,7 @@ from .compat import skew_message
 from .connection import BrowserConnection, LinkClosedBeforeSend, PendingCall
 from .errors import (
     BrowserError,
+    BrowserFailure,
     BrowserRefused,
     BrowserStopped,
     BrowserUnavailable,
@@ -44,6 +45,10 @@ __all__ = ["BrowserShore", "compose", "slot_for", "split"]
 
 FIRST_CALL_WAIT = 5.0
 """How long a call waits for a browser to attach before reporting it unavailable."""
+SILENCE_LIMIT = 15.0
+"""Seconds a browser may send nothing while requests wait on it before it is pinged (and as
+long again for the ping's answer)."""
+_PING = "ping"
 GROUP_TITLE_PREFIX = "Ghostlight · "
 GROUP_COLORS = ("blue", "red", "yellow", "green", "pink", "purple", "cyan", "orange")
 """Chrome's tab-group colours a live workspace may get (grey marks an ended one)."""
@@ -97,8 +102,10 @@ class BrowserShore:
         hello_timeout: float = HELLO_TIMEOUT,
         service_version: str = "",
         scheduler: SurfaceScheduler | None = None,
+        silence_limit: float = SILENCE_LIMIT,
     ) -> None:
         self._endpoints = endpoints
+        self._silence_limit = silence_limit
         self._scheduler = scheduler
         self._workspaces = workspaces
         self._first_call_wait = first_call_wait
@@ -136,16 +143,32 @@ class BrowserShore:
 
     def summaries(self) -> list[BrowserSummary]:
         """The attached browsers, for status reports and doctor."""
-        return [
-            BrowserSummary(
-                slot=connection.slot,
-                browser_id=connection.hello.browser_id,
-                generation=connection.generation,
-                extension_version=connection.hello.extension_version,
-                features=sorted(connection.features),
+        now = trio.current_time()
+        summaries = []
+        for connection in self._live.values():
+            waiting = self._waiting_on(connection)
+            ping = connection.unanswered_ping_at
+            summaries.append(
+                BrowserSummary(
+                    slot=connection.slot,
+                    browser_id=connection.hello.browser_id,
+                    generation=connection.generation,
+                    extension_version=connection.hello.extension_version,
+                    features=sorted(connection.features),
+                    waiting=waiting,
+                    silent_for=int(now - connection.heard_at) if waiting else 0,
+                    unanswered_ping_for=None if ping is None else int(now - ping),
+                )
             )
-            for connection in self._live.values()
-        ]
+        return summaries
+
+    def _waiting_on(self, connection: BrowserConnection) -> int:
+        """Requests sent on the link that still wait for their answer (pings not counted)."""
+        return sum(
+            1
+            for pending in self._pending.values()
+            if pending.connection is connection and pending.sent and not pending.probe
+        )
 
     def relay_pid(self, slot: int) -> int | None:
         """The process id the relay of a live slot reported (diagnostics and tests)."""
@@ -232,7 +255,9 @@ class BrowserShore:
         except ValueError as exc:
             raise BrowserRefused(f"The request cannot be sent to the browser: {exc}") from None
         bodies = self._frames_for(connection, body, request_id)
-        pending = PendingCall(connection, proof=f"browser:{connection.slot}:{request_id}")
+        pending = PendingCall(
+            connection, proof=f"browser:{connection.slot}:{request_id}", probe=op == _PING
+        )
         self._pending[request_id] = pending
         try:
             with trio.move_on_after(timeout):
@@ -415,7 +440,10 @@ class BrowserShore:
             await trio.aclose_forcefully(stream)
             return
         try:
-            await self._read_replies(connection)
+            async with trio.open_nursery() as link:
+                link.start_soon(self._watch_silence, connection)
+                await self._read_replies(connection)
+                link.cancel_scope.cancel()
         finally:
             self._detach(connection)
             with trio.CancelScope(shield=True):
@@ -503,6 +531,35 @@ class BrowserShore:
 
     # --- inbound frames --------------------------------------------------------------------
 
+    async def _watch_silence(self, connection: BrowserConnection) -> None:
+        """While requests wait on a browser that has sent nothing for ``silence_limit``, ask it
+        whether it answers at all (a ping its extension answers at once, however busy a page
+        keeps a call), so ``ghostlight status`` can tell a slow page from a browser or native
+        host that stopped answering. It only reports: each call keeps its own bound."""
+        limit = self._silence_limit
+        while True:
+            await trio.sleep(limit / 3)
+            now = trio.current_time()
+            if not self._waiting_on(connection) or now - connection.heard_at < limit:
+                continue
+            try:
+                await self.request(None, _PING, {}, timeout=limit, slot=connection.slot)
+            except OutcomeUnknown:
+                if self._live.get(connection.slot) is not connection:
+                    return
+                if connection.unanswered_ping_at is None:
+                    connection.unanswered_ping_at = now
+                    log.warning(
+                        "browser %d answers nothing, not even a ping, with %d request(s) waiting;"
+                        " it or its native host may be frozen",
+                        connection.slot,
+                        self._waiting_on(connection),
+                    )
+            except BrowserFailure:
+                continue  # an error reply is an answer; a ping not sent tells nothing
+            else:
+                connection.unanswered_ping_at = None
+
     async def _read_replies(self, connection: BrowserConnection) -> None:
         while True:
             try:
@@ -512,6 +569,8 @@ class BrowserShore:
             except FrameError as exc:
                 log.warning("browser %d: bad framing, dropping link: %s", connection.slot, exc)
                 return
+            connection.heard_at = trio.current_time()
+            connection.unanswered_ping_at = None
             try:
                 frame = wire.decode(body)
             except wire.WireError as exc:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 
 import attrs
 
@@ -27,7 +28,7 @@ from .doctor_checks import (
     registrations,
     relaunch_command,
 )
-from .status import NOT_RUNNING, fetch
+from .status import Down, fetch
 
 _MARKS = {"ok": "[ ok ]", "warn": "[warn]", "fail": "[FAIL]", "info": "[info]", "skip": "[ -- ]"}
 
@@ -38,7 +39,8 @@ async def collect(endpoints: Endpoints, place: Place | None = None) -> list[Chec
     rows += executables()
     report, why = await fetch(endpoints)
     rows.append(_service_row(endpoints, report, why))
-    rows += _private_rows(endpoints, report is not None)
+    held = report is not None or (why is not None and why.pid is not None)
+    rows += _private_rows(endpoints, report is not None, held)
     rows += registrations(place, endpoints)
     try:
         extension_id = managed.extension_id(managed.default_extension_dir())
@@ -52,22 +54,10 @@ async def collect(endpoints: Endpoints, place: Place | None = None) -> list[Chec
     return rows
 
 
-def _service_row(endpoints: Endpoints, report: StatusReport | None, why: str) -> Check:
-    if report is None and why == NOT_RUNNING and not endpoints.edge_socket.exists():
-        # The usual state of an on-demand service between uses (it exits when idle): nothing
-        # to fix, so no failure, but the way to start it by hand all the same.
-        return Check(
-            "service", "service", "info",
-            "not running now; an MCP client starts it on first use",
-            f"ghostlight service start{_flag(endpoints)} to start it now",
-        )
+def _service_row(endpoints: Endpoints, report: StatusReport | None, why: Down | None) -> Check:
     if report is None:
-        said = last_words(endpoints.log_file)
-        return Check(
-            "service", "service", "fail", why + (f"; its log ends: {said}" if said else ""),
-            f"ghostlight service start{_flag(endpoints)} (MCP clients also start it on first use);"
-            f" log: {endpoints.log_file}",
-        )
+        assert why is not None
+        return _down_row(endpoints, why)
     if report.service_version != __version__:
         return Check(
             "service", "service", "warn",
@@ -77,21 +67,38 @@ def _service_row(endpoints: Endpoints, report: StatusReport | None, why: str) ->
     return Check("service", "service", "ok", f"up, pid {report.pid}, version {report.service_version}")
 
 
-def _private_rows(endpoints: Endpoints, up: bool) -> list[Check]:
+def _down_row(endpoints: Endpoints, down: Down) -> Check:
+    start = f"ghostlight service start{_flag(endpoints)}"
+    if down.usual:
+        # The usual state of an on-demand service between uses (it exits when idle, or died
+        # and left its socket for the next start to replace): nothing to fix, so no failure,
+        # but the way to start it by hand all the same.
+        note = f"; {down.note}" if down.note else ""
+        return Check(
+            "service", "service", "info",
+            f"not running now{note}; an MCP client starts it on first use",
+            f"{start} to start it now",
+        )
+    # A service that stopped as it started said why in its log; one still running did not.
+    said = last_words(endpoints.log_file) if down.pid is None else ""
+    fix = down.fix or f"{start} (MCP clients also start it on first use)"
+    return Check(
+        "service", "service", "fail", str(down) + (f"; its log ends: {said}" if said else ""),
+        f"{fix}; log: {endpoints.log_file}",
+    )
+
+
+def _private_rows(endpoints: Endpoints, up: bool, held: bool) -> list[Check]:
+    """The runtime files; ``held``: a service holds the instance (its sockets are its own, up
+    or not); without one, a socket left in place is stale, not a live link."""
     restart = f"ghostlight service restart{_flag(endpoints)}"
     rows = [
         private_file(
             "service", "runtime directory", endpoints.runtime_dir, kind="directory",
             required=up, missing_hint=restart,
         ),
-        private_file(
-            "service", "MCP socket", endpoints.edge_socket, kind="socket",
-            required=up, missing_hint=restart,
-        ),
-        private_file(
-            "service", "browser socket", endpoints.browser_socket, kind="socket",
-            required=up, missing_hint=restart,
-        ),
+        _socket_row("MCP socket", endpoints.edge_socket, up, held, restart),
+        _socket_row("browser socket", endpoints.browser_socket, up, held, restart),
     ]
     secret = private_file(
         "service", "anti-squat secret", endpoints.secret_file, kind="file",
@@ -103,9 +110,21 @@ def _private_rows(endpoints: Endpoints, up: bool) -> list[Check]:
     return rows
 
 
+def _socket_row(name: str, path: Path, up: bool, held: bool, restart: str) -> Check:
+    row = private_file("service", name, path, kind="socket", required=up, missing_hint=restart)
+    if held or row.verdict != "ok":
+        return row
+    # A sound socket file that no service holds is not a live link: one that died left it.
+    return attrs.evolve(
+        row, verdict="info",
+        detail=f"{path}: stale, nothing listens on it (left by a service that stopped"
+        " uncleanly; the next start replaces it)",
+    )
+
+
 def _extension_rows(report: StatusReport | None, endpoints: Endpoints) -> list[Check]:
     if report is None:
-        return [Check("extension", "extension", "skip", "service down: cannot ask")]
+        return [Check("extension", "extension", "skip", "no answer from the service: cannot ask")]
     rows = [
         Check("extension", "MCP edges", "info", f"{report.edges} live MCP connection(s) right now"),
     ]

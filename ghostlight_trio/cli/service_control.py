@@ -52,6 +52,9 @@ async def stop(endpoints: Endpoints) -> int:
         return 1
     try:
         os.kill(pid, signal.SIGTERM)
+        # A stopped (SIGSTOP) service acts on SIGTERM only once continued, as shells and
+        # service managers know; one that runs takes no notice of SIGCONT.
+        os.kill(pid, signal.SIGCONT)
     except ProcessLookupError:
         pass
     deadline = time.monotonic() + STOP_TIMEOUT

@@ -3,31 +3,143 @@
 from __future__ import annotations
 
 import json
+import shlex
+import stat
 from collections.abc import Sequence
+from pathlib import Path
 
 import attrs
+import trio
 
 from ..browser.compat import skew_message
 from ..service.lock import data_lock_holder
-from ..transport.bridge import StatusReport, WorkspaceEntry
+from ..transport.bridge import BrowserSummary, StatusReport, WorkspaceEntry
 from ..transport.endpoints import Endpoints
+from ..transport.handshake import ServiceUnresponsive
+from ..transport.launch import service_lock_holder
 from .control import query_status
 
 NOT_RUNNING = "down (not running for this instance)"
+STALE_NOTE = (
+    "a service that stopped uncleanly left a stale socket, which the next start replaces"
+)
 
 
-async def fetch(endpoints: Endpoints) -> tuple[StatusReport | None, str]:
+@attrs.frozen
+class Down:
+    """Why no service answered, as status shows it, with what to do: ``fix`` ("" when starting
+    it is the way), ``usual`` when this is the normal state of an on-demand service between
+    uses (a client starts it: nothing to fix), ``note`` on that state, and the ``pid`` of a
+    service that holds the instance all the same."""
+
+    text: str
+    fix: str = ""
+    usual: bool = False
+    note: str = ""
+    pid: int | None = None
+
+    def __str__(self) -> str:
+        return self.text
+
+
+async def fetch(endpoints: Endpoints) -> tuple[StatusReport | None, Down | None]:
     """The live report, or None with why the service could not be asked."""
     try:
-        return await query_status(endpoints), ""
-    except FileNotFoundError:
-        return None, elsewhere(endpoints) or NOT_RUNNING
-    except ConnectionRefusedError:
-        return None, elsewhere(endpoints) or "down (stale socket, nothing listening)"
-    except OSError as exc:
-        return None, f"down ({exc})"
+        return await query_status(endpoints), None
     except Exception as exc:
-        return None, f"unreachable: {exc}"
+        return None, down(endpoints, exc)
+
+
+def down(endpoints: Endpoints, exc: Exception) -> Down:
+    """Why no service answered, from the failure and from what holds the instance here: a
+    service that holds it but is silent is running, not down, and needs another fix."""
+    pid = service_lock_holder(endpoints)
+    if isinstance(exc, ServiceUnresponsive | trio.TooSlowError) and pid is not None and pid > 0:
+        return unanswered(endpoints, pid)
+    if isinstance(exc, FileNotFoundError | ConnectionRefusedError):
+        where = elsewhere(endpoints)
+        return Down(where) if where else not_listening(endpoints, pid)
+    if isinstance(exc, OSError):
+        return Down(f"down ({exc})", pid=pid)
+    return Down(f"unreachable: {exc}", pid=pid)
+
+
+def unanswered(endpoints: Endpoints, pid: int) -> Down:
+    """A service that holds the instance and accepts but does not answer. Starting another
+    cannot help (the instance is taken); resuming or replacing this one does."""
+    flag = _flag(endpoints)
+    restart = f"`ghostlight service restart{flag}`"
+    state = process_state(pid)
+    if state == "T":
+        return Down(
+            f"running (pid {pid}) but not answering: it is stopped (SIGSTOP)",
+            fix=f"`kill -CONT {pid}` resumes it (or {restart} replaces it)",
+            pid=pid,
+        )
+    maybe = "frozen or stopped" if not state else "frozen or overloaded"
+    return Down(
+        f"running (pid {pid}) but not answering: it may be {maybe}",
+        fix=(
+            f"{restart} replaces it (should it not stop, `kill -KILL {pid}`, then"
+            f" `ghostlight service start{flag}`)"
+        ),
+        pid=pid,
+    )
+
+
+def not_listening(endpoints: Endpoints, pid: int | None) -> Down:
+    """Nothing listens at the edge socket: say what is there instead. A socket left by a
+    service that died is no fault (the next start replaces it); anything else in its place is."""
+    path = endpoints.edge_socket
+    kind = kind_at(path)
+    if kind not in ("", "socket"):
+        return Down(
+            f"down: {path} is a {kind}, not a socket, so no service can listen there",
+            fix=(
+                f"remove it (`rm -r {shlex.quote(str(path))}`), then"
+                f" `ghostlight service start{_flag(endpoints)}` (MCP clients also start it)"
+            ),
+        )
+    if pid is not None:
+        return Down(
+            f"down: a service (pid {pid}) holds the instance but nothing listens at {path}:"
+            " it may still be starting",
+            pid=pid,
+        )
+    if kind == "socket":
+        return Down(f"down (not running; {STALE_NOTE})", usual=True, note=STALE_NOTE)
+    return Down(NOT_RUNNING, usual=True)
+
+
+def kind_at(path: Path) -> str:
+    """What is at ``path`` itself (a link is not followed): "" when nothing."""
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return ""
+    return next((name for test, name in _KINDS if test(mode)), "special file")
+
+
+_KINDS = (
+    (stat.S_ISSOCK, "socket"),
+    (stat.S_ISDIR, "directory"),
+    (stat.S_ISREG, "file"),
+    (stat.S_ISLNK, "symbolic link"),
+)
+
+
+def process_state(pid: int) -> str:
+    """The state letter of process ``pid`` (``T``: stopped by a signal), "" when unknown."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_bytes().decode(errors="replace")
+    except OSError:  # gone, or no /proc here
+        return ""
+    fields = text.rpartition(")")[2].split()  # the name in parentheses may hold anything
+    return fields[0] if fields else ""
+
+
+def _flag(endpoints: Endpoints) -> str:
+    return "" if endpoints.instance == "default" else f" --instance {endpoints.instance}"
 
 
 def elsewhere(endpoints: Endpoints) -> str:
@@ -47,17 +159,20 @@ def elsewhere(endpoints: Endpoints) -> str:
 async def status(endpoints: Endpoints, as_json: bool = False) -> int:
     report, why = await fetch(endpoints)
     if as_json:
-        body = {"instance": endpoints.instance, "up": report is not None, "reason": why}
+        body = {"instance": endpoints.instance, "up": report is not None, "reason": str(why or "")}
         if report is not None:
             body.update(attrs.asdict(report))
         print(json.dumps(body, indent=2))
         return 0 if report is not None else 1
     print(f"instance   {endpoints.instance}")
     if report is None:
+        assert why is not None
+        fix = why.fix or (
+            f"start it with `ghostlight service start{_flag(endpoints)}` (MCP clients also start it)"
+        )
         print(f"service    {why}")
         print(f"log        {endpoints.log_file}")
-        flag = "" if endpoints.instance == "default" else f" --instance {endpoints.instance}"
-        print(f"           start it with `ghostlight service start{flag}` (MCP clients also start it)")
+        print(f"{'':11}{fix}")
         return 1
     print(f"service    up, pid {report.pid}, version {report.service_version}")
     state = "PANIC" if report.panicked else "held by the user" if report.held else "agents may act"
@@ -79,8 +194,33 @@ async def status(endpoints: Endpoints, as_json: bool = False) -> int:
             f"browser {browser.slot}  {browser.browser_id[:8]} extension {browser.extension_version}"
             f"{' SKEW' if skew else ''}, features {', '.join(browser.features) or 'none'}"
         )
+        waits = browser_waits(browser)
+        if waits:
+            print(f"{'':11}{waits}")
     print(f"log        {endpoints.log_file}")
     return 0
+
+
+SLOW_AFTER = 15
+"""Seconds of silence from a browser, with requests waiting, worth a word in the status."""
+
+
+def browser_waits(browser: BrowserSummary) -> str:
+    """What waits on a browser, and whether it still answers: a page may keep a call long, but
+    the extension answers a ping at once; one that does not is frozen (or its native host)."""
+    if not browser.waiting:
+        return ""
+    waiting = f"{browser.waiting} request{'s' if browser.waiting != 1 else ''} waiting"
+    if browser.unanswered_ping_for is not None:
+        return (
+            f"NOT ANSWERING: {waiting}, nothing heard for {browser.silent_for} s, and a ping"
+            f" unanswered for {browser.unanswered_ping_for} s. The browser or its native host may"
+            " be frozen: restarting the browser (or reloading the Ghostlight extension)"
+            " reconnects it, and what waited ends as outcome unknown"
+        )
+    if browser.silent_for >= SLOW_AFTER:
+        return f"{waiting}, nothing heard for {browser.silent_for} s (it answers pings: a slow page)"
+    return waiting
 
 
 NAME_WIDTH = 28

@@ -254,6 +254,13 @@ class BrowserSummary:
     generation: str
     extension_version: str
     features: list[str]
+    waiting: int = 0
+    """Requests sent to it that still wait for their answer."""
+    silent_for: int = 0
+    """Whole seconds since it last sent anything, while requests wait (else 0)."""
+    unanswered_ping_for: int | None = None
+    """Whole seconds since a ping sent after such a silence went unanswered: it, or its
+    native host, may be frozen. None while it answers."""
 
 
 @attrs.frozen

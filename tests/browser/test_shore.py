@@ -567,3 +567,36 @@ async def test_the_welcome_names_the_live_workspaces_and_no_ended_one(
     registry.release(gone)
     _, welcome = await FakeExtension.attach(endpoints.browser_socket, "browser-a")
     assert welcome["liveWorkspaces"] == [kept]
+
+
+async def test_status_tells_a_slow_page_from_a_browser_that_answers_nothing(
+    endpoints: Endpoints, registry: WorkspaceRegistry, nursery: trio.Nursery
+) -> None:
+    """While a request waits on a silent browser, the shore pings it: a browser whose page is
+    merely slow answers the ping; one that is frozen (or its native host) answers nothing, and
+    the status says so. A frame from it again clears that."""
+    shore = BrowserShore(endpoints, registry, hello_timeout=0.3, silence_limit=0.3)
+    await nursery.start(shore.serve)
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+    [idle] = shore.summaries()
+    assert (idle.waiting, idle.silent_for, idle.unanswered_ping_for) == (0, 0, None)
+
+    async def slow_call() -> None:
+        with pytest.raises(OutcomeUnknown):
+            await shore.request(None, "content", {"tabId": compose(1, 4)}, timeout=30)
+
+    nursery.start_soon(slow_call)
+    call = await peer.receive()
+    ping = await peer.receive()  # after the silence: the extension answers it, however slow the page
+    assert (call["op"], ping["op"]) == ("content", "ping")
+    await peer.reply(ping, {})
+    await until(lambda: shore.summaries()[0].silent_for == 0, within=5)
+    assert shore.summaries()[0].unanswered_ping_for is None
+
+    unanswered = await peer.receive()  # the next silence's ping goes unanswered: frozen
+    assert unanswered["op"] == "ping"
+    await until(lambda: shore.summaries()[0].unanswered_ping_for is not None, within=5)
+    assert shore.summaries()[0].waiting == 1  # the call; the service's own pings are not counted
+    await peer.send({"type": "tab_removed", "tabId": 99})  # it speaks again
+    await until(lambda: shore.summaries()[0].unanswered_ping_for is None, within=5)
+    await peer.aclose()

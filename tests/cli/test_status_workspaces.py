@@ -27,8 +27,8 @@ def show(
     *,
     as_json: bool = False,
 ) -> str:
-    async def fetch(endpoints: Endpoints) -> tuple[StatusReport, str]:
-        return report, ""
+    async def fetch(endpoints: Endpoints) -> tuple[StatusReport, None]:
+        return report, None
 
     monkeypatch.setattr(status_command, "fetch", fetch)
     assert trio.run(status_command.status, Endpoints.for_instance("default"), as_json) == 0
@@ -123,3 +123,26 @@ def test_a_report_without_workspaces_prints_as_before(monkeypatch, capsys) -> No
     lines = shown.splitlines()
     index = lines.index("workspaces 0, active work 0")
     assert lines[index + 1].startswith("browsers   none connected")
+
+
+def test_a_browser_that_answers_nothing_is_told_from_a_slow_page(monkeypatch, capsys) -> None:
+    from ghostlight_trio.transport.bridge import BrowserSummary
+
+    def browser(slot: int, **waits: object) -> BrowserSummary:
+        return BrowserSummary(slot, f"browser{slot}-id", "g", "0.1.0", [], **waits)  # type: ignore[arg-type]
+
+    browsers = [
+        browser(1),
+        browser(2, waiting=1, silent_for=3),
+        browser(3, waiting=2, silent_for=40),
+        browser(4, waiting=1, silent_for=45, unanswered_ping_for=30),
+    ]
+    report = StatusReport(1, "0.1.0", 42, 1, browsers, 0, 3)
+    shown = show(report, monkeypatch, capsys)
+    lines = shown.splitlines()
+    heads = {int(line.split()[1]): index for index, line in enumerate(lines) if line.startswith("browser ")}
+    after = {slot: lines[index + 1] for slot, index in heads.items()}
+    assert after[1].startswith("browser 2") and after[2].strip() == "1 request waiting"
+    assert after[3].strip() == "2 requests waiting, nothing heard for 40 s (it answers pings: a slow page)"
+    assert after[4].strip().startswith("NOT ANSWERING: 1 request waiting, nothing heard for 45 s")
+    assert "a ping unanswered for 30 s" in after[4] and "may be frozen" in after[4]

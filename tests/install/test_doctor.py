@@ -12,23 +12,10 @@ from browser.fake_extension import FakeExtension  # tests/ is on sys.path (rootd
 
 from ghostlight_trio.cli.doctor import collect, doctor
 from ghostlight_trio.install import clients, hosts, jsonc
-from ghostlight_trio.install.changes import apply
 from ghostlight_trio.install.identity import server_name, wrapper_path
 from ghostlight_trio.install.places import Place
-from ghostlight_trio.install.plan import Options, plan_install
 from ghostlight_trio.service import run_service
 from ghostlight_trio.transport.endpoints import Endpoints
-
-from .helpers import EXT_ID
-
-
-@pytest.fixture
-def installed(place: Place, endpoints: Endpoints) -> Place:
-    options = Options(clients=("cursor",), browsers=("chromium",), extension_ids=(EXT_ID,))
-    for action in plan_install(place, endpoints, options):
-        if action.change is not None:
-            apply(action.change)
-    return place
 
 
 async def start_service(nursery: trio.Nursery, endpoints: Endpoints) -> None:
@@ -197,7 +184,8 @@ async def test_json_output_and_exit_code(
     assert service["verdict"] == "fail" and "ghostlight service start" in service["fix"]
     assert await doctor(endpoints) == 1
     text = capsys.readouterr().out
-    assert "[FAIL] service: down" in text and "fix: ghostlight service start" in text
+    assert f"[FAIL] service: down: {endpoints.edge_socket} is a directory" in text
+    assert f"fix: remove it (`rm -r {endpoints.edge_socket}`), then `ghostlight service start" in text
     assert "verdict: BROKEN," in text
 
 

@@ -78,8 +78,8 @@ def test_status_names_a_quarantined_tab_and_how_it_clears(
 
     report = StatusReport(1, "0.1.0", 42, 1, [], 1, 0, quarantined=["tab 4294967303"])
 
-    async def fetch(endpoints: Endpoints) -> tuple[StatusReport, str]:
-        return report, ""
+    async def fetch(endpoints: Endpoints) -> tuple[StatusReport, None]:
+        return report, None
 
     monkeypatch.setattr(status_command, "fetch", fetch)
     assert trio.run(status_command.status, Endpoints.for_instance("default")) == 0

@@ -236,5 +236,5 @@ async def test_a_second_service_on_the_same_data_with_other_sockets_fails_fast_a
     assert not elsewhere.edge_socket.exists()
     report, why = await fetch(elsewhere)
     assert report is None
-    assert f"runs (pid {os.getpid()}) with its sockets under {endpoints.runtime_dir}" in why
+    assert f"runs (pid {os.getpid()}) with its sockets under {endpoints.runtime_dir}" in str(why)
     nursery.cancel_scope.cancel()
