@@ -8,15 +8,20 @@ from collections.abc import Mapping
 from typing import Any
 
 
+_READ_BACK = ("input", "textarea", "contenteditable")
+"""Kinds of field whose text the page reports back after the write."""
+
+
 def refused_value(done: Mapping[str, Any], value: Any) -> bool:
     """The field is empty after being given a non-empty value (a date it cannot read, letters
-    in a number field): nothing was filled."""
-    return done.get("kind") == "input" and done.get("value") == "" and as_sent(value) != ""
+    in a number field, an editor that took nothing): nothing was filled."""
+    return done.get("kind") in _READ_BACK and done.get("value") == "" and as_sent(value) != ""
 
 
 def changed(done: Mapping[str, Any], value: Any) -> bool:
-    """The field holds something else than it was given (clamped, trimmed, reformatted)."""
-    return done.get("kind") in ("input", "textarea") and done.get("value") != as_sent(value)
+    """The field holds something else than it was given (clamped, trimmed, reformatted, an
+    editor's own rewrite)."""
+    return done.get("kind") in _READ_BACK and done.get("value") != as_sent(value)
 
 
 def as_sent(value: Any) -> str:

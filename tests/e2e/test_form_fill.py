@@ -54,7 +54,9 @@ FORM_PAGES["/fill/checks"] = """<!doctype html><title>Contact</title>
 <label>Volume <input id="vol" type="range" min="0" max="10"></label>
 <label>Zip <input id="zip" maxlength="5"></label>
 <label>Notes <textarea id="notes"></textarea></label>
-<button>Send</button></form>"""
+<button>Send</button></form>
+<div id="bio" contenteditable="true" role="textbox" aria-label="Bio"
+ oninput="if (this.textContent.length > 5) this.textContent = this.textContent.slice(0, 5)"></div>"""
 PAGES.update(FORM_PAGES)
 
 
@@ -185,3 +187,9 @@ async def test_form_input_says_what_the_field_holds_not_what_it_was_sent(
     long = await service.call("form_input", ws, tabId=tab, ref=zip_code, value="1234567890")
     assert "The browser would refuse this value on submit: 10 characters" in text(long)
     assert await page_value(service, ws, tab, "[bday.value, vol.value]") == ["", "10"]
+    # An editor that rewrites what it is given is read back like any field.
+    bio = await ref_of("Bio")
+    edited = await service.call("form_input", ws, tabId=tab, ref=bio, value="abcdefgh")
+    assert edited.kind == "ok" and text(edited).startswith(f'Set {bio} = "abcde" (asked '), text(edited)
+    assert "the field changed it" in text(edited)
+    assert await page_value(service, ws, tab, "bio.textContent") == "abcde"
