@@ -24,13 +24,16 @@
   }
 
   // Picks the option whose value, else trimmed text, equals the request. Pure over
-  // [{value, text}]; returns the index or -1.
+  // [{value, text}]; returns the index or -1. Texts compare in one Unicode form: "Kraków"
+  // typed with a combining accent is the option that shows "Kraków" (they look the same, so
+  // a refusal listing it would leave the agent nothing to correct).
   function matchOption(options, wanted) {
     const target = String(wanted);
     const byValue = options.findIndex((o) => String(o.value) === target);
     if (byValue >= 0) return byValue;
-    const trimmed = target.trim().toLowerCase();
-    return options.findIndex((o) => dom.collapse(o.text).toLowerCase() === trimmed);
+    const plain = (text) => text.normalize("NFC").toLowerCase();
+    const trimmed = plain(target.trim());
+    return options.findIndex((o) => plain(dom.collapse(o.text)) === trimmed);
   }
 
   // The editable control behind a label or a custom element (open shadow root), if any.

@@ -281,6 +281,9 @@ describe("form_input", () => {
     assert.equal(forms.matchOption(options, "g"), 1);
     assert.equal(forms.matchOption(options, "red"), 0);
     assert.equal(forms.matchOption(options, "blue"), -1);
+    // The same letters in another Unicode form (a combining accent) name the same option.
+    const cities = [{ value: "w", text: "Warszawa" }, { value: "k", text: "Krak\u00f3w" }];
+    assert.equal(forms.matchOption(cities, "Krako\u0301w"), 1);
   });
 
   test("text input uses the prototype setter and fires input then change", () => {
