@@ -2,6 +2,34 @@
 // render serial it was (last) issued under, so a ref that stops resolving after the page
 // re-rendered is reported as stale rather than simply "not found".
 // The serial advances once per 500 ms window that saw at least 3 DOM mutations.
+//
+// A ref also stands for the element as the tools showed it: its role and accessible name
+// when the ref was issued (read with dom's roleOf/accessibleName, as find and read_page show
+// them). A page that re-renders in place (a non-keyed React/Vue list) keeps the node and
+// relabels it, so a node that is still connected may no longer be the control the ref named.
+// resolve() refuses such a ref as stale, naming what it was and what it is now: acting on
+// another control than the one shown is never done under the old ref.
+//
+// The rule:
+//   - the role is always compared;
+//   - the name is compared exactly (dom.accessibleName has collapsed its whitespace), except
+//     for editable content named from its own text (a contenteditable <td>, <li> or
+//     role=gridcell without an authored name): typing into it is what renames it. A field's
+//     name comes from its label, placeholder or aria-label, never from its value, and a
+//     checkbox's checked state is no part of its name, so typing into a field or toggling a
+//     box keeps its ref. A label the page changes in answer to the agent's own click
+//     ("Follow" -> "Following") does not: the ref named "Follow", and a second click would
+//     press "Following". That is refused with the new name; the receipt after the click
+//     usually lists the element again under a fresh ref, and find or read_page give one.
+//   - Issuing a ref for an element whose role or name no longer match its ref's record gives
+//     it a new ref (the old one keeps its record and stays refused), so an element shown
+//     under a new name is never acted on through a ref that was shown with the old one.
+//
+// Reads through a ref (read_page ref_id, element_rect, form_validity, the observation taken
+// before an action) go through the same resolve() and the same check: content.js routes reads
+// and actions alike, and read_page follows its ref_id read with element_rect. A read refused
+// this way reads nothing and says what the element is now; it costs one find or read_page and
+// never shows another element's contents as those of the element the agent holds a ref to.
 (function (root) {
   "use strict";
   const ns = root.GhostlightPage || (root.GhostlightPage = {});
@@ -9,6 +37,32 @@
 
   const WINDOW_MS = 500;
   const MUTATIONS_PER_RENDER = 3;
+  const SHOWN_NAME_CHARS = 80;
+
+  // The element's role and name as the tools show them (find's describeElement, read_page).
+  function identityOf(el) {
+    const dom = ns.dom;
+    return { role: dom.roleOf(el) || dom.tagOf(el).toLowerCase(), name: dom.accessibleName(el) };
+  }
+
+  // Whether typing into the element renames it: editable content whose name is its own text.
+  function namedByTyping(el) {
+    const dom = ns.dom;
+    const editable = el.isContentEditable === true || dom.attr(el, "contenteditable").toLowerCase() === "true";
+    return editable && dom.namedFromContent(el) && !dom.hasAuthoredName(el);
+  }
+
+  function sameIdentity(record, now, el) {
+    if (record.role !== now.role) return false;
+    return record.name === now.name || namedByTyping(el);
+  }
+
+  // `button "Keep"`, or `button (no name)`.
+  function shown({ role, name }) {
+    if (!name) return `${role} (no name)`;
+    const clipped = name.length > SHOWN_NAME_CHARS ? `${name.slice(0, SHOWN_NAME_CHARS - 1)}…` : name;
+    return `${role} "${clipped.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+  }
 
   function createRefRegistry({ now = () => Date.now() } = {}) {
     let counter = 0;
@@ -16,19 +70,21 @@
     let windowStart = -Infinity;
     let windowCount = 0;
     let advancedThisWindow = false;
-    const byRef = new Map(); // ref -> {target: WeakRef, serial}
-    const byElement = new WeakMap(); // element -> ref
+    const byRef = new Map(); // ref -> {target: WeakRef, serial, role, name}
+    const byElement = new WeakMap(); // element -> its latest ref
 
     function refFor(el) {
+      const seen = identityOf(el);
       let ref = byElement.get(el);
-      if (!ref) {
-        counter += 1;
-        ref = `ref_${counter}`;
-        byElement.set(el, ref);
-        byRef.set(ref, { target: new WeakRef(el), serial });
-      } else {
-        byRef.get(ref).serial = serial;
+      const entry = ref ? byRef.get(ref) : null;
+      if (entry && sameIdentity(entry, seen, el)) {
+        entry.serial = serial;
+        return ref;
       }
+      counter += 1;
+      ref = `ref_${counter}`;
+      byElement.set(el, ref);
+      byRef.set(ref, { target: new WeakRef(el), serial, role: seen.role, name: seen.name });
       return ref;
     }
 
@@ -55,6 +111,15 @@
             ? `the page re-rendered since it was issued (render serial ${entry.serial} -> ${serial})`
             : "its element was removed from the page";
         throw new PageError(`Element ${ref} is stale: ${why}. Call read_page or find again.`, "stale_ref");
+      }
+      // The same node, relabelled or re-roled in place, is not the control the ref named.
+      const current = identityOf(el);
+      if (!sameIdentity(entry, current, el)) {
+        throw new PageError(
+          `${ref} was ${shown(entry)} when issued; the element is now ${shown(current)}. ` +
+            "Nothing was done. Get a fresh ref (find / read_page) before acting.",
+          "stale_ref",
+        );
       }
       return el;
     }
