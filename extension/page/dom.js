@@ -425,13 +425,206 @@
     return !style || style.display !== "none";
   }
 
+  // Rendered with a size, and not cut away whole by an ancestor the user cannot scroll (an
+  // overflow:hidden box it lies outside, a collapsed one). An element scrolled out of a scroll
+  // container is visible, like one below the fold: it is out of view (see clipping).
   function isVisible(el, env) {
-    const style = env.getComputedStyle ? env.getComputedStyle(el) : null;
+    const style = factsOf(el, env).style;
     if (style && (style.display === "none" || style.visibility === "hidden" || style.visibility === "collapse")) {
       return false;
     }
     const r = rectOf(el);
-    return r.width > 0 && r.height > 0;
+    return r.width > 0 && r.height > 0 && !clipping(el, env, r).hidden;
+  }
+
+  // --- clipping by ancestors -------------------------------------------------------------
+  // An ancestor whose overflow is not visible shows its descendants only inside its padding
+  // box, so an element can have a box inside the viewport and still not be seen (scrolled out
+  // of a scroll container, outside an overflow:hidden box). Only ancestors on the element's
+  // containing-block chain clip it: a position:absolute element escapes static ancestors, a
+  // position:fixed one every ancestor but a transformed one. <html> and <body> are left to the
+  // viewport test: their overflow is the viewport's.
+  const CLIPS = /^(hidden|clip|auto|scroll|overlay)$/;
+  const USER_SCROLLS = /^(auto|scroll|overlay)$/;
+  // Boxes overflow does not apply to (no box of their own, inline, table parts).
+  const NO_CLIP_DISPLAY = /^(contents|inline|table-row|table-row-group|table-header-group|table-footer-group|table-column|table-column-group)$/;
+  const FAR = 1e9;
+  const NO_CLIPS = Object.freeze([]);
+  const UNCLIPPED = Object.freeze({ region: null, hidden: false, centreBy: null });
+
+  // The parent whose box lays the element out: a slotted element's slot, else the composed one.
+  function flatParent(el) {
+    const parent = el.parentElement;
+    // Only a shadow host's light children can be slotted (asking any other is wasted work).
+    return (parent && parent.shadowRoot && el.assignedSlot) || composedParent(el);
+  }
+
+  // Whether an ancestor holds the containing block of descendants positioned `position`.
+  function holdsBlock(style, position) {
+    if (position !== "absolute" && position !== "fixed") return true;
+    const makesBlock = ["transform", "perspective", "filter"].some((p) => style[p] && style[p] !== "none") ||
+      /paint|layout|strict|content/.test(style.contain || "");
+    return makesBlock || (position === "absolute" && !!style.position && style.position !== "static");
+  }
+
+  // An ancestor's clip: its padding box in top viewport px (an axis it does not clip reaches
+  // far), and on each axis whether the user can scroll what it holds.
+  function clipBox(el, style) {
+    const r = rectOf(el);
+    const clipsX = CLIPS.test(style.overflowX || "");
+    const clipsY = CLIPS.test(style.overflowY || "");
+    const inner = (client, outer) => (Number.isFinite(client) ? client : outer);
+    const width = inner(el.clientWidth, r.width);
+    const height = inner(el.clientHeight, r.height);
+    return {
+      el,
+      box: {
+        x: clipsX ? r.x + (el.clientLeft || 0) : -FAR,
+        y: clipsY ? r.y + (el.clientTop || 0) : -FAR,
+        width: clipsX ? width : 2 * FAR,
+        height: clipsY ? height : 2 * FAR,
+      },
+      scrollsX: clipsX && USER_SCROLLS.test(style.overflowX) && (el.scrollWidth || 0) > width,
+      scrollsY: clipsY && USER_SCROLLS.test(style.overflowY) && (el.scrollHeight || 0) > height,
+    };
+  }
+
+  // Style facts of the elements met while walking up, and each element's chain of clipping
+  // ancestors, kept for the rest of the current task only (dropped at the next microtask): a
+  // reader asks for thousands of elements sharing ancestors, and styles do not change while
+  // one mechanism runs. Boxes and scroll sizes are always read afresh.
+  let memo = null;
+  function memory() {
+    if (!memo) {
+      memo = new Map();
+      Promise.resolve().then(() => {
+        memo = null;
+      });
+    }
+    return memo;
+  }
+
+  // An element's computed style (one per element and task), its position and whether it clips
+  // (each read once, when first asked).
+  function factsOf(el, env) {
+    const facts = memory();
+    let known = facts.get(el);
+    if (!known) {
+      known = { style: env.getComputedStyle ? env.getComputedStyle(el) : null, position: null, clips: null, chain: null };
+      facts.set(el, known);
+    }
+    return known;
+  }
+
+  function positionOf(el, env) {
+    const facts = factsOf(el, env);
+    if (facts.position === null) facts.position = (facts.style && facts.style.position) || "static";
+    return facts.position;
+  }
+
+  function clipsOwn(el, env) {
+    const facts = factsOf(el, env);
+    if (facts.clips === null) {
+      const style = facts.style;
+      facts.clips = !!style && (CLIPS.test(style.overflowX || "") || CLIPS.test(style.overflowY || "")) && !NO_CLIP_DISPLAY.test(style.display || "");
+    }
+    return facts.clips;
+  }
+
+  // The nearest ancestor holding the containing block of `el`, in its own document; null at
+  // <body>/<html> (the viewport's) or the top of a tree.
+  function blockHolder(el, env) {
+    const doc = el.ownerDocument;
+    const position = positionOf(el, env);
+    for (let up = flatParent(el), hops = 0; up && hops < 1024; up = flatParent(up), hops++) {
+      if (up.nodeType !== 1 || (doc && (up === doc.body || up === doc.documentElement))) return null;
+      const facts = factsOf(up, env);
+      if (facts.style && holdsBlock(facts.style, position)) return up;
+    }
+    return null;
+  }
+
+  // The ancestors of `el` in its own document that clip it, innermost first: the holder of its
+  // containing block (if it clips) and then the ancestors clipping that holder.
+  function clipChain(el, env) {
+    const path = [];
+    let chain = null;
+    for (let node = el, hops = 0; node && hops < 4096; hops++) {
+      const facts = factsOf(node, env);
+      chain = facts.chain;
+      if (chain) break;
+      const up = blockHolder(node, env);
+      path.push([facts, up]);
+      node = up;
+    }
+    chain = chain || NO_CLIPS;
+    for (let i = path.length - 1; i >= 0; i--) {
+      const [facts, up] = path[i];
+      if (!up) chain = NO_CLIPS;
+      else if (clipsOwn(up, env)) chain = [up, ...chain];
+      facts.chain = chain;
+    }
+    return chain;
+  }
+
+  function clipAncestors(el, env) {
+    return clipChain(el, env).map((up) => clipBox(up, factsOf(up, env).style));
+  }
+
+  // Every box that clips what `el` shows, innermost first: its clipping ancestors and, inside
+  // a frame, the frame's content box (its document scrolls in it) and the frame's own
+  // clipping ancestors.
+  function clipBoxes(el, env) {
+    const out = [];
+    let node = el;
+    for (let depth = 0; node && depth <= MAX_FRAME_DEPTH; depth++) {
+      out.push(...clipAncestors(node, env));
+      const frame = hostFrame(node.ownerDocument);
+      if (!frame) break;
+      const box = frameContentBox(frame);
+      const offset = frameOffset(frame);
+      out.push({ el: frame, box: { ...box, x: box.x + offset.x, y: box.y + offset.y }, scrollsX: true, scrollsY: true });
+      node = frame;
+    }
+    return out;
+  }
+
+  function contains(box, point) {
+    return point.x >= box.x && point.x < box.x + box.width && point.y >= box.y && point.y < box.y + box.height;
+  }
+
+  // How ancestors clip an element whose box is `rect` (top viewport px):
+  //   region: the part of the viewport they let it show in (null when nothing clips it);
+  //   hidden: one cuts its whole box away and the user cannot scroll it back (overflow hidden
+  //     or clip on that axis, or a box without area: a collapsed panel);
+  //   centreBy: the innermost clip its centre lies outside ({el, scrolls}), where a click at
+  //     its centre cannot reach it; null when the centre shows.
+  function clipping(el, env, rect = rectOf(el)) {
+    const boxes = clipBoxes(el, env);
+    if (!boxes.length) return UNCLIPPED;
+    const out = { region: null, hidden: false, centreBy: null };
+    const middle = { x: rect.x + rect.width / 2, y: rect.y + rect.height / 2 };
+    let shown = rect;
+    let cutAway = false;
+    for (const clip of boxes) {
+      out.region = out.region ? intersect(out.region, clip.box) : clip.box;
+      if (!out.centreBy && !contains(clip.box, middle)) {
+        const outX = middle.x < clip.box.x || middle.x >= clip.box.x + clip.box.width;
+        out.centreBy = { el: clip.el, scrolls: outX ? clip.scrollsX : clip.scrollsY };
+      }
+      if (cutAway) continue;
+      const left = intersect(shown, clip.box);
+      if (left.width > 0 && left.height > 0) {
+        shown = left;
+        continue;
+      }
+      cutAway = true; // outer boxes cannot bring it back
+      const outX = shown.x + shown.width <= clip.box.x || shown.x >= clip.box.x + clip.box.width;
+      const outY = shown.y + shown.height <= clip.box.y || shown.y >= clip.box.y + clip.box.height;
+      const empty = clip.box.width <= 0 || clip.box.height <= 0;
+      out.hidden = empty || (outX && !clip.scrollsX) || (outY && !clip.scrollsY);
+    }
+    return out;
   }
 
   // Whether a box (top viewport px) shows in the viewport and, inside a frame, in the frame's
@@ -484,6 +677,7 @@
     frameClip,
     isDisplayed,
     isVisible,
+    clipping,
     intersectsViewport,
     center,
     isSecretField,

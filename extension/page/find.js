@@ -52,11 +52,18 @@
     );
   }
 
+  // An element's role (its tag when it has none) and accessible name.
+  function nameOf(el) {
+    return { role: dom.roleOf(el) || dom.tagOf(el).toLowerCase(), name: dom.accessibleName(el) };
+  }
+
   // Describes an element for the service: ref, role, name and its box in viewport CSS px.
   function describeElement(el, ctx) {
     const { env, refs } = ctx;
     const rect = dom.rectOf(el);
     const c = dom.center(rect);
+    // In view means inside the viewport and inside every scroll container and frame around it.
+    const clip = dom.clipping(el, env, rect);
     const out = {
       ref: refs.refFor(el),
       role: dom.roleOf(el) || dom.tagOf(el).toLowerCase(),
@@ -66,10 +73,13 @@
       y: c.y,
       box: rect,
       visible: dom.isVisible(el, env),
-      inViewport: dom.intersectsViewport(rect, env, dom.frameClip(el)),
+      inViewport: dom.intersectsViewport(rect, env, clip.region),
       enabled: !dom.isDisabled(el),
       renderSerial: refs.serial(),
     };
+    // Its centre is cut away by a container: a click there cannot reach it until it is
+    // scrolled into view (scrolls) or the container shows it.
+    if (clip.centreBy && out.visible) out.clippedBy = { ...nameOf(clip.centreBy.el), scrolls: !!clip.centreBy.scrolls };
     const type = dom.attr(el, "type").toLowerCase();
     if (dom.tagOf(el) === "INPUT" && (type === "checkbox" || type === "radio")) out.checked = !!el.checked;
     const ariaChecked = dom.ariaChecked(el);
@@ -132,9 +142,41 @@
     for (let child = parent.lastElementChild; child; child = child.previousElementSibling) stack.push(child);
   }
 
+  // Shown cross-origin frames a search could not look into, counted with their origins (the
+  // page's own words stay out: an origin is all a caller needs to tell which frame it is).
+  function opaqueFrames() {
+    const frames = { count: 0, origins: [] };
+    return {
+      frames,
+      add(el) {
+        frames.count += 1;
+        const origin = frameOrigin(el);
+        if (origin && !frames.origins.includes(origin) && frames.origins.length < 5) frames.origins.push(origin);
+      },
+    };
+  }
+
+  function frameOrigin(el) {
+    try {
+      const url = new URL(dom.attr(el, "src") || "about:blank", el.ownerDocument && el.ownerDocument.baseURI);
+      return url.origin && url.origin !== "null" ? url.origin : "";
+    } catch {
+      return "";
+    }
+  }
+
+  // What find says under its results when frames were left unsearched (as read_page does).
+  function unsearchedNote(count) {
+    return (
+      `[${count} cross-origin frame(s) not searched: their contents cannot be read from this page; ` +
+      "use a screenshot and coordinates inside them]"
+    );
+  }
+
   // Mechanism entry point. args: {query, limit?}. Result: {results, total, more, renderSerial},
   // plus {capped: true, scanned} when the search stopped after `scanned` elements (document
-  // order, frames and shadow roots included) and the rest of the page was not searched.
+  // order, frames and shadow roots included) and the rest of the page was not searched, and
+  // {opaqueFrames: {count, origins}, note} when shown cross-origin frames were not searched.
   function findText(doc, args, ctx) {
     const query = args && typeof args.query === "string" ? args.query : "";
     if (!normalize(query)) throw new ns.PageError("find matches words: the query needs at least one letter or digit", "bad_args");
@@ -146,6 +188,7 @@
     let order = 0;
     let ranked = 0;
     let capped = false;
+    const opaque = opaqueFrames();
     const stack = [doc.body || doc.documentElement];
     while (stack.length) {
       const el = stack.pop();
@@ -167,11 +210,15 @@
         }
       }
       if (dom.isFrame(el)) {
-        // A same-origin frame's document is searched too; a cross-origin one cannot be.
-        const frameDoc = dom.isVisible(el, ctx.env) ? dom.frameDocument(el) : null;
+        // A same-origin frame's document is searched too; a cross-origin one cannot be, and
+        // is counted so that "no match" is not read as "not on the screen".
+        const shown = dom.isVisible(el, ctx.env);
+        const frameDoc = shown ? dom.frameDocument(el) : null;
         if (frameDoc) {
           if (ctx.watchDocument) ctx.watchDocument(frameDoc);
           stack.push(frameDoc.body || frameDoc.documentElement);
+        } else if (shown) {
+          opaque.add(el);
         }
       } else if (!dom.OPAQUE_TAGS.has(dom.tagOf(el))) {
         pushChildren(stack, el);
@@ -187,31 +234,34 @@
       renderSerial: ctx.refs.serial(),
     };
     if (capped) Object.assign(out, { capped: true, scanned: order });
+    if (opaque.frames.count) Object.assign(out, { opaqueFrames: opaque.frames, note: unsearchedNote(opaque.frames.count) });
     return out;
   }
 
   // Whether a click at the centre of `el` (described as `target`) reaches it (it, something
-  // inside it, or its label), and the element the click would hit.
+  // inside it, or a label of it, which hands the click on), and the element the click would
+  // hit. computer and act_on both ask this before a click by ref.
   function hitTest(el, target) {
     let top = el.ownerDocument;
     for (let hops = 0; top && dom.hostFrame(top) && hops < 16; hops++) top = dom.hostFrame(top).ownerDocument;
     const at = elementAtPoint(top || el.ownerDocument, target.x, target.y);
     let reaches = false;
     for (let node = at, hops = 0; node && hops < 256 && !reaches; hops++) {
-      reaches = node === el;
-      node = node.parentNode || node.host || null;
+      reaches = node === el || (dom.tagOf(node) === "LABEL" && node.control === el);
+      // Up through shadow hosts and, from a frame's document, to the frame element.
+      node = node.parentNode || node.host || (node.nodeType === 9 ? dom.hostFrame(node) : null);
     }
-    if (!reaches && at && dom.tagOf(at) === "LABEL" && at.control === el) reaches = true;
     return { reaches, at };
   }
 
   // A result on screen that something else covers (a cookie banner, a dialog) says what: a
-  // click at its point would land there.
+  // click at its point would land there. One whose centre a container cuts away says that
+  // instead (clippedBy): it is not covered, it needs scrolling into view.
   function withCovering(result, el) {
-    if (!result.visible || !result.inViewport) return result;
+    if (!result.visible || !result.inViewport || result.clippedBy) return result;
     const { reaches, at } = hitTest(el, result);
     if (reaches || !at) return result;
-    return { ...result, coveredBy: { role: dom.roleOf(at) || dom.tagOf(at).toLowerCase(), name: dom.accessibleName(at) } };
+    return { ...result, coveredBy: nameOf(at) };
   }
 
   // The element a click at top-viewport CSS point (x, y) would hit, looking inside open shadow
@@ -233,5 +283,8 @@
     return el || null;
   }
 
-  ns.find = { WALK_CAP, RANK_CAP, normalize, rankMatch, sortMatches, mayMatch, describeElement, findText, elementAtPoint, hitTest };
+  ns.find = {
+    WALK_CAP, RANK_CAP, normalize, rankMatch, sortMatches, mayMatch, describeElement, findText, elementAtPoint, hitTest,
+    opaqueFrames, unsearchedNote,
+  };
 })(globalThis);

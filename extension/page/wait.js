@@ -4,7 +4,8 @@
 // shadow roots and readable (same-origin) frames. Text without a selector matches the deepest
 // elements whose text contains it, so a match names the element showing the text rather than
 // <body>. A page too large to read whole says so (capped), so that an absence is never
-// reported from a partial read.
+// reported from a partial read; so do shown cross-origin frames, which cannot be read at all
+// (opaqueFrames): an absence holds for this document only.
 (function (root) {
   "use strict";
   const ns = root.GhostlightPage || (root.GhostlightPage = {});
@@ -92,7 +93,10 @@
   function addFrame(el, depth, scan) {
     if (depth >= FRAME_DEPTH) return;
     const doc = dom.frameDocument(el);
-    if (!doc) return;
+    if (!doc) {
+      noteOpaque(el, scan);
+      return;
+    }
     if (scan.watch) scan.watch(doc);
     scan.docs.push({ doc, depth: depth + 1 });
   }
@@ -173,7 +177,10 @@
           depths.push(depths[i]);
         } else if (dom.isFrame(el) && depths[i] < FRAME_DEPTH) {
           const frameDoc = dom.frameDocument(el);
-          if (!frameDoc) continue;
+          if (!frameDoc) {
+            noteOpaque(el, scan);
+            continue;
+          }
           if (scan.watch) scan.watch(frameDoc);
           roots.push(frameDoc);
           depths.push(depths[i] + 1);
@@ -196,7 +203,15 @@
   // --- observation --------------------------------------------------------------------------
 
   function newScan(ctx) {
-    return { elements: 0, capped: false, docs: [], watch: ctx.watchDocument };
+    return { elements: 0, capped: false, docs: [], watch: ctx.watchDocument, env: ctx.env || {}, opaque: ns.find.opaqueFrames(), seen: new Set() };
+  }
+
+  // A cross-origin frame met by the text read or the selector roots (once, however often met).
+  // A frame not shown (display:none, no size) holds nothing visible and is not counted.
+  function noteOpaque(el, scan) {
+    if (scan.seen.has(el) || !dom.isVisible(el, scan.env)) return;
+    scan.seen.add(el);
+    scan.opaque.add(el);
   }
 
   // Visible matches: every match up to VISIBLE_CAP is checked; past it, only until one shows.
@@ -216,8 +231,9 @@
   }
 
   // Result: {count, visible, element, kept}, plus visibleChecked when only that many matches
-  // were checked for visibility, and {capped, scanned} when the text search stopped after
-  // `scanned` elements (the page was not read whole).
+  // were checked for visibility, {capped, scanned} when the text search stopped after
+  // `scanned` elements (the page was not read whole), and opaqueFrames ({count, origins})
+  // when shown cross-origin frames could not be searched.
   function probe(doc, args, ctx) {
     const selector = typeof args.selector === "string" && args.selector.trim() ? args.selector : null;
     const needle = typeof args.text === "string" ? normalize(args.text) : "";
@@ -239,6 +255,7 @@
     };
     if (checked < matches.length) out.visibleChecked = checked;
     if (scan.capped) Object.assign(out, { capped: true, scanned: scan.elements });
+    if (scan.opaque.frames.count) out.opaqueFrames = scan.opaque.frames;
     return out;
   }
 

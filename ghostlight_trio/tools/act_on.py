@@ -281,7 +281,11 @@ def _expect_line(expect: Mapping[str, Any], waited: ToolResult, met: bool) -> st
     is_, would_be = EXPECT_STATES[str(expect.get("state") or "visible")]
     if met:
         elapsed = (waited.structured or {}).get("elapsed_ms", 0)
-        head = f"Expectation met after {elapsed} ms: {is_.format(what)}."
+        # Cross-origin frames were not searched: an absence holds for this document only (the
+        # frames are named in the observation carried below).
+        unsearched = "unsearchedFrames" in (waited.structured or {})
+        only = " for this document only" if unsearched and expect.get("state") == "gone" else ""
+        head = f"Expectation met after {elapsed} ms{only}: {is_.format(what)}."
     else:
         head = (
             f"Expectation NOT met within {expect['timeout_ms']:g} ms: expected that"

@@ -21,10 +21,11 @@ from .browser_calls import PageChannel, ToolInputError, guarded
 from .image_store import ImageStore
 from .keys import combo_events, key_events, modifier_bits, parse_keys, type_steps
 from .page_dialogs import PageDialog, dialog_name, dialog_result
-from .provenance import origin_of, provenance
+from .provenance import origin_of, provenance, wrap_page_text
 from .receipts import build_receipt, observe_settled, page_reacted, receipt_result
 from .screen_capture import Capture, capture, probe
 from .screenshots import ContextBook, full_view
+from .shaping import actionable, element_line
 
 CLICKS = {
     "left_click": ("left", 1),
@@ -128,6 +129,8 @@ class ComputerTool:
             return await run(call, tab)
         except OtherSiteRefused as refused:
             return ToolResult.text(str(refused), kind="denied")
+        except RefUnreachable as refused:
+            return refused.result
 
     # --- shared steps -------------------------------------------------------------------------
 
@@ -187,11 +190,30 @@ class ComputerTool:
     async def _ref_point(
         self, call: ToolCall, tab: int, ref: str
     ) -> tuple[float, float, dict[str, Any] | None, dict[str, Any] | None, str]:
+        """The ref's centre once a click there reaches it: out of view (below the fold, or
+        scrolled away inside a scroll container) it is scrolled to the middle first, and what
+        the point would hit is checked, as act_on does. A point that would reach something else
+        (a sticky header, a banner, the container it is clipped by) is refused, no input sent."""
         before = await self._channel.observe_ref(call, tab, ref, OBSERVE_TIMEOUT)
-        target = before["target"]
-        if not target.get("inViewport"):
-            target = await self._channel.content(call, tab, "scroll_into_view", {"ref": ref})
+        centred = not before["target"].get("inViewport")
+        if centred:
+            await self._channel.content(call, tab, "scroll_into_view", {"ref": ref})
+        hit = await self._hit_test(call, tab, ref)
+        if not hit.get("hit") and not centred:
+            # Covered where it stands (a sticky header over it): in the middle it may be clear.
+            await self._channel.content(call, tab, "scroll_into_view", {"ref": ref})
+            hit = await self._hit_test(call, tab, ref)
+        if not hit.get("hit"):
+            raise RefUnreachable(_unreachable(call, ref, hit, before))
+        target = hit["target"]
         return float(target["x"]), float(target["y"]), target, before, "ref"
+
+    async def _hit_test(self, call: ToolCall, tab: int, ref: str) -> dict[str, Any]:
+        """What a click at the ref's centre would reach (the page's ``hit_test``, as act_on's)."""
+        hit = await self._channel.content(call, tab, "hit_test", {"ref": ref}, read=True)
+        if not isinstance(hit, dict) or not isinstance(hit.get("target"), dict):
+            raise BrowserError("The page gave no answer", hop="page", code="no_answer")
+        return hit
 
     def _model_point(self, call: ToolCall, tab: int, key: str) -> tuple[float, float]:
         point = call.arguments.get(key)
@@ -627,6 +649,71 @@ def _inside(x: float, y: float, viewport: dict[str, Any]) -> bool:
 
 class OtherSiteRefused(Exception):
     """Input would reach an embedded frame of a site this call may not act on."""
+
+
+class RefUnreachable(Exception):
+    """A pointer action by ref whose point would not reach the ref's element; ``result`` says
+    why and what to do."""
+
+    def __init__(self, result: ToolResult) -> None:
+        super().__init__(_said(result))
+        self.result = result
+
+
+def _unreachable(
+    call: ToolCall, ref: str, hit: dict[str, Any], before: dict[str, Any]
+) -> ToolResult:
+    """Why a pointer action by ref was refused, with no input sent, and what to do instead."""
+    action = str(call.arguments.get("action", ""))
+    pointer = "a click" if action in CLICKS else "the pointer"
+    target = hit["target"]
+    point = f"({_n(target.get('x', 0))}, {_n(target.get('y', 0))})"
+    lead = f"{action} was not done: no input was sent, because {ref}"
+    covering = hit.get("covering") if isinstance(hit.get("covering"), dict) else None
+    if not target.get("visible"):
+        return ToolResult.error(
+            f"{lead} is not visible on the page (hidden, collapsed, or without a size), so it has"
+            " no point to act at. Check it with find or read_page; if a menu or panel holds it,"
+            " open that first (an option of a select is chosen with form_input on the select)."
+        )
+    if isinstance(target.get("clippedBy"), dict):
+        text = (
+            f"{lead} lies outside the visible part of its container even after it was scrolled"
+            f" into view: its centre {point} is cut off, so {pointer} there would reach something"
+            " else. Scroll that container (computer scroll with a coordinate inside it), or take"
+            " a screenshot and use a point of it you can see."
+        )
+    elif covering is not None:
+        other = str(covering.get("ref") or "that element")
+        text = (
+            f"{lead} is covered at its centre {point}, even scrolled to the middle of the view:"
+            f" {pointer} there would reach {other} instead (below). Close or move what covers it"
+            f" (a banner, a dialog, an open menu) and retry, or act on {other} if that is what"
+            " you meant."
+        )
+    else:
+        return ToolResult.error(
+            f"{lead} is outside the visible page even after it was scrolled to: nothing of the"
+            f" page is at its centre {point}. Take a screenshot and use a point of it you can"
+            " see, or check it with find."
+        )
+    if covering is None:
+        return ToolResult.error(text)
+    # What is on top is the page's own words: fenced as page content, like find's.
+    origin = origin_of(str(before.get("url", "")))
+    ws = call.context.workspace_id
+    shaped = actionable(covering)
+    listed = wrap_page_text(element_line(shaped), ws, origin)
+    structured = {"covering": shaped, "provenance": provenance(ws, origin)}
+    return ToolResult.text(
+        f"{text}\nWhat {pointer} at that point would reach:\n{listed}",
+        kind="tool_error",
+        structured=structured,
+    )
+
+
+def _said(result: ToolResult) -> str:
+    return " ".join(getattr(block, "text", "") for block in result.content)
 
 
 def _refuse_other_site(call: ToolCall, before: dict[str, Any] | None, key: str) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-
 _READ_BACK = ("input", "textarea", "contenteditable")
 """Kinds of field whose text the page reports back after the write."""
 

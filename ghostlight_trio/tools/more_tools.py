@@ -254,7 +254,9 @@ class _MoreTools:
                 final_rate=watch.final_rate(),
             )
         target = plan.describe()
-        if found:
+        if found and plan.state == "gone" and _unsearched(last) is not None:
+            summary = f"Condition met after {elapsed_ms} ms for this document only: {target}."
+        elif found:
             summary = f"Condition met after {elapsed_ms} ms: {target}."
         elif met:
             summary = (
@@ -268,6 +270,10 @@ class _MoreTools:
             checked = last.get("visibleChecked")
             among = f" among the first {checked} checked" if isinstance(checked, int) else ""
             summary += f" Last observation: {count} matching element(s), {visible} visible{among}."
+        unsearched = _unsearched(last) if plan.has_target() else None
+        if unsearched is not None:
+            structured["unsearchedFrames"] = unsearched
+            summary += _unsearched_note(unsearched, plan.state, met)
         if last.get("capped"):
             scanned = int(last.get("scanned", 0) or 0)
             summary += (
@@ -482,6 +488,33 @@ class _Settling:
         if span <= 0:
             return 0.0
         return round((end_total - start_total) * 1000 / span, 1)
+
+
+def _unsearched(observation: dict[str, Any]) -> dict[str, Any] | None:
+    """The shown cross-origin frames an observation could not search ({count, origins})."""
+    frames = observation.get("opaqueFrames")
+    if not isinstance(frames, dict) or not int(frames.get("count", 0) or 0):
+        return None
+    origins = [str(o) for o in frames.get("origins", []) if isinstance(o, str)]
+    return {"count": int(frames["count"]), "origins": origins}
+
+
+def _unsearched_note(frames: dict[str, Any], state: str, met: bool) -> str:
+    """Where the answer stops: an absence (gone met, visible or present not met) holds for this
+    document only, as what the frames show was not searched."""
+    if (state == "gone") != met:
+        return ""  # a match was seen, or "gone" failed on this document already
+    count = frames["count"]
+    which = f" ({', '.join(frames['origins'])})" if frames["origins"] else ""
+    if count == 1:
+        return (
+            f" 1 cross-origin frame{which} was not searched: what it shows was not checked; use a"
+            " screenshot and coordinates inside it."
+        )
+    return (
+        f" {count} cross-origin frames{which} were not searched: what they show was not checked;"
+        " use a screenshot and coordinates inside them."
+    )
 
 
 def _condition(plan: _WaitPlan, observation: dict[str, Any], watch: _Settling) -> bool:

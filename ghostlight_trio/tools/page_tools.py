@@ -131,6 +131,10 @@ class _PageTools:
                     " down]"
                 )
             text = "\n".join(lines)
+        # Cross-origin frames it could not search: "no match" is not "not on the screen".
+        note = found.get("note")
+        if isinstance(note, str) and note:
+            text += f"\n{note}"
         return self._page_result(call, text, page, results=results, more=more)
 
     async def form_input(self, call: ToolCall, tab: int) -> ToolResult:
@@ -348,7 +352,13 @@ def _positive(value: Any) -> bool:
 
 
 def _covered_note(raw: Any) -> str:
-    """What covers an element on screen: a click at its point would land there instead."""
+    """What covers an element on screen: a click at its point would land there instead. One
+    whose centre its scroll container cuts away is not covered: it needs scrolling into view."""
+    clipped = raw.get("clippedBy") if isinstance(raw, dict) else None
+    if isinstance(clipped, dict):
+        if clipped.get("scrolls"):
+            return "; clipped by its scroll container (scroll it into view)"
+        return "; its centre is cut off by its container (a click at its point misses it)"
     covering = raw.get("coveredBy") if isinstance(raw, dict) else None
     if not isinstance(covering, dict):
         return ""

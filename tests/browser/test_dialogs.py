@@ -142,6 +142,7 @@ async def test_a_click_answered_by_a_dialog_reports_it_and_leaves_the_tab_usable
         peer,
         {
             "content observe": result({"value": {**OBSERVED, "target": ELEMENT}}),
+            "content hit_test": result({"value": {"target": ELEMENT, "hit": True, "covering": None}}),
             "cdp Input.dispatchMouseEvent mouseMoved": result({"result": {}}),
             "cdp Input.dispatchMouseEvent mousePressed": result({"result": {}}),
             "cdp Input.dispatchMouseEvent mouseReleased": result({"dialog": ALERT}),
@@ -163,6 +164,7 @@ async def test_a_click_answered_by_a_dialog_reports_it_and_leaves_the_tab_usable
     # Nothing more went to the paused page: no observation after the click.
     assert browser.seen == [
         "content observe",
+        "content hit_test",  # the click's point reaches the ref's element
         "cdp Input.dispatchMouseEvent mouseMoved",
         "cdp Input.dispatchMouseEvent mousePressed",
         "cdp Input.dispatchMouseEvent mouseReleased",

@@ -242,7 +242,7 @@ export function fakeEnv({ width = 800, height = 600 } = {}) {
 export function loadPageScripts() {
   const manifest = JSON.parse(readFileSync(path.join(EXTENSION_DIR, "manifest.json"), "utf8"));
   const files = manifest.content_scripts[0].js.filter((f) => f.startsWith("page/"));
-  const context = vm.createContext({ WeakRef, console, setTimeout, clearTimeout });
+  const context = vm.createContext({ WeakRef, URL, console, setTimeout, clearTimeout });
   for (const file of files) {
     vm.runInContext(readFileSync(path.join(EXTENSION_DIR, file), "utf8"), context, { filename: file });
   }

@@ -1,0 +1,179 @@
+"""What a click by ref says happened is what happened, in real headless Chromium.
+
+A ref's element may be scrolled out of its scroll container, sit under a sticky header, lie
+under an overlay or be hidden: the click either reaches it (scrolled into view first) or is
+refused with nothing sent. find and wait_for say when cross-origin frames were left unsearched,
+so that "no match" and "gone" are never read as "not on the screen". Every effect is read back
+through the test's own CDP requests, never from the tool's echo.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .conftest import PAGES, Service, open_page, page_value, text
+
+pytestmark = pytest.mark.e2e
+
+PAGES.update(
+    {
+        # The box's button is 200 px down in a 100 px scroll box: inside the viewport, but cut
+        # away by the box. "Open modal" goes under the 80 px sticky header once scrolled.
+        "/truth/ui": """<!doctype html><title>Click truth</title>
+<style>body{margin:0;font:16px sans-serif}
+header{position:sticky;top:0;height:80px;background:#fd0;z-index:10}
+#box{height:100px;overflow:auto;width:300px;margin:10px 20px;border:2px solid blue}
+.spacer{height:1500px}
+#veil{display:none;position:fixed;inset:0;background:rgba(0,0,0,.4);z-index:50}</style>
+<header onclick="L('header')">Sticky Header</header>
+<div id="box"><div style="height:200px">top of box</div>
+<button id="deep" onclick="L('deep')" onmouseover="L('deep over')"
+ ondblclick="L('deep dbl')">Deep Button</button><div style="height:200px"></div></div>
+<button id="open" onclick="L('open')">Open modal</button>
+<div class="spacer">spacer</div>
+<div id="veil" role="dialog" aria-label="Cookie consent" onclick="L('veil')"></div>
+<script>window.events = []; function L(m) { events.push(m); }</script>""",
+        # A same-origin frame and a cross-origin one (the same server reached as localhost).
+        "/truth/frames": """<!doctype html><title>Frames truth</title>
+<h1>Frames page</h1>
+<iframe id="same" src="/truth/inner?who=same" width="400" height="120"></iframe>
+<script>
+const cross = document.createElement('iframe');
+cross.id = 'cross'; cross.width = 400; cross.height = 120;
+cross.src = 'http://localhost:' + location.port + '/truth/inner?who=cross';
+document.body.append(cross);
+</script>""",
+        "/truth/inner?who=same": "<title>Inner</title><p>Frame text same content</p>",
+        "/truth/inner?who=cross": "<title>Inner</title><p>Frame text cross content</p>",
+    }
+)
+
+
+async def found_ref(service: Service, ws: str, tab: int, query: str) -> tuple[str, str]:
+    """The best match's ref for ``query`` and its line in find's answer."""
+    found = await service.call("find", ws, tabId=tab, query=query)
+    assert found.kind == "ok" and found.structured["results"], text(found)
+    ref = found.structured["results"][0]["ref"]
+    line = next(line for line in text(found).splitlines() if f"[{ref}]" in line)
+    return ref, line
+
+
+async def events(service: Service, ws: str, tab: int) -> list[str]:
+    return await page_value(service, ws, tab, "window.events")
+
+
+async def test_a_click_by_ref_scrolls_its_target_into_the_scroll_box_that_hides_it(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/truth/ui")
+    ref, _ = await found_ref(service, ws, tab, "Deep Button")
+    clicked = await service.call("computer", ws, tabId=tab, action="left_click", ref=ref)
+    assert clicked.kind == "ok", text(clicked)
+    assert await events(service, ws, tab) == ["deep over", "deep"]
+    assert await page_value(service, ws, tab, "document.getElementById('box').scrollTop") > 0
+    # Scrolled back out of the box, a double click finds it the same way.
+    await page_value(service, ws, tab, "document.getElementById('box').scrollTop = 0; true")
+    doubled = await service.call("computer", ws, tabId=tab, action="double_click", ref=ref)
+    assert doubled.kind == "ok", text(doubled)
+    assert (await events(service, ws, tab))[-1] == "deep dbl"
+
+
+async def test_a_click_by_ref_under_a_sticky_header_reaches_the_button_not_the_header(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/truth/ui")
+    ref, _ = await found_ref(service, ws, tab, "Open modal")
+    top = await page_value(
+        service, ws, tab,
+        "const b = document.getElementById('open'); scrollTo(0, b.offsetTop - 30);"
+        " b.getBoundingClientRect().top",
+    )  # fmt: skip
+    assert top < 80  # under the header
+    clicked = await service.call("computer", ws, tabId=tab, action="left_click", ref=ref)
+    assert clicked.kind == "ok", text(clicked)
+    assert await events(service, ws, tab) == ["open"]
+
+
+async def test_a_pointer_action_by_ref_that_cannot_reach_its_target_is_refused_unsent(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/truth/ui")
+    ref, _ = await found_ref(service, ws, tab, "Open modal")
+    await page_value(service, ws, tab, "document.getElementById('veil').style.display = 'block'")
+    for action in ("left_click", "hover"):
+        refused = await service.call("computer", ws, tabId=tab, action=action, ref=ref)
+        said = text(refused)
+        assert refused.kind == "tool_error", said
+        assert said.startswith(
+            f"{action} was not done: no input was sent, because {ref} is covered"
+        )
+        assert 'dialog "Cookie consent"' in said and "Close or move what covers it" in said
+        assert refused.structured["covering"]["name"] == "Cookie consent"
+    assert await events(service, ws, tab) == []
+
+    # A hidden target has no point to click at: refused, not clicked at (0, 0).
+    await page_value(
+        service, ws, tab,
+        "document.getElementById('veil').style.display = 'none';"
+        " document.getElementById('open').style.display = 'none'",
+    )  # fmt: skip
+    refused = await service.call("computer", ws, tabId=tab, action="left_click", ref=ref)
+    assert refused.kind == "tool_error", text(refused)
+    assert f"because {ref} is not visible on the page" in text(refused)
+    assert await events(service, ws, tab) == []
+
+
+async def test_find_says_a_target_is_clipped_by_its_scroll_container_not_covered(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/truth/ui")
+    _, line = await found_ref(service, ws, tab, "Deep Button")
+    assert "covered by" not in line, line  # the box clips it; nothing lies on top of it
+    assert line.endswith("; clipped by its scroll container (scroll it into view)"), line
+    await page_value(service, ws, tab, "document.getElementById('box').scrollTop = 180; true")
+    _, line = await found_ref(service, ws, tab, "Deep Button")
+    assert "clipped" not in line and "covered" not in line, line
+
+
+async def test_find_and_wait_for_name_the_cross_origin_frames_they_could_not_search(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/truth/frames")
+    # The cross-origin frame really shows the text (read inside it, not through the tools).
+    port = web.rsplit(":", 1)[1]
+    assert await page_value(service, ws, tab, "document.getElementById('cross').src") == (
+        f"http://localhost:{port}/truth/inner?who=cross"
+    )
+    note = (
+        "[1 cross-origin frame(s) not searched: their contents cannot be read from this page;"
+        " use a screenshot and coordinates inside them]"
+    )
+    missing = await service.call("find", ws, tabId=tab, query="Frame text cross")
+    assert missing.kind == "ok", text(missing)
+    assert 'No elements matching "Frame text cross".' in text(missing)
+    assert note in text(missing), text(missing)
+    same = await service.call("find", ws, tabId=tab, query="Frame text same")
+    assert same.structured["results"] and note in text(same), text(same)
+
+    gone = await service.call(
+        "wait_for", ws, tabId=tab, text="Frame text cross", state="gone", timeout_ms=1000
+    )
+    said = text(gone)
+    assert gone.kind == "ok", said
+    assert "for this document only" in said, said
+    assert f"1 cross-origin frame (http://localhost:{port}) was not searched" in said, said
+    assert gone.structured["unsearchedFrames"] == {
+        "count": 1, "origins": [f"http://localhost:{port}"]
+    }  # fmt: skip
+    # Text this document does show is not gone, frames or no frames.
+    shown = await service.call(
+        "wait_for", ws, tabId=tab, text="Frame text same", state="gone", timeout_ms=300
+    )
+    assert shown.structured["found"] is False, text(shown)
