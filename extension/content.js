@@ -47,14 +47,15 @@
     return refs.resolve(args && args.ref);
   }
 
-  // The focused element, looking through open shadow roots and same-origin frames; null when
+  // The focused element, looking through shadow roots and same-origin frames; null when
   // nothing is focused.
   function focusedElement() {
     let el = document.activeElement;
     for (let hops = 0; el && hops < 32; hops++) {
       const frameDoc = ns.dom.isFrame(el) ? ns.dom.frameDocument(el) : null;
       let next = null;
-      if (el.shadowRoot && el.shadowRoot.activeElement) next = el.shadowRoot.activeElement;
+      const shadow = ns.dom.shadowOf(el);
+      if (shadow && shadow.activeElement) next = shadow.activeElement;
       else if (frameDoc && frameDoc.activeElement && frameDoc.activeElement !== frameDoc.body) next = frameDoc.activeElement;
       if (!next) break;
       el = next;

@@ -117,10 +117,32 @@
     return SKIP_TAGS.has(tag) || tag.startsWith("GHOSTLIGHT-");
   }
 
-  // Child elements, including those of an open shadow root.
+  // A closed shadow root is hidden from the page's own scripts, not from the user, who sees
+  // and clicks what it holds; a content script may open it (chrome.dom). Closed roots belong
+  // to custom elements, so only those are asked (the call costs more than a property read).
+  const openOrClosed =
+    root.chrome && root.chrome.dom && typeof root.chrome.dom.openOrClosedShadowRoot === "function"
+      ? (el) => root.chrome.dom.openOrClosedShadowRoot(el)
+      : null;
+
+  // The element's shadow root, open or closed; null when it has none.
+  function shadowOf(el) {
+    if (!el) return null;
+    const open = el.shadowRoot;
+    if (open) return open;
+    if (!openOrClosed || el.nodeType !== 1 || !String(el.localName || "").includes("-")) return null;
+    try {
+      return openOrClosed(el) || null;
+    } catch (err) {
+      return null; // not an element this API takes: as if it had none
+    }
+  }
+
+  // Child elements, including those of a shadow root (open or closed).
   function childElements(el) {
     const out = [];
-    if (el.shadowRoot && el.shadowRoot.children) out.push(...el.shadowRoot.children);
+    const shadow = shadowOf(el);
+    if (shadow && shadow.children) out.push(...shadow.children);
     if (el.children) out.push(...el.children);
     return out;
   }
@@ -133,11 +155,11 @@
   }
 
   // Elements under `root` (a document, element or shadow root; not inside nested shadow
-  // roots) that host an open shadow root, in document order.
+  // roots) that host a shadow root, in document order.
   function shadowHosts(root) {
     const out = [];
     if (!root || typeof root.querySelectorAll !== "function") return out;
-    for (const el of root.querySelectorAll("*")) if (el.shadowRoot) out.push(el);
+    for (const el of root.querySelectorAll("*")) if (shadowOf(el)) out.push(el);
     return out;
   }
 
@@ -456,7 +478,7 @@
   function flatParent(el) {
     const parent = el.parentElement;
     // Only a shadow host's light children can be slotted (asking any other is wasted work).
-    return (parent && parent.shadowRoot && el.assignedSlot) || composedParent(el);
+    return (parent && shadowOf(parent) && el.assignedSlot) || composedParent(el);
   }
 
   // Whether an ancestor holds the containing block of descendants positioned `position`.
@@ -655,6 +677,7 @@
     isSkipped,
     childElements,
     composedParent,
+    shadowOf,
     shadowHosts,
     roleOf,
     textOf,

@@ -223,7 +223,8 @@
       } else if (!dom.OPAQUE_TAGS.has(dom.tagOf(el))) {
         pushChildren(stack, el);
         // Pushed last, so searched first, as childElements orders them.
-        if (el.shadowRoot) pushChildren(stack, el.shadowRoot);
+        const shadow = dom.shadowOf(el);
+        if (shadow) pushChildren(stack, shadow);
       }
     }
     const sorted = sortMatches(matches);
@@ -264,7 +265,7 @@
     return { ...result, coveredBy: nameOf(at) };
   }
 
-  // The element a click at top-viewport CSS point (x, y) would hit, looking inside open shadow
+  // The element a click at top-viewport CSS point (x, y) would hit, looking inside shadow
   // roots and same-origin frames; null outside the viewport or on a non-finite point.
   function elementAtPoint(doc, x, y) {
     if (!Number.isFinite(x) || !Number.isFinite(y) || typeof doc.elementFromPoint !== "function") return null;
@@ -273,8 +274,8 @@
     const lx = x - offset.x;
     const ly = y - offset.y;
     let el = doc.elementFromPoint(lx, ly);
-    for (let hops = 0; el && el.shadowRoot && hops < 32; hops++) {
-      const inner = el.shadowRoot.elementFromPoint(lx, ly);
+    for (let hops = 0; el && dom.shadowOf(el) && hops < 32; hops++) {
+      const inner = dom.shadowOf(el).elementFromPoint(lx, ly);
       if (!inner || inner === el) break;
       el = inner;
     }

@@ -36,12 +36,12 @@
     return options.findIndex((o) => plain(dom.collapse(o.text)) === trimmed);
   }
 
-  // The editable control behind a label or a custom element (open shadow root), if any.
+  // The editable control behind a label or a custom element (its shadow root, open or closed), if any.
   function resolveControl(el) {
     const tag = dom.tagOf(el);
     if (tag === "LABEL" && el.control) return el.control;
     if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || el.isContentEditable) return el;
-    const shadow = el.shadowRoot;
+    const shadow = dom.shadowOf(el);
     const inner = shadow && shadow.querySelector ? shadow.querySelector("input, textarea, select, [contenteditable='true']") : null;
     return inner || el;
   }
@@ -207,7 +207,7 @@
   // bubbling, composed input and change events. Returns what the input holds afterwards.
   function setFiles(target, files, env) {
     const PageError = ns.PageError;
-    const shadow = target && target.shadowRoot;
+    const shadow = dom.shadowOf(target);
     const inner = shadow && shadow.querySelector ? shadow.querySelector("input[type=file]") : null;
     const el = inner || resolveControl(target);
     if (dom.tagOf(el) !== "INPUT" || dom.attr(el, "type").toLowerCase() !== "file") {
@@ -330,8 +330,9 @@
     return tag === "INPUT" && (type === "submit" || type === "image");
   }
 
-  // The controls matching `selector` in document order, including those inside open shadow roots
-  // (right after their host) and in same-origin frames (right after the frame element): a form
+  // The controls matching `selector` in document order, including those inside shadow roots,
+  // open or closed (right after their host), and in same-origin frames (right after the frame
+  // element): a form
   // built of web components or shown in a frame is filled like any other.
   function deepControls(doc, selector) {
     const out = [];
@@ -341,7 +342,8 @@
         if ((scanned += 1) > MAX_SCANNED) return;
         if (el.matches(selector)) out.push(el);
         if (depth >= MAX_NESTING) continue;
-        if (el.shadowRoot) visit(el.shadowRoot, depth + 1);
+        const shadow = dom.shadowOf(el);
+        if (shadow) visit(shadow, depth + 1);
         const frameDoc = dom.isFrame(el) ? dom.frameDocument(el) : null;
         if (frameDoc) visit(frameDoc, depth + 1);
       }

@@ -83,7 +83,7 @@
     return normalizeText(typeof el.innerText === "string" ? el.innerText : el.textContent);
   }
 
-  // --- open shadow roots ---------------------------------------------------------------
+  // --- shadow roots (open or closed) ------------------------------------------------
   // innerText leaves shadow trees out (a host's innerText is its light text only). Where an
   // element holds shadow hosts it is read part by part, in document order: innerText for the
   // parts without shadow roots or slots, a host's shadow tree in its place, and a slot's
@@ -105,8 +105,9 @@
     for (let i = 0; i < roots.length && i < SHADOW_LIMIT; i++) {
       const inShadow = roots[i].nodeType === 11;
       for (const node of roots[i].querySelectorAll("*")) {
-        if (node.shadowRoot) {
-          roots.push(node.shadowRoot);
+        const shadow = dom.shadowOf(node);
+        if (shadow) {
+          roots.push(shadow);
           mark(node);
         } else if (inShadow && dom.tagOf(node) === "SLOT") {
           mark(node);
@@ -128,9 +129,10 @@
       return;
     }
     if (node.nodeType !== 1 || dom.isSkipped(node) || !isShown(node)) return;
-    if (node.shadowRoot) {
+    const shadow = dom.shadowOf(node);
+    if (shadow) {
       // The host shows its shadow tree; its light children show only through slots.
-      composeInto(node.shadowRoot, marked, out);
+      composeInto(shadow, marked, out);
     } else if (dom.tagOf(node) === "SLOT") {
       const assigned = typeof node.assignedNodes === "function" ? node.assignedNodes({ flatten: true }) : [];
       for (const child of assigned.length ? assigned : node.childNodes || []) composeInto(child, marked, out);
@@ -143,15 +145,16 @@
   }
 
   function holdsShadow(el) {
-    return !!(ns.dom && el && (el.shadowRoot || ns.dom.shadowHosts(el).length));
+    return !!(ns.dom && el && (ns.dom.shadowOf(el) || ns.dom.shadowHosts(el).length));
   }
 
-  // The readable text of `el`, with the text of the open shadow roots inside it.
+  // The readable text of `el`, with the text of the shadow roots (open or closed) inside it.
   function readComposed(el) {
     if (!holdsShadow(el)) return readText(el);
     const out = [];
     const marked = composedMarks(el);
-    if (el.shadowRoot) composeInto(el.shadowRoot, marked, out);
+    const shadow = ns.dom.shadowOf(el);
+    if (shadow) composeInto(shadow, marked, out);
     else for (const child of el.childNodes || []) composeInto(child, marked, out);
     return normalizeText(out.join("\n"));
   }

@@ -61,7 +61,8 @@
       }
       pushChildren(stack, containers, node, node);
       // Pushed last, so read first: the shadow tree is what the host shows.
-      if (node.shadowRoot) pushChildren(stack, containers, node.shadowRoot, node.shadowRoot);
+      const shadow = dom.shadowOf(node);
+      if (shadow) pushChildren(stack, containers, shadow, shadow);
     }
     return { text: read.parts.join(""), starts: read.starts, ends: read.ends, owners: read.owners };
   }
@@ -154,7 +155,7 @@
     };
   }
 
-  // Deepest elements whose text contains `text`, across the page (open shadow roots and
+  // Deepest elements whose text contains `text`, across the page (shadow roots, open or closed, and
   // readable frames included).
   function textMatches(doc, text, ctx = {}) {
     const needle = normalize(text);
@@ -164,16 +165,17 @@
 
   // --- selector -----------------------------------------------------------------------------
 
-  // The document, the open shadow roots and the readable frame documents in it: a selector
-  // is matched in each.
+  // The document, the shadow roots (open or closed) and the readable frame documents in it: a
+  // selector is matched in each.
   function selectorRoots(doc, scan) {
     const roots = [doc];
     const depths = [0];
     for (let i = 0; i < roots.length && roots.length < ROOT_CAP; i++) {
       if (typeof roots[i].querySelectorAll !== "function") continue;
       for (const el of roots[i].querySelectorAll("*")) {
-        if (el.shadowRoot) {
-          roots.push(el.shadowRoot);
+        const shadow = dom.shadowOf(el);
+        if (shadow) {
+          roots.push(shadow);
           depths.push(depths[i]);
         } else if (dom.isFrame(el) && depths[i] < FRAME_DEPTH) {
           const frameDoc = dom.frameDocument(el);
