@@ -148,6 +148,15 @@
       walk(inner, childLevel, false, dom.frameClip(inner));
     }
 
+    // Whether the element shows in the viewport: inside its frame's visible part and inside
+    // its scroll containers (one scrolled out of its box is out of view, as below the fold).
+    function inView(el, clip) {
+      const rect = dom.rectOf(el);
+      if (!dom.intersectsViewport(rect, env, clip)) return false;
+      const region = dom.clipping(el, env, rect).region;
+      return !region || dom.intersectsViewport(rect, env, region);
+    }
+
     // parentName: the name of the interactive element around (its image adds nothing).
     function walk(el, level, isStart, clip, parentName = "") {
       if (measured >= MEASURE_CAP) {
@@ -166,7 +175,7 @@
       const visible = dom.isVisible(el, env);
       let include;
       if (filter === "interactive") {
-        include = visible && dom.isInteractive(el) && dom.intersectsViewport(dom.rectOf(el), env, clip);
+        include = visible && dom.isInteractive(el) && inView(el, clip);
       } else if (role === "img" && name && name === parentName) {
         include = false; // the image of a link or button already named by it
       } else {

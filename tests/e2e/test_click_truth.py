@@ -69,11 +69,16 @@ async def test_a_click_by_ref_scrolls_its_target_into_the_scroll_box_that_hides_
 ) -> None:
     service = extended_service
     ws, tab = await open_page(service, f"{web}/truth/ui")
+    # Scrolled out of its box, it is not in view: the interactive snapshot leaves it out.
+    in_view = await service.call("read_page", ws, tabId=tab, filter="interactive")
+    assert "Deep Button" not in text(in_view) and "Open modal" in text(in_view), text(in_view)
     ref, _ = await found_ref(service, ws, tab, "Deep Button")
     clicked = await service.call("computer", ws, tabId=tab, action="left_click", ref=ref)
     assert clicked.kind == "ok", text(clicked)
     assert await events(service, ws, tab) == ["deep over", "deep"]
     assert await page_value(service, ws, tab, "document.getElementById('box').scrollTop") > 0
+    in_view = await service.call("read_page", ws, tabId=tab, filter="interactive")
+    assert "Deep Button" in text(in_view), text(in_view)
     # Scrolled back out of the box, a double click finds it the same way.
     await page_value(service, ws, tab, "document.getElementById('box').scrollTop = 0; true")
     doubled = await service.call("computer", ws, tabId=tab, action="double_click", ref=ref)
