@@ -18,9 +18,19 @@
   const WALK_CAP = 200_000;
   const RANK_CAP = 20_000;
 
-  function normalize(text) {
+  // Letters as a reader matches them: without accents, width or case ("Zürich" is found by
+  // "Zurich", "Straße" by "Strasse", fullwidth "Ｆｕｌｌ" by "Full"). An agent types what it
+  // reads off a screenshot, or plain ASCII.
+  function fold(text) {
     return String(text || "")
+      .normalize("NFKD")
+      .replace(/\p{M}+/gu, "")
       .toLowerCase()
+      .replace(/ß/g, "ss");
+  }
+
+  function normalize(text) {
+    return fold(text)
       .replace(/[^\p{L}\p{N}]+/gu, " ")
       .trim();
   }
@@ -114,8 +124,9 @@
   const WORD_ATTRS = ["aria-label", "placeholder", "title", "alt", "value", "type"];
 
   // Every word the element's search text could hold, read without style or layout (a
-  // superset: textContent holds every word innerText shows). Lower case, not normalized:
-  // a query word (letters and digits only) found in the normalized text is found here too.
+  // superset: textContent holds every word innerText shows). Folded as queries are, but not
+  // normalized: a query word (letters and digits only) found in the normalized text is found
+  // here too.
   function roughWords(el) {
     const tag = dom.tagOf(el);
     const parts = [tag, dom.roleOf(el)];
@@ -127,7 +138,7 @@
       if (img) parts.push(dom.attr(img, "alt"));
     }
     for (const label of dom.labelsOf(el)) parts.push(label.textContent || "");
-    return parts.join(" ").toLowerCase();
+    return fold(parts.join(" "));
   }
 
   // Whether the element could match at all; only such candidates are ranked.

@@ -235,6 +235,12 @@ describe("find_text", () => {
     assert.equal(find.rankMatch("logout", { name: "Sign in", searchText: "button Sign in" }), null);
     assert.equal(find.rankMatch("  ", { name: "x" }), null);
     assert.equal(find.normalize("Sign-In!  Now"), "sign in now");
+    // Accents, width and case fold away, as a reader matches letters.
+    assert.equal(find.rankMatch("Zurich", { name: "Z\u00fcrich" }), 0);
+    assert.equal(find.rankMatch("strasse", { name: "Hauptstra\u00dfe" }), 2);
+    assert.equal(find.rankMatch("hauptstrasse", { name: "Hauptstra\u00dfe" }), 0);
+    assert.equal(find.rankMatch("Fullwidth", { name: "\uff26\uff55\uff4c\uff4c\uff57\uff49\uff44\uff54\uff48" }), 0);
+    assert.equal(find.rankMatch("Krako\u0301w", { name: "Krak\u00f3w" }), 0);
   });
 
   test("ties prefer interactive elements, then document order", () => {

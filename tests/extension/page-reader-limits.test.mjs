@@ -131,6 +131,8 @@ describe("find_text on a large page", () => {
     assert.equal(find.findText(doc, { query: "dispatch" }, ctx).results[0].role, "button");
     assert.equal(find.findText(doc, { query: "textbox" }, ctx).results[0].role, "textbox");
     assert.equal(find.mayMatch(h("div", {}, "x"), ["button"]), false);
+    // A folded query word is found in the element's folded words ("zurich" in "Zürich").
+    assert.equal(find.mayMatch(h("button", {}, "Z\u00fcrich"), ["zurich"]), true);
   });
 });
 
