@@ -198,18 +198,9 @@ class ActOn:
             log.debug("no cue on tab %s: %s", tab, failure.message)
 
     async def _check_reachable(self, call: ToolCall, tab: int, element: dict[str, Any]) -> None:
-        """Out of view, the target is scrolled to the middle first; covered where it stands (a
-        sticky header over it), it is scrolled to the middle once and looked at again, as the
-        computer tool does for a ref."""
         ref = str(element["ref"])
-        centred = not element.get("inViewport")
-        if centred:
-            await self._channel.content(call, tab, "scroll_into_view", {"ref": ref})
-        hit = await self._channel.content(call, tab, "hit_test", {"ref": ref}, read=True)
-        if isinstance(hit, dict) and not hit.get("hit") and not centred:
-            await self._channel.content(call, tab, "scroll_into_view", {"ref": ref})
-            hit = await self._channel.content(call, tab, "hit_test", {"ref": ref}, read=True)
-        if isinstance(hit, dict) and not hit.get("hit"):
+        hit = await self._channel.reach_ref(call, tab, ref, in_view=bool(element.get("inViewport")))
+        if not hit.get("hit"):
             covering = hit.get("covering")
             raise Blocked(
                 "covered_target",

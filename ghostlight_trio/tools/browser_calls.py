@@ -240,6 +240,28 @@ class PageChannel:
             raise BrowserError(str(problem.get("message", "")), hop="page", code=problem.get("code"))
         return seen
 
+    async def reach_ref(
+        self, call: ToolCall, tab: int, ref: str, *, in_view: bool
+    ) -> dict[str, Any]:
+        """What a click at the ref's centre would reach (the page's ``hit_test``: ``hit``,
+        ``target``, ``covering``), once the ref is where it can be reached: out of view (below
+        the fold, or scrolled away in a scroll container) it is scrolled to the middle first;
+        covered where it stands (a sticky header over it), it is scrolled to the middle once
+        and looked at again. Whether to act on a miss is the caller's to say."""
+        if not in_view:
+            await self.content(call, tab, "scroll_into_view", {"ref": ref})
+        hit = await self._hit_test(call, tab, ref)
+        if not hit.get("hit") and in_view:
+            await self.content(call, tab, "scroll_into_view", {"ref": ref})
+            hit = await self._hit_test(call, tab, ref)
+        return hit
+
+    async def _hit_test(self, call: ToolCall, tab: int, ref: str) -> dict[str, Any]:
+        hit = await self.content(call, tab, "hit_test", {"ref": ref}, read=True)
+        if not isinstance(hit, dict) or not isinstance(hit.get("target"), dict):
+            raise BrowserError("The page gave no answer", hop="page", code="no_answer")
+        return hit
+
     async def tab_page(self, call: ToolCall, tab: int) -> dict[str, Any]:
         """The tab's page facts (url, title, origin) from a ``tab_info`` read."""
         info = await self.read(call, "tab_info", {"tabId": tab}, INFO_BOUND)

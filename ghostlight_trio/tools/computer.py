@@ -195,25 +195,12 @@ class ComputerTool:
         the point would hit is checked, as act_on does. A point that would reach something else
         (a sticky header, a banner, the container it is clipped by) is refused, no input sent."""
         before = await self._channel.observe_ref(call, tab, ref, OBSERVE_TIMEOUT)
-        centred = not before["target"].get("inViewport")
-        if centred:
-            await self._channel.content(call, tab, "scroll_into_view", {"ref": ref})
-        hit = await self._hit_test(call, tab, ref)
-        if not hit.get("hit") and not centred:
-            # Covered where it stands (a sticky header over it): in the middle it may be clear.
-            await self._channel.content(call, tab, "scroll_into_view", {"ref": ref})
-            hit = await self._hit_test(call, tab, ref)
+        in_view = bool(before["target"].get("inViewport"))
+        hit = await self._channel.reach_ref(call, tab, ref, in_view=in_view)
         if not hit.get("hit"):
             raise RefUnreachable(_unreachable(call, ref, hit, before))
         target = hit["target"]
         return float(target["x"]), float(target["y"]), target, before, "ref"
-
-    async def _hit_test(self, call: ToolCall, tab: int, ref: str) -> dict[str, Any]:
-        """What a click at the ref's centre would reach (the page's ``hit_test``, as act_on's)."""
-        hit = await self._channel.content(call, tab, "hit_test", {"ref": ref}, read=True)
-        if not isinstance(hit, dict) or not isinstance(hit.get("target"), dict):
-            raise BrowserError("The page gave no answer", hop="page", code="no_answer")
-        return hit
 
     def _model_point(self, call: ToolCall, tab: int, key: str) -> tuple[float, float]:
         point = call.arguments.get(key)
