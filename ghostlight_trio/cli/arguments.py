@@ -1,5 +1,5 @@
 """Argument types shared by the subcommands: a bad number is a usage error naming it, never a
-traceback or a silently odd run."""
+traceback or a silently odd run. Also how a command the CLI suggests names the instance."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import re
 import time
 
 import attrs
+
+from ..transport.endpoints import DEFAULT_INSTANCE, Endpoints
 
 
 def seconds(text: str) -> float:
@@ -120,3 +122,8 @@ def _span(named: re.Match[str]) -> TimeBound | None:
 def _days_in(year: int, month: int) -> int:
     following = dt.date(year + month // 12, month % 12 + 1, 1)
     return (following - dt.date(year, month, 1)).days
+
+
+def instance_flag(endpoints: Endpoints) -> str:
+    """`` --instance NAME`` for a command suggested to the user; nothing for the default."""
+    return "" if endpoints.instance == DEFAULT_INSTANCE else f" --instance {endpoints.instance}"

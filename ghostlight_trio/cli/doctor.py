@@ -19,6 +19,7 @@ from ..install.places import Place
 from ..transport.bridge import StatusReport
 from ..transport.endpoints import Endpoints
 from ..transport.launch import last_words
+from .arguments import instance_flag
 from .doctor_checks import (
     Check,
     executables,
@@ -62,13 +63,13 @@ def _service_row(endpoints: Endpoints, report: StatusReport | None, why: Down | 
         return Check(
             "service", "service", "warn",
             f"up (pid {report.pid}) but runs version {report.service_version}, installed {__version__}",
-            f"ghostlight service restart{_flag(endpoints)}",
+            f"ghostlight service restart{instance_flag(endpoints)}",
         )
     return Check("service", "service", "ok", f"up, pid {report.pid}, version {report.service_version}")
 
 
 def _down_row(endpoints: Endpoints, down: Down) -> Check:
-    start = f"ghostlight service start{_flag(endpoints)}"
+    start = f"ghostlight service start{instance_flag(endpoints)}"
     if down.usual:
         # The usual state of an on-demand service between uses (it exits when idle, or died
         # and left its socket for the next start to replace): nothing to fix, so no failure,
@@ -91,7 +92,7 @@ def _down_row(endpoints: Endpoints, down: Down) -> Check:
 def _private_rows(endpoints: Endpoints, up: bool, held: bool) -> list[Check]:
     """The runtime files; ``held``: a service holds the instance (its sockets are its own, up
     or not); without one, a socket left in place is stale, not a live link."""
-    restart = f"ghostlight service restart{_flag(endpoints)}"
+    restart = f"ghostlight service restart{instance_flag(endpoints)}"
     rows = [
         private_file(
             "service", "runtime directory", endpoints.runtime_dir, kind="directory",
@@ -199,9 +200,6 @@ def _audit_row(endpoints: Endpoints) -> Check:
         return Check("audit", "audit log", "fail", f"{directory} is not writable", f"chmod u+w {directory}")
     return Check("audit", "audit log", "info", f"JSONL at {path} (written on the first call)")
 
-
-def _flag(endpoints: Endpoints) -> str:
-    return "" if endpoints.instance == "default" else f" --instance {endpoints.instance}"
 
 
 def render(rows: list[Check], endpoints: Endpoints) -> str:

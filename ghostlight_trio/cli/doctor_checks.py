@@ -31,6 +31,7 @@ from ..install.places import Place
 from ..transport.client_configs import entry_argv, entry_env
 from ..transport.endpoints import HOME_ENV, INSTANCE_ENV, Endpoints
 from ..transport.native_host import NATIVE_HOST_NAME
+from .arguments import instance_flag
 
 Verdict = Literal["ok", "warn", "fail", "info", "skip"]
 
@@ -128,7 +129,7 @@ def registrations(place: Place, endpoints: Endpoints) -> list[Check]:
     registered = 0
     for target in clients.CLIENTS:
         path = target.path(place)
-        fix = f"ghostlight install --client {target.id}{_instance_flag(endpoints)}"
+        fix = f"ghostlight install --client {target.id}{instance_flag(endpoints)}"
         parsed, entry = clients.read_entry(target, place, name)
         if not parsed:
             detail = clients.read_problem(target, place) or f"{path} does not parse"
@@ -164,7 +165,7 @@ def registrations(place: Place, endpoints: Endpoints) -> list[Check]:
         rows.append(
             Check(
                 "clients", "any client", "fail", f"no MCP client has {name!r} registered",
-                f"ghostlight install{_instance_flag(endpoints)} (or --client ID)",
+                f"ghostlight install{instance_flag(endpoints)} (or --client ID)",
             )
         )
     return rows
@@ -226,7 +227,7 @@ def manifests(place: Place, endpoints: Endpoints, extension_id: str) -> list[Che
     others: list[tuple[str, str]] = []  # (browser, instance) where another's host is in place
     for target in hosts.BROWSERS:
         path = target.manifest_path(place)
-        fix = f"ghostlight install --browser {target.id}{_instance_flag(endpoints)}"
+        fix = f"ghostlight install --browser {target.id}{instance_flag(endpoints)}"
         manifest = hosts.read_manifest(path)
         if manifest is None:
             if target.detected(place):
@@ -273,7 +274,7 @@ def manifests(place: Place, endpoints: Endpoints, extension_id: str) -> list[Che
                 f" one; this instance gets a managed browser of its own with `{launch}`",
                 f"{launch} (or, to move your own browser over to this instance: ghostlight"
                 f" uninstall --browser ID --instance {others[0][1]}, then ghostlight install"
-                f"{_instance_flag(endpoints)})",
+                f"{instance_flag(endpoints)})",
             )
         )
     elif not good and (managed_pid := managed_browser_running(endpoints)) is not None:
@@ -285,7 +286,7 @@ def manifests(place: Place, endpoints: Endpoints, extension_id: str) -> list[Che
                 "the native host is not registered for any of your own browsers; the managed"
                 f" browser of this instance (pid {managed_pid}) has its own in its profile, so"
                 " Ghostlight works there",
-                f"to drive your own browser too: ghostlight install{_instance_flag(endpoints)}"
+                f"to drive your own browser too: ghostlight install{instance_flag(endpoints)}"
                 " (or --browser chrome|chromium|edge|brave)",
             )
         )
@@ -298,14 +299,14 @@ def manifests(place: Place, endpoints: Endpoints, extension_id: str) -> list[Che
                 f"the managed browser of this instance is not running (profile {profile}), and"
                 " none of your own browsers has the native host",
                 f"{relaunch_command(endpoints)} (or, to drive your own browser:"
-                f" ghostlight install{_instance_flag(endpoints)})",
+                f" ghostlight install{instance_flag(endpoints)})",
             )
         )
     elif not good:
         rows.append(
             Check(
                 "browsers", "any browser", "fail", "the native host is not registered for any browser",
-                f"ghostlight install{_instance_flag(endpoints)} (or --browser chrome|chromium|edge|brave)",
+                f"ghostlight install{instance_flag(endpoints)} (or --browser chrome|chromium|edge|brave)",
             )
         )
     return rows
@@ -369,6 +370,3 @@ def _program_problem(program: str, endpoints: Endpoints) -> str:
                     return f"stale path: wrapper {program} runs {target}, which does not exist"
     return ""
 
-
-def _instance_flag(endpoints: Endpoints) -> str:
-    return "" if endpoints.instance == "default" else f" --instance {endpoints.instance}"

@@ -12,6 +12,7 @@ from ..install.changes import StaleChange, apply
 from ..install.places import Place
 from ..install.plan import Action, Options, plan_install, plan_uninstall
 from ..transport.endpoints import Endpoints
+from .arguments import instance_flag
 
 _EXTENSION_ID = re.compile(r"^[a-p]{32}$")
 
@@ -120,7 +121,7 @@ def print_extension_steps(endpoints: Endpoints) -> None:
             " browser was set up. Reinstall it from a wheel or source tree that carries the"
             " extension, then run `ghostlight install` again.\n"
             "Restart your MCP clients; they start the Ghostlight service on first use.\n"
-            f"Verify with `ghostlight doctor{_flag(endpoints)}`."
+            f"Verify with `ghostlight doctor{instance_flag(endpoints)}`."
         )
         return
     print(
@@ -130,13 +131,10 @@ def print_extension_steps(endpoints: Endpoints) -> None:
         f'  3. click "Load unpacked" and choose {directory}\n'
         f"  4. check that the extension id reads {ext_id}\n"
         "Then restart your MCP clients; they start the Ghostlight service on first use.\n"
-        f"Verify the whole chain with `ghostlight doctor{_flag(endpoints)}`, or wait for the"
-        f" extension with `ghostlight install --wait 120{_flag(endpoints)}`."
+        f"Verify the whole chain with `ghostlight doctor{instance_flag(endpoints)}`, or wait for the"
+        f" extension with `ghostlight install --wait 120{instance_flag(endpoints)}`."
     )
 
-
-def _flag(endpoints: Endpoints) -> str:
-    return "" if endpoints.instance == "default" else f" --instance {endpoints.instance}"
 
 
 async def wait_for_extension(endpoints: Endpoints, seconds: float) -> int:

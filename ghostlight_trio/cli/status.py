@@ -17,6 +17,7 @@ from ..transport.bridge import BrowserSummary, StatusReport, WorkspaceEntry
 from ..transport.endpoints import Endpoints
 from ..transport.handshake import ServiceUnresponsive
 from ..transport.launch import service_lock_holder
+from .arguments import instance_flag
 from .control import query_status
 
 NOT_RUNNING = "down (not running for this instance)"
@@ -67,7 +68,7 @@ def down(endpoints: Endpoints, exc: Exception) -> Down:
 def unanswered(endpoints: Endpoints, pid: int) -> Down:
     """A service that holds the instance and accepts but does not answer. Starting another
     cannot help (the instance is taken); resuming or replacing this one does."""
-    flag = _flag(endpoints)
+    flag = instance_flag(endpoints)
     restart = f"`ghostlight service restart{flag}`"
     state = process_state(pid)
     if state == "T":
@@ -97,7 +98,7 @@ def not_listening(endpoints: Endpoints, pid: int | None) -> Down:
             f"down: {path} is a {kind}, not a socket, so no service can listen there",
             fix=(
                 f"remove it (`rm -r {shlex.quote(str(path))}`), then"
-                f" `ghostlight service start{_flag(endpoints)}` (MCP clients also start it)"
+                f" `ghostlight service start{instance_flag(endpoints)}` (MCP clients also start it)"
             ),
         )
     if pid is not None:
@@ -138,9 +139,6 @@ def process_state(pid: int) -> str:
     return fields[0] if fields else ""
 
 
-def _flag(endpoints: Endpoints) -> str:
-    return "" if endpoints.instance == "default" else f" --instance {endpoints.instance}"
-
 
 def elsewhere(endpoints: Endpoints) -> str:
     """Why no service answers here although one serves this instance's data: it was started
@@ -168,7 +166,7 @@ async def status(endpoints: Endpoints, as_json: bool = False) -> int:
     if report is None:
         assert why is not None
         fix = why.fix or (
-            f"start it with `ghostlight service start{_flag(endpoints)}` (MCP clients also start it)"
+            f"start it with `ghostlight service start{instance_flag(endpoints)}` (MCP clients also start it)"
         )
         print(f"service    {why}")
         print(f"log        {endpoints.log_file}")
