@@ -16,7 +16,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from .records import call_line, dispatched_line, event_line
+from .records import call_line, dispatched_line, event_line, unsettled_line
 
 log = logging.getLogger("ghostlight.audit")
 
@@ -47,9 +47,10 @@ class RotatingAuditLog:
     def event(self, name: str, **fields: Any) -> None:
         self._append(event_line(name, time.time(), **fields), name)
 
-    def append_line(self, line: bytes, what: str) -> None:
-        """Append one whole line already rendered (``what`` names it if it cannot be)."""
-        self._append(line, what)
+    def unsettled(self, dispatched: dict[str, Any]) -> None:
+        """The record of a call an earlier service was cut off during, from its ``dispatched``
+        event (see ``audit.unsettled``)."""
+        self._append(unsettled_line(dispatched), str(dispatched.get("call")))
 
     def _append(self, line: bytes, what: str) -> None:
         try:

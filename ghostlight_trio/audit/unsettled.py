@@ -19,7 +19,7 @@ from typing import BinaryIO
 import trio
 
 from .log import RotatingAuditLog
-from .records import generations, parse_record, unsettled_line
+from .records import generations, parse_record
 
 log = logging.getLogger("ghostlight.audit")
 
@@ -100,7 +100,7 @@ async def record_unsettled(trail: Trail, audit: RotatingAuditLog) -> int:
     finally:
         trail.close()
     for event in found:
-        audit.append_line(unsettled_line(event), str(event.get("call")))
+        audit.unsettled(event)
         log.warning(
             "work %s (%s) was cut off when the previous service stopped; recorded as outcome unknown",
             event.get("call"),
