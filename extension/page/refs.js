@@ -12,7 +12,7 @@
 //
 // The rule:
 //   - the role is always compared;
-//   - the name is compared exactly (dom.accessibleName has collapsed its whitespace), except
+//   - the name is compared as a reader reads it (whatever its case and spacing), except
 //     for editable content named from its own text (a contenteditable <td>, <li> or
 //     role=gridcell without an authored name): typing into it is what renames it. A field's
 //     name comes from its label, placeholder or aria-label, never from its value, and a
@@ -52,9 +52,15 @@
     return editable && dom.namedFromContent(el) && !dom.hasAuthoredName(el);
   }
 
+  // Names compare as a reader reads them: the same words, whatever their case and spacing
+  // (innerText applies text-transform while an element shows, and not while it is hidden).
   function sameIdentity(record, now, el) {
     if (record.role !== now.role) return false;
-    return record.name === now.name || namedByTyping(el);
+    return readAlike(record.name) === readAlike(now.name) || namedByTyping(el);
+  }
+
+  function readAlike(name) {
+    return String(name || "").toLowerCase().replace(/\s+/g, " ").trim();
   }
 
   // `button "Keep"`, or `button (no name)`.

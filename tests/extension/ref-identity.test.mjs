@@ -25,6 +25,9 @@ describe("ref identity", () => {
     first.attrs.class = "busy"; // other changes are no part of what the ref names
     assert.equal(refs.resolve(ref), first);
     assert.equal(refs.refFor(first), ref);
+    // The same words in another case or spacing (text-transform applies only while it shows).
+    first.textContent = "  KEEP ";
+    assert.equal(refs.resolve(ref), first);
     first.textContent = "Delete"; // a non-keyed list re-render: same node, another control
     assert.throws(
       () => refs.resolve(ref),
