@@ -285,8 +285,9 @@
     const lx = x - offset.x;
     const ly = y - offset.y;
     let el = doc.elementFromPoint(lx, ly);
-    for (let hops = 0; el && dom.shadowOf(el) && hops < 32; hops++) {
-      const inner = dom.shadowOf(el).elementFromPoint(lx, ly);
+    for (let hops = 0; el && hops < 32; hops++) {
+      const shadow = dom.shadowOf(el);
+      const inner = shadow && shadow.elementFromPoint(lx, ly);
       if (!inner || inner === el) break;
       el = inner;
     }

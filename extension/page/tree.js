@@ -132,7 +132,7 @@
     function walkFrame(el, level, isStart, clip) {
       const frameDoc = dom.frameDocument(el);
       const visible = dom.isVisible(el, env);
-      let include = visible && (filter === "all" || dom.intersectsViewport(dom.rectOf(el), env, clip));
+      let include = visible && (filter === "all" || inView(el, clip));
       if (isStart) include = true;
       if (include) {
         matched += 1;
