@@ -118,13 +118,10 @@
   }
 
   // A closed shadow root is hidden from the page's own scripts, not from the user, who sees
-  // and clicks what it holds; a content script may open it (chrome.dom). Only elements that
-  // may host a shadow root are asked (the call costs more than a property read): custom
-  // elements and the built-in tags attachShadow takes.
-  const SHADOW_HOST_TAGS = new Set([
-    "article", "aside", "blockquote", "body", "div", "footer", "h1", "h2", "h3", "h4", "h5", "h6",
-    "header", "main", "nav", "p", "section", "span",
-  ]);
+  // and clicks what it holds; a content script may open it (chrome.dom). Only custom elements
+  // are asked: the call costs far more than a property read, and asking every div and span of
+  // a large page makes its walks too slow to answer. A closed root on a built-in tag (which
+  // attachShadow allows, and components rarely use) stays unread.
   const openOrClosed =
     root.chrome && root.chrome.dom && typeof root.chrome.dom.openOrClosedShadowRoot === "function"
       ? (el) => root.chrome.dom.openOrClosedShadowRoot(el)
@@ -135,9 +132,7 @@
     if (!el) return null;
     const open = el.shadowRoot;
     if (open) return open;
-    if (!openOrClosed || el.nodeType !== 1) return null;
-    const name = String(el.localName || "");
-    if (!name.includes("-") && !SHADOW_HOST_TAGS.has(name)) return null;
+    if (!openOrClosed || el.nodeType !== 1 || !String(el.localName || "").includes("-")) return null;
     try {
       return openOrClosed(el) || null;
     } catch (err) {
