@@ -103,6 +103,17 @@
     return String(text || "").replace(/\s+/g, " ").trim();
   }
 
+  // Letters as a reader matches them: without accents, width or case ("Zürich" is found by
+  // "Zurich", "Straße" by "Strasse", fullwidth "Ｆｕｌｌ" by "Full"). An agent types what it
+  // reads off a screenshot, or plain ASCII. find, wait_for and a select's options all match
+  // text through this one rule. ASCII text (most of any page) takes the short way.
+  function fold(text) {
+    const value = String(text || "");
+    // eslint-disable-next-line no-control-regex
+    if (!/[^\x00-\x7f]/.test(value)) return value.toLowerCase();
+    return value.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase().replace(/ß/g, "ss");
+  }
+
   function clip(text, max) {
     return text.length > max ? `${text.slice(0, max - 1)}…` : text;
   }
@@ -674,6 +685,7 @@
     OPAQUE_TAGS,
     tagOf,
     collapse,
+    fold,
     clip,
     attr,
     isSkipped,

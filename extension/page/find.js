@@ -17,17 +17,11 @@
   // Past either the search stops and says how far it got (capped, scanned).
   const WALK_CAP = 200_000;
   const RANK_CAP = 20_000;
+  // Characters of an unnamed element's text shown to identify it.
+  const TEXT_EXCERPT = 80;
+  const FIELD_TAGS = new Set(["INPUT", "TEXTAREA", "SELECT"]);
 
-  // Letters as a reader matches them: without accents, width or case ("Zürich" is found by
-  // "Zurich", "Straße" by "Strasse", fullwidth "Ｆｕｌｌ" by "Full"). An agent types what it
-  // reads off a screenshot, or plain ASCII.
-  function fold(text) {
-    return String(text || "")
-      .normalize("NFKD")
-      .replace(/\p{M}+/gu, "")
-      .toLowerCase()
-      .replace(/ß/g, "ss");
-  }
+  const fold = dom.fold;
 
   function normalize(text) {
     return fold(text)
@@ -96,6 +90,12 @@
     if (ariaChecked !== null) out.checked = ariaChecked;
     if (dom.tagOf(el) === "A" && el.hasAttribute("href")) out.href = dom.attr(el, "href");
     const tag = dom.tagOf(el);
+    // No name (a paragraph, a cell, a div): the start of what it shows, so "paragraph" with
+    // an empty name still says which one. Never for a field: its text is its value.
+    if (!out.name && !FIELD_TAGS.has(tag)) {
+      const shown = dom.textOf(el);
+      if (shown) out.text = dom.clip(shown, TEXT_EXCERPT);
+    }
     const isToggle = type === "checkbox" || type === "radio";
     if ((tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") && !isToggle && typeof el.value === "string") {
       // Secret fields never leave the page through an element description.

@@ -24,16 +24,26 @@
   }
 
   // Picks the option whose value, else trimmed text, equals the request. Pure over
-  // [{value, text}]; returns the index or -1. Texts compare in one Unicode form: "Kraków"
-  // typed with a combining accent is the option that shows "Kraków" (they look the same, so
-  // a refusal listing it would leave the agent nothing to correct).
+  // [{value, text}]; returns the index or -1. Texts compare in one Unicode form first:
+  // "Kraków" typed with a combining accent is the option that shows "Kraków" (they look the
+  // same, so a refusal listing it would leave the agent nothing to correct). Failing that,
+  // they compare folded as find and wait_for match text (no accents, width or case), when
+  // exactly one option matches so: "Zurich" picks "Zürich", never one of two look-alikes.
   function matchOption(options, wanted) {
     const target = String(wanted);
     const byValue = options.findIndex((o) => String(o.value) === target);
     if (byValue >= 0) return byValue;
     const plain = (text) => text.normalize("NFC").toLowerCase();
     const trimmed = plain(target.trim());
-    return options.findIndex((o) => plain(dom.collapse(o.text)) === trimmed);
+    const byText = options.findIndex((o) => plain(dom.collapse(o.text)) === trimmed);
+    if (byText >= 0) return byText;
+    const folded = dom.collapse(dom.fold(target));
+    if (!folded) return -1;
+    const alike = [];
+    options.forEach((o, index) => {
+      if (dom.collapse(dom.fold(o.text)) === folded) alike.push(index);
+    });
+    return alike.length === 1 ? alike[0] : -1;
   }
 
   // The editable control behind a label or a custom element (its shadow root, open or closed), if any.
@@ -154,11 +164,14 @@
     return settledToggle(el, role, wanted, done);
   }
 
+  // Polls until the time is up, by the clock: a background tab's timers fire far later than
+  // asked (once a second or less), and counting polls would then wait many times too long.
   async function settledToggle(el, role, wanted, done) {
-    for (let waited = 0; waited < TOGGLE_SETTLE_MS; waited += TOGGLE_POLL_MS) {
+    const started = Date.now();
+    do {
       await new Promise((resolve) => setTimeout(resolve, TOGGLE_POLL_MS));
       if (dom.ariaChecked(el) === wanted) return done;
-    }
+    } while (Date.now() - started < TOGGLE_SETTLE_MS);
     throw new ns.PageError(
       `The ${role} did not become ${wanted ? "checked" : "unchecked"} when clicked (aria-checked is ` +
         `${JSON.stringify(dom.attr(el, "aria-checked"))}); try a click with computer`,

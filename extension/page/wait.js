@@ -20,13 +20,14 @@
   const ROOT_CAP = 2_000;
   const KEEP = 50;
 
+  // Text as find matches it (dom.fold: no accents, width or case), whitespace collapsed.
   function normalize(text) {
-    return dom.collapse(text).toLowerCase();
+    return dom.collapse(dom.fold(text));
   }
 
   // --- text -------------------------------------------------------------------------------
 
-  // One document's text as a single lower-case string with whitespace runs collapsed, open
+  // One document's text as a single folded string with whitespace runs collapsed, open
   // shadow roots read before their host's light children. Element boundaries count as
   // whitespace (adjacent text nodes run together). Each text node's piece is recorded with
   // its span and the element holding it. Readable frame documents met are added to scan.docs.
@@ -76,7 +77,8 @@
   }
 
   function addPiece(read, value, owner, apart) {
-    let piece = String(value || "").toLowerCase().replace(/\s+/g, " ");
+    // Folded piece by piece, so each piece's span is in the folded text the needle is sought in.
+    let piece = dom.fold(value).replace(/\s+/g, " ");
     if (read.spaced && piece.startsWith(" ")) piece = piece.slice(1);
     if (!piece) return;
     if (apart && !read.spaced && !piece.startsWith(" ")) {

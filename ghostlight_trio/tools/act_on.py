@@ -228,7 +228,10 @@ class ActOn:
         text += _sentence(blocked.summary)
         text += f" Next step: {step}."
         if candidates:
-            listed = "\n".join(element_line(c) for c in candidates)
+            listed = "\n".join(
+                element_line(c, raw.get("text"))
+                for c, raw in zip(candidates, blocked.candidates, strict=True)
+            )
             text += "\nCandidates:\n" + wrap_page_text(listed, call.context.workspace_id, page["origin"])
         structured: dict[str, Any] = {"interactionReceipt": receipt}
         if candidates:

@@ -690,7 +690,7 @@ def _unreachable(
     origin = origin_of(str(before.get("url", "")))
     ws = call.context.workspace_id
     shaped = actionable(covering)
-    listed = wrap_page_text(element_line(shaped), ws, origin)
+    listed = wrap_page_text(element_line(shaped, covering.get("text")), ws, origin)
     structured = {"covering": shaped, "provenance": provenance(ws, origin)}
     return ToolResult.text(
         f"{text}\nWhat {pointer} at that point would reach:\n{listed}",

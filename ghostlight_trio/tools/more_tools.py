@@ -296,7 +296,9 @@ class _MoreTools:
         structured["provenance"] = provenance(ws, page["origin"])
         blocks = [summary]
         if element is not None and plan.state != "gone":
-            blocks.append(wrap_page_text(element_line(actionable(element)), ws, page["origin"]))
+            blocks.append(wrap_page_text(
+                    element_line(actionable(element), element.get("text")), ws, page["origin"]
+                ))
         return ToolResult.text("\n".join(blocks), structured=structured)
 
     # --- dialog ------------------------------------------------------------------------------

@@ -116,7 +116,7 @@ class _PageTools:
         else:
             lines = [f"Found {len(results)} element(s), strongest matches first:"]
             lines += [
-                element_line(element) + _covered_note(raw)
+                element_line(element, raw.get("text")) + _covered_note(raw)
                 for element, raw in zip(results, found.get("results", []), strict=True)
             ]
             if more:

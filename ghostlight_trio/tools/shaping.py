@@ -55,8 +55,10 @@ def actionable(element: dict[str, Any]) -> dict[str, Any]:
     return {k: shaped[k] for k in ELEMENT_KEYS if k in shaped}
 
 
-def element_line(element: dict[str, Any]) -> str:
-    """``[ref_N] role "name" at (x, y); visible, enabled[, checked]; actions: ...``."""
+def element_line(element: dict[str, Any], shown_text: object = None) -> str:
+    """``[ref_N] role "name" at (x, y); visible, enabled[, checked]; actions: ...``. An
+    element without a name is told by the start of its text instead (``shown_text``, from
+    the page's description of it): ``[ref_N] paragraph (no name; text "…") at ...``."""
     states = [
         "visible" if element.get("visible") else "hidden",
         "enabled" if element.get("enabled", True) else "disabled",
@@ -66,6 +68,8 @@ def element_line(element: dict[str, Any]) -> str:
     if "selected" in element:
         states.append("selected" if element["selected"] else "not selected")
     name = json.dumps(str(element.get("name", "")), ensure_ascii=False)
+    if name == '""' and isinstance(shown_text, str) and shown_text:
+        name = f"(no name; text {json.dumps(shown_text, ensure_ascii=False)})"
     actions = ", ".join(element.get("mechanicalActions") or mechanical_actions(element))
     return (
         f"[{element['ref']}] {element.get('role', '')} {name} at"

@@ -290,6 +290,14 @@ describe("form_input", () => {
     // The same letters in another Unicode form (a combining accent) name the same option.
     const cities = [{ value: "w", text: "Warszawa" }, { value: "k", text: "Krak\u00f3w" }];
     assert.equal(forms.matchOption(cities, "Krako\u0301w"), 1);
+    // Plain letters pick the one option they fold to, as find and wait_for match text.
+    assert.equal(forms.matchOption(cities, "krakow"), 1);
+    assert.equal(forms.matchOption([{ value: "z", text: "Z\u00fcrich" }], "Zurich"), 0);
+    // Two options that fold alike: neither is guessed; an exact one still wins.
+    const alike = [{ value: "1", text: "R\u00e9sum\u00e9" }, { value: "2", text: "Resume" }];
+    assert.equal(forms.matchOption(alike, "resume"), 1);
+    assert.equal(forms.matchOption(alike, "R\u00c9SUM\u00c9"), 0);
+    assert.equal(forms.matchOption([alike[0], { value: "3", text: "R\u00e8sum\u00e8" }], "resume"), -1);
   });
 
   test("text input uses the prototype setter and fires input then change", () => {

@@ -100,6 +100,20 @@ describe("ARIA widgets are named by their content", () => {
     const box = plain(find.findText(widgets(), { query: "Remember me" }, context())).results[0];
     assert.deepEqual([box.role, box.name, box.checked], ["checkbox", "Remember me", false]);
   });
+
+  test("an element without a name carries the start of its text; a named one or a field does not", () => {
+    const long = "Shipping is free on orders over 50 euros placed before noon on any weekday of the year";
+    const doc = fakeDocument(
+      h("body", {}, h("p", {}, "Total ", h("b", {}, "12 \u20ac")), h("p", {}, long), h("button", {}, "Total due"), h("input", { type: "text", placeholder: "", value: "Total secret" })),
+    );
+    const results = plain(find.findText(doc, { query: "total" }, context())).results;
+    const byRole = Object.fromEntries(results.map((r) => [r.role, r]));
+    assert.deepEqual([byRole.paragraph.name, byRole.paragraph.text], ["", "Total 12 \u20ac"]);
+    assert.deepEqual([byRole.button.name, byRole.button.text], ["Total due", undefined]);
+    const shipping = plain(find.findText(doc, { query: "shipping" }, context())).results[0];
+    assert.equal(shipping.text.length, 80);
+    assert.ok(shipping.text.startsWith("Shipping is free") && shipping.text.endsWith("\u2026"));
+  });
 });
 
 describe("form_input and form_fill set ARIA checkboxes", () => {
@@ -140,6 +154,27 @@ describe("form_input and form_fill set ARIA checkboxes", () => {
     assert.equal(found.length, 1);
     const [field] = found[0].fields;
     assert.deepEqual([field.type, field.aria], ["checkbox", "Remember me"]);
+  });
+});
+
+describe("an ARIA toggle's wait is timed by the clock", () => {
+  test("in a background tab whose timers fire a second late, a broken toggle is given up after one poll", async () => {
+    // Each timer fires at once here but the clock moves a second, as a throttled tab's do.
+    let now = 0;
+    let polls = 0;
+    const slowTimers = {
+      Date: { now: () => now },
+      setTimeout: (fn) => {
+        polls += 1;
+        now += 1000;
+        return setTimeout(fn, 0);
+      },
+    };
+    const throttled = loadPageScripts(slowTimers);
+    const el = h("div", { role: "checkbox", "aria-checked": "false", tabindex: "0" }, "Remember me");
+    el.click = () => {};
+    await assert.rejects(throttled.forms.setFormValue(el, true, fakeEnv()), /did not become checked/);
+    assert.equal(polls, 1);
   });
 });
 

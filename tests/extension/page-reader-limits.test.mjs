@@ -49,6 +49,16 @@ describe("wait_probe on a large page", () => {
     assert.equal(wait.textMatches(glued, "moonlight").length, 0);
     assert.equal(wait.textMatches(glued, "moon light").length, 1);
   });
+
+  test("text matches as find matches it: without accents, width or case", () => {
+    const doc = fakeDocument(
+      h("body", {}, h("p", {}, "Delivered to Z\u00fcrich"), h("p", {}, "Gro\u00dfe ", h("b", {}, "Stra\u00dfe")), h("p", {}, "\uff26\uff55\uff4c\uff4c stop")),
+    );
+    assert.deepEqual(Array.from(wait.textMatches(doc, "to zurich"), (el) => el.textContent), ["Delivered to Z\u00fcrich"]);
+    assert.deepEqual(Array.from(wait.textMatches(doc, "grosse strasse"), (el) => el.tagName), ["P"]);
+    assert.equal(wait.textMatches(doc, "full stop").length, 1);
+    assert.equal(wait.textMatches(doc, "Z\u00dcRICH").length, 1);
+  });
 });
 
 describe("wait_probe in open shadow roots and same-origin frames", () => {

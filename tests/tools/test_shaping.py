@@ -57,6 +57,15 @@ def test_element_lines_read_like_the_trained_find_output() -> None:
     )
 
 
+def test_an_element_without_a_name_is_told_by_the_start_of_its_text() -> None:
+    paragraph = {**ELEMENT, "role": "paragraph", "tag": "p", "name": ""}
+    line = element_line(actionable(paragraph), "Total: 12 \u20ac")
+    assert line.startswith('[ref_3] paragraph (no name; text "Total: 12 \u20ac") at (10, 20);')
+    assert element_line(actionable(paragraph)).startswith('[ref_3] paragraph "" at')
+    # A name, when there is one, is what identifies it.
+    assert element_line(actionable(ELEMENT), "other").startswith('[ref_3] textbox "Email" at')
+
+
 def test_secret_values_are_redacted_or_revealed_as_plain_values() -> None:
     tree = 'textbox "Password" [ref_7] secret_value="hun\\"ter2" type="password"'
     assert (

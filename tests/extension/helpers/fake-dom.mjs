@@ -238,11 +238,12 @@ export function fakeEnv({ width = 800, height = 600 } = {}) {
 }
 
 // Loads the content-script files (classic scripts) into a fresh global and returns
-// its GhostlightPage namespace, in the manifest's order.
-export function loadPageScripts() {
+// its GhostlightPage namespace, in the manifest's order. `globals` replaces some of what the
+// scripts see (a clock, timers).
+export function loadPageScripts(globals = {}) {
   const manifest = JSON.parse(readFileSync(path.join(EXTENSION_DIR, "manifest.json"), "utf8"));
   const files = manifest.content_scripts[0].js.filter((f) => f.startsWith("page/"));
-  const context = vm.createContext({ WeakRef, URL, console, setTimeout, clearTimeout });
+  const context = vm.createContext({ WeakRef, URL, console, setTimeout, clearTimeout, ...globals });
   for (const file of files) {
     vm.runInContext(readFileSync(path.join(EXTENSION_DIR, file), "utf8"), context, { filename: file });
   }
