@@ -15,6 +15,9 @@ import { within } from "./stopping.js";
 
 export const DIALOG_ACTIONS = Object.freeze(["status", "accept", "dismiss", "respond"]);
 export const WATCH_WAIT_MS = 3_000;
+// How long an answered dialog's page is watched for the next one (alert after alert): the
+// page runs on at once, so a dialog it opens next shows within this, and the answer says so.
+export const FOLLOW_UP_MS = 150;
 const TEXT_LIMIT = 2_000;
 const NO_DIALOG = /no dialog is showing/i;
 
@@ -94,7 +97,7 @@ export function handleParams(action, text) {
 }
 
 // The `dialog` op: {tabId, action, text?}. `cdp(tabId, method, params)` sends one command.
-export function createDialogOps({ book, cdp, waitMs = WATCH_WAIT_MS }) {
+export function createDialogOps({ book, cdp, waitMs = WATCH_WAIT_MS, followUpMs = FOLLOW_UP_MS }) {
   const enabling = new Map(); // tabId -> pending Page.enable
 
   // Makes sure the tab's session reports dialogs. Resolves true once Page is enabled, false if
@@ -129,19 +132,50 @@ export function createDialogOps({ book, cdp, waitMs = WATCH_WAIT_MS }) {
     if (params === null) {
       return open ? { open: true, ...open } : { open: false };
     }
+    // Listening starts before the answer: the next dialog's event may come before its reply.
+    const next = nextDialog(tabId);
     try {
       await cdp(tabId, "Page.handleJavaScriptDialog", params);
     } catch (err) {
+      next.cancel();
       if (NO_DIALOG.test(err && err.message ? err.message : String(err))) {
         book.closed(tabId);
         return { resolved: false, open: false };
       }
       throw err;
     }
-    book.closed(tabId);
+    // Only the answered dialog is forgotten, never one that opened since.
+    if (book.current(tabId) === open) book.closed(tabId);
+    next.arm();
     const out = { resolved: true, open: false, action: args.action };
     if (open) Object.assign(out, { type: open.type, message: open.message });
+    const following = await next.settled;
+    if (following && book.current(tabId) === following) {
+      Object.assign(out, { open: true, next: { type: following.type, message: following.message } });
+    }
     return out;
+  }
+
+  // The next dialog to open on the tab: `settled` resolves with it, or with null once
+  // followUpMs passed after `arm()` (called when the answer is in) or on `cancel()`.
+  function nextDialog(tabId) {
+    let timer = null;
+    let finish = () => {};
+    const settled = new Promise((resolve) => {
+      const unlisten = book.onOpen(tabId, (dialog) => finish(dialog));
+      finish = (dialog) => {
+        unlisten();
+        clearTimeout(timer);
+        resolve(dialog);
+      };
+    });
+    return {
+      settled,
+      arm: () => {
+        timer = setTimeout(() => finish(null), followUpMs);
+      },
+      cancel: () => finish(null),
+    };
   }
 
   return { dialog, watch, detached };

@@ -296,9 +296,11 @@ class _MoreTools:
         structured["provenance"] = provenance(ws, page["origin"])
         blocks = [summary]
         if element is not None and plan.state != "gone":
-            blocks.append(wrap_page_text(
+            blocks.append(
+                wrap_page_text(
                     element_line(actionable(element), element.get("text")), ws, page["origin"]
-                ))
+                )
+            )
         return ToolResult.text("\n".join(blocks), structured=structured)
 
     # --- dialog ------------------------------------------------------------------------------
@@ -326,6 +328,7 @@ class _MoreTools:
             text_out, structured = _dialog_status(answer, tab, ws, origin)
         else:
             text_out, structured = _dialog_answered(answer, str(action), text, tab)
+            text_out += _next_dialog(answer, structured, tab, ws, origin)
         structured.update(page=page, provenance=provenance(ws, origin))
         return ToolResult.text(text_out, structured=structured)
 
@@ -341,11 +344,10 @@ def _dialog_status(
     structured: dict[str, Any] = {"open": True, "type": str(kind), "message": message}
     if kind == "prompt":
         structured["defaultPrompt"] = str(answer.get("defaultPrompt", ""))
-    how = {
-        "prompt": "accept, dismiss, or respond with text",
-        "alert": "accept",
-    }.get(str(kind), "accept or dismiss")
-    head = f"A JavaScript {kind} dialog is open on tab {tab}; answer it with dialog {how}. Its message:"
+    head = (
+        f"A JavaScript {kind} dialog is open on tab {tab}; answer it with dialog"
+        f" {_how_to_answer(str(kind))}. Its message:"
+    )
     return f"{head}\n{wrap_page_text(message, ws, origin)}", structured
 
 
@@ -362,6 +364,8 @@ def _dialog_answered(
     }
     if kind is not None:
         structured["type"] = str(kind)
+    if isinstance(answer.get("message"), str):
+        structured["message"] = answer["message"]  # which dialog was answered
     if not resolved:
         return f"No JavaScript dialog was open on tab {tab}; nothing was answered.", structured
     verb = {"accept": "Accepted", "dismiss": "Dismissed", "respond": "Answered"}[action]
@@ -376,6 +380,31 @@ def _dialog_answered(
             else " The page stays; the navigation was cancelled."
         )
     return text_out, structured
+
+
+def _next_dialog(
+    answer: dict[str, Any], structured: dict[str, Any], tab: int, ws: Any, origin: str
+) -> str:
+    """What the page did at once after its dialog was answered, when it opened another one
+    (alert after alert): the agent answers that one next, and is told so rather than finding
+    its next call refused."""
+    following = answer.get("next")
+    if not isinstance(following, dict):
+        return ""
+    kind = str(following.get("type", "alert"))
+    message = str(following.get("message", ""))
+    structured["open"] = True
+    structured["next"] = {"type": kind, "message": message}
+    return (
+        f"\nThe page opened another JavaScript {kind} dialog at once; answer it with dialog"
+        f" {_how_to_answer(kind)}. Its message:\n{wrap_page_text(message, ws, origin)}"
+    )
+
+
+def _how_to_answer(kind: str) -> str:
+    return {"prompt": "accept, dismiss, or respond with text", "alert": "accept"}.get(
+        kind, "accept or dismiss"
+    )
 
 
 @attrs.frozen

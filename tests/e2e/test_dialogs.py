@@ -40,6 +40,8 @@ DIALOG_PAGES = {
 <input id="typed" aria-label="Typed field"
  oninput="if (this.value.length === 2) alert('two: ' + this.value)">
 <button id="later" onclick="setTimeout(() => alert('later'), 0)">Alert later</button>
+<button id="twice" onclick="alert('first'); alert('second'); document.title = 'both seen'"
+ >Alert twice</button>
 <p id="out">nothing yet</p>""",
     "/dialogs/leave": """<!doctype html><title>Leave guard</title>
 <button id="touch" onclick="window.touched = true">Touch</button>
@@ -168,6 +170,27 @@ async def test_a_dialog_opening_just_after_a_click_is_reported_by_that_click(
     await answer(service, ws, tab, "accept")
     shot = await call(service, "computer", ws, tabId=tab, action="screenshot")
     assert shot.kind == "ok", text(shot)
+
+
+async def test_answering_a_dialog_says_when_the_page_opens_another_at_once(
+    more_service: Service, more_browser: Any, web: str
+) -> None:
+    service = more_service
+    ws, tab = await open_page(service, f"{web}/dialogs")
+    clicked = await click_named(service, ws, tab, '"Alert twice"')
+    assert clicked.structured["dialog"]["message"] == "first", text(clicked)
+    first = await answer(service, ws, tab, "accept")
+    assert first.structured["message"] == "first"
+    assert first.structured["open"] is True
+    assert first.structured["next"] == {"type": "alert", "message": "second"}
+    assert "The page opened another JavaScript alert dialog at once" in text(first)
+    status = await call(service, "dialog", ws, tabId=tab, action="status")
+    assert status.structured["message"] == "second", text(status)
+    second = await answer(service, ws, tab, "accept")
+    assert second.structured["open"] is False and "next" not in second.structured
+    assert "another" not in text(second)
+    title = await page_value(service, ws, tab, "document.title")
+    assert title == "both seen"
 
 
 async def test_javascript_tool_calling_alert_returns_at_once(

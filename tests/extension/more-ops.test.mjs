@@ -63,6 +63,35 @@ describe("dialogs", () => {
     await ops.dialog({ tabId: 5, action: "status" });
     assert.equal(sent.filter(([, m]) => m === "Page.enable").length, 2, "a new session enables Page again");
   });
+
+  test("a dialog the page opens right after the answer is named, and kept, even when its event comes first", async () => {
+    const book = new DialogBook();
+    let order = "event first";
+    const cdp = async (tabId, method) => {
+      if (method !== "Page.handleJavaScriptDialog") return {};
+      // The page runs on once answered and opens the next alert: its event may reach the
+      // worker before the answer's reply does, or after it.
+      book.onEvent(tabId, "Page.javascriptDialogClosed", { result: true });
+      const next = () => book.onEvent(tabId, "Page.javascriptDialogOpening", { type: "alert", message: "second" });
+      if (order === "event first") next();
+      else setTimeout(next, 5);
+      return {};
+    };
+    const ops = createDialogOps({ book, cdp, followUpMs: 100 });
+    book.onEvent(5, "Page.javascriptDialogOpening", { type: "alert", message: "first" });
+    const done = await ops.dialog({ tabId: 5, action: "accept" });
+    assert.deepEqual(plain(done), { resolved: true, open: true, action: "accept", type: "alert", message: "first", next: { type: "alert", message: "second" } });
+    assert.equal(book.current(5).message, "second", "the new dialog is still known as open");
+    order = "reply first";
+    const again = await ops.dialog({ tabId: 5, action: "accept" });
+    assert.equal(again.message, "second");
+    assert.deepEqual(again.next, { type: "alert", message: "second" });
+    // Nothing follows: the answer says nothing of a next one.
+    const lone = new DialogBook();
+    const loneOps = createDialogOps({ book: lone, cdp: async () => ({}), followUpMs: 10 });
+    lone.onEvent(6, "Page.javascriptDialogOpening", { type: "confirm", message: "Sure?" });
+    assert.deepEqual(plain(await loneOps.dialog({ tabId: 6, action: "dismiss" })), { resolved: true, open: false, action: "dismiss", type: "confirm", message: "Sure?" });
+  });
 });
 
 describe("tab_control", () => {
