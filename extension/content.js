@@ -93,12 +93,15 @@
   }
 
   // One observation of the page for interaction receipts: where it is, how much it changed,
-  // what has focus and, optionally, the element at a point or behind a ref.
+  // what has focus and, optionally, the element at a point or behind a ref (with `near`, also
+  // the interactive elements shown around it).
   function observe(args) {
     const out = { url: location.href, title: document.title, renderSerial: refs.serial(), mutations: mutationTotal, document: DOCUMENT_ID };
     if (typeof args.ref === "string") {
       try {
-        out.target = ns.find.describeElement(refs.resolve(args.ref), ctx);
+        const el = refs.resolve(args.ref);
+        out.target = ns.find.describeElement(el, ctx);
+        if (args.near) out.nearby = ns.find.nearby(el, ctx);
         ns.narrate.noteActivity(out.target.y);
       } catch (err) {
         out.targetError = { message: err.message, code: err.code || "page_error" };
@@ -106,6 +109,7 @@
     } else if (Number.isFinite(args.x) && Number.isFinite(args.y)) {
       const el = ns.find.elementAtPoint(document, args.x, args.y);
       out.target = el ? ns.find.describeElement(el, ctx) : null;
+      if (el && args.near) out.nearby = ns.find.nearby(el, ctx);
       const frame = opaqueFrameSrc(el);
       if (frame) out.frameAt = frame;
       ns.narrate.noteActivity(args.y);

@@ -704,6 +704,7 @@
     accessibleName,
     isInteractive,
     hasInteractiveDescendant,
+    INTERACTIVE_SELECTOR,
     hasAuthoredName,
     isDisabled,
     rectOf,

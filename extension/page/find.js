@@ -250,6 +250,35 @@
     return out;
   }
 
+  // The interactive elements shown near `el` (under its nearest few ancestors), by ref, with
+  // their role and name. A receipt compares them before and after a hover or a click, so a
+  // menu the page shows by CSS alone (:hover, :focus-within: no DOM change to count) is named.
+  // `complete` is false when there were more than it keeps: then no difference is drawn.
+  const NEAR_LEVELS = 3;
+  const NEAR_CHECKED = 300;
+  const NEAR_KEPT = 40;
+  function nearby(el, ctx) {
+    let region = el;
+    for (let level = 0; level < NEAR_LEVELS; level++) {
+      const up = dom.composedParent(region);
+      const doc = up && up.ownerDocument;
+      if (!up || !doc || up === doc.body || up === doc.documentElement) break;
+      region = up;
+    }
+    const shown = {};
+    let kept = 0;
+    let checked = 0;
+    const candidates = typeof region.querySelectorAll === "function" ? region.querySelectorAll(dom.INTERACTIVE_SELECTOR) : [];
+    for (const other of candidates) {
+      checked += 1;
+      if (checked > NEAR_CHECKED || kept >= NEAR_KEPT) return { shown, complete: false };
+      if (other === el || !dom.isVisible(other, ctx.env)) continue;
+      shown[ctx.refs.refFor(other)] = nameOf(other);
+      kept += 1;
+    }
+    return { shown, complete: true };
+  }
+
   // Whether a click at the centre of `el` (described as `target`) reaches it (it, something
   // inside it, or a label of it, which hands the click on), and the element the click would
   // hit. computer and act_on both ask this before a click by ref.
@@ -298,6 +327,6 @@
 
   ns.find = {
     WALK_CAP, RANK_CAP, normalize, rankMatch, sortMatches, mayMatch, describeElement, findText, elementAtPoint, hitTest,
-    opaqueFrames, unsearchedNote,
+    opaqueFrames, unsearchedNote, nearby,
   };
 })(globalThis);

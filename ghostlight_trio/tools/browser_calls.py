@@ -228,11 +228,14 @@ class PageChannel:
         return (result.get("result") or {}).get("value")
 
     async def observe_ref(
-        self, call: ToolCall, tab: int, ref: str, bound: float = CONTENT_TIMEOUT
+        self, call: ToolCall, tab: int, ref: str, bound: float = CONTENT_TIMEOUT, *,
+        near: bool = False,
     ) -> dict[str, Any]:
-        """The page observed with the element behind ``ref`` as its ``target``; a ref the page
-        cannot resolve (stale, gone) is a page-hop ``BrowserError`` with the page's code."""
-        seen = await self.content(call, tab, "observe", {"ref": ref}, bound, read=True)
+        """The page observed with the element behind ``ref`` as its ``target`` (and with
+        ``near``, what is shown around it); a ref the page cannot resolve (stale, gone) is a
+        page-hop ``BrowserError`` with the page's code."""
+        args: dict[str, Any] = {"ref": ref, "near": True} if near else {"ref": ref}
+        seen = await self.content(call, tab, "observe", args, bound, read=True)
         if not isinstance(seen, dict):
             raise BrowserError("The page gave no answer", hop="page", code="no_answer")
         problem = seen.get("targetError")

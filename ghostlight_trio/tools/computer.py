@@ -153,9 +153,15 @@ class ComputerTool:
         *,
         assurance: str,
         target: dict[str, Any] | None,
+        near: bool = False,
     ) -> ToolResult:
+        """The receipt once the page settled. With ``near``, each observation also lists the
+        interactive elements shown around the target, so that what the action revealed (a menu
+        shown by CSS alone) is named."""
+        ref = target.get("ref") if near and isinstance(target, dict) else None
+        where: dict[str, Any] = {"ref": ref, "near": True} if isinstance(ref, str) else {}
         try:
-            after = await observe_settled(lambda: self._observe(call, tab))
+            after = await observe_settled(lambda: self._observe(call, tab, **where))
         except PageDialog as stop:
             stop.stage, stop.summary = "after", summary
             raise
@@ -173,7 +179,7 @@ class ComputerTool:
         if isinstance(ref, str) and ref:
             return await self._ref_point(call, tab, ref)
         x, y = self._model_point(call, tab, "coordinate")
-        before = await self._observe(call, tab, x=x, y=y)
+        before = await self._observe(call, tab, x=x, y=y, near=True)
         viewport = before.get("viewport") if before else None
         if isinstance(viewport, dict) and not _inside(x, y, viewport):
             given = call.arguments["coordinate"]
@@ -194,7 +200,7 @@ class ComputerTool:
         scrolled away inside a scroll container) it is scrolled to the middle first, and what
         the point would hit is checked, as act_on does. A point that would reach something else
         (a sticky header, a banner, the container it is clipped by) is refused, no input sent."""
-        before = await self._channel.observe_ref(call, tab, ref, OBSERVE_TIMEOUT)
+        before = await self._channel.observe_ref(call, tab, ref, OBSERVE_TIMEOUT, near=True)
         in_view = bool(before["target"].get("inViewport"))
         hit = await self._channel.reach_ref(call, tab, ref, in_view=in_view)
         if not hit.get("hit"):
@@ -291,13 +297,17 @@ class ComputerTool:
             steps.append(_mouse_step("mouseReleased", x, y, buttons=0, **pressed))
         summary = f"{action} at {self._label(call, x, y)}."
         await self._send(call, tab, steps, summary=summary)
-        return await self._finish(call, tab, summary, before, assurance=assurance, target=target)
+        return await self._finish(
+            call, tab, summary, before, assurance=assurance, target=target, near=True
+        )
 
     async def _hover(self, call: ToolCall, tab: int) -> ToolResult:
         x, y, target, before, assurance = await self._target_point(call, tab)
         summary = f"Hovered at {self._label(call, x, y)}."
         await self._send(call, tab, [_mouse_step("mouseMoved", x, y)], summary=summary)
-        return await self._finish(call, tab, summary, before, assurance=assurance, target=target)
+        return await self._finish(
+            call, tab, summary, before, assurance=assurance, target=target, near=True
+        )
 
     async def _type(self, call: ToolCall, tab: int) -> ToolResult:
         text = call.arguments.get("text")

@@ -49,7 +49,8 @@ async def observe_settled(
 
 
 def _signature(observation: Observation) -> tuple[Any, ...]:
-    return tuple(observation.get(key) for key in ("mutations", "renderSerial", "url", "title"))
+    keys = ("mutations", "renderSerial", "url", "title", "nearby")
+    return tuple(observation.get(key) for key in keys)
 FACTS_LIMIT = 420
 
 
@@ -79,6 +80,9 @@ def build_receipt(
             observed["mutations"] = max(0, after["mutations"] - before["mutations"])
         if isinstance(before.get("renderSerial"), int):
             observed["renderAdvanced"] = after.get("renderSerial", 0) > before["renderSerial"]
+        revealed = _revealed(before.get("nearby"), after.get("nearby"))
+        if revealed:
+            observed["revealed"] = revealed
     focused = after.get("focused")
     if isinstance(focused, dict) and focused.get("ref") != _ref(before.get("focused")):
         observed["changedElements"] = [actionable(focused)]
@@ -111,13 +115,33 @@ def build_receipt(
     return receipt
 
 
+REVEALED_LISTED = 5
+"""Elements a receipt names of those an action revealed near its target."""
+
+
+def _revealed(before: Any, after: Any) -> list[dict[str, str]]:
+    """Interactive elements shown near the target after the action and not before (a menu a
+    hover opened), as ``{ref, role, name}``; none unless both sides were listed whole."""
+    lists = (before, after)
+    if not all(isinstance(x, dict) and x.get("complete") is True for x in lists):
+        return []
+    was, now = before.get("shown"), after.get("shown")
+    if not isinstance(was, dict) or not isinstance(now, dict):
+        return []
+    return [
+        {"ref": str(ref), "role": str(seen.get("role", "")), "name": str(seen.get("name", ""))}
+        for ref, seen in now.items()
+        if ref not in was and isinstance(seen, dict)
+    ]
+
+
 def _ref(element: Any) -> Any:
     return element.get("ref") if isinstance(element, dict) else None
 
 
 REACTIONS = (
     "urlChanged", "titleChanged", "newDocument", "navigationPending", "mutations",
-    "changedElements", "alertOrStatus", "tabClosed", "tabReloaded",
+    "changedElements", "alertOrStatus", "tabClosed", "tabReloaded", "revealed",
 )  # fmt: skip
 """The receipt facts that show the page reacted to an action (what ``receipt_facts`` words)."""
 
@@ -156,6 +180,13 @@ def receipt_facts(receipt: dict[str, Any]) -> str:
         facts.append(f'focus on {element["role"]} "{element["name"]}" [{element["ref"]}]')
     if "alertOrStatus" in observed:
         facts.append(f'status: "{observed["alertOrStatus"]}"')
+    revealed = observed.get("revealed") or []
+    if revealed:
+        named = ", ".join(
+            f'{e["role"]} "{e["name"]}" [{e["ref"]}]' for e in revealed[:REVEALED_LISTED]
+        )
+        more = f" and {len(revealed) - REVEALED_LISTED} more" if len(revealed) > REVEALED_LISTED else ""
+        facts.append(f"{len(revealed)} element(s) came into view near the target: {named}{more}")
     text = "; ".join(facts) if facts else "no other page change seen"
     return text if len(text) <= FACTS_LIMIT else text[: FACTS_LIMIT - 1] + "…"
 

@@ -45,6 +45,14 @@ cross.id = 'cross'; cross.width = 400; cross.height = 120;
 cross.src = 'http://localhost:' + location.port + '/truth/inner?who=cross';
 document.body.append(cross);
 </script>""",
+        # A menu shown by CSS alone: hovering "Account" changes no DOM node.
+        "/truth/menu": """<!doctype html><title>Hover menu</title>
+<style>body{margin:0;font:16px sans-serif} nav{padding:20px}
+.menu{display:none} li.drop:hover .menu{display:block}</style>
+<nav><ul><li><a href="#home">Home</a></li>
+<li class="drop"><a href="#account">Account</a>
+<ul class="menu"><li><a href="#settings">Settings</a></li><li><a href="#out">Sign out</a></li></ul>
+</li></ul></nav><p style="margin-top:200px">elsewhere</p>""",
         "/truth/inner?who=same": "<title>Inner</title><p>Frame text same content</p>",
         "/truth/inner?who=cross": "<title>Inner</title><p>Frame text cross content</p>",
     }
@@ -187,3 +195,31 @@ async def test_find_and_wait_for_name_the_cross_origin_frames_they_could_not_sea
         "wait_for", ws, tabId=tab, text="Frame text same", state="gone", timeout_ms=300
     )
     assert shown.structured["found"] is False, text(shown)
+
+
+async def test_hovering_names_the_menu_it_reveals_by_css_alone(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/truth/menu")
+    ref, _ = await found_ref(service, ws, tab, "Account")
+    hovered = await service.call("computer", ws, tabId=tab, action="hover", ref=ref)
+    said = text(hovered)
+    assert hovered.kind == "ok", said
+    observed = hovered.structured["interactionReceipt"]["observedAfter"]
+    assert observed.get("mutations", 0) == 0  # nothing for a mutation count to see
+    revealed = [(e["role"], e["name"]) for e in observed["revealed"]]
+    assert revealed == [("link", "Settings"), ("link", "Sign out")], said
+    assert '2 element(s) came into view near the target: link "Settings" [' in said
+    assert await page_value(
+        service, ws, tab, "getComputedStyle(document.querySelector('.menu')).display"
+    ) == "block"
+    # A revealed item's ref is usable at once.
+    settings = observed["revealed"][0]["ref"]
+    clicked = await service.call("computer", ws, tabId=tab, action="left_click", ref=settings)
+    assert clicked.kind == "ok", text(clicked)
+    assert await page_value(service, ws, tab, "location.hash") == "#settings"
+    # Hovering elsewhere hides it again: nothing is said to have come into view.
+    away = await service.call("computer", ws, tabId=tab, action="hover", coordinate=[300, 400])
+    assert away.kind == "ok", text(away)
+    assert "came into view" not in text(away)

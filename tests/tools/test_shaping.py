@@ -194,3 +194,30 @@ def test_network_lines_and_notes() -> None:
     assert notes[0].startswith("Note: the console buffer was reset")
     assert FIRST_USE_NOTE["console"] in notes and "only as far as Chrome still kept them" in notes[1]
     assert bounded_limit(None) == 100 and bounded_limit(5000) == 1000 and bounded_limit(True) == 100
+
+
+def test_receipts_name_what_came_into_view_near_the_target_only_from_whole_lists() -> None:
+    menu = {"ref_9": {"role": "link", "name": "Settings"}}
+    home = {"ref_2": {"role": "link", "name": "Home"}}
+    base = {"url": "http://a.test/", "title": "A", "renderSerial": 1, "mutations": 5}
+    before = {**base, "nearby": {"shown": home, "complete": True}}
+    after = {**base, "nearby": {"shown": {**home, **menu}, "complete": True}}
+    receipt = build_receipt("hover", 7, before, after, assurance="ref", target=ELEMENT)
+    assert receipt["observedAfter"]["revealed"] == [
+        {"ref": "ref_9", "role": "link", "name": "Settings"}
+    ]
+    assert receipt_facts(receipt) == (
+        '1 element(s) came into view near the target: link "Settings" [ref_9]'
+    )
+    # Either list cut short at its bound: what is missing from it may simply be past the bound.
+    for cut in (before, after):
+        partial = {**cut, "nearby": {**cut["nearby"], "complete": False}}
+        sides = (partial, after) if cut is before else (before, partial)
+        quiet = build_receipt("hover", 7, *sides, assurance="ref", target=ELEMENT)
+        assert "revealed" not in quiet["observedAfter"]
+    # Several: five are named, the rest counted.
+    many = {f"ref_{n}": {"role": "menuitem", "name": f"Item {n}"} for n in range(10, 17)}
+    wide = {**base, "nearby": {"shown": many, "complete": True}}
+    facts = receipt_facts(build_receipt("hover", 7, before, wide, assurance="ref", target=None))
+    assert facts.startswith("7 element(s) came into view near the target: menuitem")
+    assert facts.endswith('menuitem "Item 14" [ref_14] and 2 more')
