@@ -92,6 +92,13 @@
         const listed = options.slice(0, 20).map((o) => JSON.stringify(dom.collapse(o.text))).join(", ");
         throw new PageError(`No option matching ${JSON.stringify(String(value))}; options: ${listed}`, "no_such_option");
       }
+      // A disabled option cannot be chosen by a person, and a form never sends it: choosing it
+      // by script would leave the field out of the submitted form while saying it was set.
+      const chosen = el.options[index];
+      if (chosen.disabled || (chosen.parentElement && dom.tagOf(chosen.parentElement) === "OPTGROUP" && chosen.parentElement.disabled)) {
+        const open = options.filter((o, i) => !el.options[i].disabled).slice(0, 20).map((o) => JSON.stringify(dom.collapse(o.text))).join(", ");
+        throw new PageError(`The option ${JSON.stringify(dom.collapse(options[index].text))} is disabled: it cannot be chosen, and a form never sends it; options that can be chosen: ${open}`, "disabled_option");
+      }
       el.selectedIndex = index;
       fire(el, "input", EventCtor);
       fire(el, "change", EventCtor);
@@ -123,6 +130,8 @@
       const out = dom.isSecretField(el) ? { kind, secret: true } : { kind, value: el.value };
       const problem = invalidity(el);
       if (problem) out.invalid = problem;
+      const over = overLimit(el);
+      if (over) out.overLimit = over;
       // Secret fields do not echo their value back.
       return out;
     }
@@ -179,16 +188,19 @@
     );
   }
 
-  // Why the browser would refuse this control's value on submit, or "" when it would not. A
-  // value set by script is never checked against maxlength by the browser (only typing is held
-  // to it), so that limit is checked here.
+  // Why the browser would refuse this control's value on submit, or "" when it would not.
   function invalidity(el) {
     if (!el.willValidate) return "";
-    const limit = Number(el.maxLength);
-    if (Number.isInteger(limit) && limit >= 0 && typeof el.value === "string" && el.value.length > limit) {
-      return `${el.value.length} characters, more than the field's limit of ${limit}`;
-    }
     return el.validity && !el.validity.valid ? dom.collapse(el.validationMessage || "not valid") : "";
+  }
+
+  // A value longer than the field's maxlength, or "". Only typing is held to that limit: the
+  // browser submits a longer value set by script as it is (validity.tooLong stays false), but
+  // a person could not have entered it, and the site may refuse or cut it.
+  function overLimit(el) {
+    const limit = Number(el.maxLength);
+    if (!Number.isInteger(limit) || limit < 0 || typeof el.value !== "string" || el.value.length <= limit) return "";
+    return `${el.value.length} characters, more than the field's limit of ${limit}`;
   }
 
   // Mechanism `form_validity`: the controls of `submit`'s form the browser would refuse, so a

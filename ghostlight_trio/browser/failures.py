@@ -20,8 +20,9 @@ _CODE_NEXT_STEP = {
     "single_file": "send one file to this input, or the rest to another file input",
     "dialog_open": "answer the dialog with the dialog tool (action accept or dismiss, or respond"
     " with text for a prompt), then retry",
-    "error_page": "navigate to the page again or to another URL (a screenshot shows the"
-    " browser's error)",
+    "error_page": "a screenshot shows the browser's error and what failed. Navigate to another"
+    " URL, or to this one again only once that is fixed: a redirect loop, a refused connection or"
+    " a wrong address fails the same way every time",
     "content_unavailable": "navigate the tab to a web page (http or https) first; Chrome keeps"
     " extensions out of about:blank, chrome:// pages and the Chrome Web Store",
     "resize_failed": "pick a size that fits the screen (Chrome keeps at least half of a window"
@@ -37,6 +38,8 @@ _CODE_NEXT_STEP = {
     " with filter interactive)",
     "bad_value": "send true or false for a checkbox or radio button",
     "no_such_option": "send one of the options listed",
+    "disabled_option": "send one of the options that can be chosen, listed above, or ask the user"
+    " if only the disabled one will do",
     "radio_uncheck": "choose another option of the group instead",
     "page_changed": "let the new page load (wait_for with state settled), then call it again",
     "page_unresponsive": "if a JavaScript dialog is showing there, the user must answer it in the"

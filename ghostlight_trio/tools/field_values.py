@@ -7,6 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+OVER_LIMIT_NOTE = (
+    "The value is longer than the field allows ({}): a person could not have typed it all. The"
+    " browser still sends the whole value on submit; the site may refuse or cut it."
+)
+"""Said of a value past a field's maxlength (only typing is held to that limit)."""
+
 _READ_BACK = ("input", "textarea", "contenteditable")
 """Kinds of field whose text the page reports back after the write."""
 

@@ -25,7 +25,7 @@ from ..transport.excerpt import excerpt
 from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
 from .computer import ComputerTool
-from .field_values import changed, refused_value
+from .field_values import OVER_LIMIT_NOTE, changed, refused_value
 from .provenance import origin_of, page_facts, provenance, wrap_page_text
 from .receipts import receipt_facts
 from .screenshots import ContextBook
@@ -34,7 +34,7 @@ SOURCES = ("label", "placeholder", "name", "aria")
 """Where a control's name may come from, most trusted first (``name`` covers name and id)."""
 EXACT, PREFIX, SUBSTRING = 0, 1, 2
 SKIP_CODES = frozenset(
-    {"disabled", "read_only", "no_such_option", "bad_value", "radio_uncheck",
+    {"disabled", "read_only", "no_such_option", "disabled_option", "bad_value", "radio_uncheck",
      "unsupported_control", "not_a_control", "stale_ref"}
 )  # fmt: skip
 """Page refusals that skip one field and let the others go on."""
@@ -336,6 +336,8 @@ class FormFill:
                 entry["asked"] = excerpt(str(value), SHOWN_CHARS)
         if done.get("invalid"):
             entry["invalid"] = str(done["invalid"])
+        if done.get("overLimit"):
+            entry["overLimit"] = str(done["overLimit"])
         return entry
 
     async def _submit(
@@ -394,6 +396,8 @@ def _filled_line(item: Mapping[str, Any]) -> str:
         line += f" (asked {item['asked']}; the field changed it)"
     if item.get("invalid"):
         line += f" (the browser would refuse it: {item['invalid']})"
+    if item.get("overLimit"):
+        line += f" ({OVER_LIMIT_NOTE.format(item['overLimit'])})"
     return line
 
 

@@ -19,7 +19,7 @@ from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
 from .buffers import bounded_limit, buffer_notes, console_lines, limit_notes, network_lines
 from .computer import ComputerTool
-from .field_values import changed, refused_value
+from .field_values import OVER_LIMIT_NOTE, changed, refused_value
 from .image_store import ImageStore
 from .javascript import JavascriptTool
 from .page_dialogs import PageDialog, dialog_name, dialog_result
@@ -165,6 +165,8 @@ class _PageTools:
             summary = f"Set {ref} = {held} (asked {shown}; the field changed it)."
         if done.get("invalid"):
             summary += f" The browser would refuse this value on submit: {done['invalid']}."
+        if done.get("overLimit"):
+            summary += f" {OVER_LIMIT_NOTE.format(done['overLimit'])}"
         await call.effects.checkpoint()
         try:
             return await settled_receipt(

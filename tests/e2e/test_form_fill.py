@@ -47,13 +47,16 @@ customElements.define("text-field", class extends HTMLElement {
 <iframe id="billing" srcdoc='<form onsubmit="event.preventDefault(); parent.paid=(parent.paid||0)+1">
 <label>Card holder <input id="holder"></label><button>Pay</button></form>'></iframe>"""
 FORM_PAGES["/fill/checks"] = """<!doctype html><title>Contact</title>
-<form id="contact" onsubmit="event.preventDefault(); window.sent=(window.sent||0)+1">
+<form id="contact" onsubmit="event.preventDefault(); window.sent=(window.sent||0)+1;
+ window.body=[...new FormData(this).keys()]">
 <label>Name <input id="name"></label>
 <label>Phone <input id="phone" required></label>
 <label>Birthday <input id="bday" type="date"></label>
 <label>Volume <input id="vol" type="range" min="0" max="10"></label>
 <label>Zip <input id="zip" maxlength="5"></label>
 <label>Notes <textarea id="notes"></textarea></label>
+<label>Size <select id="size" name="size"><option value="s">Small</option>
+<option value="m" disabled>Medium</option><option value="l">Large</option></select></label>
 <button>Send</button></form>
 <div id="bio" contenteditable="true" role="textbox" aria-label="Bio"
  oninput="if (this.textContent.length > 5) this.textContent = this.textContent.slice(0, 5)"></div>"""
@@ -153,17 +156,26 @@ async def test_values_a_field_refuses_and_a_form_the_browser_would_refuse_are_sa
     [birthday] = structured["skipped"]
     assert birthday["label"] == "Birthday" and "did not take '2024-13-45'" in birthday["reason"]
     assert (by_label["Volume"]["value"], by_label["Volume"]["asked"]) == ("10", "50")
-    assert "more than the field's limit of 5" in by_label["Zip"]["invalid"]
+    # Past maxlength: said, but the browser does not refuse it (only typing is held to it).
+    assert "more than the field's limit of 5" in by_label["Zip"]["overLimit"]
+    assert "invalid" not in by_label["Zip"]
+    assert "a person could not have typed it all" in text(outcome)
     assert len(by_label["Notes"]["value"]) < 300  # a long value is not echoed back whole
-    # The empty required Phone and the over-long Zip would block the submit: not clicked.
+    # The empty required Phone would block the submit: not clicked.
     assert structured["submitted"] is False
     assert "Not submitted: the browser would refuse the form (Phone: " in structured["observation"]
-    assert "Zip: 10 characters" in structured["observation"]
+    assert "Zip" not in structured["observation"]
     assert await page_value(service, ws, tab, "[window.sent, bday.value, vol.value]") == [None, "", "10"]
 
-    fixed = await service.call("form_fill", ws, tabId=tab, fields={"phone": "555", "zip": "12345"}, submit=True)
+    fixed = await service.call("form_fill", ws, tabId=tab, fields={"phone": "555"}, submit=True)
     assert fixed.kind == "ok" and fixed.structured["submitted"] is True, text(fixed)
-    assert await page_value(service, ws, tab, "window.sent") == 1
+    assert await page_value(service, ws, tab, "[window.sent, zip.value]") == [1, "1234567890"]
+
+    # A disabled option is never chosen: the form would leave the field out while "Set" is said.
+    disabled = await service.call("form_fill", ws, tabId=tab, fields={"size": "Medium"}, submit=True)
+    assert disabled.structured["submitted"] is False, text(disabled)
+    assert 'The option "Medium" is disabled' in text(disabled)
+    assert await page_value(service, ws, tab, "[size.value, window.sent]") == ["s", 1]
 
 
 async def test_form_input_says_what_the_field_holds_not_what_it_was_sent(
@@ -185,7 +197,16 @@ async def test_form_input_says_what_the_field_holds_not_what_it_was_sent(
         f'Set {volume} = "10" (asked 50; the field changed it).'
     ), text(clamped)
     long = await service.call("form_input", ws, tabId=tab, ref=zip_code, value="1234567890")
-    assert "The browser would refuse this value on submit: 10 characters" in text(long)
+    assert "would refuse" not in text(long)
+    assert (
+        "The value is longer than the field allows (10 characters, more than the field's limit"
+        " of 5): a person could not have typed it all. The browser still sends the whole value"
+    ) in text(long)
+    size = await ref_of("Size")
+    refused_option = await service.call("form_input", ws, tabId=tab, ref=size, value="Medium")
+    assert refused_option.kind == "tool_error", text(refused_option)
+    assert 'The option "Medium" is disabled' in text(refused_option)
+    assert 'options that can be chosen: "Small", "Large"' in text(refused_option)
     assert await page_value(service, ws, tab, "[bday.value, vol.value]") == ["", "10"]
     # An editor that rewrites what it is given is read back like any field.
     bio = await ref_of("Bio")
