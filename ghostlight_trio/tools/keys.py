@@ -25,17 +25,14 @@ class KeyDef:
     shift: bool = False
 
 
-def _build() -> dict[str, KeyDef]:
-    keys: dict[str, KeyDef] = {}
-    for ch in string.ascii_lowercase:
-        code = f"Key{ch.upper()}"
-        keys[ch] = KeyDef(ch, code, ord(ch.upper()), ch)
-        keys[ch.upper()] = KeyDef(ch.upper(), code, ord(ch.upper()), ch.upper(), shift=True)
-    for digit, shifted in zip("0123456789", ")!@#$%^&*(", strict=True):
-        code = f"Digit{digit}"
-        keys[digit] = KeyDef(digit, code, ord(digit), digit)
-        keys[shifted] = KeyDef(shifted, code, ord(digit), shifted, shift=True)
-    punctuation = [
+def _printable_keys() -> list[tuple[str, str, str, int]]:
+    """(plain, shifted, code, key code) for every printable key of the US layout."""
+    rows = [(ch, ch.upper(), f"Key{ch.upper()}", ord(ch.upper())) for ch in string.ascii_lowercase]
+    rows += [
+        (digit, shifted, f"Digit{digit}", ord(digit))
+        for digit, shifted in zip("0123456789", ")!@#$%^&*(", strict=True)
+    ]
+    return rows + [
         ("`", "~", "Backquote", 192),
         ("-", "_", "Minus", 189),
         ("=", "+", "Equal", 187),
@@ -48,7 +45,11 @@ def _build() -> dict[str, KeyDef]:
         (".", ">", "Period", 190),
         ("/", "?", "Slash", 191),
     ]
-    for plain, shifted, code, key_code in punctuation:
+
+
+def _build() -> dict[str, KeyDef]:
+    keys: dict[str, KeyDef] = {}
+    for plain, shifted, code, key_code in _printable_keys():
         keys[plain] = KeyDef(plain, code, key_code, plain)
         keys[shifted] = KeyDef(shifted, code, key_code, shifted, shift=True)
     keys[" "] = KeyDef(" ", "Space", 32, " ")
@@ -57,6 +58,47 @@ def _build() -> dict[str, KeyDef]:
 
 CHARACTERS = _build()
 """Printable characters the US layout types directly."""
+
+SHIFTED = {CHARACTERS[shifted].code: CHARACTERS[shifted] for _, shifted, _, _ in _printable_keys()}
+"""What each printable key produces with shift held, by ``code`` (KeyA -> "A", Digit1 -> "!")."""
+
+SYMBOL_NAMES = {
+    "grave": "`",
+    "quoteleft": "`",
+    "asciitilde": "~",
+    "exclam": "!",
+    "at": "@",
+    "numbersign": "#",
+    "dollar": "$",
+    "percent": "%",
+    "asciicircum": "^",
+    "ampersand": "&",
+    "asterisk": "*",
+    "parenleft": "(",
+    "parenright": ")",
+    "minus": "-",
+    "underscore": "_",
+    "equal": "=",
+    "plus": "+",
+    "bracketleft": "[",
+    "braceleft": "{",
+    "bracketright": "]",
+    "braceright": "}",
+    "backslash": "\\",
+    "bar": "|",
+    "semicolon": ";",
+    "colon": ":",
+    "apostrophe": "'",
+    "quoteright": "'",
+    "quotedbl": '"',
+    "comma": ",",
+    "less": "<",
+    "period": ".",
+    "greater": ">",
+    "slash": "/",
+    "question": "?",
+}
+"""xdotool (X keysym) names of the US layout's symbols; a shifted symbol's name implies shift."""
 
 NAMED = {
     "enter": KeyDef("Enter", "Enter", 13, "\r"),
@@ -128,18 +170,35 @@ def modifier_bits(text: str | None) -> int:
 
 
 def lookup(name: str) -> KeyDef:
-    """One key by name, alias or character."""
+    """One key by name, alias, symbol name (``slash``) or character."""
     if name in CHARACTERS:
         return CHARACTERS[name]
     normal = name.lower().replace("_", "").replace("-", "")
     normal = ALIASES.get(normal, normal)
     if normal in NAMED:
         return NAMED[normal]
+    if normal in SYMBOL_NAMES:
+        return CHARACTERS[SYMBOL_NAMES[normal]]
     raise KeyComboError(
         f'Unknown key "{name}": name a key such as Enter, Tab, Escape, Backspace, ArrowDown,'
-        " PageDown, F5 or a letter, optionally with modifiers (ctrl+a, shift+Tab); to enter"
-        " text, use action type."
+        " PageDown, F5, a letter, a digit, or a symbol as itself or by its xdotool name"
+        " (/ or slash, ? or question, { or braceleft), optionally with modifiers (ctrl+a,"
+        " shift+Tab, shift+slash); to enter text, use action type."
     )
+
+
+COMMAND_BITS = CTRL | ALT | META
+"""Modifiers that make a chord a command rather than typed text."""
+
+
+def _chord_key(name: str, modifiers: list[KeyDef]) -> KeyDef:
+    """The key a chord presses. In a command chord an uppercase letter names the letter's key,
+    as in xdotool: ``ctrl+K`` is ctrl and the K key, with no shift the agent did not ask for."""
+    key = lookup(name)
+    bits = sum(MODIFIER_BITS[mod.key.lower()] for mod in modifiers)
+    if bits & COMMAND_BITS and len(name) == 1 and name in string.ascii_uppercase:
+        return CHARACTERS[name.lower()]
+    return key
 
 
 @attrs.frozen
@@ -177,7 +236,7 @@ def parse_combo(text: str) -> Combo:
             raise KeyComboError(f'"{mod}" in "{text}" is not a modifier')
         if key not in modifiers:
             modifiers.append(key)
-    return Combo(tuple(modifiers), lookup(last), text)
+    return Combo(tuple(modifiers), _chord_key(last, modifiers), text)
 
 
 def parse_keys(text: str) -> list[Combo]:
@@ -189,11 +248,15 @@ def parse_keys(text: str) -> list[Combo]:
 
 
 def key_events(key: KeyDef, bits: int) -> list[dict[str, object]]:
-    """keyDown/keyUp params for one key press under modifier ``bits``."""
+    """keyDown/keyUp params for one key press under modifier ``bits``. With shift held a
+    printable key reports what it prints shifted (shift+a: "A", shift+1: "!"), as a real
+    keyboard does, so page shortcuts keyed on those characters fire."""
     if key.shift:
         bits |= SHIFT
+    if bits & SHIFT:
+        key = SHIFTED.get(key.code, key)
     # Ctrl/Alt/Meta chords are commands, not text.
-    text = key.text if key.text and not bits & (CTRL | ALT | META) else ""
+    text = key.text if key.text and not bits & COMMAND_BITS else ""
     down: dict[str, object] = {
         "type": "keyDown" if text else "rawKeyDown",
         "key": key.key,
