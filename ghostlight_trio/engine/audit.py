@@ -25,8 +25,9 @@ class AuditRecord:
     """Keyed fingerprint of the workspace, never the raw handle."""
     outcome: str
     """How the call really settled."""
-    reported: str
-    """What the caller was told (``outcome_unknown`` when the reply deadline came first)."""
+    reported: str | None
+    """What the caller was told (``outcome_unknown`` when the reply deadline came first;
+    None when it was told nothing: it cancelled the call, or left)."""
     duration: float
     effects_dispatched: int = 0
     client: str = ""

@@ -13,7 +13,9 @@ from ..scheduler import LeaseRequest
 from ..transport.bridge import Message, Progress
 from .contracts import WorkContext
 
-CancelReason = Literal["cancelled", "not_started"]
+CancelReason = Literal["cancelled", "caller", "not_started"]
+"""Why a call's scope was cancelled: stopped by the service (the kill switch), by its caller
+(a cancel, or the stream lost: the caller is told nothing), or not started in time."""
 
 
 class ResponseSink(Protocol):

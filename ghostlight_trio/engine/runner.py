@@ -360,7 +360,11 @@ class CallRunner:
             return
         call.settled = True
         outcome = self._with_quarantine_notice(call, outcome)
-        record = self._record(call, call.finished_as or outcome.kind, call.reported or outcome.kind)
+        # A caller that cancelled or left is told nothing (MCP sends no answer to a cancelled
+        # request, and a lost stream carries none): the record says so, unless it was answered
+        # before (an "outcome unknown" at the reply deadline).
+        told = None if call.cancel_reason == "caller" else outcome.kind
+        record = self._record(call, call.finished_as or outcome.kind, call.reported or told)
         safe_audit(self._audit, record)
         self._report(call, outcome)
 
@@ -371,7 +375,7 @@ class CallRunner:
         if write is not None:
             safe_audit(write, self._record(call, "dispatched", ""))
 
-    def _record(self, call: CallState, outcome: str, reported: str) -> AuditRecord:
+    def _record(self, call: CallState, outcome: str, reported: str | None) -> AuditRecord:
         facts: GateFacts = call.gate_facts or NOT_EVALUATED
         return AuditRecord(
             time=time.time(),

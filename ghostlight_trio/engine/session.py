@@ -101,13 +101,13 @@ class WorkSession:
         """Cooperative cancellation; unknown or already settled ids are ignored."""
         call = self._active.get(work_id)
         if call is not None:
-            call.cancel("cancelled")
+            call.cancel("caller")
 
     def abandon(self) -> None:
         """The stream is gone: cancel everything it started (dispatched effects still drain)."""
         self._closed = True
         for call in list(self._active.values()):
-            call.cancel("cancelled")
+            call.cancel("caller")
         registry = self._engine.workspaces
         for workspace in self._held:
             registry.detach(workspace)

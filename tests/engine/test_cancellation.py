@@ -89,8 +89,9 @@ async def test_cancel_during_atomic_effect_drains_and_audits(autojump_clock, nur
     assert t == 10 and outcome.kind == "cancelled"
     assert "allowed to finish" in text(outcome)
     [record] = h.audit
-    # The caller hears of the cancel; the trail keeps what happened: the handler finished.
-    assert (record.outcome, record.reported, record.effects_dispatched) == ("ok", "cancelled", 1)
+    # The trail keeps what happened (the handler finished) and that the caller, which
+    # cancelled, was told nothing (MCP answers no cancelled request).
+    assert (record.outcome, record.reported, record.effects_dispatched) == ("ok", None, 1)
     assert h.scheduler.active == 0 and h.engine.active_work == 0
 
 
@@ -130,8 +131,9 @@ async def test_stream_loss_cancels_queued_and_drains_dispatched(autojump_clock, 
     await trio.sleep(30)
     assert tool.invoked == [0] and tool.effects_done == [10]
     kinds = {r.work_id: (r.outcome, r.reported, r.effects_dispatched) for r in h.audit}
-    # The dispatched one finished (its record says so); the queued one never ran.
-    assert kinds == {first: ("ok", "cancelled", 1), second: ("cancelled", "cancelled", 0)}
+    # The dispatched one finished (its record says so); the queued one never ran. Neither
+    # answer reached anyone: the stream was gone.
+    assert kinds == {first: ("ok", None, 1), second: ("cancelled", None, 0)}
     assert h.engine.active_work == 0
     # A lost stream takes no new work.
     reply = h.start("navigate", NAVIGATE, ws)
