@@ -14,6 +14,20 @@ const POLL_MS = 500;
 // page; only an injection tells it apart, refused with this message.
 const ERROR_PAGE = /showing error page/i;
 const ERROR_PAGE_PROBE_MS = 1000;
+// What the error page shows as its code: a net error (ERR_TOO_MANY_REDIRECTS, a DNS_PROBE_...
+// state), or "HTTP ERROR 500" for an HTTP error answered without a page. No script of ours runs
+// there, but the debugger's Runtime.evaluate does. The shown code comes first: Chrome updates
+// it once a DNS probe ends; the page's own data holds the code it started with.
+const ERROR_CODE_EXPRESSION = `(() => {
+  if (location.protocol !== "chrome-error:") return "";
+  const shown = document.querySelector(".error-code");
+  const data = typeof loadTimeDataRaw === "object" && loadTimeDataRaw ? loadTimeDataRaw.errorCode : "";
+  return String((shown && shown.textContent) || data || "").trim();
+})()`;
+// Reading the cause is best effort, on the error-page path only, and never holds navigate long.
+const ERROR_CAUSE_MS = 1000;
+const NET_ERROR_CODE = /^(?:ERR|DNS_PROBE)_[A-Z0-9_]{1,60}$/;
+const HTTP_ERROR_CODE = /^HTTP ERROR (\d{3})$/i;
 
 export function navigationTimeout(args) {
   const value = args ? args.timeoutMs : undefined;
@@ -23,8 +37,8 @@ export function navigationTimeout(args) {
 
 // deps.cdp(tabId, method, params): a CDP sender, used when Chrome's own back/forward
 // refuses an entry (Chrome skips entries it considers unvisited, e.g. pages the user never
-// interacted with, but the agent asked for exactly that entry). deps.signal: the request's
-// stop signal.
+// interacted with, but the agent asked for exactly that entry), and to read why a load ended
+// on Chrome's error page. deps.signal: the request's stop signal.
 export async function navigate(chromeApi, args, deps = {}) {
   const tabId = requireTabId(args);
   let target;
@@ -61,7 +75,7 @@ export async function navigate(chromeApi, args, deps = {}) {
   else if (!started) out.started = false; // the tab never began to move: nothing was loaded
   if (loaded) {
     const page = await probeLoadedPage(chromeApi, tabId);
-    if (page.errorPage) out.errorPage = true;
+    if (page.errorPage) Object.assign(out, { errorPage: true }, await errorPageCause(deps.cdp, tabId));
     // The server's own error page (404, 500, ...) loads like any page: its status says it is one.
     if (page.status >= 400) out.httpStatus = page.status;
   }
@@ -94,6 +108,36 @@ async function probeLoadedPage(chromeApi, tabId) {
     clearTimeout(timer);
     probe.catch(() => {}); // a late failure of an abandoned probe is not "unhandled"
   }
+}
+
+// Why the tab shows Chrome's error page: `{netError}` (plus `httpStatus` for an HTTP error
+// answered without a page), or `{}` when it cannot be read in time (no debugger, a failed
+// command, a slow answer).
+export async function errorPageCause(cdp, tabId) {
+  if (!cdp) return {};
+  let timer;
+  const asked = Promise.resolve().then(() => cdp(tabId, "Runtime.evaluate", { expression: ERROR_CODE_EXPRESSION, returnByValue: true }));
+  const slow = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(null), ERROR_CAUSE_MS);
+  });
+  try {
+    const answer = await Promise.race([asked, slow]);
+    return parseErrorCode(answer && answer.result ? answer.result.value : null);
+  } catch {
+    return {};
+  } finally {
+    clearTimeout(timer);
+    asked.catch(() => {}); // a late failure of an abandoned read is not "unhandled"
+  }
+}
+
+// The error page's shown code as wire fields; anything else is not trusted to be one.
+export function parseErrorCode(code) {
+  if (typeof code !== "string") return {};
+  const text = code.trim();
+  const http = HTTP_ERROR_CODE.exec(text);
+  if (http) return { netError: "ERR_HTTP_RESPONSE_CODE_FAILURE", httpStatus: Number(http[1]) };
+  return NET_ERROR_CODE.test(text) ? { netError: text } : {};
 }
 
 async function stepHistory(chromeApi, tabId, direction, cdp, signal) {

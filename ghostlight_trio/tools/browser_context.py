@@ -12,7 +12,6 @@ import json
 import logging
 import re
 from collections.abc import Iterable
-from http import HTTPStatus
 from typing import Any, Protocol, TypeGuard
 from urllib.parse import urlsplit
 
@@ -26,6 +25,7 @@ from ..engine.contracts import (
 )
 from ..transport.excerpt import quoted
 from .atomic import atomic_request
+from .net_errors import error_page_result, http_reason
 from .page_dialogs import dialog_name, dialog_result, refusal, stopped_result
 
 log = logging.getLogger("ghostlight.tools")
@@ -219,14 +219,7 @@ class _ContextTools:
             )
             return dialog_result(call, int(tab_id), lead, dialog, structured=structured)
         if result.get("errorPage") is True:
-            return ToolResult.text(
-                f"Navigated to {final_url}, but the page did not load: the tab shows the"
-                " browser's error page (for example, the server refused the connection or the"
-                " host name does not exist). Next step: check the URL; a screenshot shows the"
-                " browser's error.",
-                kind="tool_error",
-                structured=structured,
-            )
+            return error_page_result(final_url, result, structured)
         pending = result.get("pendingUrl")
         if isinstance(pending, str) and pending:
             return ToolResult.text(
@@ -262,15 +255,8 @@ class _ContextTools:
         if type(status) is int and status >= 400:
             # The server's own error page loaded: a page, but not the one asked for.
             structured["httpStatus"] = status
-            suffix += f", but the server answered HTTP {status}{_reason(status)}: the page is its error page"
+            suffix += f", but the server answered HTTP {status}{http_reason(status)}: the page is its error page"
         return ToolResult.text(f"Navigated to {final_url}{suffix}.", structured=structured)
-
-
-def _reason(status: int) -> str:
-    try:
-        return f" ({HTTPStatus(status).phrase})"
-    except ValueError:
-        return ""
 
 
 def _tab_entry(tab: dict[str, Any]) -> dict[str, Any]:
