@@ -273,6 +273,11 @@ class GovernanceGate:
             return result
         structured = result.structured or {}
         if call.spec.name == "navigate" and isinstance(structured.get("url"), str):
+            if structured.get("pendingUrl") or structured.get("noPage"):
+                # Nothing landed yet (the server has not answered), or nothing will (a
+                # download): the tab still shows the page it had, and the record keeps the
+                # host the call was decided on, so a replay judges what was asked for.
+                return result
             return await self._check_landing(call, effects, result, resolve_url(structured["url"]))
         if call in self._policies:
             return await self._check_moved_on(call, effects, result)

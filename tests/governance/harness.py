@@ -104,8 +104,11 @@ class GovernedHarness(SessionDriver):
         return [r for r in read_lines(self.audit_path) if "event" not in r]
 
 
-def navigating_handler(browser: FakeBrowser, redirects: Mapping[str, str] = {}) -> ToolHandler:  # noqa: B006
-    """A navigate handler that 'loads' the URL (following the given redirects)."""
+def navigating_handler(
+    browser: FakeBrowser, redirects: Mapping[str, str] = {}, unanswered: frozenset[str] = frozenset()  # noqa: B006
+) -> ToolHandler:
+    """A navigate handler that 'loads' the URL (following the given redirects); a URL in
+    ``unanswered`` stays pending (its server has not answered: the tab keeps its page)."""
 
     async def navigate(call: ToolCall) -> ToolResult:
         url = str(call.arguments["url"])
@@ -113,10 +116,14 @@ def navigating_handler(browser: FakeBrowser, redirects: Mapping[str, str] = {}) 
 
         async def effect() -> None:
             browser.navigations.append((tab, url))
-            browser.urls[tab] = redirects.get(url, url)
+            if url not in unanswered:
+                browser.urls[tab] = redirects.get(url, url)
 
         await call.effects.atomic(effect)
-        return ToolResult.text("navigated", structured={"tabId": tab, "url": browser.urls[tab]})
+        structured = {"tabId": tab, "url": browser.urls[tab]}
+        if url in unanswered:
+            structured["pendingUrl"] = url
+        return ToolResult.text("navigated", structured=structured)
 
     return navigate
 

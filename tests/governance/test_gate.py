@@ -190,6 +190,26 @@ async def test_a_redirect_to_a_denied_host_is_parked_on_about_blank(nursery, tmp
     assert (record["host"], record["decision"], record["effects"]) == ("evil.test", "deny", 2)
 
 
+async def test_a_navigation_still_under_way_is_recorded_by_its_target_not_the_page_it_leaves(
+    nursery, tmp_path
+):
+    for policy in (None, state(NARROW)):
+        place = tmp_path / ("open" if policy is None else "narrow")
+        place.mkdir()
+        h = harness(nursery, place, policy)
+        h.engine.handlers["navigate"] = navigating_handler(
+            h.browser, unanswered=frozenset({"https://docs.example.com/slow"})
+        )
+        ws = h.workspace(TAB)
+        h.browser.urls[TAB] = "about:blank"
+        out = await h.call("navigate", {"url": "https://docs.example.com/slow", "tabId": TAB}, ws)
+        assert out.kind == "ok", text(out)
+        [record] = h.records()
+        # A replay against a policy that denies docs.example.com must see this call.
+        assert record["host"] == "docs.example.com", record
+        assert record["rule"] != "blank"
+
+
 async def test_hold_stops_calls_and_retires_queued_work_until_resume(nursery, tmp_path, autojump_clock):
     h = harness(nursery, tmp_path)
     ws = h.workspace(TAB)
