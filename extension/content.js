@@ -161,9 +161,13 @@
     element_rect: (args) => ns.find.describeElement(elementArg(args), ctx),
     // Whether a click at the centre of the ref'd element would reach it (or something inside
     // it, or its label), and if not, what is on top.
-    hit_test: (args) => {
+    // It is looked at once it has stopped moving: a target still sliding into place would be
+    // missed by input aimed at where it was (`moving` when it never stopped).
+    hit_test: async (args) => {
       const el = elementArg(args);
+      const rest = await ns.find.restingBox(el);
       const target = ns.find.describeElement(el, ctx);
+      if (!rest.stable && !rest.steady) return { target, hit: false, moving: true, covering: null };
       const { reaches, at } = ns.find.hitTest(el, target);
       return { target, hit: reaches, covering: at && !reaches ? ns.find.describeElement(at, ctx) : null };
     },

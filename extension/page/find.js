@@ -250,6 +250,36 @@
     return out;
   }
 
+  // How long a pointer action waits for its target to stop moving, and how many frames of
+  // its most recent boxes the click point must lie inside when it never stops.
+  const REST_MS = 1000;
+  const REST_FRAMES = 6;
+
+  // Waits until the element's box is the same on two frames in a row (an animation, a
+  // transition or a late layout shift has ended), so that the point a pointer action aims at
+  // is still the element's when the input lands. Resolves {stable: true}; after REST_MS of
+  // movement, {stable: false, steady}: steady when its centre stayed inside each of its last
+  // boxes (a pulsing button: clicking its centre still reaches it). A hidden tab draws no
+  // frames, and moves nothing, so it is not waited on. `frame` and `now` are the page's.
+  async function restingBox(el, { frame = root.requestAnimationFrame, now = () => root.performance.now() } = {}) {
+    const doc = el.ownerDocument;
+    if (typeof frame !== "function" || (doc && doc.visibilityState === "hidden")) return { stable: true };
+    const started = now();
+    let last = dom.rectOf(el);
+    const recent = [last];
+    while (now() - started < REST_MS) {
+      await new Promise((resolve) => frame.call(root, resolve));
+      const box = dom.rectOf(el);
+      if (box.x === last.x && box.y === last.y && box.width === last.width && box.height === last.height) return { stable: true };
+      last = box;
+      recent.push(box);
+      if (recent.length > REST_FRAMES) recent.shift();
+    }
+    const c = dom.center(last);
+    const inside = (r) => c.x >= r.x && c.x <= r.x + r.width && c.y >= r.y && c.y <= r.y + r.height;
+    return { stable: false, steady: recent.length >= REST_FRAMES && recent.every(inside) };
+  }
+
   // The interactive elements shown near `el` (under its nearest few ancestors), by ref, with
   // their role and name. A receipt compares them before and after a hover or a click, so a
   // menu the page shows by CSS alone (:hover, :focus-within: no DOM change to count) is named.
@@ -327,6 +357,6 @@
 
   ns.find = {
     WALK_CAP, RANK_CAP, normalize, rankMatch, sortMatches, mayMatch, describeElement, findText, elementAtPoint, hitTest,
-    opaqueFrames, unsearchedNote, nearby,
+    opaqueFrames, unsearchedNote, nearby, restingBox,
   };
 })(globalThis);

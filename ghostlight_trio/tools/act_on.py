@@ -53,6 +53,7 @@ NEXT_STEPS = {
     " the element more exactly (add a role)",
     "stale_ref": "the page changed since that ref was read: read it again with find or read_page",
     "covered_target": "close or scroll away what covers it (see candidates), then retry",
+    "moving_target": "wait for the page to settle (wait_for with state settled), then retry",
 }
 
 
@@ -200,6 +201,12 @@ class ActOn:
     async def _check_reachable(self, call: ToolCall, tab: int, element: dict[str, Any]) -> None:
         ref = str(element["ref"])
         hit = await self._channel.reach_ref(call, tab, ref, in_view=bool(element.get("inViewport")))
+        if hit.get("moving"):
+            raise Blocked(
+                "moving_target",
+                f"{ref} kept moving for a second (an animation, or a page still laying itself"
+                " out): a click aimed at it could land elsewhere, so nothing was done.",
+            )
         if not hit.get("hit"):
             covering = hit.get("covering")
             raise Blocked(

@@ -667,6 +667,13 @@ def _unreachable(
     point = f"({_n(target.get('x', 0))}, {_n(target.get('y', 0))})"
     lead = f"{action} was not done: no input was sent, because {ref}"
     covering = hit.get("covering") if isinstance(hit.get("covering"), dict) else None
+    if hit.get("moving"):
+        return ToolResult.error(
+            f"{lead} kept moving for a second (an animation, or a page still laying itself out):"
+            f" {pointer} aimed at it could land on whatever takes its place. Wait for the page"
+            " to settle (wait_for with state settled) and retry, or take a screenshot and act at"
+            " a point of it."
+        )
     if not target.get("visible"):
         return ToolResult.error(
             f"{lead} is not visible on the page (hidden, collapsed, or without a size), so it has"

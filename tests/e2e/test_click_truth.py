@@ -45,6 +45,18 @@ cross.id = 'cross'; cross.width = 400; cross.height = 120;
 cross.src = 'http://localhost:' + location.port + '/truth/inner?who=cross';
 document.body.append(cross);
 </script>""",
+        # "Show banner" grows a banner over half a second, pushing "Buy now" down as it goes;
+        # "Drifter" never stops sliding.
+        "/truth/shift": """<!doctype html><title>Layout shift</title>
+<style>body{margin:0;font:16px sans-serif} #banner{height:0;transition:height .5s linear;
+background:#fd0} #banner.open{height:300px}
+@keyframes drift{from{margin-left:0}to{margin-left:600px}}
+#drifter{animation:drift .4s linear infinite alternate}</style>
+<button id="show" onclick="banner.classList.add('open'); L('show')">Show banner</button>
+<div id="banner"></div>
+<button id="buy" onclick="L('buy')">Buy now</button>
+<div><button id="drifter" onclick="L('drifter')">Drifter</button></div>
+<script>window.events = []; function L(m) { events.push(m); }</script>""",
         # A menu shown by CSS alone: hovering "Account" changes no DOM node.
         "/truth/menu": """<!doctype html><title>Hover menu</title>
 <style>body{margin:0;font:16px sans-serif} nav{padding:20px}
@@ -223,3 +235,29 @@ async def test_hovering_names_the_menu_it_reveals_by_css_alone(
     away = await service.call("computer", ws, tabId=tab, action="hover", coordinate=[300, 400])
     assert away.kind == "ok", text(away)
     assert "came into view" not in text(away)
+
+
+async def test_a_click_by_ref_waits_for_its_target_to_stop_moving_and_refuses_one_that_never_does(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/truth/shift")
+    show, _ = await found_ref(service, ws, tab, "Show banner")
+    buy, _ = await found_ref(service, ws, tab, "Buy now")
+    shown = await service.call("computer", ws, tabId=tab, action="left_click", ref=show)
+    assert shown.kind == "ok", text(shown)
+    # At once, while the banner still grows and "Buy now" slides down under the pointer.
+    bought = await service.call("computer", ws, tabId=tab, action="left_click", ref=buy)
+    assert bought.kind == "ok", text(bought)
+    assert await events(service, ws, tab) == ["show", "buy"]
+
+    drifter, _ = await found_ref(service, ws, tab, "Drifter")
+    for tool, arguments in (
+        ("computer", {"action": "left_click", "ref": drifter}),
+        ("act_on", {"action": "left_click", "target": {"ref": drifter}}),
+    ):
+        refused = await service.call(tool, ws, tabId=tab, **arguments)
+        said = text(refused)
+        assert "kept moving for a second" in said, said
+        assert "moving_target" in said or refused.kind == "tool_error", said
+    assert await events(service, ws, tab) == ["show", "buy"]  # nothing was sent to it

@@ -188,3 +188,53 @@ describe("cross-origin frames left unsearched", () => {
     assert.equal(both.opaqueFrames.count, 1); // met twice, counted once
   });
 });
+
+describe("a pointer target is looked at once it stops moving", () => {
+  const { find: finder } = loadPageScripts();
+  const plain = (value) => JSON.parse(JSON.stringify(value));
+  // Frames run at once; each one moves the element by `step` px until `frames` have passed.
+  function sliding(el, { step, frames }) {
+    let drawn = 0;
+    let clock = 0;
+    return {
+      frame: (callback) => {
+        drawn += 1;
+        clock += 16;
+        if (drawn <= frames) el.box = { ...el.box, top: el.box.top + step };
+        setTimeout(callback, 0);
+      },
+      now: () => clock,
+      drawn: () => drawn,
+    };
+  }
+
+  test("a target that slides into place is waited for, then measured at rest", async () => {
+    const button = h("button", { box: { left: 10, top: 100, width: 80, height: 20 } }, "Buy now");
+    fakeDocument(h("body", {}, button));
+    const motion = sliding(button, { step: 40, frames: 10 });
+    assert.deepEqual(plain(await finder.restingBox(button, motion)), { stable: true });
+    assert.equal(button.box.top, 500);
+    assert.equal(motion.drawn(), 11); // ten moves, then one frame that found it still
+  });
+
+  test("one that never stops is reported, unless its centre stays inside it (a pulse)", async () => {
+    const runner = h("button", { box: { left: 10, top: 100, width: 80, height: 20 } }, "Away");
+    fakeDocument(h("body", {}, runner));
+    const away = await finder.restingBox(runner, sliding(runner, { step: 30, frames: Infinity }));
+    assert.deepEqual(plain(away), { stable: false, steady: false });
+    const pulse = h("button", { box: { left: 10, top: 100, width: 80, height: 40 } }, "Pulse");
+    fakeDocument(h("body", {}, pulse));
+    let clock = 0;
+    let grow = false;
+    const breathing = {
+      frame: (callback) => {
+        clock += 16;
+        grow = !grow;
+        pulse.box = { ...pulse.box, width: grow ? 84 : 80 };
+        setTimeout(callback, 0);
+      },
+      now: () => clock,
+    };
+    assert.deepEqual(plain(await finder.restingBox(pulse, breathing)), { stable: false, steady: true });
+  });
+});
