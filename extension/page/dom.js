@@ -469,7 +469,11 @@
       return false;
     }
     const r = rectOf(el);
-    return r.width > 0 && r.height > 0 && !clipping(el, env, r).hidden;
+    if (!(r.width > 0 && r.height > 0)) return false;
+    // What the browser itself skips rendering: the content of a closed <details> or of a
+    // content-visibility:hidden box keeps a box, but nothing of it is drawn or clickable.
+    if (typeof el.checkVisibility === "function" && !el.checkVisibility()) return false;
+    return !clipping(el, env, r).hidden;
   }
 
   // --- clipping by ancestors -------------------------------------------------------------

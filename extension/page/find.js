@@ -20,6 +20,9 @@
   // Characters of an unnamed element's text shown to identify it.
   const TEXT_EXCERPT = 80;
   const FIELD_TAGS = new Set(["INPUT", "TEXTAREA", "SELECT"]);
+  // Hidden controls that match are counted up to this many, so that "no match" can say some
+  // are hidden (in a collapsed section, a closed menu) rather than absent.
+  const HIDDEN_COUNTED = 20;
 
   const fold = dom.fold;
 
@@ -187,7 +190,8 @@
   // Mechanism entry point. args: {query, limit?}. Result: {results, total, more, renderSerial},
   // plus {capped: true, scanned} when the search stopped after `scanned` elements (document
   // order, frames and shadow roots included) and the rest of the page was not searched, and
-  // {opaqueFrames: {count, origins}, note} when shown cross-origin frames were not searched.
+  // {opaqueFrames: {count, origins}, note} when shown cross-origin frames were not searched,
+  // and {hidden: N} when N controls (at most HIDDEN_COUNTED) match but are not shown.
   function findText(doc, args, ctx) {
     const query = args && typeof args.query === "string" ? args.query : "";
     if (!normalize(query)) throw new ns.PageError("find matches words: the query needs at least one letter or digit", "bad_args");
@@ -196,6 +200,7 @@
     const words = normalize(query).split(" ");
 
     const matches = [];
+    let hidden = 0;
     let order = 0;
     let ranked = 0;
     let capped = false;
@@ -213,11 +218,15 @@
       // under display:none has no box), so its hidden subtree needs no pruning.
       if (mayMatch(el, words)) {
         ranked += 1;
-        if (dom.isVisible(el, ctx.env)) {
+        const visible = dom.isVisible(el, ctx.env);
+        // A hidden match is only counted (and only while it is worth saying: a display:none
+        // subtree has no box, so hidden here mostly means collapsed or closed).
+        if (visible || hidden < HIDDEN_COUNTED) {
           const role = dom.roleOf(el);
           const name = dom.accessibleName(el);
           const rank = rankMatch(query, { name, searchText: searchTextOf(el, role, name) });
-          if (rank !== null) matches.push({ rank, interactive: dom.isInteractive(el), order, el });
+          if (rank !== null && visible) matches.push({ rank, interactive: dom.isInteractive(el), order, el });
+          else if (rank !== null && dom.isInteractive(el)) hidden += 1;
         }
       }
       if (dom.isFrame(el)) {
@@ -246,6 +255,7 @@
       renderSerial: ctx.refs.serial(),
     };
     if (capped) Object.assign(out, { capped: true, scanned: order });
+    if (hidden) out.hidden = hidden;
     if (opaque.frames.count) Object.assign(out, { opaqueFrames: opaque.frames, note: unsearchedNote(opaque.frames.count) });
     return out;
   }

@@ -67,8 +67,20 @@
     }
     const checked = dom.ariaChecked(el);
     if (checked !== null) parts.push(checked ? "checked" : "unchecked");
+    const expanded = expandedState(el);
+    if (expanded !== null) parts.push(expanded ? "expanded" : "collapsed");
     if (dom.isDisabled(el)) parts.push("disabled");
     return parts.join(" ");
+  }
+
+  // Whether a disclosure shows what it controls: a <details>'s summary by the open
+  // attribute, anything else by aria-expanded; null when it is no disclosure. What a collapsed
+  // one holds is hidden, and opened by clicking it.
+  function expandedState(el) {
+    const parent = el.parentElement;
+    if (dom.tagOf(el) === "SUMMARY" && parent && dom.tagOf(parent) === "DETAILS") return !!parent.open;
+    const aria = dom.attr(el, "aria-expanded").trim().toLowerCase();
+    return aria === "true" ? true : aria === "false" ? false : null;
   }
 
   // The line for a frame element; a frame whose document cannot be read says so.

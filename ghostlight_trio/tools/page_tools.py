@@ -113,6 +113,13 @@ class _PageTools:
                     f"No elements matching {quoted(query)} in the first {scanned} elements of the"
                     " page (the rest was not searched)."
                 )
+            hidden = found.get("hidden")
+            if isinstance(hidden, int) and hidden > 0:
+                text += (
+                    f" {hidden} hidden control(s) match it (inside a collapsed section, a closed"
+                    " menu or a hidden panel): open what holds them first, for example a"
+                    " collapsed summary or a menu button (read_page shows which are collapsed)."
+                )
         else:
             lines = [f"Found {len(results)} element(s), strongest matches first:"]
             lines += [

@@ -57,6 +57,12 @@ background:#fd0} #banner.open{height:300px}
 <button id="buy" onclick="L('buy')">Buy now</button>
 <div><button id="drifter" onclick="L('drifter')">Drifter</button></div>
 <script>window.events = []; function L(m) { events.push(m); }</script>""",
+        # A control inside a closed <details>: laid out by nothing the user can see.
+        "/truth/details": """<!doctype html><title>Details</title>
+<details id="ship"><summary>Shipping details</summary>
+<button id="change" onclick="L('change')">Change address</button></details>
+<button aria-expanded="false" aria-controls="m">Menu</button>
+<script>window.events = []; function L(m) { events.push(m); }</script>""",
         # A menu shown by CSS alone: hovering "Account" changes no DOM node.
         "/truth/menu": """<!doctype html><title>Hover menu</title>
 <style>body{margin:0;font:16px sans-serif} nav{padding:20px}
@@ -261,3 +267,26 @@ async def test_a_click_by_ref_waits_for_its_target_to_stop_moving_and_refuses_on
         assert "kept moving for a second" in said, said
         assert "moving_target" in said or refused.kind == "tool_error", said
     assert await events(service, ws, tab) == ["show", "buy"]  # nothing was sent to it
+
+
+async def test_a_control_inside_a_closed_details_is_hidden_until_its_summary_opens_it(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/truth/details")
+    found = await service.call("find", ws, tabId=tab, query="Change address")
+    assert found.structured["results"] == [], text(found)
+    assert "1 hidden control(s) match it (inside a collapsed section" in text(found)
+    outline = text(await service.call("read_page", ws, tabId=tab, filter="interactive"))
+    assert 'summary "Shipping details"' not in outline or "collapsed" in outline, outline
+    assert "Change address" not in outline, outline
+    assert 'button "Menu"' in outline and "collapsed" in outline
+    summary, _ = await found_ref(service, ws, tab, "Shipping details")
+    opened = await service.call("computer", ws, tabId=tab, action="left_click", ref=summary)
+    assert opened.kind == "ok", text(opened)
+    change, _ = await found_ref(service, ws, tab, "Change address")
+    clicked = await service.call("computer", ws, tabId=tab, action="left_click", ref=change)
+    assert clicked.kind == "ok", text(clicked)
+    assert await events(service, ws, tab) == ["change"]
+    everything = text(await service.call("read_page", ws, tabId=tab, filter="all"))
+    assert "expanded" in everything, everything
