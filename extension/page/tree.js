@@ -14,6 +14,8 @@
   const HREF_BUDGET = 40_000;
   const SHOW_CAP = 10_000; // lines
   const MEASURE_CAP = 20_000; // elements examined
+  // Controls checked by the interactive view's scan of a page too large to walk whole.
+  const SCAN_CAP = 100_000;
   const FOOTER_RESERVE = 240; // room kept for the footers inside max_chars
   const MAX_OPTIONS = 50;
   const INDENT = " "; // per outline level
@@ -222,7 +224,59 @@
       for (const child of dom.childElements(el)) walk(child, childLevel, false, clip, named);
     }
 
+    // The controls an interactive view lists, wherever they are: as the browser finds them in
+    // each root (the document, its shadow roots and readable frames), one flat line each. For
+    // a page too large to walk whole, whose part in view may lie past the walk's cap.
+    function scanInteractive(startDoc) {
+      const roots = [startDoc];
+      let checked = 0;
+      for (let i = 0; i < roots.length; i++) {
+        const node = roots[i];
+        if (typeof node.querySelectorAll !== "function") continue;
+        for (const host of dom.shadowHosts(node)) roots.push(dom.shadowOf(host));
+        for (const frame of node.querySelectorAll("iframe, frame")) {
+          if (!dom.isVisible(frame, env)) continue;
+          const frameDoc = dom.frameDocument(frame);
+          if (frameDoc) {
+            if (ctx.watchDocument) ctx.watchDocument(frameDoc);
+            roots.push(frameDoc);
+          } else if (inView(frame, dom.frameClip(frame))) {
+            matched += 1;
+            opaqueFrames += 1;
+            const line = frameLine(frame, { name: dom.accessibleName(frame), ref: refs.refFor(frame), level: 0, readable: false });
+            if (emit(line)) shown += 1;
+          }
+        }
+        for (const el of node.querySelectorAll(dom.INTERACTIVE_SELECTOR)) {
+          checked += 1;
+          if (checked > SCAN_CAP) return { checked: SCAN_CAP, capped: true };
+          if (dom.isSkipped(el) || !dom.isVisible(el, env) || !inView(el, dom.frameClip(el))) continue;
+          matched += 1;
+          const ref = refs.refFor(el);
+          const line = formatLine(el, { role: dom.roleOf(el), name: dom.accessibleName(el), ref, level: 0, omitHref: true });
+          if (!emit(line)) continue;
+          shown += 1;
+          const href = hrefPart(el);
+          if (href) {
+            hrefs.push([lines.length - 1, line.indexOf(`[${ref}]`) + ref.length + 2, href]);
+            hrefChars += href.length;
+          }
+        }
+      }
+      return { checked, capped: false };
+    }
+
     if (start) walk(start, 0, !!(args && args.ref_id), dom.frameClip(start));
+    let scanned = null;
+    if (capReached && filter === "interactive" && !(args && args.ref_id)) {
+      // The walk ran out before the end of the page: what it listed may miss what is in view.
+      lines.length = 0;
+      hrefs.length = 0;
+      used = shown = matched = hrefChars = opaqueFrames = 0;
+      outOfRoom = false;
+      scanned = scanInteractive(doc);
+      capReached = scanned.capped;
+    }
 
     const withHrefs = !outOfRoom && !capReached && used + hrefChars <= Math.min(budget, HREF_BUDGET);
     if (withHrefs) {
@@ -230,7 +284,11 @@
     }
 
     const footers = [];
-    if (capReached) footers.push(`[element cap reached: examined ${MEASURE_CAP} elements; use ref_id to read a part of the page]`);
+    if (scanned && !scanned.capped) {
+      footers.push(`[a large page: its ${scanned.checked} controls were checked one by one, so they are listed without nesting]`);
+    }
+    if (capReached && scanned) footers.push(`[control cap reached: checked ${SCAN_CAP} controls; use ref_id to read a part of the page]`);
+    else if (capReached) footers.push(`[element cap reached: examined ${MEASURE_CAP} elements; use ref_id to read a part of the page]`);
     if (outOfRoom) {
       footers.push(
         `[showing ${shown} of ${matched} elements: output reached max_chars=${maxChars}. ` +
@@ -254,7 +312,7 @@
       );
     }
     if (filter === "interactive") footers.push("[interactive filter: only elements intersecting the viewport are listed]");
-    if (lines.length === 0) footers.push("(no matching elements)");
+    if (lines.length === 0) footers.push(capReached ? "(no matching elements in the part examined)" : "(no matching elements)");
     footers.push(`Viewport: ${env.innerWidth}x${env.innerHeight}`);
 
     return {

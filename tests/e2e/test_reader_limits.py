@@ -101,3 +101,22 @@ async def test_find_covers_every_row_and_page_text_reads_open_shadow_roots(
     at = [body.index(part) for part in order]
     assert at == sorted(at), body
     assert body.count("slotted light words") == 1 and ":host" not in body
+
+
+async def test_read_page_lists_the_controls_in_view_on_a_page_too_large_to_walk_whole(
+    more_service: Service, more_browser: Any, web: str
+) -> None:
+    service = more_service
+    ws, tab = await open_page(service, f"{web}/limits/rows")  # 30005 elements
+    await page_value(service, ws, tab, "scrollTo(0, document.body.scrollHeight); true")
+    shown = await service.call("read_page", ws, tabId=tab, filter="interactive")
+    said = text(shown)
+    assert shown.kind == "ok", said
+    assert 'button "Btn 9999"' in said, said[-600:]
+    assert "(no matching elements" not in said
+    assert "controls were checked one by one" in said
+    assert 'button "Btn 10"' not in said  # far above the viewport: not listed
+    # The middle of the page, past where a walk from the top stops.
+    await page_value(service, ws, tab, "scrollTo(0, document.body.scrollHeight * 0.7); true")
+    middle = text(await service.call("read_page", ws, tabId=tab, filter="interactive"))
+    assert 'button "Btn 7' in middle, middle[-600:]
