@@ -187,11 +187,14 @@
     );
   }
 
-  // Mechanism entry point. args: {query, limit?}. Result: {results, total, more, renderSerial},
+  // Mechanism entry point. args: {query, limit?, strict?} (strict: every word must match, for
+  // a caller about to act on the answer). Result: {results, total, more, renderSerial},
   // plus {capped: true, scanned} when the search stopped after `scanned` elements (document
   // order, frames and shadow roots included) and the rest of the page was not searched, and
   // {opaqueFrames: {count, origins}, note} when shown cross-origin frames were not searched,
-  // and {hidden: N} when N controls (at most HIDDEN_COUNTED) match but are not shown.
+  // {hidden: N} when N controls (at most HIDDEN_COUNTED) match but are not shown, and
+  // {loose: {words, needed}} when no element held every word and the results hold `needed`
+  // of the query's content words (ranked LOOSE_RANK and below).
   function findText(doc, args, ctx) {
     const query = args && typeof args.query === "string" ? args.query : "";
     if (!normalize(query)) throw new ns.PageError("find matches words: the query needs at least one letter or digit", "bad_args");
@@ -199,6 +202,89 @@
     const limit = Number.isFinite(limitArg) && limitArg >= 1 ? Math.min(Math.floor(limitArg), MAX_LIMIT) : DEFAULT_LIMIT;
     const words = normalize(query).split(" ");
 
+    let found = searchPage(doc, ctx, (el) => mayMatch(el, words), (el, role, name) => rankMatch(query, { name, searchText: searchTextOf(el, role, name) }));
+    let loose = null;
+    if (!found.matches.length && !found.hidden && !args.strict) {
+      // No element holds every word: a description ("the link to leave the page") rather
+      // than the element's words. Its content words are matched instead, most of them.
+      loose = looseTerms(words);
+      if (loose) {
+        const { terms, needed } = loose;
+        found = searchPage(
+          doc,
+          ctx,
+          (el) => termsIn(roughWords(el), terms) >= needed,
+          (el, role, name) => {
+            const held = termsIn(normalize(searchTextOf(el, role, name)), terms);
+            return held >= needed ? LOOSE_RANK + terms.length - held : null;
+          },
+        );
+      }
+    }
+    const { matches, hidden, order, capped, opaque } = found;
+    const sorted = sortMatches(matches);
+    const out = {
+      results: sorted.slice(0, limit).map((m) => withCovering({ ...describeElement(m.el, ctx), matchRank: m.rank }, m.el)),
+      total: sorted.length,
+      more: sorted.length > limit,
+      renderSerial: ctx.refs.serial(),
+    };
+    if (loose && sorted.length) out.loose = { words: loose.terms.map((t) => t[0]), needed: loose.needed };
+    if (capped) Object.assign(out, { capped: true, scanned: order });
+    if (hidden) out.hidden = hidden;
+    if (opaque.frames.count) Object.assign(out, { opaqueFrames: opaque.frames, note: unsearchedNote(opaque.frames.count) });
+    return out;
+  }
+
+  // Words a description carries that no element's name does.
+  const STOP_WORDS = new Set([
+    "the", "a", "an", "to", "of", "for", "on", "in", "at", "with", "and", "or", "that", "this", "these", "those",
+    "all", "any", "some", "my", "your", "its", "their", "which", "is", "are", "be", "by", "from", "into", "onto",
+    "please", "click", "press", "tap", "element", "elements", "item", "items", "thing", "one", "ones", "called", "named",
+    "labelled", "labeled", "says", "saying", "text",
+  ]);
+  // What a description calls a control, as the roles and tags its search text holds.
+  const KIND_WORDS = {
+    field: ["textbox", "searchbox", "combobox", "spinbutton", "input", "textarea"],
+    input: ["textbox", "searchbox", "combobox", "spinbutton", "input", "textarea"],
+    box: ["textbox", "searchbox", "combobox", "checkbox", "input", "textarea"],
+    dropdown: ["combobox", "listbox", "select"],
+    toggle: ["switch", "checkbox"],
+    tickbox: ["checkbox"],
+  };
+  const LOOSE_RANK = 4;
+
+  // The content words of a description, each with the forms it may take (a plural's singular,
+  // a kind word's roles), and how many must match: most of them. Null when nothing is left
+  // to match or nothing was dropped or widened (the strict search already tried those words).
+  function looseTerms(words) {
+    const content = words.filter((w) => !STOP_WORDS.has(w));
+    if (!content.length) return null;
+    const terms = content.map((w) => {
+      const forms = [w];
+      if (w.length > 3 && w.endsWith("ies")) forms.push(`${w.slice(0, -3)}y`);
+      else if (w.length > 3 && w.endsWith("s")) forms.push(w.slice(0, -1));
+      const singular = forms[forms.length - 1];
+      for (const kind of KIND_WORDS[singular] || []) forms.push(kind);
+      return forms;
+    });
+    const widened = terms.some((forms) => forms.length > 1);
+    if (content.length === words.length && !widened && content.length < 3) return null;
+    // Two words or one must all match (in some form); of more, most.
+    const needed = content.length <= 2 ? content.length : Math.ceil(content.length / 2);
+    return { terms, needed };
+  }
+
+  // How many terms have a form in `text` (folded, as search texts are).
+  function termsIn(text, terms) {
+    let held = 0;
+    for (const forms of terms) if (forms.some((form) => text.includes(form))) held += 1;
+    return held;
+  }
+
+  // One walk of the page (frames and shadow roots included, bounded): visible elements
+  // `may` lets through and `rankOf` ranks are matches; hidden controls that rank are counted.
+  function searchPage(doc, ctx, may, rankOf) {
     const matches = [];
     let hidden = 0;
     let order = 0;
@@ -216,15 +302,13 @@
       order += 1;
       // Style and layout are read only for candidates: a hidden one fails isVisible (an element
       // under display:none has no box), so its hidden subtree needs no pruning.
-      if (mayMatch(el, words)) {
+      if (may(el)) {
         ranked += 1;
         const visible = dom.isVisible(el, ctx.env);
         // A hidden match is only counted (and only while it is worth saying: a display:none
         // subtree has no box, so hidden here mostly means collapsed or closed).
         if (visible || hidden < HIDDEN_COUNTED) {
-          const role = dom.roleOf(el);
-          const name = dom.accessibleName(el);
-          const rank = rankMatch(query, { name, searchText: searchTextOf(el, role, name) });
+          const rank = rankOf(el, dom.roleOf(el), dom.accessibleName(el));
           if (rank !== null && visible) matches.push({ rank, interactive: dom.isInteractive(el), order, el });
           else if (rank !== null && dom.isInteractive(el)) hidden += 1;
         }
@@ -247,17 +331,7 @@
         if (shadow) pushChildren(stack, shadow);
       }
     }
-    const sorted = sortMatches(matches);
-    const out = {
-      results: sorted.slice(0, limit).map((m) => withCovering({ ...describeElement(m.el, ctx), matchRank: m.rank }, m.el)),
-      total: sorted.length,
-      more: sorted.length > limit,
-      renderSerial: ctx.refs.serial(),
-    };
-    if (capped) Object.assign(out, { capped: true, scanned: order });
-    if (hidden) out.hidden = hidden;
-    if (opaque.frames.count) Object.assign(out, { opaqueFrames: opaque.frames, note: unsearchedNote(opaque.frames.count) });
-    return out;
+    return { matches, hidden, order, capped, opaque };
   }
 
   // How long a pointer action waits for its target to stop moving, and how many frames of

@@ -154,8 +154,9 @@ class ActOn:
                 raise Blocked(kind, str(problem.get("message", "")))
             return seen["target"], "ref"
         query = str(target.get("query") or target.get("name"))
+        # Strict: a description matched loosely is for a reader to judge, never to act on.
         found = await self._channel.content(
-            call, tab, "find_text", {"query": query, "limit": FIND_LIMIT}, read=True
+            call, tab, "find_text", {"query": query, "limit": FIND_LIMIT, "strict": True}, read=True
         )
         fitting = list(found.get("results", []))
         if how == "name":

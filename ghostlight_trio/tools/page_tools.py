@@ -122,6 +122,14 @@ class _PageTools:
                 )
         else:
             lines = [f"Found {len(results)} element(s), strongest matches first:"]
+            loose = found.get("loose")
+            if isinstance(loose, dict) and isinstance(loose.get("words"), list):
+                words = ", ".join(str(word) for word in loose["words"])
+                lines[0] = (
+                    f"No element has every word of {quoted(query)}; found {len(results)} that"
+                    f" have at least {loose.get('needed')} of its words ({words}), closest"
+                    " first:"
+                )
             lines += [
                 element_line(element, raw.get("text")) + _covered_note(raw)
                 for element, raw in zip(results, found.get("results", []), strict=True)

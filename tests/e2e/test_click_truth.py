@@ -290,3 +290,25 @@ async def test_a_control_inside_a_closed_details_is_hidden_until_its_summary_ope
     assert await events(service, ws, tab) == ["change"]
     everything = text(await service.call("read_page", ws, tabId=tab, filter="all"))
     assert "expanded" in everything, everything
+
+
+async def test_find_takes_a_description_and_says_the_match_is_loose(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/truth/ui")
+    found = await service.call("find", ws, tabId=tab, query="the button that opens the modal")
+    said = text(found)
+    assert found.kind == "ok", said
+    assert found.structured["results"][0]["name"] == "Open modal", said
+    assert (
+        '\nNo element has every word of "the button that opens the modal"; found 1 that have at'
+        " least 2 of its words (button, opens, modal), closest first:\n"
+    ) in said, said
+    # act_on never acts on a loose match.
+    acted = await service.call(
+        "act_on", ws, tabId=tab, target={"query": "the button that opens the modal"},
+        action="left_click",
+    )  # fmt: skip
+    assert "target_missing" in text(acted), text(acted)
+    assert await events(service, ws, tab) == []

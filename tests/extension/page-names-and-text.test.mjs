@@ -2,7 +2,7 @@
 // selects named by their labels) and what read_page's "all" outline shows of plain text.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { FakeSelect, fakeDocument, fakeEnv, h, loadPageScripts } from "./helpers/fake-dom.mjs";
+import { FakeInput, FakeSelect, fakeDocument, fakeEnv, h, loadPageScripts } from "./helpers/fake-dom.mjs";
 
 const page = loadPageScripts();
 const plain = (value) => JSON.parse(JSON.stringify(value));
@@ -235,5 +235,47 @@ describe("a select is named by its label; its chosen option is its value", () =>
     assert.deepEqual([country[0].role, country[0].name, country[0].tag], ["combobox", "Country", "select"]);
     const medium = plain(find.findText(doc, { query: "Medium" }, context())).results;
     assert.deepEqual([medium[0].role, medium[0].name], ["combobox", "Size"]);
+  });
+});
+
+describe("find takes a description when no element holds every word of it", () => {
+  function controls() {
+    return fakeDocument(
+      h(
+        "body",
+        {},
+        h("a", { href: "/out" }, "Leave"),
+        h("button", {}, "Ask name"),
+        h("button", {}, "Save"),
+        h("label", {}, "Email ", new FakeInput("input", { type: "email", id: "mail" })),
+        h("p", {}, "Nothing to see"),
+      ),
+    );
+  }
+  const names = (out) => plain(out).results.map((r) => `${r.role} ${r.name}`);
+
+  test("its content words are matched, most of them, and the answer says so", () => {
+    const doc = controls();
+    const leave = plain(find.findText(doc, { query: "the link to leave the page" }, context()));
+    assert.deepEqual(names(leave), ["link Leave"]);
+    assert.deepEqual(leave.loose, { words: ["link", "leave", "page"], needed: 2 });
+    assert.ok(leave.results[0].matchRank >= 4);
+    assert.deepEqual(names(find.findText(doc, { query: "name prompt button" }, context())), ["button Ask name"]);
+    assert.deepEqual(names(find.findText(doc, { query: "all buttons" }, context())), ["button Ask name", "button Save"]);
+    // Two words must both match: the field holds both (its type, its role), its label one.
+    const email = plain(find.findText(doc, { query: "email field" }, context())).results;
+    assert.deepEqual(email.map((r) => r.role), ["textbox"]);
+    // A caller about to act asks for every word.
+    const strict = plain(find.findText(doc, { query: "the link to leave the page", strict: true }, context()));
+    assert.deepEqual([strict.results, strict.loose], [[], undefined]);
+  });
+
+  test("a query whose words an element holds stays strict", () => {
+    const doc = controls();
+    const exact = plain(find.findText(doc, { query: "Save" }, context()));
+    assert.deepEqual(names(exact), ["button Save"]);
+    assert.equal(exact.loose, undefined);
+    assert.deepEqual(names(find.findText(doc, { query: "Delete" }, context())), []);
+    assert.deepEqual(names(find.findText(doc, { query: "delete account" }, context())), []);
   });
 });
