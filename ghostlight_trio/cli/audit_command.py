@@ -19,6 +19,7 @@ from .arguments import TimeBound
 
 COLUMNS = (
     ("time", 24),
+    ("call", 16),  # early: it ties a step (``<id>/<n>``) and a call in flight to their records
     ("workspace", 19),
     ("tool", 18),
     ("action", 14),
@@ -65,8 +66,21 @@ def _row(record: dict[str, Any]) -> str:
     cells = []
     for name, width in COLUMNS:
         text = _cell(record, name)
-        cells.append((text if len(text) <= width else text[: width - 1] + "…").ljust(width))
+        if len(text) > width:
+            text = _call_cut(text, width) if name == "call" else text[: width - 1] + "…"
+        cells.append(text.ljust(width))
     return "  ".join(cells).rstrip()
+
+
+def _call_cut(call: str, width: int) -> str:
+    """A call id too long for its column, cut inside the connection's tag: the sequence number
+    before it and the step number after it are what tell neighbouring rows apart."""
+    base, slash, step = call.partition("/")
+    tail = slash + step
+    keep = width - len(tail) - 1
+    if keep < 1:
+        return call[: width - 1] + "…"
+    return base[:keep] + "…" + tail
 
 
 def _epoch(stamp: object) -> float | None:

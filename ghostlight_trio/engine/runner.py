@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -387,7 +387,7 @@ class CallRunner:
             duration=self._clock() - call.started_at,
             effects_dispatched=call.effects_dispatched,
             client=call.context.client_label,
-            action=facts.action,
+            action=facts.action or _declared_action(call.spec, call.arguments),
             host=facts.host,
             decision=facts.decision,
             rule=facts.rule,
@@ -408,6 +408,29 @@ AfterCall = Callable[[ToolCall, ToolResult], Awaitable[None]]
 AFTER_CALL_BOUND = 5.0
 
 _UNOWNED_TAB = GateFacts(decision="deny", rule="unowned_tab")
+
+
+def _declared_action(spec: ToolSpec, arguments: Mapping[str, Any]) -> str | None:
+    """The action a call the gate never judged names (bad arguments, a tab outside the
+    workspace, a quarantined tab), read as the gate reads it, so the record still says what
+    was tried. Only a value the catalog declares for the tool: the audit never stores
+    arguments, and anything else is the client's own text."""
+    key = spec.action_key
+    if key is None:
+        return None
+    if key == "submit":  # a flag that selects the catalog's ``submit`` row
+        return "submit" if arguments.get(key) is True else None
+    value = arguments.get(key)
+    return value if isinstance(value, str) and value in _action_values(spec) else None
+
+
+def _action_values(spec: ToolSpec) -> Collection[str]:
+    """The actions the catalog declares for a tool: its capability rows and its schema's
+    enumeration (an action may be offered before any row classifies it)."""
+    key = spec.action_key
+    schema = spec.input_schema.get("properties", {}).get(key, {}) if key else {}
+    listed = schema.get("enum", ()) if isinstance(schema, dict) else ()
+    return {*spec.capabilities, *listed} - {"*"}
 
 
 class _StepSink:

@@ -54,9 +54,17 @@ def tab_id_not_whole(tab_id: object) -> str:
 
 def tab_not_in_workspace(tab_id: object) -> str:
     return (
-        f"Tab {tab_id} is not in this workspace (a closed tab leaves it). Use tabs_context_mcp"
-        " to list your tabs."
+        f"Tab {tab_number(tab_id)} is not in this workspace (a closed tab leaves it). Use"
+        " tabs_context_mcp to list your tabs."
     )
+
+
+def tab_number(tab_id: object) -> str:
+    """A tab id as the agent's listings show it: JSON may carry ``12`` as ``12.0``, and an
+    echo of ``12.0`` reads like another tab."""
+    if isinstance(tab_id, float) and tab_id.is_integer():
+        return str(int(tab_id))
+    return str(tab_id)
 
 
 def internal_failure(operation: str) -> str:

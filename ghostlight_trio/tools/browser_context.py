@@ -213,7 +213,7 @@ class _ContextTools:
         if isinstance(dialog, dict):
             # e.g. beforeunload: the page asks first, and the navigation waits for the answer.
             lead = (
-                f"The navigation of tab {tab_id} to {url} started, but {dialog_name(dialog)}"
+                f"The navigation of tab {int(tab_id)} to {url} started, but {dialog_name(dialog)}"
                 f" opened; the tab is still at {final_url} and the navigation waits for the"
                 " answer."
             )

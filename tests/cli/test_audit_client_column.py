@@ -22,6 +22,7 @@ def test_the_client_is_the_last_column_and_earlier_columns_keep_their_places() -
     header, row = table(RECORD)
     assert header.split() == [
         "TIME",
+        "CALL",
         "WORKSPACE",
         "TOOL",
         "ACTION",
@@ -35,7 +36,7 @@ def test_the_client_is_the_last_column_and_earlier_columns_keep_their_places() -
         "CLIENT",
     ]
     cells = row.split()
-    assert cells[:3] == [RECORD["time"], RECORD["workspace"], "navigate"]
+    assert cells[:4] == [RECORD["time"], "w1", RECORD["workspace"], "navigate"]
     assert cells[-1] == "claude-code"
     assert row.index("claude-code") == header.index("CLIENT")
 
@@ -51,7 +52,7 @@ def test_a_long_label_is_cut_and_a_label_with_spaces_stays_in_its_column() -> No
     assert long[start:] == "a-very-long-client-label-from-somewhere"[: width - 1] + "…"
     assert spaced[start:] == "Visual Studio Code"
     assert absent[start:] == "-"
-    assert [line.split()[2] for line in (long, spaced, absent)] == ["navigate"] * 3
+    assert [line.split()[3] for line in (long, spaced, absent)] == ["navigate"] * 3
 
 
 def test_control_characters_in_a_label_never_reach_the_terminal() -> None:
@@ -63,7 +64,7 @@ def test_control_characters_in_a_label_never_reach_the_terminal() -> None:
 def test_an_event_row_has_no_client(capsys) -> None:
     event = {"time": "2026-01-01T00:00:01.000Z", "event": "hold"}
     _, row = table(event)
-    assert row.split()[2] == "[hold]" and row.split()[-1] == "-"
+    assert row.split()[1:4] == ["-", "-", "[hold]"] and row.split()[-1] == "-"
 
 
 def test_json_lines_are_unchanged(capsys) -> None:
@@ -90,7 +91,8 @@ DISPATCHED = {
 def test_a_call_in_flight_is_a_row_of_its_own_with_no_outcome_yet() -> None:
     """``tail -f`` shows a call once it sends its first effect (its record follows)."""
     header, row = table(DISPATCHED)
-    assert row.split()[2:4] == ["computer", "left_click"]
+    assert row.split()[1] == "w2"
+    assert row.split()[3:5] == ["computer", "left_click"]
     assert row[header.index("OUTCOME"):].split()[0] == "(dispatched)"
     assert row.split()[-1] == "claude-code"
 

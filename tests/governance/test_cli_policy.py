@@ -192,7 +192,7 @@ async def test_simulate_replays_a_live_audit_file_with_the_live_denial_ids(insta
 
 def _rows(stdout: str) -> list[list[str]]:
     header, *rows = stdout.splitlines()
-    assert header.split()[:3] == ["TIME", "WORKSPACE", "TOOL"]
+    assert header.split()[:4] == ["TIME", "CALL", "WORKSPACE", "TOOL"]
     return [row.split() for row in rows]
 
 
@@ -202,27 +202,27 @@ async def test_audit_show_filters_and_tail_reads_the_same_live_file(instance_env
     records = [r for r in map(json.loads, audit.read_text().splitlines()) if "event" not in r]
 
     by_tool = _rows((await acli(env, "audit", "show", "--tool", "tabs_context_mcp")).stdout)
-    assert [row[2] for row in by_tool] == ["tabs_context_mcp"] * 2
-    assert [row[7] for row in by_tool] == [r["denial_id"] for r in records[:2]]
+    assert [row[3] for row in by_tool] == ["tabs_context_mcp"] * 2
+    assert [row[8] for row in by_tool] == [r["denial_id"] for r in records[:2]]
 
     denied = _rows((await acli(env, "audit", "show", "--decision", "deny")).stdout)
-    assert [(row[2], row[6]) for row in denied] == [
+    assert [(row[3], row[7]) for row in denied] == [
         ("tabs_context_mcp", "capability"), ("tabs_context_mcp", "capability"),
         ("navigate", "unowned_tab"),
     ]
     allowed = _rows(
         (await acli(env, "audit", "show", "--decision", "allow", "--tool", "update_plan")).stdout
     )
-    assert [(row[2], row[5], row[6]) for row in allowed] == [("update_plan", "allow", "free")]
+    assert [(row[3], row[6], row[7]) for row in allowed] == [("update_plan", "allow", "free")]
     workspace = records[0]["workspace"]
     mine = _rows((await acli(env, "audit", "show", "--workspace", workspace)).stdout)
-    assert len(mine) == len(records) and {row[1] for row in mine} == {workspace}
+    assert len(mine) == len(records) and {row[2] for row in mine} == {workspace}
 
     tail = await acli(env, "audit", "tail", "-n", "2", "--json")
     assert tail.returncode == 0
     assert [json.loads(line) for line in tail.stdout.splitlines()] == records[-2:]
     table = _rows((await acli(env, "audit", "tail", "-n", "2")).stdout)
-    assert [row[2] for row in table] == ["navigate", "explain"]
+    assert [row[3] for row in table] == ["navigate", "explain"]
 
 
 def test_audit_show_stops_quietly_when_its_reader_goes_away(instance_env, endpoints):
