@@ -3,8 +3,9 @@ running service.
 
 When no service takes the command (none is running, or the one running does not answer), hold,
 panic and resume are saved to the instance's switches record all the same: every service reads
-it when it starts, including the one an agent's client starts on demand a moment later, so the
-switch the user pressed is never lost to a service that happened to be down."""
+it when it starts, including the one an agent's client starts on demand a moment later, and a
+running one that was stopped or frozen applies a saved hold or kill switch once it runs again,
+so the switch the user pressed is never lost to a service that happened to be down or stuck."""
 
 from __future__ import annotations
 
@@ -114,13 +115,26 @@ def _undelivered(endpoints: Endpoints, command: str, problem: str) -> int:
     if saved is not None:
         print(f"ghostlight: {saved}", file=sys.stderr)
         return 1
-    print(
-        f"ghostlight: {command!r} is saved for the service's next start; the running service"
-        " may not have applied it. Restart it so that it does:"
-        f" `ghostlight service restart --instance {endpoints.instance}` (or end its process).",
-        file=sys.stderr,
-    )
+    print(f"ghostlight: {_pending_text(endpoints, command)}", file=sys.stderr)
     return 1
+
+
+def _pending_text(endpoints: Endpoints, command: str) -> str:
+    """What a saved command does to the service that did not take it: a running service picks
+    up a saved hold or kill switch within a second of running again, but never releases one on
+    a saved resume it did not take itself (that could be an old record)."""
+    restart = f"`ghostlight service restart --instance {endpoints.instance}` (or end its process)"
+    if command == "resume":
+        return (
+            "'resume' is saved for the service's next start; the running service keeps what it"
+            " holds until a `ghostlight resume` reaches it (try again once `ghostlight status`"
+            f" shows it up) or it restarts: {restart}."
+        )
+    return (
+        f"{command!r} is saved for the service's next start, and the running service applies it"
+        " within a second of running again (`ghostlight status` shows whether it has)."
+        f" Should it stay stuck, restart it: {restart}."
+    )
 
 
 def _save(endpoints: Endpoints, command: str) -> str | None:

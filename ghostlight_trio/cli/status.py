@@ -17,6 +17,7 @@ from ..transport.bridge import BrowserSummary, StatusReport, WorkspaceEntry
 from ..transport.endpoints import Endpoints
 from ..transport.handshake import ServiceUnresponsive
 from ..transport.launch import service_lock_holder
+from . import switch_status
 from .arguments import instance_flag
 from .control import query_status
 
@@ -156,10 +157,12 @@ def elsewhere(endpoints: Endpoints) -> str:
 
 async def status(endpoints: Endpoints, as_json: bool = False) -> int:
     report, why = await fetch(endpoints)
+    saved = switch_status.saved(endpoints)  # after the query: what the service saved by then
     if as_json:
         body = {"instance": endpoints.instance, "up": report is not None, "reason": str(why or "")}
         if report is not None:
             body.update(attrs.asdict(report))
+        body["saved_switches"] = switch_status.as_json(saved)
         print(json.dumps(body, indent=2))
         return 0 if report is not None else 1
     print(f"instance   {endpoints.instance}")
@@ -171,10 +174,13 @@ async def status(endpoints: Endpoints, as_json: bool = False) -> int:
         print(f"service    {why}")
         print(f"log        {endpoints.log_file}")
         print(f"{'':11}{fix}")
+        print(f"control    {switch_status.down_line(saved, endpoints, pid=why.pid, usual=why.usual)}")
         return 1
     print(f"service    up, pid {report.pid}, version {report.service_version}")
-    state = "PANIC" if report.panicked else "held by the user" if report.held else "agents may act"
+    state, *differences = switch_status.up_lines(report, saved, endpoints)
     print(f"control    {state}")
+    for line in differences:
+        print(f"{'':11}{line}")
     print(f"clients    {report.edges} MCP connection(s) now")
     print(f"workspaces {report.workspaces}, active work {report.active_work}")
     for line in workspace_lines(report.workspace_list):

@@ -24,7 +24,7 @@ from .manifest import Manifest, ManifestError, canonical_hash, parse_manifest_ob
 from .policy import TierPolicy
 from .settings import Settings
 from .sources import Loaded, PolicySources
-from .switches import Switches, load_switches, save_switches
+from .switches import Switches, UnreadableSwitches, load_switches, read_switches, save_switches
 
 log = logging.getLogger("ghostlight.governance")
 
@@ -105,6 +105,12 @@ class Governor:
         kept = load_switches(switches_file) if switches_file is not None else Switches()
         self.held = kept.held
         self.panicked = kept.panicked
+        self._known: Switches | None = None
+        """What the record said when this service last looked at it or wrote it (None: not
+        since it started). A record that differs was saved by someone else: the CLI."""
+        self._unreadable = ""
+        self._from_record: set[str] = set()
+        """Switches this service took from the record rather than from a command it answered."""
         if kept.held or kept.panicked:
             on = " and ".join(n for n, v in (("hold", kept.held), ("kill switch", kept.panicked)) if v)
             log.warning("%s still on from before this start: calls stop until resume", on)
@@ -127,7 +133,10 @@ class Governor:
         self._notify("policy")
 
     def reload_if_changed(self) -> bool:
-        """Re-read the sources when a file changed; True when a new snapshot was installed."""
+        """Re-read the sources when a file changed; True when a new snapshot was installed.
+        The switches record is looked at on the same beat, so a hold the CLI saved while this
+        service did not answer (stopped, frozen) applies within a poll of its running again."""
+        self.catch_up_saved_switches()
         if self.sources is None or not self.sources.changed():
             return False
         self.set_state(state_from(self.sources.load()))
@@ -183,31 +192,77 @@ class Governor:
             "Kill switch engaged: browser work stopped; calls are refused until resume." + unsaved
         )
 
-    def catch_up_saved_switches(self) -> None:
-        """Apply a hold or kill switch saved since this service read the record (the CLI saves
-        it while no service listens: pressed while this one was starting). Called once the
-        edge socket listens; from then on the CLI reaches the service itself. Only switches
-        on: a saved "off" could be a record older than what the user just pressed here."""
+    def catch_up_saved_switches(self) -> tuple[str, ...]:
+        """Apply a hold or kill switch saved since this service last read or wrote the record:
+        the CLI saves one itself when no service takes it (pressed while this one was starting,
+        stopped or frozen). Only switches on: a saved "off" that did not reach this service
+        must not release what it holds unasked; status shows the difference, and a `resume`
+        that reaches it releases it. Returns the switches applied, as answers name them."""
+        saved = self._changed_record()
+        if saved is None:
+            return ()
+        caught = tuple(
+            (command, name)
+            for command, name, on, now in (
+                ("panic", "kill switch", saved.panicked, self.panicked),
+                ("hold", "hold", saved.held, self.held),
+            )
+            if on and not now
+        )
+        if not caught:
+            return ()
+        log.warning(
+            "%s was saved while this service did not answer: applied now",
+            " and ".join(name for _, name in caught),
+        )
+        self.panicked = self.panicked or saved.panicked
+        self.held = self.held or saved.held
+        self._from_record.update(name for _, name in caught)
+        self._save_switches()
+        for command, _ in caught:
+            self._notify(command)
+        return tuple(name for _, name in caught)
+
+    def _changed_record(self) -> Switches | None:
+        """The saved record when it differs from what this service last read or wrote; None
+        when it is the same, absent from this service, or unreadable (logged once: a running
+        service keeps its switches, the next start takes the kill switch)."""
         if self._switches_file is None:
-            return
-        saved = load_switches(self._switches_file)
-        if saved.panicked and not self.panicked:
-            log.warning("the kill switch was engaged while this service was starting")
-            self.panic()
-        if saved.held and not self.held:
-            log.warning("hold was engaged while this service was starting")
-            self.hold()
+            return None
+        try:
+            saved = read_switches(self._switches_file)
+        except UnreadableSwitches as exc:
+            if str(exc) != self._unreadable:
+                log.error("%s: this service keeps its switches as they are", exc)
+            self._unreadable = str(exc)
+            return None
+        self._unreadable = ""
+        if saved == self._known:
+            return None
+        self._known = saved
+        return saved
 
     def resume(self) -> str:
-        was = [name for name, on in (("hold", self.held), ("kill switch", self.panicked)) if on]
+        late = self.catch_up_saved_switches()
+        was = [self._released(name, late) for name in Switches(self.held, self.panicked).names]
         paused = self.attention.resume_all()
         self.held = False
         self.panicked = False
+        self._from_record.clear()
         unsaved = self._save_switches()
         if paused:
             was.append(f"{paused} paused workspace{'s' if paused != 1 else ''}")
         self._notify("resume")
         return (f"Resumed ({', '.join(was)})." if was else "Nothing was held.") + unsaved
+
+    def _released(self, name: str, late: tuple[str, ...]) -> str:
+        """How a resume names a switch it released: one saved while this service did not
+        answer says so, and whether this service had applied it before the resume came."""
+        if name in late:
+            return f"{name} saved while this service did not answer, not applied until now"
+        if name in self._from_record:
+            return f"{name} saved while this service did not answer"
+        return name
 
     def _save_switches(self) -> str:
         """Keep the switches for the next start; what to add to the answer if that failed."""
@@ -218,6 +273,7 @@ class Governor:
         except OSError as exc:
             log.error("the safety switches could not be saved to %s: %s", self._switches_file, exc)
             return f" (Not saved to {self._switches_file}: {exc}; a restart would not keep it.)"
+        self._known = Switches(self.held, self.panicked)
         return ""
 
     def resume_workspace(self, fingerprint: str) -> tuple[bool, str]:
@@ -248,6 +304,7 @@ class Governor:
     def control(self, command: str) -> tuple[bool, str]:
         """A control command from the CLI: ``hold``, ``resume``, ``resume workspace <ws-…>``,
         ``panic`` or ``reload``."""
+        self.catch_up_saved_switches()  # before a command saves the record over it
         words = command.split()
         if words[:2] == ["resume", "workspace"]:
             if len(words) != 3:
