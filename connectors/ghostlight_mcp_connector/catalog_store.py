@@ -61,6 +61,11 @@ class CatalogStore(Generic[W]):
         self._fetching = next_sequence()
         return link.send(CatalogRequest(sequence=self._fetching))
 
+    @property
+    def owed(self) -> int:
+        """How many parked requests still owe the client an answer."""
+        return len(self._owed)
+
     def park(self, waiter: W) -> None:
         self._waiters.append(waiter)
         self._owed[waiter.request_id] = waiter

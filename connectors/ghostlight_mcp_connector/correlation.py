@@ -149,6 +149,10 @@ class CallBook:
             return [Cancel(work_id=call.work_id, reason="cancelled by the MCP client")]
         return []  # sent, not yet started: Cancel goes out when Started arrives
 
+    def owed(self) -> int:
+        """How many calls still owe the client an answer (one it cancelled owes none)."""
+        return len(self._by_request)
+
     def awaiting_service(self) -> bool:
         """Whether a call that left this process still waits for the service's answer."""
         return any(call.stage != "queued" for call in self._by_sequence.values())
@@ -160,8 +164,9 @@ class CallBook:
             self._forget(call)
         return calls
 
-    def lose_bridge(self) -> list[Lost]:
-        """The connection is gone: every call ends; cancelled ones end silently."""
+    def end_all(self) -> list[Lost]:
+        """Every call ends now (the connection is gone, or its answer will not be waited for
+        any longer); cancelled ones end silently."""
         lost = [
             Lost(call, may_have_started=call.stage != "queued")
             for call in self._by_sequence.values()

@@ -143,6 +143,22 @@ class EraRouter:
         handler = self._pinned_handler()
         return [] if handler is None else handler.close()
 
+    def input_ended(self) -> list[Action]:
+        """stdin ended: what can end at once does; requests already read are still answered."""
+        handler = self._pinned_handler()
+        return [] if handler is None else handler.input_ended()
+
+    def owed(self) -> int:
+        """How many requests already read still wait for their answer (the runtime keeps
+        running after stdin ends until there are none)."""
+        handler = self._pinned_handler()
+        return 0 if handler is None else handler.owed()
+
+    def give_up(self, reason: str) -> list[Action]:
+        """Stop waiting (``reason`` says why): each request still owed gets an honest error."""
+        handler = self._pinned_handler()
+        return [] if handler is None else handler.give_up(reason)
+
     def awaiting_service(self) -> bool:
         """Whether something sent to the service still waits for its answer (the runtime
         then checks that a silent service still answers at all)."""

@@ -37,3 +37,9 @@ CANCELLED_LEAD: Final = "The service cancelled the call."
 
 def unavailable_message(reason: str) -> str:
     return f"Ghostlight service unavailable: {reason}"
+
+
+def unanswered_message(reason: str) -> str:
+    """The connector stopped waiting (``reason``, e.g. "stdin closed and 60 s passed") for a
+    call the service had been sent."""
+    return f"Outcome unknown: {reason} before the call answered; it may have run."

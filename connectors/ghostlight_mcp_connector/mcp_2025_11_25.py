@@ -37,7 +37,7 @@ from .jsonrpc import JsonObject, Notification, Request, RequestId
 from .link import Link
 from .pagination import DEFAULT_PAGE_SIZE, tools_page
 from .rendering import content_json, progress_token, tool_json
-from .replies import id_in_use, invalid_cursor, invalid_params, lost, unavailable
+from .replies import given_up, id_in_use, invalid_cursor, invalid_params, lost, unavailable
 from .restriction import restriction_from_meta
 
 REVISION: Final = "2025-11-25"
@@ -250,7 +250,7 @@ class Mcp20251125:
         self.link.lost()
         self.workspace_state = "none"
         self._workspace_sequence = None
-        actions: list[Action] = [lost(call) for call in self.book.lose_bridge()]
+        actions: list[Action] = [lost(call) for call in self.book.end_all()]
         actions += self._fail_list_waiters(failures.unavailable_message("connection lost"))
         self.catalog.invalidate(announce_if_changed=True)
         return actions
@@ -262,6 +262,18 @@ class Mcp20251125:
             or self.catalog.fetching
             or (self.workspace_state == "opening" and self.link.is_up)
         )
+
+    def owed(self) -> int:
+        """How many requests already read still wait for their answer."""
+        return self.book.owed() + self.catalog.owed
+
+    def input_ended(self) -> list[Action]:
+        """stdin ended: the workspace stays until the calls already read have their answers."""
+        return []
+
+    def give_up(self, reason: str) -> list[Action]:
+        """Stop waiting for the service: every request still owed an answer gets an error."""
+        return given_up(self.book, self.catalog, reason)
 
     def close(self) -> list[Action]:
         """Clean shutdown (stdin EOF, parent gone): release the implicit workspace."""

@@ -38,7 +38,7 @@ from .pagination import (
     tools_page,
 )
 from .rendering import content_json, progress_token, tool_json
-from .replies import id_in_use, invalid_cursor, invalid_params, lost, unavailable
+from .replies import given_up, id_in_use, invalid_cursor, invalid_params, lost, unavailable
 from .restriction import restriction_from_meta
 
 REVISION: Final = "2026-07-28"
@@ -322,7 +322,7 @@ class Mcp20260728:
 
     def bridge_lost(self) -> list[Action]:
         self.link.lost()
-        actions: list[Action] = [lost(call) for call in self.book.lose_bridge()]
+        actions: list[Action] = [lost(call) for call in self.book.end_all()]
         actions += self._fail_list_waiters(failures.unavailable_message("connection lost"))
         self.catalog.invalidate(announce_if_changed=True)
         if self._wants_changes():
@@ -334,6 +334,19 @@ class Mcp20260728:
     def awaiting_service(self) -> bool:
         """Whether something sent to the service still waits for its answer."""
         return self.book.awaiting_service() or self.catalog.fetching
+
+    def owed(self) -> int:
+        """How many requests already read still wait for their answer (an open stream waits
+        for none: it is ended, not answered)."""
+        return self.book.owed() + self.catalog.owed
+
+    def input_ended(self) -> list[Action]:
+        """stdin ended: no one can follow a stream any more, so each ends now."""
+        return self.close()
+
+    def give_up(self, reason: str) -> list[Action]:
+        """Stop waiting for the service: every request still owed an answer gets an error."""
+        return given_up(self.book, self.catalog, reason)
 
     def close(self) -> list[Action]:
         """Server-initiated end of every open stream: the graceful closure result for each."""

@@ -7,8 +7,11 @@ Task tree (one nursery owns everything):
   reconnects lazily. The watch asks a service that has been silent for ``SILENCE_LIMIT``
   while answers are due whether it still answers at all, and drops the connection when it
   does not (a frozen service cannot keep its own reply deadline).
-Shutdown (stdin EOF, parent exit, SIGTERM/SIGINT/SIGHUP): the edge closes its streams and
-releases its workspace; queued lines and bridge messages are flushed within a bound.
+stdin EOF: requests already read are still answered (the bridge is kept, or connected if one
+needs it) for at most ``EOF_GRACE``; what is still unanswered then gets an honest error.
+Shutdown (after that, or at once on parent exit, SIGTERM/SIGINT/SIGHUP): every request still
+owed gets that error, the edge closes its streams and releases its workspace; queued lines and
+bridge messages are flushed within a bound.
 """
 
 from __future__ import annotations
@@ -44,6 +47,12 @@ SILENCE_LIMIT = 15.0
 answers; it then has as long again to answer. The service answers a status request at once
 even while its calls run, so a slow call never looks like a frozen service."""
 SILENCE_ENV = "GHOSTLIGHT_MCP_SILENCE_LIMIT"
+EOF_GRACE = 60.0
+"""Seconds the requests already read when stdin closes may take to be answered: the service's
+own reply deadline, by which it answers every call it started (outcome unknown if need be).
+A script piping requests in closes stdin at once and needs the answers; an MCP client that
+closes stdin to end the session sends SIGTERM when it tires of waiting, which ends at once."""
+EOF_GRACE_ENV = "GHOSTLIGHT_MCP_EOF_GRACE"
 
 _log = logging.getLogger(__name__)
 
@@ -75,6 +84,8 @@ class Edge:
         self._connection_scope = trio.CancelScope()
         self._connect_again: bool | None = None
         """Asked to connect while the last connection was ending: whether it may launch."""
+        self._answered: trio.Event | None = None
+        """After stdin ended with requests owed an answer: set once none is owed any more."""
 
     def apply(self, actions: list[Action]) -> None:
         for action in actions:
@@ -87,6 +98,8 @@ class Edge:
                 self._send_bridge(action.message)
             elif isinstance(action, ConnectBridge):
                 self._start_connection(action.launch)
+        if self._answered is not None and not self.router.owed():
+            self._answered.set()
 
     def _send_bridge(self, message: Message) -> None:
         if self._bridge_out is None:
@@ -198,9 +211,42 @@ class Edge:
             _log.info("bridge write failed: %s", exc)
         scope.cancel()
 
-    async def shutdown(self) -> None:
-        """Close streams, release the workspace, then flush what is queued."""
+    async def drain(self, grace: float) -> None:
+        """stdin ended: answer the requests already read before exiting (a script pipes its
+        requests in and closes stdin at once), waiting at most ``grace`` seconds for them."""
+        self.apply(self.router.input_ended())
+        owed = self.router.owed()
+        if not owed:
+            _log.info("stdin closed; shutting down")
+            return
+        _log.info(
+            "stdin closed with %d request(s) still unanswered; waiting up to %g s for their"
+            " answers before shutting down",
+            owed,
+            grace,
+        )
+        self._answered = trio.Event()
+        with trio.move_on_after(grace):
+            await self._answered.wait()
+        if self._closing:  # a signal or the parent's exit came first; shutdown answers
+            return
+        if self._answered.is_set():
+            _log.info("every request read has been answered; shutting down")
+        else:
+            self.give_up(f"stdin closed and {grace:g} s passed")
+
+    def give_up(self, reason: str) -> None:
+        """Answer every request still owed with an honest error: the process is ending."""
+        owed = self.router.owed()
+        if owed:
+            _log.warning("%s: answering %d request(s) with an error", reason, owed)
+            self.apply(self.router.give_up(reason))
+
+    async def shutdown(self, reason: str) -> None:
+        """Answer what is still owed, close streams, release the workspace, then flush what
+        is queued."""
         self._closing = True
+        self.give_up(reason)
         self.apply(self.router.close())
         if self._bridge_out is not None:
             self._bridge_out.close()
@@ -211,31 +257,55 @@ class Edge:
         await self._connection_done.wait()
 
 
-def silence_limit() -> float:
-    """``SILENCE_LIMIT``, or the positive number of seconds ``GHOSTLIGHT_MCP_SILENCE_LIMIT``
-    gives instead."""
+def _seconds_from_env(name: str, default: float) -> float:
+    """The positive number of seconds the environment variable ``name`` gives, else
+    ``default`` (tests shorten limits this way)."""
     try:
-        value = float(os.environ.get(SILENCE_ENV, ""))
+        value = float(os.environ.get(name, ""))
     except ValueError:
-        return SILENCE_LIMIT
-    return value if math.isfinite(value) and value > 0 else SILENCE_LIMIT
+        return default
+    return value if math.isfinite(value) and value > 0 else default
 
 
-async def _wait_for_signal(early: list[int]) -> None:
+def silence_limit() -> float:
+    """``SILENCE_LIMIT``, or what ``GHOSTLIGHT_MCP_SILENCE_LIMIT`` gives instead."""
+    return _seconds_from_env(SILENCE_ENV, SILENCE_LIMIT)
+
+
+def eof_grace() -> float:
+    """``EOF_GRACE``, or what ``GHOSTLIGHT_MCP_EOF_GRACE`` gives instead."""
+    return _seconds_from_env(EOF_GRACE_ENV, EOF_GRACE)
+
+
+class _Stop:
+    """Why the process ends; the first reason given is kept (it goes into the errors of
+    requests that end unanswered)."""
+
+    def __init__(self) -> None:
+        self.event = trio.Event()
+        self.reason = ""
+
+    def set(self, reason: str) -> None:
+        if not self.event.is_set():
+            self.reason = reason
+            self.event.set()
+
+
+async def _wait_for_signal(early: list[int]) -> int:
     with trio.open_signal_receiver(*SHUTDOWN_SIGNALS) as signals:
         if early:
             _log.info("received signal %d before the runtime started; shutting down", early[0])
-            return
-        async for signum in signals:
-            _log.info("received signal %d; shutting down", signum)
-            return
+            return early[0]
+        signum: int = await anext(signals)
+        _log.info("received signal %d; shutting down", signum)
+        return signum
 
 
 async def run(endpoints: Endpoints, router: EraRouter, handover: Handover) -> None:
     """Serve one MCP client on stdin/stdout until it goes away; ``handover`` is where the
     prelude left off (lines already answered, actions still to perform)."""
     lines_send, lines_receive = trio.open_memory_channel[bytes](math.inf)
-    stop = trio.Event()
+    stop = _Stop()
     stdout_done = trio.Event()
 
     async def stdout_writer() -> None:
@@ -244,22 +314,22 @@ async def run(endpoints: Endpoints, router: EraRouter, handover: Handover) -> No
                 await write_lines(lines_receive)
         finally:
             stdout_done.set()
-            stop.set()
+            stop.set("stdout closed")
 
     async def stdin_reader(edge: Edge) -> None:
         if not handover.at_eof:  # a terminal's end of input is not sticky: never read past it
             await read_lines(lambda line: edge.apply(router.receive_line(line)), handover.splitter)
-        _log.info("stdin closed; shutting down")
-        stop.set()
+        await edge.drain(eof_grace())
+        stop.set("stdin closed")
 
     async def parent_watch() -> None:
         await wait_for_parent_exit()
         _log.info("the parent process exited; shutting down")
-        stop.set()
+        stop.set("the parent process exited")
 
     async def signal_watch() -> None:
-        await _wait_for_signal(handover.signals)
-        stop.set()
+        signum = await _wait_for_signal(handover.signals)
+        stop.set(f"the connector was stopped (signal {signum})")
 
     async with trio.open_nursery() as nursery:
         edge = Edge(router, BridgeConnector(endpoints), nursery, lines_send, silence_limit=silence_limit())
@@ -268,8 +338,8 @@ async def run(endpoints: Endpoints, router: EraRouter, handover: Handover) -> No
         nursery.start_soon(stdin_reader, edge)
         nursery.start_soon(parent_watch)
         nursery.start_soon(signal_watch)
-        await stop.wait()
+        await stop.event.wait()
         with trio.move_on_after(SHUTDOWN_BUDGET):
-            await edge.shutdown()
+            await edge.shutdown(stop.reason)
             await stdout_done.wait()
         nursery.cancel_scope.cancel()
