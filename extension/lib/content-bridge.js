@@ -79,7 +79,10 @@ export async function runContent(chromeApi, args, { files, timeoutMs = CONTENT_T
 
 async function inject(chromeApi, tabId, files, crashes) {
   try {
-    await chromeApi.scripting.executeScript({ target: { tabId, frameIds: [0] }, files });
+    // At once, not at document idle: a page whose parsing waits on a script or stylesheet that
+    // never arrives would hold the injection (and the request) until its bound. What has been
+    // parsed is read as it is.
+    await chromeApi.scripting.executeScript({ target: { tabId, frameIds: [0] }, files, injectImmediately: true });
   } catch (err) {
     if (crashes.has(tabId)) throw pageCrashedError(tabId);
     if (ERROR_PAGE.test(messageOf(err))) {

@@ -8,6 +8,7 @@ reports what was delivered and that the dialog is open (see ``page_dialogs.py``)
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Any
@@ -17,6 +18,7 @@ import trio
 from ..browser.errors import BrowserError, BrowserFailure
 from ..engine.contracts import ToolCall, ToolResult
 from ..transport.bridge import ContentBlock, ImageBlock, TextBlock
+from ..transport.excerpt import excerpt
 from .browser_calls import PageChannel, ToolInputError, guarded
 from .image_store import ImageStore
 from .keys import combo_events, key_events, modifier_bits, parse_keys, type_steps
@@ -154,10 +156,12 @@ class ComputerTool:
         assurance: str,
         target: dict[str, Any] | None,
         near: bool = False,
+        typed: str | None = None,
     ) -> ToolResult:
         """The receipt once the page settled. With ``near``, each observation also lists the
         interactive elements shown around the target, so that what the action revealed (a menu
-        shown by CSS alone) is named."""
+        shown by CSS alone) is named. With ``typed``, a field that does not hold what was typed
+        afterwards (cut at its limit, rewritten) says what it holds."""
         ref = target.get("ref") if near and isinstance(target, dict) else None
         where: dict[str, Any] = {"ref": ref, "near": True} if isinstance(ref, str) else {}
         try:
@@ -169,6 +173,8 @@ class ComputerTool:
         if after is not None:
             action = str(call.arguments["action"])
             receipt = build_receipt(action, tab, before, after, assurance=assurance, target=target)
+            if typed is not None:
+                summary += _field_kept(after.get("focused"), typed)
         return receipt_result(summary, receipt, call.context.workspace_id)
 
     async def _target_point(
@@ -339,7 +345,9 @@ class ComputerTool:
         target = before.get("focused") if before else None
         assurance = "semantic" if target else "none"
         if before is None or target or before.get("editableDocument"):
-            return await self._finish(call, tab, summary, before, assurance=assurance, target=target)
+            return await self._finish(
+                call, tab, summary, before, assurance=assurance, target=target, typed=text
+            )
         # Nothing had keyboard focus: the key presses went to the page itself, and text goes
         # into no field. Unless the page reacted to them, the call did not do what was asked.
         summary = f"{summary[:-1]}, but nothing on the page had keyboard focus: {NO_FOCUS}"
@@ -655,6 +663,28 @@ class RefUnreachable(Exception):
     def __init__(self, result: ToolResult) -> None:
         super().__init__(_said(result))
         self.result = result
+
+
+VALUE_SHOWN = 200
+"""Characters of a field's value the page's element description carries (then cut with …)."""
+
+
+def _field_kept(focused: Any, typed: str) -> str:
+    """What a field holds after typing, when that is not what was typed: the page cut it at
+    its limit, or rewrote it (lower case, no symbols). A field that hides its value (a
+    password) says nothing."""
+    if not isinstance(focused, dict) or not isinstance(focused.get("value"), str):
+        return ""
+    held = focused["value"]
+    if typed in held or "\n" in typed or "\t" in typed:  # a key like Enter moves on
+        return ""
+    if len(held) >= VALUE_SHOWN and held.endswith("\u2026"):  # only its start was read
+        return ""
+    shown = json.dumps(excerpt(held, 200), ensure_ascii=False)
+    return (
+        f" The field now holds {shown}: not all of what was typed (the page limits or rewrites"
+        " what it takes)."
+    )
 
 
 def _unreachable(

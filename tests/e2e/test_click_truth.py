@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import trio
 
 from .conftest import PAGES, Service, open_page, page_value, text
 
@@ -63,6 +64,16 @@ background:#fd0} #banner.open{height:300px}
 <button id="change" onclick="L('change')">Change address</button></details>
 <button aria-expanded="false" aria-controls="m">Menu</button>
 <script>window.events = []; function L(m) { events.push(m); }</script>""",
+        # A field that lower-cases, drops symbols and stops at 8 characters.
+        "/truth/typing": """<!doctype html><title>Typing</title>
+<label>User <input id="user" maxlength="8"
+ oninput="this.value = this.value.toLowerCase().replace(/[^a-z0-9]/g, '')"></label>
+<label>Note <input id="note"></label>""",
+        "/truth/plain": "<!doctype html><title>Plain</title><p>plain</p>",
+        # Parsing stops at a script whose server never answers (for 13 s).
+        "/truth/stalled": """<!doctype html><title>Stalled</title>
+<h1>Above the script</h1><button onclick="window.pressed = 1">Press me</button>
+<script src="/unanswered"></script><p>Below the script</p>""",
         # A menu shown by CSS alone: hovering "Account" changes no DOM node.
         "/truth/menu": """<!doctype html><title>Hover menu</title>
 <style>body{margin:0;font:16px sans-serif} nav{padding:20px}
@@ -312,3 +323,37 @@ async def test_find_takes_a_description_and_says_the_match_is_loose(
     )  # fmt: skip
     assert "target_missing" in text(acted), text(acted)
     assert await events(service, ws, tab) == []
+
+
+async def test_typing_says_what_a_field_kept_when_the_page_cut_or_rewrote_it(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/truth/typing")
+    user, _ = await found_ref(service, ws, tab, "User")
+    await service.call("computer", ws, tabId=tab, action="left_click", ref=user)
+    typed = await service.call("computer", ws, tabId=tab, action="type", text="JohnDoe_1990")
+    said = text(typed)
+    assert typed.kind == "ok", said
+    held = await page_value(service, ws, tab, "user.value")
+    assert held == "johndoe1"
+    assert 'The field now holds "johndoe1": not all of what was typed' in said, said
+    note, _ = await found_ref(service, ws, tab, "Note")
+    await service.call("computer", ws, tabId=tab, action="left_click", ref=note)
+    plain = await service.call("computer", ws, tabId=tab, action="type", text="Hello there")
+    assert "now holds" not in text(plain), text(plain)
+
+
+async def test_a_page_still_parsing_is_read_as_far_as_it_got_without_waiting_out_the_bound(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/truth/plain")
+    went = await service.call("navigate", ws, tabId=tab, url=f"{web}/truth/stalled")
+    assert went.kind == "ok", text(went)
+    assert await page_value(service, ws, tab, "document.readyState") == "loading"
+    with trio.fail_after(5):  # the page's own bound is 20 s; the script stalls it for 13 s
+        page = await service.call("get_page_text", ws, tabId=tab)
+        found = await service.call("find", ws, tabId=tab, query="Press me")
+    assert "Above the script" in text(page) and "Below the script" not in text(page), text(page)
+    assert found.structured["results"][0]["name"] == "Press me", text(found)
