@@ -140,6 +140,8 @@
       if (done && typeof done.then === "function") return done.then((value) => ({ ref: args.ref, ...value }));
       return { ref: args.ref, ...done };
     },
+    // What an editable region holds once its editor had a turn, after input the service sent.
+    edited_value: (args) => ns.forms.editedContent(elementArg(args)),
     form_fields: () => ns.forms.formFields(document, ctx, env),
     form_validity: (args) => ns.forms.formValidity(elementArg(args), ctx),
     narrate: (args) => ns.narrate.show(document, args, env),

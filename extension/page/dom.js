@@ -186,7 +186,18 @@
       return INPUT_ROLES[type] || "textbox";
     }
     if (tag === "A" && !el.hasAttribute("href")) return "";
-    return TAG_ROLES[tag] || "";
+    // A select that shows several options at once (multiple, or a size over 1) is a list box.
+    if (tag === "SELECT" && (el.multiple || Number(el.size) > 1)) return "listbox";
+    if (TAG_ROLES[tag]) return TAG_ROLES[tag];
+    // The root of an editable region (a rich editor's <div contenteditable>) is a text box,
+    // as the browser's accessibility tree has it; its editable descendants are its content.
+    return isEditableRoot(el) ? "textbox" : "";
+  }
+
+  function isEditableRoot(el) {
+    if (el.isContentEditable !== true) return false;
+    const parent = el.parentElement;
+    return !parent || parent.isContentEditable !== true;
   }
 
   function textOf(el) {

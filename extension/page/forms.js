@@ -46,6 +46,76 @@
     return alike.length === 1 ? alike[0] : -1;
   }
 
+  // Selects all of an editable element's content, so that input replaces it; false where
+  // there is no selection to set (then its text is assigned instead).
+  function selectContents(el) {
+    const doc = el.ownerDocument;
+    const view = doc && doc.defaultView;
+    if (!doc || typeof doc.createRange !== "function" || !view || typeof view.getSelection !== "function") return false;
+    const selection = view.getSelection();
+    const range = doc.createRange();
+    range.selectNodeContents(el);
+    selection.removeAllRanges();
+    selection.addRange(range);
+    return true;
+  }
+
+  // What an edited element shows once its editor had a turn: a rich editor applies the edit
+  // to its model and renders it back in a microtask or the next task, not during the event.
+  // One task later (a message, which a background tab does not hold back as it does timers).
+  async function editedContent(el) {
+    await new Promise((resolve) => {
+      if (typeof root.MessageChannel !== "function") {
+        setTimeout(resolve, 0);
+        return;
+      }
+      const channel = new root.MessageChannel();
+      channel.port1.onmessage = () => {
+        channel.port1.close();
+        resolve();
+      };
+      channel.port2.postMessage(0);
+    });
+    return { kind: "contenteditable", value: el.textContent };
+  }
+
+  // The options a multiple select is asked to hold: the whole value as one option, else its
+  // comma-separated parts, each an option ("Cheese, Olives"); "" holds none. An unknown part
+  // refuses the whole value, so nothing is half set.
+  function chosenOptions(options, value) {
+    const wanted = String(value);
+    const whole = matchOption(options, wanted);
+    if (whole >= 0) return [whole];
+    const parts = wanted.split(",").map((part) => part.trim()).filter(Boolean);
+    const indexes = parts.map((part) => matchOption(options, part));
+    const missing = parts.filter((part, i) => indexes[i] < 0);
+    if (missing.length) {
+      const listed = options.slice(0, 20).map((o) => JSON.stringify(dom.collapse(o.text))).join(", ");
+      throw new ns.PageError(
+        `No option matching ${missing.map((part) => JSON.stringify(part)).join(", ")} in this list, which takes several options separated by commas; options: ${listed}`,
+        "no_such_option",
+      );
+    }
+    return [...new Set(indexes)];
+  }
+
+  // Selects exactly `indexes` of a multiple select (none of them disabled), as a person's
+  // ctrl-clicks would leave it, and fires input and change once.
+  function setSelected(el, indexes, options, EventCtor) {
+    for (const index of indexes) {
+      if (el.options[index].disabled) {
+        throw new ns.PageError(`The option ${JSON.stringify(dom.collapse(options[index].text))} is disabled: it cannot be chosen, and a form never sends it`, "disabled_option");
+      }
+    }
+    [...el.options].forEach((option, index) => {
+      option.selected = indexes.includes(index);
+    });
+    fire(el, "input", EventCtor);
+    fire(el, "change", EventCtor);
+    const chosen = [...el.options].filter((option) => option.selected);
+    return { kind: "select", value: chosen.map((o) => o.value).join(", "), text: chosen.map((o) => dom.collapse(o.textContent)).join(", ") };
+  }
+
   // The editable control behind a label or a custom element (its shadow root, open or closed), if any.
   function resolveControl(el) {
     const tag = dom.tagOf(el);
@@ -87,6 +157,7 @@
 
     if (tag === "SELECT") {
       const options = [...el.options].map((o) => ({ value: o.value, text: o.textContent }));
+      if (el.multiple) return setSelected(el, chosenOptions(options, value), options, EventCtor);
       const index = matchOption(options, value);
       if (index < 0) {
         const listed = options.slice(0, 20).map((o) => JSON.stringify(dom.collapse(o.text))).join(", ");
@@ -140,6 +211,10 @@
 
     if (el.isContentEditable || dom.attr(el, "contenteditable") === "true") {
       if (el.focus) el.focus();
+      // The browser's own input puts the text in (the service sends it): a rich editor that
+      // keeps its own model (Lexical, Slate, ProseMirror) takes text only through the
+      // beforeinput events real input fires; assigned textContent it shows but never learns.
+      if (selectContents(el)) return { kind: "contenteditable", awaitingText: true };
       el.textContent = String(value);
       fire(el, "input", EventCtor);
       return { kind: "contenteditable", value: el.textContent };
@@ -431,5 +506,5 @@
     return { url: doc.location ? doc.location.href : "", title: doc.title, forms: forms.filter((f) => f.fields.length), renderSerial: ctx.refs.serial() };
   }
 
-  ns.forms = { toBoolean, matchOption, setNativeValue, setFormValue, setFiles, dropFiles, labelText, formFields, formValidity };
+  ns.forms = { toBoolean, matchOption, setNativeValue, setFormValue, editedContent, setFiles, dropFiles, labelText, formFields, formValidity };
 })(globalThis);

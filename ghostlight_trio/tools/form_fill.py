@@ -25,6 +25,7 @@ from ..transport.excerpt import excerpt
 from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
 from .computer import ComputerTool
+from .field_input import set_value
 from .field_values import OVER_LIMIT_NOTE, changed, refused_value
 from .provenance import origin_of, page_facts, provenance, wrap_page_text
 from .receipts import receipt_facts
@@ -314,9 +315,7 @@ class FormFill:
         elif not control.enabled:
             return entry | {"reason": "disabled or read-only"}
         try:
-            done: Any = await self._channel.content(
-                call, tab, "form_input", {"ref": ref, "value": wanted}
-            )
+            done: Any = await set_value(self._channel, call, tab, ref, wanted)
         except BrowserError as refused:
             if refused.code not in SKIP_CODES:
                 raise

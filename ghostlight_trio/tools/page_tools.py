@@ -19,6 +19,7 @@ from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
 from .buffers import bounded_limit, buffer_notes, console_lines, limit_notes, network_lines
 from .computer import ComputerTool
+from .field_input import set_value
 from .field_values import OVER_LIMIT_NOTE, changed, refused_value
 from .image_store import ImageStore
 from .javascript import JavascriptTool
@@ -157,9 +158,7 @@ class _PageTools:
         value = call.arguments.get("value")
         before = await self._channel.content(call, tab, "observe", {}, read=True)
         try:
-            done = await self._channel.content(
-                call, tab, "form_input", {"ref": ref, "value": value}
-            )
+            done = await set_value(self._channel, call, tab, ref, value)
         except PageDialog as stop:
             if not stop.delivered:
                 raise

@@ -57,9 +57,25 @@ FORM_PAGES["/fill/checks"] = """<!doctype html><title>Contact</title>
 <label>Notes <textarea id="notes"></textarea></label>
 <label>Size <select id="size" name="size"><option value="s">Small</option>
 <option value="m" disabled>Medium</option><option value="l">Large</option></select></label>
+<label>Toppings <select id="tops" name="tops" multiple><option>Cheese</option>
+<option>Olives</option><option>Ham</option></select></label>
 <button>Send</button></form>
 <div id="bio" contenteditable="true" role="textbox" aria-label="Bio"
  oninput="if (this.textContent.length > 5) this.textContent = this.textContent.slice(0, 5)"></div>"""
+# An editor that keeps its own model, as Lexical or Slate do: it takes every edit through
+# beforeinput, cancels the browser's own, and renders its model back a moment later.
+FORM_PAGES["/fill/editor"] = """<!doctype html><title>Editor</title>
+<div id="md" contenteditable="true" aria-label="Markdown"></div>
+<script>
+window.model = "";
+md.addEventListener('beforeinput', (e) => {
+  e.preventDefault();
+  const all = getSelection().toString() === md.textContent;
+  if (e.inputType === 'insertText') model = (all ? '' : model) + e.data;
+  else if (e.inputType.startsWith('delete')) model = all ? '' : model.slice(0, -1);
+  queueMicrotask(() => { md.textContent = model; });
+});
+</script>"""
 PAGES.update(FORM_PAGES)
 
 
@@ -214,3 +230,42 @@ async def test_form_input_says_what_the_field_holds_not_what_it_was_sent(
     assert edited.kind == "ok" and text(edited).startswith(f'Set {bio} = "abcde" (asked '), text(edited)
     assert "the field changed it" in text(edited)
     assert await page_value(service, ws, tab, "bio.textContent") == "abcde"
+
+
+async def test_a_list_that_takes_several_options_is_set_to_all_of_them(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/fill/checks")
+    found = await service.call("find", ws, tabId=tab, query="Toppings")
+    tops = found.structured["results"][0]
+    assert tops["role"] == "listbox", text(found)
+    chosen = "[...tops.selectedOptions].map(o => o.text)"
+    both = await service.call("form_input", ws, tabId=tab, ref=tops["ref"], value="Cheese, olives")
+    assert both.kind == "ok", text(both)
+    assert await page_value(service, ws, tab, chosen) == ["Cheese", "Olives"]
+    unknown = await service.call("form_input", ws, tabId=tab, ref=tops["ref"], value="Cheese, Tuna")
+    assert unknown.kind == "tool_error" and 'No option matching "Tuna"' in text(unknown)
+    assert await page_value(service, ws, tab, chosen) == ["Cheese", "Olives"]  # left as it was
+    filled = await service.call("form_fill", ws, tabId=tab, fields={"toppings": "Ham"})
+    assert filled.kind == "ok", text(filled)
+    assert await page_value(service, ws, tab, chosen) == ["Ham"]
+
+
+async def test_a_rich_editor_that_keeps_its_own_model_takes_the_value_through_its_events(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/fill/editor")
+    found = await service.call("find", ws, tabId=tab, query="Markdown")
+    editor = found.structured["results"][0]
+    assert editor["role"] == "textbox", text(found)  # an editable root, as the browser has it
+    assert "set_value" in editor["mechanicalActions"]
+    done = await service.call("form_input", ws, tabId=tab, ref=editor["ref"], value="# Title")
+    assert done.kind == "ok" and text(done).startswith(f'Set {editor["ref"]} = "# Title".'), text(done)
+    assert await page_value(service, ws, tab, "[window.model, md.textContent]") == ["# Title", "# Title"]
+    again = await service.call(
+        "act_on", ws, tabId=tab, target={"name": "Markdown"}, action="set_value", value="Body"
+    )
+    assert again.kind == "ok", text(again)
+    assert await page_value(service, ws, tab, "[window.model, md.textContent]") == ["Body", "Body"]
