@@ -85,13 +85,28 @@ class _PageTools:
         self._baselines: OrderedDict[tuple[int, tuple[Any, ...]], tuple[str, str]] = OrderedDict()
 
     def _page_result(
-        self, call: ToolCall, text: str, page: dict[str, Any], **extra: Any
+        self,
+        call: ToolCall,
+        text: str,
+        page: dict[str, Any],
+        ping: dict[str, Any] | None = None,
+        **extra: Any,
     ) -> ToolResult:
-        """Page-sourced text fenced as untrusted, with page facts and provenance."""
+        """Page-sourced text fenced as untrusted, with page facts and provenance. A tab on
+        its way to another page (``ping`` names its pending URL) says the text is of the page
+        it is leaving."""
         ws = call.context.workspace_id
         origin = page["origin"]
         structured = {"page": page, **extra, "provenance": provenance(ws, origin)}
-        return ToolResult.text(wrap_page_text(text, ws, origin), structured=structured)
+        fenced = wrap_page_text(text, ws, origin)
+        pending = (ping or {}).get("pendingUrl")
+        if isinstance(pending, str) and pending:
+            structured["pendingUrl"] = pending
+            fenced = (
+                f"The tab is navigating to {pending}, which has not loaded yet: what follows is"
+                f" the page it is leaving.\n{fenced}"
+            )
+        return ToolResult.text(fenced, structured=structured)
 
     # --- content-script readers --------------------------------------------------------------
 
@@ -151,7 +166,7 @@ class _PageTools:
         note = found.get("note")
         if isinstance(note, str) and note:
             text += f"\n{note}"
-        return self._page_result(call, text, page, results=results, more=more)
+        return self._page_result(call, text, page, ping, results=results, more=more)
 
     async def form_input(self, call: ToolCall, tab: int) -> ToolResult:
         ref = str(call.arguments.get("ref", ""))
@@ -222,7 +237,7 @@ class _PageTools:
         page = page_facts(
             tab, str(got.get("url", "")), str(got.get("title", "")), ping.get("renderSerial")
         )
-        return self._page_result(call, text, page)
+        return self._page_result(call, text, page, ping)
 
     async def read_page(self, call: ToolCall, tab: int) -> ToolResult:
         args: dict[str, Any] = {}
@@ -243,7 +258,7 @@ class _PageTools:
         else:
             view = (args.get("filter"), args.get("depth"), args.get("max_chars"))
             text = self._diffed((tab, view), url, text, bool(call.arguments.get("diff")))
-        return self._page_result(call, text, page, **extra)
+        return self._page_result(call, text, page, ping, **extra)
 
     def _diffed(self, key: tuple[int, tuple[Any, ...]], url: str, text: str, diff: bool) -> str:
         """Record a full read as the baseline of its tab and options (a tree read with another

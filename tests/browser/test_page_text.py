@@ -43,3 +43,34 @@ async def test_get_page_text_never_asks_for_more_than_the_bridge_can_carry_back(
         if wanted == 0:
             assert "[max_chars 0 is not a whole number from 1 to 2000000; 50000 was used.]" in said
     assert PAGE_TEXT_MAX == 2_000_000
+
+
+async def test_a_page_read_while_the_tab_navigates_elsewhere_is_named_as_the_page_it_leaves(
+    shore: BrowserShore, endpoints: Endpoints, registry: WorkspaceRegistry, nursery: trio.Nursery
+) -> None:
+    ws, _ = registry.open(None, "agent")
+    registry.adopt_tabs(ws, [compose(1, 5)])
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+    pending = {"url": ""}
+
+    def content(request: dict) -> dict:
+        answer: dict = {"value": {"text": "old words", "source": "body"}}
+        if request["args"]["fn"] != "page_text":
+            answer = {"value": {"url": "http://a.test/", "title": "A", "renderSerial": 1}}
+        if pending["url"]:
+            answer["pendingUrl"] = pending["url"]
+        return answer
+
+    nursery.start_soon(serve_script, peer, {"content": content})
+    handler = page_tool_handlers(registry, shore)["get_page_text"]
+    settled = await handler(call("get_page_text", ws, tabId=compose(1, 5)))
+    assert "navigating" not in settled.content[0].text  # type: ignore[union-attr]
+    assert "pendingUrl" not in (settled.structured or {})
+    pending["url"] = "http://b.test/next"
+    leaving = await handler(call("get_page_text", ws, tabId=compose(1, 5)))
+    said = leaving.content[0].text  # type: ignore[union-attr]
+    assert said.startswith(
+        "The tab is navigating to http://b.test/next, which has not loaded yet: what follows"
+        " is the page it is leaving.\n"
+    ), said
+    assert "old words" in said and leaving.structured["pendingUrl"] == "http://b.test/next"
