@@ -259,6 +259,11 @@ async def test_a_click_by_ref_waits_for_its_target_to_stop_moving_and_refuses_on
 ) -> None:
     service = extended_service
     ws, tab = await open_page(service, f"{web}/truth/shift")
+    # Shown, so that it draws frames: a background tab animates nothing (its timeline stands
+    # still), and there a click simply lands where the element is.
+    focused = await service.call("tab_control", ws, tabId=tab, action="focus")
+    assert focused.kind == "ok", text(focused)
+    assert await page_value(service, ws, tab, "document.visibilityState") == "visible"
     show, _ = await found_ref(service, ws, tab, "Show banner")
     buy, _ = await found_ref(service, ws, tab, "Buy now")
     shown = await service.call("computer", ws, tabId=tab, action="left_click", ref=show)
