@@ -131,7 +131,7 @@ async def test_aria_widgets_and_selects_are_named_and_text_is_read_by_get_page_t
     _line(tree, r'^\s*checkbox "Remember me" \[ref_\d+\] unchecked')
     _line(tree, r'^\s*combobox "Country" \[ref_\d+\] value="--"')
     size = _line(tree, r'^\s*combobox "Size" \[ref_\d+\] value="Medium"')
-    _line(tree, r'^\s*combobox "Multi" \[ref_\d+\] value="One, Three"')
+    _line(tree, r'^\s*listbox "Multi" \[ref_\d+\] value="One, Three"')
     assert 'tab ""' not in tree and "Multi One" not in tree
     # Text is get_page_text's: the outline lists elements, not paragraphs.
     assert "Plain paragraph" not in tree, tree
