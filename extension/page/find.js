@@ -32,11 +32,22 @@
       .trim();
   }
 
-  function containsAllWords(haystack, words) {
-    return words.length > 0 && words.every((w) => haystack.includes(w));
+  // Scripts written without spaces between words: there a word is found inside the text.
+  const SPACELESS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+
+  // Whether `words` (one word, or several joined by single spaces) stand as whole words in
+  // `padded` (normalized text with a space at each end): "log in" is not in "blog index",
+  // nor "cart" in "cartoons".
+  function hasWords(padded, words) {
+    return SPACELESS.test(words) ? padded.includes(words) : padded.includes(` ${words} `);
   }
 
-  // Pure ranking. Returns 0..3 or null for no match.
+  function containsAllWords(haystack, words) {
+    const padded = ` ${haystack} `;
+    return words.length > 0 && words.every((w) => hasWords(padded, w));
+  }
+
+  // Pure ranking. Returns 0..3 or null for no match. Words match whole words only.
   function rankMatch(query, { name = "", searchText = "" }) {
     const q = normalize(query);
     if (!q) return null;
@@ -44,11 +55,11 @@
     const words = q.split(" ");
     if (n) {
       if (n === q) return 0;
-      if (n.startsWith(q)) return 1;
+      if (n.startsWith(`${q} `) || (SPACELESS.test(q) && n.startsWith(q))) return 1;
       if (containsAllWords(n, words)) return 2;
     }
     const s = normalize(searchText);
-    if (s.includes(q) || containsAllWords(s, words)) return 3;
+    if (hasWords(` ${s} `, q) || containsAllWords(s, words)) return 3;
     return null;
   }
 
@@ -82,6 +93,8 @@
       visible: dom.isVisible(el, env),
       inViewport: dom.intersectsViewport(rect, env, clip.region),
       enabled: !dom.isDisabled(el),
+      // A control by its tag, role, click handler or tabindex (a card with onclick is one).
+      interactive: dom.isInteractive(el),
       renderSerial: refs.serial(),
     };
     // Its centre is cut away by a container: a click there cannot reach it until it is
@@ -215,7 +228,7 @@
           ctx,
           (el) => termsIn(roughWords(el), terms) >= needed,
           (el, role, name) => {
-            const held = termsIn(normalize(searchTextOf(el, role, name)), terms);
+            const held = termsIn(normalize(searchTextOf(el, role, name)), terms, true);
             return held >= needed ? LOOSE_RANK + terms.length - held : null;
           },
         );
@@ -275,10 +288,13 @@
     return { terms, needed };
   }
 
-  // How many terms have a form in `text` (folded, as search texts are).
-  function termsIn(text, terms) {
+  // How many terms have a form in `text` (folded, as search texts are): as whole words in a
+  // normalized text, anywhere in a rough one (a quick test that never misses a match).
+  function termsIn(text, terms, whole = false) {
+    const padded = ` ${text} `;
+    const has = whole ? (form) => hasWords(padded, form) : (form) => text.includes(form);
     let held = 0;
-    for (const forms of terms) if (forms.some((form) => text.includes(form))) held += 1;
+    for (const forms of terms) if (forms.some(has)) held += 1;
     return held;
   }
 

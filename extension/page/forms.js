@@ -76,7 +76,8 @@
       };
       channel.port2.postMessage(0);
     });
-    return { kind: "contenteditable", value: el.textContent };
+    // innerText keeps the lines a person sees ("line one<div>line two</div>" is two lines).
+    return { kind: "contenteditable", value: typeof el.innerText === "string" ? el.innerText : el.textContent };
   }
 
   // The options a multiple select is asked to hold: the whole value as one option, else its
@@ -104,7 +105,8 @@
   function setSelected(el, indexes, options, EventCtor) {
     for (const index of indexes) {
       if (el.options[index].disabled) {
-        throw new ns.PageError(`The option ${JSON.stringify(dom.collapse(options[index].text))} is disabled: it cannot be chosen, and a form never sends it`, "disabled_option");
+        const open = options.filter((o, i) => !el.options[i].disabled).slice(0, 20).map((o) => JSON.stringify(dom.collapse(o.text))).join(", ");
+        throw new ns.PageError(`The option ${JSON.stringify(dom.collapse(options[index].text))} is disabled: it cannot be chosen, and a form never sends it; options that can be chosen: ${open}`, "disabled_option");
       }
     }
     [...el.options].forEach((option, index) => {

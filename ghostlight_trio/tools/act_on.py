@@ -181,6 +181,16 @@ class ActOn:
             )
         if action != "scroll_to" and any(r.get("role") in CONTROL_ROLES for r in results):
             results = [r for r in results if r.get("role") in CONTROL_ROLES]
+        elif action in POINTER_ACTIONS and how == "query" and not any(
+            r.get("interactive") for r in results
+        ):
+            # Only text mentions it (a paragraph saying "Next shipment ... page 1"): clicking
+            # words is not what was asked for, and would report a click on nothing.
+            raise Blocked(
+                "target_missing",
+                f"only text that is no control mentions {quoted(query)}; nothing was done.",
+                tuple(results[:CANDIDATES_MAX]),
+            )
         best = min(r.get("matchRank", 0) for r in results)
         top = [r for r in results if r.get("matchRank", 0) == best]
         if len(top) > 1:

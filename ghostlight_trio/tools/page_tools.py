@@ -132,9 +132,11 @@ class _PageTools:
             hidden = found.get("hidden")
             if isinstance(hidden, int) and hidden > 0:
                 text += (
-                    f" {hidden} hidden control(s) match it (inside a collapsed section, a closed"
-                    " menu or a hidden panel): open what holds them first, for example a"
-                    " collapsed summary or a menu button (read_page shows which are collapsed)."
+                    f" {hidden} control(s) that match are not shown now (in a collapsed section,"
+                    " a closed menu, a hidden panel, or outside a box that clips them, like a"
+                    " carousel's other slides): show them first, for example by opening a"
+                    " collapsed summary or a menu button (read_page marks which are collapsed),"
+                    " or moving the carousel."
                 )
         else:
             lines = [f"Found {len(results)} element(s), strongest matches first:"]

@@ -6,6 +6,7 @@ The worker observes the page before and shortly after an action (content mechani
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -121,18 +122,31 @@ REVEALED_LISTED = 5
 
 def _revealed(before: Any, after: Any) -> list[dict[str, str]]:
     """Interactive elements shown near the target after the action and not before (a menu a
-    hover opened), as ``{ref, role, name}``; none unless both sides were listed whole."""
+    hover opened), as ``{ref, role, name}``; none unless both sides were listed whole.
+
+    Compared by role and name, not by ref: a page that rebuilds a list it already showed (a
+    sort, a re-render) gives its items new nodes and refs, and none of them came into view."""
     lists = (before, after)
     if not all(isinstance(x, dict) and x.get("complete") is True for x in lists):
         return []
     was, now = before.get("shown"), after.get("shown")
     if not isinstance(was, dict) or not isinstance(now, dict):
         return []
-    return [
-        {"ref": str(ref), "role": str(seen.get("role", "")), "name": str(seen.get("name", ""))}
-        for ref, seen in now.items()
-        if ref not in was and isinstance(seen, dict)
-    ]
+    seen_before = Counter(_label(seen) for seen in was.values() if isinstance(seen, dict))
+    revealed = []
+    for ref, seen in now.items():
+        if not isinstance(seen, dict):
+            continue
+        label = _label(seen)
+        if seen_before[label] > 0:
+            seen_before[label] -= 1
+            continue
+        revealed.append({"ref": str(ref), "role": label[0], "name": label[1]})
+    return revealed
+
+
+def _label(seen: dict[str, Any]) -> tuple[str, str]:
+    return str(seen.get("role", "")), str(seen.get("name", ""))
 
 
 def _ref(element: Any) -> Any:

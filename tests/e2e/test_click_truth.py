@@ -74,6 +74,14 @@ background:#fd0} #banner.open{height:300px}
         "/truth/stalled": """<!doctype html><title>Stalled</title>
 <h1>Above the script</h1><button onclick="window.pressed = 1">Press me</button>
 <script src="/unanswered"></script><p>Below the script</p>""",
+        # Words inside longer words, text that only mentions a control, a list that re-renders.
+        "/truth/words": """<!doctype html><title>Words</title>
+<a href="#blog">Blog index</a> <a href="#design">Design inspiration</a>
+<a href="#toons">Cartoons</a>
+<p onclick="L('para')">Page 1 of 3. Next shipment arrives Monday.</p>
+<button id="sort" onclick="L('sort'); list.innerHTML = list.innerHTML">Sort by name</button>
+<ul id="list"><li><a href="#ann">Ann</a></li><li><a href="#bob">Bob</a></li></ul>
+<script>window.events = []; function L(m) { events.push(m); }</script>""",
         # A menu shown by CSS alone: hovering "Account" changes no DOM node.
         "/truth/menu": """<!doctype html><title>Hover menu</title>
 <style>body{margin:0;font:16px sans-serif} nav{padding:20px}
@@ -292,7 +300,7 @@ async def test_a_control_inside_a_closed_details_is_hidden_until_its_summary_ope
     ws, tab = await open_page(service, f"{web}/truth/details")
     found = await service.call("find", ws, tabId=tab, query="Change address")
     assert found.structured["results"] == [], text(found)
-    assert "1 hidden control(s) match it (inside a collapsed section" in text(found)
+    assert "1 control(s) that match are not shown now (in a collapsed section" in text(found)
     outline = text(await service.call("read_page", ws, tabId=tab, filter="interactive"))
     assert 'summary "Shipping details"' not in outline or "collapsed" in outline, outline
     assert "Change address" not in outline, outline
@@ -362,3 +370,32 @@ async def test_a_page_still_parsing_is_read_as_far_as_it_got_without_waiting_out
         found = await service.call("find", ws, tabId=tab, query="Press me")
     assert "Above the script" in text(page) and "Below the script" not in text(page), text(page)
     assert found.structured["results"][0]["name"] == "Press me", text(found)
+
+
+async def test_words_match_whole_words_and_act_on_clicks_controls_not_text(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/truth/words")
+    for query in ("log in", "sign in", "cart"):
+        acted = await service.call(
+            "act_on", ws, tabId=tab, target={"query": query}, action="left_click"
+        )
+        assert "target_missing" in text(acted), (query, text(acted))
+    # The paragraph has every word, and a click handler of its own: a control by that.
+    mentioned = await service.call(
+        "act_on", ws, tabId=tab, target={"query": "next shipment"}, action="left_click"
+    )
+    assert mentioned.kind == "ok", text(mentioned)
+    await page_value(service, ws, tab, "document.querySelector('p').removeAttribute('onclick')")
+    words_only = await service.call(
+        "act_on", ws, tabId=tab, target={"query": "next page"}, action="left_click"
+    )
+    assert "only text that is no control mentions" in text(words_only), text(words_only)
+    assert await page_value(service, ws, tab, "location.hash") == ""
+    # A list rebuilt with the same items: nothing came into view.
+    sort, _ = await found_ref(service, ws, tab, "Sort by name")
+    sorted_ = await service.call("computer", ws, tabId=tab, action="left_click", ref=sort)
+    assert sorted_.kind == "ok", text(sorted_)
+    assert "came into view" not in text(sorted_), text(sorted_)
+    assert await events(service, ws, tab) == ["para", "sort"]

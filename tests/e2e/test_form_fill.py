@@ -66,6 +66,7 @@ FORM_PAGES["/fill/checks"] = """<!doctype html><title>Contact</title>
 # beforeinput, cancels the browser's own, and renders its model back a moment later.
 FORM_PAGES["/fill/editor"] = """<!doctype html><title>Editor</title>
 <div id="md" contenteditable="true" aria-label="Markdown"></div>
+<div id="plainnotes" contenteditable="true" aria-label="Plain notes"></div>
 <script>
 window.model = "";
 md.addEventListener('beforeinput', (e) => {
@@ -269,3 +270,8 @@ async def test_a_rich_editor_that_keeps_its_own_model_takes_the_value_through_it
     )
     assert again.kind == "ok", text(again)
     assert await page_value(service, ws, tab, "[window.model, md.textContent]") == ["Body", "Body"]
+    # Lines are read back as a person sees them: two lines are what was asked for.
+    notes = (await service.call("find", ws, tabId=tab, query="Plain notes")).structured["results"][0]
+    lines = await service.call("form_input", ws, tabId=tab, ref=notes["ref"], value="line one\nline two")
+    assert lines.kind == "ok" and "changed it" not in text(lines), text(lines)
+    assert await page_value(service, ws, tab, "plainnotes.innerText") == "line one\nline two"

@@ -237,7 +237,14 @@ describe("find_text", () => {
     assert.equal(find.normalize("Sign-In!  Now"), "sign in now");
     // Accents, width and case fold away, as a reader matches letters.
     assert.equal(find.rankMatch("Zurich", { name: "Z\u00fcrich" }), 0);
-    assert.equal(find.rankMatch("strasse", { name: "Hauptstra\u00dfe" }), 2);
+    // Words match whole words: a word inside a longer one is no match ("log in" is not "Blog
+    // index", nor "cart" "Cartoons"), except in scripts written without spaces.
+    assert.equal(find.rankMatch("strasse", { name: "Hauptstra\u00dfe" }), null);
+    assert.equal(find.rankMatch("log in", { name: "Blog index", searchText: "link Blog index a" }), null);
+    assert.equal(find.rankMatch("sign in", { name: "Design inspiration", searchText: "link Design inspiration a" }), null);
+    assert.equal(find.rankMatch("cart", { name: "Cartoons", searchText: "link Cartoons a" }), null);
+    assert.equal(find.rankMatch("cart", { name: "Cart (2)", searchText: "link Cart 2 a" }), 1);
+    assert.equal(find.rankMatch("\u691c\u7d22", { name: "\u30b5\u30a4\u30c8\u5185\u691c\u7d22" }), 2);
     assert.equal(find.rankMatch("hauptstrasse", { name: "Hauptstra\u00dfe" }), 0);
     assert.equal(find.rankMatch("Fullwidth", { name: "\uff26\uff55\uff4c\uff4c\uff57\uff49\uff44\uff54\uff48" }), 0);
     assert.equal(find.rankMatch("Krako\u0301w", { name: "Krak\u00f3w" }), 0);

@@ -221,3 +221,18 @@ def test_receipts_name_what_came_into_view_near_the_target_only_from_whole_lists
     facts = receipt_facts(build_receipt("hover", 7, before, wide, assurance="ref", target=None))
     assert facts.startswith("7 element(s) came into view near the target: menuitem")
     assert facts.endswith('menuitem "Item 14" [ref_14] and 2 more')
+
+
+def test_a_list_rebuilt_with_new_refs_reveals_nothing_but_a_new_item_does() -> None:
+    base = {"url": "http://a.test/", "title": "A", "renderSerial": 1, "mutations": 5}
+    ann, bob = {"role": "link", "name": "Ann"}, {"role": "link", "name": "Bob"}
+    before = {**base, "nearby": {"shown": {"ref_1": ann, "ref_2": bob}, "complete": True}}
+    rebuilt = {**base, "nearby": {"shown": {"ref_7": bob, "ref_8": ann}, "complete": True}}
+    quiet = build_receipt("left_click", 7, before, rebuilt, assurance="ref", target=None)
+    assert "revealed" not in quiet["observedAfter"]
+    grown = {
+        **base,
+        "nearby": {"shown": {"ref_7": ann, "ref_8": bob, "ref_9": dict(ann)}, "complete": True},
+    }
+    receipt = build_receipt("left_click", 7, before, grown, assurance="ref", target=None)
+    assert receipt["observedAfter"]["revealed"] == [{"ref": "ref_9", "role": "link", "name": "Ann"}]
