@@ -226,6 +226,11 @@ def _describe(error: jsonschema.ValidationError) -> str:
     if validator == "enum":
         allowed = ", ".join(_shown(v) for v in error.validator_value)
         return f"'{where}' must be one of {allowed}"
+    forbidden = _forbidden_parameters(error)
+    if forbidden:
+        action = error.instance.get("action") if isinstance(error.instance, dict) else None
+        when = f" with action {_shown(action)}" if isinstance(action, str) else " here"
+        return f"parameter {forbidden} is not accepted{when}" + (f" in {where}" if where else "")
     if validator in _SIZES and isinstance(error.instance, list | str | dict):
         noun, bound = _SIZES[str(validator)]
         return (
@@ -238,6 +243,15 @@ def _describe(error: jsonschema.ValidationError) -> str:
         # "[... 20 steps ...] is too long": the value back whole would be the caller's own payload.
         message = excerpt(given, SHOWN_VALUE) + message[len(given) :]
     return f"'{where or 'arguments'}': {message}"
+
+
+def _forbidden_parameters(error: jsonschema.ValidationError) -> str:
+    """The parameters a ``not: {required: [...]}`` rule keeps out (a prompt's text given to
+    an action that takes none), or ""."""
+    rule = error.validator_value
+    if error.validator != "not" or not isinstance(rule, dict) or list(rule) != ["required"]:
+        return ""
+    return ", ".join(repr(str(name)) for name in rule["required"])
 
 
 _SIZES = {

@@ -59,3 +59,13 @@ def test_size_limits_say_the_size_and_the_limit_never_the_value_back_whole() -> 
     assert len(message) < 300
     long_url = catalog.validate("navigate", {"tabId": 1, "url": ["y" * 5000]})
     assert long_url is not None and len(long_url) < 400
+
+
+def test_a_parameter_an_action_does_not_take_is_named_with_the_action() -> None:
+    catalog = Catalog(load_specs(), ["dialog"])
+    message = catalog.validate("dialog", {"tabId": 1, "action": "accept", "text": "yes"})
+    assert message == (
+        "Invalid arguments for dialog: parameter 'text' is not accepted with action \"accept\"."
+        " Accepted parameters: tabId, action, text."
+    )
+    assert catalog.validate("dialog", {"tabId": 1, "action": "respond", "text": "yes"}) is None
