@@ -380,8 +380,8 @@
     return { stable: false, steady: recent.length >= REST_FRAMES && recent.every(inside) };
   }
 
-  // The interactive elements shown near `el` (under its nearest few ancestors), by ref, with
-  // their role and name. A receipt compares them before and after a hover or a click, so a
+  // The interactive elements shown near `el` (under its nearest few ancestors, the body
+  // included: a menu is often a sibling of what opens it), by ref, with their role and name. A receipt compares them before and after a hover or a click, so a
   // menu the page shows by CSS alone (:hover, :focus-within: no DOM change to count) is named.
   // `complete` is false when there were more than it keeps: then no difference is drawn.
   const NEAR_LEVELS = 3;
@@ -392,7 +392,7 @@
     for (let level = 0; level < NEAR_LEVELS; level++) {
       const up = dom.composedParent(region);
       const doc = up && up.ownerDocument;
-      if (!up || !doc || up === doc.body || up === doc.documentElement) break;
+      if (!up || !doc || up === doc.documentElement) break;
       region = up;
     }
     const shown = {};

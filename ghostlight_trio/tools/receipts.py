@@ -200,7 +200,7 @@ def receipt_facts(receipt: dict[str, Any]) -> str:
             f'{e["role"]} "{e["name"]}" [{e["ref"]}]' for e in revealed[:REVEALED_LISTED]
         )
         more = f" and {len(revealed) - REVEALED_LISTED} more" if len(revealed) > REVEALED_LISTED else ""
-        facts.append(f"{len(revealed)} element(s) came into view near the target: {named}{more}")
+        facts.append(f"{len(revealed)} element(s) came into view: {named}{more}")
     text = "; ".join(facts) if facts else "no other page change seen"
     return text if len(text) <= FACTS_LIMIT else text[: FACTS_LIMIT - 1] + "…"
 

@@ -82,6 +82,11 @@ background:#fd0} #banner.open{height:300px}
 <button id="sort" onclick="L('sort'); list.innerHTML = list.innerHTML">Sort by name</button>
 <ul id="list"><li><a href="#ann">Ann</a></li><li><a href="#bob">Bob</a></li></ul>
 <script>window.events = []; function L(m) { events.push(m); }</script>""",
+        # A menu a script shows on mouseenter, a sibling of what opens it, under the body.
+        "/truth/jsmenu": """<!doctype html><title>Script menu</title>
+<div id="acc" style="display:inline-block;padding:8px">Profile menu</div>
+<div id="m" style="display:none"><a href="#prof">Your profile</a> <a href="#out">Log out</a></div>
+<script>acc.addEventListener('mouseenter', () => { m.style.display = 'block'; });</script>""",
         # A menu shown by CSS alone: hovering "Account" changes no DOM node.
         "/truth/menu": """<!doctype html><title>Hover menu</title>
 <style>body{margin:0;font:16px sans-serif} nav{padding:20px}
@@ -247,7 +252,7 @@ async def test_hovering_names_the_menu_it_reveals_by_css_alone(
     assert observed.get("mutations", 0) == 0  # nothing for a mutation count to see
     revealed = [(e["role"], e["name"]) for e in observed["revealed"]]
     assert revealed == [("link", "Settings"), ("link", "Sign out")], said
-    assert '2 element(s) came into view near the target: link "Settings" [' in said
+    assert '2 element(s) came into view: link "Settings" [' in said
     assert await page_value(
         service, ws, tab, "getComputedStyle(document.querySelector('.menu')).display"
     ) == "block"
@@ -256,6 +261,12 @@ async def test_hovering_names_the_menu_it_reveals_by_css_alone(
     clicked = await service.call("computer", ws, tabId=tab, action="left_click", ref=settings)
     assert clicked.kind == "ok", text(clicked)
     assert await page_value(service, ws, tab, "location.hash") == "#settings"
+    # A menu a script opens beside its opener is named too.
+    ws, other = await open_page(service, f"{web}/truth/jsmenu", ws)
+    opener, _ = await found_ref(service, ws, other, "Profile menu")
+    opened = await service.call("computer", ws, tabId=other, action="hover", ref=opener)
+    shown = [e["name"] for e in opened.structured["interactionReceipt"]["observedAfter"]["revealed"]]
+    assert shown == ["Your profile", "Log out"], text(opened)
     # Hovering elsewhere hides it again: nothing is said to have come into view.
     away = await service.call("computer", ws, tabId=tab, action="hover", coordinate=[300, 400])
     assert away.kind == "ok", text(away)

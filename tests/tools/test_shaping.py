@@ -207,7 +207,7 @@ def test_receipts_name_what_came_into_view_near_the_target_only_from_whole_lists
         {"ref": "ref_9", "role": "link", "name": "Settings"}
     ]
     assert receipt_facts(receipt) == (
-        '1 element(s) came into view near the target: link "Settings" [ref_9]'
+        '1 element(s) came into view: link "Settings" [ref_9]'
     )
     # Either list cut short at its bound: what is missing from it may simply be past the bound.
     for cut in (before, after):
@@ -219,7 +219,7 @@ def test_receipts_name_what_came_into_view_near_the_target_only_from_whole_lists
     many = {f"ref_{n}": {"role": "menuitem", "name": f"Item {n}"} for n in range(10, 17)}
     wide = {**base, "nearby": {"shown": many, "complete": True}}
     facts = receipt_facts(build_receipt("hover", 7, before, wide, assurance="ref", target=None))
-    assert facts.startswith("7 element(s) came into view near the target: menuitem")
+    assert facts.startswith("7 element(s) came into view: menuitem")
     assert facts.endswith('menuitem "Item 14" [ref_14] and 2 more')
 
 
