@@ -202,7 +202,10 @@
 
   function textOf(el) {
     // innerText respects CSS (hidden text, line breaks); fakes and detached nodes lack it.
-    const text = typeof el.innerText === "string" ? el.innerText : el.textContent;
+    let text = typeof el.innerText === "string" ? el.innerText : el.textContent;
+    // What the browser skips rendering (a closed <details>) has no innerText, yet its words
+    // still name it: a hidden match is counted by its name.
+    if (!text && typeof el.checkVisibility === "function" && !el.checkVisibility()) text = el.textContent;
     return collapse(text);
   }
 

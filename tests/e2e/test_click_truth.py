@@ -61,7 +61,8 @@ background:#fd0} #banner.open{height:300px}
         # A control inside a closed <details>: laid out by nothing the user can see.
         "/truth/details": """<!doctype html><title>Details</title>
 <details id="ship"><summary>Shipping details</summary>
-<button id="change" onclick="L('change')">Change address</button></details>
+<button id="change" onclick="L('change')">Change address</button>
+<label>API key <input id="key"></label></details>
 <button aria-expanded="false" aria-controls="m">Menu</button>
 <script>window.events = []; function L(m) { events.push(m); }</script>""",
         # A field that lower-cases, drops symbols and stops at 8 characters.
@@ -312,6 +313,8 @@ async def test_a_control_inside_a_closed_details_is_hidden_until_its_summary_ope
     found = await service.call("find", ws, tabId=tab, query="Change address")
     assert found.structured["results"] == [], text(found)
     assert "1 control(s) that match are not shown now (in a collapsed section" in text(found)
+    key = await service.call("find", ws, tabId=tab, query="API key")
+    assert "1 control(s) that match are not shown now" in text(key), text(key)
     outline = text(await service.call("read_page", ws, tabId=tab, filter="interactive"))
     assert 'summary "Shipping details"' not in outline or "collapsed" in outline, outline
     assert "Change address" not in outline, outline
