@@ -381,8 +381,9 @@
   }
 
   // The interactive elements shown near `el` (under its nearest few ancestors, the body
-  // included: a menu is often a sibling of what opens it), by ref, with their role and name. A receipt compares them before and after a hover or a click, so a
-  // menu the page shows by CSS alone (:hover, :focus-within: no DOM change to count) is named.
+  // included: a menu is often a sibling of what opens it), by ref, with their role and name.
+  // A receipt compares them before and after a hover or a click, so a menu the page shows by
+  // CSS alone (:hover, :focus-within: no DOM change to count) is named.
   // `complete` is false when there were more than it keeps: then no difference is drawn.
   const NEAR_LEVELS = 3;
   const NEAR_CHECKED = 300;

@@ -91,24 +91,36 @@
     const indexes = parts.map((part) => matchOption(options, part));
     const missing = parts.filter((part, i) => indexes[i] < 0);
     if (missing.length) {
-      const listed = options.slice(0, 20).map((o) => JSON.stringify(dom.collapse(o.text))).join(", ");
       throw new ns.PageError(
-        `No option matching ${missing.map((part) => JSON.stringify(part)).join(", ")} in this list, which takes several options separated by commas; options: ${listed}`,
+        `No option matching ${missing.map((part) => JSON.stringify(part)).join(", ")} in this list, which takes several options separated by commas; options: ${listed(options)}`,
         "no_such_option",
       );
     }
     return [...new Set(indexes)];
   }
 
+  // The first options' texts, quoted, as a refusal lists them for the agent to pick from.
+  function listed(options) {
+    return options.slice(0, 20).map((o) => JSON.stringify(dom.collapse(o.text))).join(", ");
+  }
+
+  // A disabled option (or one in a disabled group) cannot be chosen by a person, and a form
+  // never sends it: choosing it by script would leave the field out of the submitted form
+  // while saying it was set. Refused, naming the options that can be chosen.
+  function refuseDisabled(el, options, index) {
+    const disabled = (option) => option.disabled || (option.parentElement && dom.tagOf(option.parentElement) === "OPTGROUP" && option.parentElement.disabled);
+    if (!disabled(el.options[index])) return;
+    const open = listed(options.filter((o, i) => !disabled(el.options[i])));
+    throw new ns.PageError(
+      `The option ${JSON.stringify(dom.collapse(options[index].text))} is disabled: it cannot be chosen, and a form never sends it; options that can be chosen: ${open}`,
+      "disabled_option",
+    );
+  }
+
   // Selects exactly `indexes` of a multiple select (none of them disabled), as a person's
   // ctrl-clicks would leave it, and fires input and change once.
   function setSelected(el, indexes, options, EventCtor) {
-    for (const index of indexes) {
-      if (el.options[index].disabled) {
-        const open = options.filter((o, i) => !el.options[i].disabled).slice(0, 20).map((o) => JSON.stringify(dom.collapse(o.text))).join(", ");
-        throw new ns.PageError(`The option ${JSON.stringify(dom.collapse(options[index].text))} is disabled: it cannot be chosen, and a form never sends it; options that can be chosen: ${open}`, "disabled_option");
-      }
-    }
+    for (const index of indexes) refuseDisabled(el, options, index);
     [...el.options].forEach((option, index) => {
       option.selected = indexes.includes(index);
     });
@@ -162,16 +174,9 @@
       if (el.multiple) return setSelected(el, chosenOptions(options, value), options, EventCtor);
       const index = matchOption(options, value);
       if (index < 0) {
-        const listed = options.slice(0, 20).map((o) => JSON.stringify(dom.collapse(o.text))).join(", ");
-        throw new PageError(`No option matching ${JSON.stringify(String(value))}; options: ${listed}`, "no_such_option");
+        throw new PageError(`No option matching ${JSON.stringify(String(value))}; options: ${listed(options)}`, "no_such_option");
       }
-      // A disabled option cannot be chosen by a person, and a form never sends it: choosing it
-      // by script would leave the field out of the submitted form while saying it was set.
-      const chosen = el.options[index];
-      if (chosen.disabled || (chosen.parentElement && dom.tagOf(chosen.parentElement) === "OPTGROUP" && chosen.parentElement.disabled)) {
-        const open = options.filter((o, i) => !el.options[i].disabled).slice(0, 20).map((o) => JSON.stringify(dom.collapse(o.text))).join(", ");
-        throw new PageError(`The option ${JSON.stringify(dom.collapse(options[index].text))} is disabled: it cannot be chosen, and a form never sends it; options that can be chosen: ${open}`, "disabled_option");
-      }
+      refuseDisabled(el, options, index);
       el.selectedIndex = index;
       fire(el, "input", EventCtor);
       fire(el, "change", EventCtor);

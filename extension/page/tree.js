@@ -141,6 +141,20 @@
       return true;
     }
 
+    // An element's line, its link target kept aside (added at the end if they all fit); true
+    // when the line was emitted.
+    function emitElement(el, { role, name, ref, level }) {
+      const line = formatLine(el, { role, name, ref, level, omitHref: true });
+      if (!emit(line)) return false;
+      shown += 1;
+      const href = hrefPart(el);
+      if (href) {
+        hrefs.push([lines.length - 1, line.indexOf(`[${ref}]`) + ref.length + 2, href]);
+        hrefChars += href.length;
+      }
+      return true;
+    }
+
     // A frame: one line for the frame itself, then (same-origin) its document's elements
     // one level deeper; a cross-origin frame stays opaque and says so.
     function walkFrame(el, level, isStart, clip) {
@@ -207,15 +221,8 @@
       if (include) {
         matched += 1;
         const ref = refs.refFor(el);
-        const line = formatLine(el, { role, name, ref, level, omitHref: true });
-        if (!outOfRoom && emit(line)) {
-          shown += 1;
-          const href = hrefPart(el);
-          if (href) {
-            hrefs.push([lines.length - 1, line.indexOf(`[${ref}]`) + ref.length + 2, href]);
-            hrefChars += href.length;
-          }
-          if (tag === "SELECT") for (const line of optionLines(el, level + 1)) emit(line);
+        if (emitElement(el, { role, name, ref, level }) && tag === "SELECT") {
+          for (const line of optionLines(el, level + 1)) emit(line);
         }
         childLevel = level + 1;
       }
@@ -252,15 +259,7 @@
           if (checked > SCAN_CAP) return { checked: SCAN_CAP, capped: true };
           if (dom.isSkipped(el) || !dom.isVisible(el, env) || !inView(el, dom.frameClip(el))) continue;
           matched += 1;
-          const ref = refs.refFor(el);
-          const line = formatLine(el, { role: dom.roleOf(el), name: dom.accessibleName(el), ref, level: 0, omitHref: true });
-          if (!emit(line)) continue;
-          shown += 1;
-          const href = hrefPart(el);
-          if (href) {
-            hrefs.push([lines.length - 1, line.indexOf(`[${ref}]`) + ref.length + 2, href]);
-            hrefChars += href.length;
-          }
+          emitElement(el, { role: dom.roleOf(el), name: dom.accessibleName(el), ref: refs.refFor(el), level: 0 });
         }
       }
       return { checked, capped: false };

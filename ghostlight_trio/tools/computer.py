@@ -680,7 +680,7 @@ def _field_kept(focused: Any, typed: str) -> str:
         return ""
     if len(held) >= VALUE_SHOWN and held.endswith("\u2026"):  # only its start was read
         return ""
-    shown = json.dumps(excerpt(held, 200), ensure_ascii=False)
+    shown = json.dumps(excerpt(held, VALUE_SHOWN), ensure_ascii=False)
     return (
         f" The field now holds {shown}: not all of what was typed (the page limits or rewrites"
         " what it takes)."
