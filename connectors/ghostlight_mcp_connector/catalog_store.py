@@ -61,7 +61,6 @@ class CatalogStore(Generic[W]):
         self._fetching = next_sequence()
         return link.send(CatalogRequest(sequence=self._fetching))
 
-    @property
     def owed(self) -> int:
         """How many parked requests still owe the client an answer."""
         return len(self._owed)

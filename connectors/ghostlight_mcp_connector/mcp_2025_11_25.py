@@ -265,7 +265,7 @@ class Mcp20251125:
 
     def owed(self) -> int:
         """How many requests already read still wait for their answer."""
-        return self.book.owed() + self.catalog.owed
+        return self.book.owed() + self.catalog.owed()
 
     def input_ended(self) -> list[Action]:
         """stdin ended: the workspace stays until the calls already read have their answers."""

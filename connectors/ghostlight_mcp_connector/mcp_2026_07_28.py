@@ -338,7 +338,7 @@ class Mcp20260728:
     def owed(self) -> int:
         """How many requests already read still wait for their answer (an open stream waits
         for none: it is ended, not answered)."""
-        return self.book.owed() + self.catalog.owed
+        return self.book.owed() + self.catalog.owed()
 
     def input_ended(self) -> list[Action]:
         """stdin ended: no one can follow a stream any more, so each ends now."""
