@@ -42,6 +42,10 @@ PAGE_PROBE_MS = 1_500
 ILLEGAL_RETURN = "Illegal return statement"
 UNRETURNABLE = ("Object couldn't be returned by value", "Object reference chain is too long")
 """Chrome's refusals to copy a result out of the page: the script has run by then."""
+NAVIGATED = "Inspected target navigated or closed"
+"""Chrome's answer to a script still running (or whose value was being read) when its page
+navigated away, reloaded or closed: most often the script's own doing (a submit, a click on a
+link, a reload). The page it ran in is gone, and its value with it."""
 OBJECT_GROUP = "ghostlight-javascript"
 """The handles a call takes out live in this group and are released when it ends."""
 COPY_OUT = "function () { return this; }"
@@ -61,6 +65,31 @@ _NAMED_ERROR = re.compile(r"^(?:[A-Z][A-Za-z]*)?Error(?::|$)")
 
 class _StillPending(Exception):
     """Chrome had not answered a command by ``PENDING_AFTER_MS``: the script is waiting."""
+
+
+class _NotCopyable(Exception):
+    """Chrome refused to copy the script's value out of the page (it has run by then)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+    @classmethod
+    def from_refusal(cls, refused: BrowserError) -> BrowserError | _NotCopyable:
+        """The refusal as a value that cannot be copied; other failures (a page that
+        navigated, a tab that closed) stay what they are."""
+        known = next((text for text in UNRETURNABLE if text in refused.message), None)
+        if known is not None:
+            return cls(
+                f"{known}: e.g. a window, a symbol, a BigInt inside an object, or an object"
+                " that contains itself"
+            )
+        if "Internal error" in refused.message:  # Chrome's answer when a getter throws
+            return cls(
+                "reading it failed inside the browser, most often because one of its"
+                " properties is a getter that throws"
+            )
+        return refused
 
 
 class JavascriptTool:
@@ -94,9 +123,18 @@ class JavascriptTool:
                 " (get_page_text once it answers), or reload the tab with tab_control.",
                 kind="outcome_unknown",
             )
+        except _NotCopyable as uncopyable:
+            return self._page_result(
+                call,
+                f"The script ran, but its value cannot be copied out of the page as JSON"
+                f" ({uncopyable.reason}). To see it, end the script with a plain value, such as"
+                " a string or a plain object of the fields you need.",
+                await self._channel.tab_page(call, tab),
+            )
         except BrowserError as error:
-            reason = next((text for text in UNRETURNABLE if text in error.message), None)
-            if reason is None and script.busy_to_the_bound():
+            if NAVIGATED in error.message:
+                return await self._navigated_away(call, tab)
+            if script.busy_to_the_bound():
                 # Chrome ends a script at the evaluation's own timeout with a bare "Internal
                 # error": say what happened instead.
                 return ToolResult.error(
@@ -105,16 +143,7 @@ class JavascriptTool:
                     " changed before that stays changed. Run less at once, or await a promise"
                     " instead of waiting in a loop."
                 )
-            if reason is None:
-                raise
-            return self._page_result(
-                call,
-                f"The script ran, but its value cannot be copied out of the page as JSON"
-                f" ({reason}: e.g. a window, a symbol, a BigInt inside an object, or an object"
-                " that contains itself). To see it, end the script with a plain value, such as"
-                " a string or a plain object of the fields you need.",
-                await self._channel.tab_page(call, tab),
-            )
+            raise
         except PageDialog as stop:
             if not stop.delivered:
                 raise
@@ -134,6 +163,34 @@ class JavascriptTool:
         lead = TextBlock(text="The script threw (what it did before that stays done):")
         return ToolResult(
             kind="tool_error", content=[lead, *result.content], structured=result.structured
+        )
+
+    async def _navigated_away(self, call: ToolCall, tab: int) -> ToolResult:
+        """The page the script ran in navigated, reloaded or closed before its value came
+        back. It had started, so what it set going may have happened (a submitted form): an
+        unknown outcome, never a failure an agent would simply retry."""
+        lead = (
+            "The script started, but its page navigated away, reloaded or closed before its"
+            " value came back (most likely the script's own doing: a form submit, a link, a"
+            " reload), so its result is lost. What it did stays done."
+        )
+        advice = (
+            " Do not run it again automatically: read the page first to see whether its effect"
+            " happened (a submitted form may have been sent)."
+        )
+        try:
+            page = await self._channel.tab_page(call, tab)
+        except BrowserError as gone:
+            if gone.code != "tab_not_found":
+                raise
+            return ToolResult.text(
+                f"{lead} Its tab is gone now (it closed).{advice}", kind="outcome_unknown"
+            )
+        url = page.get("url") or "a page not known yet"
+        return ToolResult.text(
+            f"{lead} The tab now shows {url} (it may still be loading).{advice}",
+            kind="outcome_unknown",
+            structured={"url": page.get("url")} if page.get("url") else None,
         )
 
     async def _answer(self, call: ToolCall, tab: int, text: str) -> ToolResult:
@@ -244,12 +301,15 @@ class _Script:
         described = _described(remote)
         if described is not None:
             return described
-        copied = await self._command(
-            "Runtime.callFunctionOn",
-            {"objectId": remote["objectId"], "functionDeclaration": COPY_OUT,
-             "returnByValue": True, "objectGroup": OBJECT_GROUP},
-            effect=False,
-        )  # fmt: skip
+        try:
+            copied = await self._command(
+                "Runtime.callFunctionOn",
+                {"objectId": remote["objectId"], "functionDeclaration": COPY_OUT,
+                 "returnByValue": True, "objectGroup": OBJECT_GROUP},
+                effect=False,
+            )  # fmt: skip
+        except BrowserError as refused:
+            raise _NotCopyable.from_refusal(refused) from None
         if copied.get("exceptionDetails"):  # a getter that throws while being copied
             return f"Error: {_plain_exception_text(copied['exceptionDetails'])}"
         return _remote_text(copied.get("result") or {})
@@ -261,7 +321,7 @@ class _Script:
             return _plain_exception_text(details)
         try:
             value = await self._value(exception)
-        except BrowserError:
+        except (BrowserError, _NotCopyable):
             return _plain_exception_text(details)
         return f"{details.get('text') or 'Uncaught'} {value}"
 

@@ -137,3 +137,36 @@ async def test_a_script_behind_a_busy_page_is_an_unknown_outcome_not_a_started_o
     with trio.fail_after(20):
         while await page_value(service, ws, tab, "window.ranLater === true") is not True:  # noqa: ASYNC110
             await trio.sleep(0.5)
+
+
+async def test_a_script_whose_page_navigates_away_is_an_unknown_outcome_naming_the_new_page(
+    tools_service: Service, tools_browser: Any, web: str
+) -> None:
+    """A script that submits a form or follows a link ran: its page is gone before its value
+    comes back. That is never a plain failure an agent would retry (a second order)."""
+    service = tools_service
+    ws, tab = await open_page(service, f"{web}/form")
+    moved = await _run(
+        service, ws, tab,
+        "location.href = '/missing'; await new Promise(r => setTimeout(r, 3000)); 'done'",
+    )
+    assert moved.kind == "outcome_unknown", text(moved)
+    assert text(moved).startswith(
+        "The script started, but its page navigated away, reloaded or closed before its value"
+        " came back"
+    )
+    assert f"The tab now shows {web}/missing" in text(moved)
+    assert "Do not run it again automatically" in text(moved)
+    assert "Runtime.evaluate" not in text(moved)
+
+
+async def test_a_value_whose_getter_throws_is_said_to_have_run(
+    tools_service: Service, tools_browser: Any, web: str
+) -> None:
+    service = tools_service
+    ws, tab = await open_page(service, f"{web}/form")
+    got = await _run(service, ws, tab, "window.ran = 1; ({get x() { throw new Error('g') }})")
+    assert got.kind == "ok", text(got)
+    assert "The script ran, but its value cannot be copied out of the page as JSON" in text(got)
+    assert "a getter that throws" in text(got)
+    assert await page_value(service, ws, tab, "window.ran") == 1
