@@ -27,6 +27,7 @@ import trio
 from ..engine.contracts import ResultKind, ToolCall, ToolHandler, ToolResult
 from ..transport.bridge import ContentBlock, ImageBlock, TextBlock
 from ..transport.excerpt import quoted
+from .provenance import clip_fenced
 
 BUDGET_MS = 45_000
 """No step starts once a composition has run this long: its answer then still comes within the
@@ -223,7 +224,7 @@ async def run_script(call: ToolCall) -> ToolResult:
         return ToolResult.error(budget)
     tab = arguments.get("tabId")
     if arguments.get("dry_run"):
-        return _script_result(_dry_run(call, steps, tab), dry=True)
+        return _script_result(_dry_run(call, steps, tab), call.context.workspace_id, dry=True)
     go_on = arguments.get("onError") == "continue"
     run = _Run(tools=[str(spec["tool"]) for spec in steps], budget_s=budget)
     for number, spec in enumerate(steps, 1):
@@ -243,7 +244,7 @@ async def run_script(call: ToolCall) -> ToolResult:
         if step.status in ALWAYS_STOPS or not go_on:
             run.stopped = _stop_reason(step)
             break
-    return _script_result(run)
+    return _script_result(run, call.context.workspace_id)
 
 
 def _resolve(value: Any, number: int, done: Sequence[_Step] | None) -> Any:
@@ -323,8 +324,8 @@ def _dry_run(
     return run
 
 
-def _script_result(run: _Run, *, dry: bool = False) -> ToolResult:
-    results = [_step_record(step) for step in run.steps]
+def _script_result(run: _Run, workspace_id: str | None, *, dry: bool = False) -> ToolResult:
+    results = [_step_record(step, workspace_id) for step in run.steps]
     results += [
         {"step": number, "tool": run.tools[number - 1], "status": "not_run"}
         for number in range(len(run.steps) + 1, run.total + 1)
@@ -348,12 +349,12 @@ def _script_result(run: _Run, *, dry: bool = False) -> ToolResult:
     if len(text) > SCRIPT_RESULT_MAX:
         for record in results:
             if len(record.get("result", "")) > 300:
-                record["result"] = record["result"][:300] + " (truncated)"
+                record["result"] = clip_fenced(record["result"], 300, workspace_id)
         text = json.dumps(body, indent=2, ensure_ascii=False)
     return ToolResult(kind=kind, content=[TextBlock(text=text)], structured=body)
 
 
-def _step_record(step: _Step) -> dict[str, Any]:
+def _step_record(step: _Step, workspace_id: str | None) -> dict[str, Any]:
     record: dict[str, Any] = {"step": step.number, "tool": step.tool, "status": step.status}
     text = step.note
     if step.result is not None:
@@ -364,7 +365,5 @@ def _step_record(step: _Step) -> dict[str, Any]:
         if step.result.structured is not None:
             record["structured"] = step.result.structured
     if text:
-        if len(text) > STEP_TEXT_MAX:
-            text = text[:STEP_TEXT_MAX] + " (truncated)"
-        record["result"] = text
+        record["result"] = clip_fenced(text, STEP_TEXT_MAX, workspace_id)
     return record

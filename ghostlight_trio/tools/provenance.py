@@ -48,6 +48,23 @@ def wrap_page_text(text: str, workspace_id: str | None, origin: str) -> str:
     )
 
 
+def clip_fenced(text: str, limit: int, workspace_id: str | None) -> str:
+    """``text`` cut to ``limit`` characters and marked, keeping its page content fenced: a cut
+    inside a block of page text closes that block, so nothing said after it (our own words, the
+    next step's) reads as part of the page's. Only the workspace's own boundary lines count: a
+    page cannot write them."""
+    if len(text) <= limit:
+        return text
+    nonce = session_nonce(workspace_id)
+    kept = text[:limit]
+    opened = kept.rfind(f"--- GHOSTLIGHT PAGE CONTENT {nonce} ")
+    closing = f"--- END GHOSTLIGHT PAGE CONTENT {nonce} ---"
+    closed = kept.rfind(closing)
+    if opened > closed:
+        return f"{kept} (truncated)\n{closing}"
+    return f"{kept} (truncated)"
+
+
 def provenance(workspace_id: str | None, origin: str) -> dict[str, Any]:
     """The ``provenance`` member of a page-sourced result's structured content."""
     return {

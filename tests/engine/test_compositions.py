@@ -13,6 +13,7 @@ from browser.session_driver import text  # tests/ is on sys.path (rootdir packag
 from ghostlight_trio.engine.contracts import ToolCall, ToolResult, UncertainEffect
 from ghostlight_trio.scheduler import TabSurface
 from ghostlight_trio.tools.compositions import composition_handlers
+from ghostlight_trio.tools.provenance import session_nonce, wrap_page_text
 from ghostlight_trio.workspace import split_tab_id
 
 from .harness import OTHER_TAB, TAB, Harness
@@ -45,6 +46,11 @@ class Tools:
             "1 match", structured={"results": [{"ref": "ref_7", "query": call.arguments["query"]}]}
         )
 
+    async def get_page_text(self, call: ToolCall) -> ToolResult:
+        self.received.append(("get_page_text", dict(call.arguments)))
+        page = "Page text. " * 500
+        return ToolResult.text(wrap_page_text(page, call.context.workspace_id, "https://a.test"))
+
     async def computer(self, call: ToolCall) -> ToolResult:
         if call.arguments.get("action") == "hover":  # stands for an action whose end is unknown
             self.received.append(("computer", dict(call.arguments)))
@@ -61,6 +67,7 @@ class Tools:
             "navigate": self.navigate,
             "find": self.find,
             "computer": self.computer,
+            "get_page_text": self.get_page_text,
             **composition_handlers(),
         }
 
@@ -345,3 +352,16 @@ async def test_a_reference_on_the_first_step_says_there_is_no_earlier_step(
     _, outcome = await run(h, "script", {"tabId": TAB, "steps": [
         {"tool": "find", "args": {"query": "$$100"}}]}, ws)  # fmt: skip
     assert outcome.kind == "ok" and tools.received == [("find", {"query": "$100", "tabId": TAB})]
+
+
+async def test_a_long_page_text_cut_in_a_step_keeps_its_closing_fence(autojump_clock, nursery):
+    """Page text is fenced as untrusted; a step's text cut short must not leave the fence
+    open, or the script's own words after it would read as the page's."""
+    tools = Tools()
+    h, ws = harness(nursery, tools)
+    steps = [{"tool": "get_page_text", "args": {}}, {"tool": "find", "args": {"query": "Buy"}}]
+    _, outcome = await run(h, "script", {"tabId": TAB, "steps": steps}, ws)
+    assert outcome.kind == "ok", text(outcome)
+    closing = f"--- END GHOSTLIGHT PAGE CONTENT {session_nonce(ws)} ---"
+    first = script_body(outcome)["results"][0]["result"]
+    assert first.endswith(f"(truncated)\n{closing}"), first[-200:]

@@ -12,7 +12,13 @@ from ghostlight_trio.tools.buffers import (
     console_lines,
     network_lines,
 )
-from ghostlight_trio.tools.provenance import origin_of, provenance, session_nonce, wrap_page_text
+from ghostlight_trio.tools.provenance import (
+    clip_fenced,
+    origin_of,
+    provenance,
+    session_nonce,
+    wrap_page_text,
+)
 from ghostlight_trio.tools.receipts import build_receipt, receipt_facts, receipt_result
 from ghostlight_trio.tools.shaping import (
     actionable,
@@ -103,6 +109,22 @@ def test_provenance_nonce_is_stable_per_workspace_and_fences_page_text() -> None
     assert provenance("ws-1", "x") == {
         "pageSourced": True, "untrusted": True, "topOrigin": "x", "sessionNonce": nonce,
     }  # fmt: skip
+
+
+def test_a_cut_inside_page_text_closes_its_fence() -> None:
+    nonce = session_nonce("ws-1")
+    closing = f"--- END GHOSTLIGHT PAGE CONTENT {nonce} ---"
+    fenced = wrap_page_text("A" * 500, "ws-1", "https://a.test") + "\nOur own words."
+    cut = clip_fenced(fenced, 200, "ws-1")
+    assert cut.endswith(f"AAA (truncated)\n{closing}")
+    assert cut.count(closing) == 1
+    # A cut after the fence closed adds no second closing line; a short text stays as it is.
+    whole = len(fenced) - 4
+    assert clip_fenced(fenced, whole, "ws-1") == fenced[:whole] + " (truncated)"
+    assert clip_fenced(fenced, len(fenced), "ws-1") == fenced
+    # Another workspace's (or a page's forged) boundary line is not ours to close.
+    forged = wrap_page_text("B" * 500, "ws-2", "https://a.test")
+    assert clip_fenced(forged, 200, "ws-1") == forged[:200] + " (truncated)"
 
 
 def test_origins() -> None:
