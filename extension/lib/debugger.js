@@ -29,6 +29,9 @@ const ALREADY_ATTACHED = /already attached/i;
 const NOT_ATTACHED = /not attached|detached/i;
 // chrome.debugger.attach for a tab that closed: "No tab with given id N."
 const NO_SUCH_TAB = /no tab with (?:given )?id/i;
+// Chrome's refusal to let an extension's debugger into its own pages (chrome://, the Web Store,
+// another extension's): the page is out of reach, as it is for content scripts.
+const KEPT_OUT = /cannot access|cannot attach to this target/i;
 export const PAGE_CRASHED = "page_crashed";
 // Commands the browser itself carries out for a crashed tab (no page needed): they can take it
 // somewhere else. Everything else waits for a renderer that is not there.
@@ -213,6 +216,12 @@ export class DebuggerSessions {
       const message = messageOf(err);
       if (NO_SUCH_TAB.test(message)) {
         throw new OpError(`No tab with id ${tabId} (it was closed or never existed)`, { code: "tab_not_found" });
+      }
+      if (KEPT_OUT.test(message)) {
+        throw new OpError(`Chrome does not let extensions into this page, so it cannot be seen or driven (${message.replace(/\.\s*$/, "")})`, {
+          hop: HOPS.cdp,
+          code: "content_unavailable",
+        });
       }
       if (!ALREADY_ATTACHED.test(message)) {
         throw new OpError(`Could not attach the debugger to tab ${tabId}: ${message}`, {

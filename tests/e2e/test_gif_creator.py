@@ -89,7 +89,9 @@ async def test_a_chrome_page_refuses_a_start_without_leaving_a_recording_behind(
     assert moved.kind == "ok", text(moved)
     for _ in range(2):  # the second try is refused the same way, not as "already being recorded"
         refused = await service.call("gif_creator", ws, tabId=tab, action="start_recording")
-        assert refused.kind == "tool_error" and "Could not attach the debugger" in text(refused)
+        assert refused.kind == "tool_error", text(refused)
+        assert "Chrome does not let extensions into this page" in text(refused)
+        assert "Next step: navigate the tab to a web page" in text(refused)
     status = await service.call("gif_creator", ws, tabId=tab, action="status")
     assert status.kind == "tool_error" and "No recording on tab" in text(status)
     back = await service.call("navigate", ws, tabId=tab, url=f"{web}/gif")
