@@ -273,6 +273,11 @@ test("cdp: failures carry hop cdp and name the method", async () => {
   chromeApi.onAttach = async () => {
     throw new Error("Cannot access a chrome:// URL");
   };
+  // Chrome keeps extensions out of its own pages: that is a page out of reach, not a fault.
+  await assert.rejects(new DebuggerSessions(chromeApi).send(7, "Page.enable"), (e) => e.hop === "cdp" && e.code === "content_unavailable");
+  chromeApi.onAttach = async () => {
+    throw new Error("Something else went wrong");
+  };
   await assert.rejects(new DebuggerSessions(chromeApi).send(7, "Page.enable"), (e) => e.hop === "cdp" && e.code === "attach_failed");
   await assert.rejects(d.send(7, ""), (e) => e.code === "bad_args");
   await assert.rejects(d.send(7, "Page.enable", [1]), (e) => e.code === "bad_args");
