@@ -1,7 +1,8 @@
 // Per-tab console and network buffers fed by CDP events (Runtime.* and Network.*).
 // Capture starts on first use for a tab and kind; each buffer keeps the newest entries up to a
 // bound and resets when the tab's hostname changes, so a read only ever shows one site's
-// traffic. Pure: the worker feeds it events and hostnames; nothing here touches chrome.*.
+// traffic: what came before the new site's page goes, what its page did since stays. Pure: the
+// worker feeds it events and hostnames; nothing here touches chrome.*.
 
 export const KINDS = Object.freeze(["console", "network"]);
 const TEXT_LIMIT = 2_000;
@@ -111,6 +112,11 @@ class Buffer {
     this.entries = [];
     this.dropped = 0;
     this.byRequest = new Map(); // network requestId -> entry
+    // Console: where the newest top-level page's entries begin, and its host (from the page's
+    // first script context after the tab's contexts were cleared by a navigation).
+    this.pageStart = null;
+    this.pageHost = null;
+    this.pendingStart = null;
   }
 
   push(entry) {
@@ -119,14 +125,39 @@ class Buffer {
       const old = this.entries.shift();
       if (old.requestId) this.byRequest.delete(old.requestId);
       this.dropped += 1;
+      if (this.pageStart) this.pageStart -= 1;
+      if (this.pendingStart) this.pendingStart -= 1;
     }
   }
 
   clear() {
-    this.entries = [];
-    this.byRequest.clear();
-    this.dropped = 0;
+    this.keepFrom(this.entries.length);
   }
+
+  // Keep only the entries from `index` on (those of the page the tab shows now).
+  keepFrom(index) {
+    this.entries = this.entries.slice(index);
+    this.byRequest = new Map(this.entries.filter((e) => e.requestId).map((e) => [e.requestId, e]));
+    this.dropped = 0;
+    this.pageStart = this.pageStart === null ? null : 0;
+    this.pendingStart = null;
+  }
+}
+
+// Where the requests of a page at `host` begin: its document request, found back from the newest
+// entry, not past a document request of the host the tab left (-1: none recorded). A frame of
+// `host` that the old page loaded after its own document counts as the new page's too: the
+// buffer does not tell frames from the top page.
+function newPageStart(entries, host, previous) {
+  let start = -1;
+  for (let i = entries.length - 1; i >= 0; i -= 1) {
+    const entry = entries[i];
+    if (entry.type !== "Document") continue;
+    const entryHost = hostOf(entry.url);
+    if (entryHost === host) start = i;
+    else if (entryHost === previous) break;
+  }
+  return start;
 }
 
 export class EventBuffers {
@@ -162,10 +193,18 @@ export class EventBuffers {
     const previous = rec.host;
     rec.host = host;
     for (const kind of KINDS) {
-      if (rec[kind] && (rec[kind].entries.length || rec[kind].dropped)) {
-        rec[kind].clear();
-        rec.reset[kind] = `the tab moved from ${previous} to ${host}`;
+      const buf = rec[kind];
+      if (!buf || !(buf.entries.length || buf.dropped)) continue;
+      let start = buf.entries.length;
+      if (kind === "network") {
+        const found = newPageStart(buf.entries, host, previous);
+        if (found >= 0) start = found;
+      } else if (buf.pageStart !== null && buf.pageHost === host) {
+        start = buf.pageStart;
       }
+      if (start === 0 && !buf.dropped) continue; // all of it is the new page's
+      buf.keepFrom(start);
+      rec.reset[kind] = `the tab moved from ${previous} to ${host}`;
     }
   }
 
@@ -189,6 +228,7 @@ export class EventBuffers {
     const rec = this.tabs.get(tabId);
     if (!rec || !params) return;
     if (rec.console && method.startsWith("Runtime.")) {
+      if (this.#notePage(rec.console, method, params)) return;
       const entry = consoleEntry(method, params);
       if (entry) rec.console.push(entry);
       return;
@@ -221,6 +261,24 @@ export class EventBuffers {
       known.errorText = params.errorText || "failed";
       if (params.canceled) known.canceled = true;
     }
+  }
+
+  // A navigation clears the tab's script contexts; the first default context created after that
+  // is the new top-level page's, and its origin says its host. True when the event was one of
+  // these (it carries no console entry).
+  #notePage(buf, method, params) {
+    if (method === "Runtime.executionContextsCleared") {
+      buf.pendingStart = buf.entries.length;
+      return true;
+    }
+    if (method !== "Runtime.executionContextCreated") return false;
+    const context = params.context || {};
+    if (buf.pendingStart !== null && context.auxData && context.auxData.isDefault) {
+      buf.pageStart = buf.pendingStart;
+      buf.pageHost = hostOf(context.origin);
+      buf.pendingStart = null;
+    }
+    return true;
   }
 
   // Entries oldest first, plus bookkeeping for the service's notes.

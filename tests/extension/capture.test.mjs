@@ -108,6 +108,35 @@ test("a new hostname empties the buffers once and says why", () => {
   assert.equal(hostOf("http://b.test:8/x"), "b.test");
 });
 
+test("a new hostname keeps what the new site's page did before the read", () => {
+  const buffers = new EventBuffers();
+  buffers.start(1, "console", "a.test");
+  buffers.start(1, "network", "a.test");
+  const request = (id, url, type) => ({ requestId: id, loaderId: id, type, request: { method: "GET", url } });
+  const context = (origin) => ({ context: { origin, auxData: { isDefault: true, frameId: "F" } } });
+  buffers.onEvent(1, "Network.requestWillBeSent", request("1", "http://a.test/", "Document"));
+  buffers.onEvent(1, "Network.requestWillBeSent", request("2", "http://a.test/style.css", "Stylesheet"));
+  buffers.onEvent(1, "Runtime.consoleAPICalled", logCall("on a"));
+  // The tab goes to b.test: its document request comes before the old page's contexts clear.
+  buffers.onEvent(1, "Network.requestWillBeSent", request("3", "http://b.test/", "Document"));
+  buffers.onEvent(1, "Runtime.executionContextsCleared", {});
+  buffers.onEvent(1, "Runtime.executionContextCreated", context("http://b.test"));
+  buffers.onEvent(1, "Runtime.executionContextCreated", { context: { origin: "http://c.test", auxData: { isDefault: true } } });
+  buffers.onEvent(1, "Runtime.consoleAPICalled", logCall("on b"));
+  buffers.onEvent(1, "Network.requestWillBeSent", request("4", "http://b.test/app.js", "Script"));
+  buffers.noteHost(1, "b.test");
+  const network = buffers.read(1, "network");
+  assert.deepEqual(network.entries.map((e) => e.url), ["http://b.test/", "http://b.test/app.js"]);
+  assert.match(network.reset, /a\.test to b\.test/);
+  const consoleRead = buffers.read(1, "console");
+  assert.deepEqual(consoleRead.entries.map((e) => e.text), ["on b 42"]);
+  assert.match(consoleRead.reset, /a\.test to b\.test/);
+  // Back to a.test: nothing of b's stays, as no page of a.test has begun since.
+  buffers.noteHost(1, "a.test");
+  assert.equal(buffers.read(1, "network").entries.length, 0);
+  assert.equal(buffers.read(1, "console").entries.length, 0);
+});
+
 function sessionArea() {
   const data = {};
   return { data, get: async (key) => ({ [key]: data[key] }), set: async (obj) => Object.assign(data, obj) };
