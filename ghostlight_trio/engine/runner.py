@@ -106,6 +106,9 @@ class CallRunner:
             if kind == "denied":
                 call.gate_facts = _UNOWNED_TAB
                 self._gate.unowned_tab(call)
+            elif kind == "left":  # its own tab, gone: no probe of anyone else's
+                call.gate_facts = _UNOWNED_TAB
+                kind = "denied"
             self._settle(call, kind, text)
             return
         stop = self._gate.begin(call)
@@ -122,6 +125,13 @@ class CallRunner:
         call.lease_request = request
         try:
             async with request as lease:
+                # The tab may have left the workspace while the call waited its turn (the user
+                # moved it into another group, or closed it): it is no longer this call's.
+                left = self._tab_left(call)
+                if left is not None:
+                    call.gate_facts = _UNOWNED_TAB
+                    self._settle(call, "denied", left)
+                    return
                 # Current authority: decided only once the resource is held.
                 stop = await self._gate.authorize(call)
                 if stop is not None:
@@ -229,7 +239,7 @@ class CallRunner:
         if refused is None:
             return None
         kind, text = refused
-        return ("denied" if kind == "denied" else "invalid"), text
+        return ("denied" if kind in ("denied", "left") else "invalid"), text
 
     def denied_at(self, call: CallState, url: str) -> str | None:
         """Asked by a handler before it reaches into an embedded document of its page."""
@@ -249,8 +259,21 @@ class CallRunner:
             if tab is None:  # a mistake in the arguments, not a question of whose tab it is
                 return "tool_error", texts.tab_id_not_whole(arguments["tabId"])
             if not self._workspaces.verify_tab(workspace, tab):
+                if self._workspaces.left_workspace(workspace, tab):
+                    return "left", texts.tab_left_workspace(arguments["tabId"])
                 return "denied", texts.tab_not_in_workspace(arguments["tabId"])
         return None
+
+    def _tab_left(self, call: CallState) -> str | None:
+        """Why a call admitted for one of its workspace's tabs cannot go on now that it holds
+        the tab: the tab left the workspace meanwhile. None while it is still the workspace's."""
+        if "tabId" not in call.arguments:
+            return None
+        tab = tab_id_argument(call.arguments)
+        workspace = call.context.workspace_id
+        if tab is None or self._workspaces.verify_tab(workspace, tab):
+            return None
+        return texts.tab_left_workspace(call.arguments["tabId"])
 
     def _step_spec(self, tool: str) -> ToolSpec | str:
         """The spec a step runs under, or why it cannot run at all."""

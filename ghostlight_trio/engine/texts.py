@@ -59,6 +59,14 @@ def tab_not_in_workspace(tab_id: object) -> str:
     )
 
 
+def tab_left_workspace(tab_id: object) -> str:
+    return (
+        f"Tab {tab_number(tab_id)} is no longer in this workspace: it was closed, or moved out of"
+        " the workspace's tab group. Nothing was done on it. Use tabs_context_mcp to list your"
+        " tabs."
+    )
+
+
 def tab_number(tab_id: object) -> str:
     """A tab id as the agent's listings show it: JSON may carry ``12`` as ``12.0``, and an
     echo of ``12.0`` reads like another tab."""

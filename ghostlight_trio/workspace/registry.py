@@ -85,6 +85,13 @@ class _Workspace:
     released: bool = False
     idle_deadline: float | None = None
     tabs: set[int] = attrs.Factory(set)
+    former: dict[int, None] = attrs.Factory(dict)
+    """Tabs that were this workspace's and left it (closed, moved out of its group, lost with
+    their browser), oldest first, up to ``FORMER_TABS_KEPT``."""
+
+
+FORMER_TABS_KEPT = 256
+"""How many tabs that left it a workspace remembers: enough for any agent's working set."""
 
 
 class WorkspaceRegistry:
@@ -271,6 +278,15 @@ class WorkspaceRegistry:
             return False
         return self._tab_owner.get(composite_tab_id) == workspace
 
+    def left_workspace(self, workspace: str | None, composite_tab_id: int) -> bool:
+        """True when the tab was ``workspace``'s and has left it (it closed, or the user moved it
+        out). The workspace knew the tab already, so saying so tells it nothing of any other
+        workspace's tabs."""
+        if workspace is None or not self.exists(workspace):
+            return False
+        entry = self._live[WorkspaceId(workspace)]
+        return composite_tab_id in entry.former and composite_tab_id not in entry.tabs
+
     def adopt_tabs(self, workspace: str, composite_tab_ids: Iterable[int]) -> bool:
         """Add tabs to ``workspace`` all at once, or none if any belongs to another workspace."""
         ids = list(composite_tab_ids)
@@ -304,8 +320,12 @@ class WorkspaceRegistry:
         """The tab left its workspace (the user moved it out of the workspace's group): nobody
         owns it any more. True when some workspace did."""
         owner = self._tab_owner.pop(composite_tab_id, None)
-        if owner is not None and owner in self._live:
-            self._live[owner].tabs.discard(composite_tab_id)
+        entry = self._live.get(owner) if owner is not None else None
+        if entry is not None:
+            entry.tabs.discard(composite_tab_id)
+            entry.former[composite_tab_id] = None
+            if len(entry.former) > FORMER_TABS_KEPT:
+                del entry.former[next(iter(entry.former))]
         return owner is not None
 
     def purge_slot(self, slot: int) -> None:

@@ -327,3 +327,36 @@ async def test_a_stream_s_failed_new_workspaces_do_not_push_out_the_ones_it_uses
     assert h.only_outcome(work).kind == "ok"
     await trio.sleep(600)
     assert h.workspaces.exists(kept)
+
+
+async def test_a_queued_call_whose_tab_left_the_workspace_meanwhile_is_denied_unsent(nursery):
+    """Ownership holds when the call gets its turn, not only when it was admitted: a tab the
+    user moves into another agent's group while calls wait on it is out of their reach."""
+    busy_until = trio.Event()
+    ran: list[dict[str, object]] = []
+
+    async def navigate(call: ToolCall) -> ToolResult:
+        ran.append(dict(call.arguments))
+        if call.arguments["url"] == "first":
+            await busy_until.wait()
+        return ToolResult.text("done")
+
+    h = Harness(nursery, {"navigate": navigate})
+    mine = h.workspace(TAB)
+    first = h.work_id(h.start("navigate", {"url": "first", "tabId": TAB}, mine))
+    await trio.sleep(0.1)
+    queued = h.work_id(h.start("navigate", {"url": "queued", "tabId": TAB}, mine))
+    await trio.sleep(0.1)
+    assert h.workspaces.tab_released(TAB)
+    theirs = h.workspace(TAB)  # the user put the tab in another agent's group
+    busy_until.set()
+    await trio.sleep(0.1)
+    assert h.only_outcome(first).kind == "ok"
+    denied = h.only_outcome(queued)
+    assert denied.kind == "denied", text(denied)
+    assert "no longer in this workspace" in text(denied)
+    assert [call["url"] for call in ran] == ["first"]
+    after = h.work_id(h.start("navigate", {"url": "theirs", "tabId": TAB}, theirs))
+    await trio.sleep(0.1)
+    assert h.only_outcome(after).kind == "ok"
+    assert h.audit[-2].rule == "unowned_tab" and h.audit[-2].outcome == "denied"

@@ -312,6 +312,28 @@ async def test_tabs_outside_the_workspace_pause_it_alike_whoever_owns_them(nurse
     assert paused_after == {"unknown": 3, "foreign": 3}
 
 
+async def test_its_own_tabs_that_left_are_denied_without_pausing_the_workspace(nursery, tmp_path):
+    """A tab the user closed or moved out was the workspace's own: naming it again is no probe
+    of anyone else's tabs, so it is denied with what happened to it and never pauses."""
+    h = harness(nursery, tmp_path)
+    moved_out = TAB + 1
+    ws = h.workspace(TAB, moved_out)
+    h.workspaces.tab_closed(TAB)
+    h.workspaces.tab_released(moved_out)
+    answers = [await h.call("get_page_text", {"tabId": tab}, ws) for tab in [TAB, moved_out] * 4]
+    assert {o.kind for o in answers} == {"denied"}
+    assert text(answers[0]) == texts.tab_left_workspace(TAB)
+    assert text(answers[1]) == texts.tab_left_workspace(moved_out)
+    assert "no longer in this workspace: it was closed, or moved out" in text(answers[0])
+    assert h.calls.count("get_page_text") == 0
+    created = await h.call("tabs_context_mcp", {}, ws)
+    assert created.kind == "ok", text(created)  # not paused
+    # Another workspace naming those tabs gets the one denial every unknown tab gets.
+    other = h.workspace(OTHER_TAB)
+    foreign = await h.call("get_page_text", {"tabId": TAB}, other)
+    assert text(foreign) == texts.tab_not_in_workspace(TAB)
+
+
 async def test_a_tab_id_that_is_no_whole_number_is_a_mistake_not_a_denial(nursery, tmp_path):
     """Argument mistakes never pause a workspace: only denials count."""
     h = harness(nursery, tmp_path)
