@@ -456,6 +456,12 @@ class BrowserShore:
         previous_generation = self._generations.get(slot)
         if previous_generation is not None and previous_generation != hello.generation:
             log.info("browser %d restarted: purging its tab membership", slot)
+            for request_id in [
+                request_id
+                for request_id, pending in self._unanswered.items()
+                if pending.connection.slot == slot
+            ]:
+                del self._unanswered[request_id]  # no reply can come from a browser that ended
             self._fail_slot(slot, OutcomeUnknown(RESTARTED))
             self._workspaces.purge_slot(slot)
             if self._scheduler is not None:
@@ -502,12 +508,6 @@ class BrowserShore:
 
     def _detach(self, connection: BrowserConnection) -> None:
         connection.closed = True
-        for request_id in [
-            request_id
-            for request_id, pending in self._unanswered.items()
-            if pending.connection is connection
-        ]:
-            del self._unanswered[request_id]
         if self._live.get(connection.slot) is connection:
             del self._live[connection.slot]
             log.info("browser %d detached", connection.slot)
@@ -515,8 +515,13 @@ class BrowserShore:
         self._fail_connection(connection, OutcomeUnknown(DISCONNECTED))
 
     def _fail_connection(self, connection: BrowserConnection, failure: OutcomeUnknown) -> None:
-        for pending in list(self._pending.values()):
+        """The link is gone: its pending calls end as outcome unknown. The extension holds the
+        replies it could not send and flushes them on its next link, so what was sent is
+        remembered: such a reply is the proof that lifts the quarantine its call caused."""
+        for request_id, pending in list(self._pending.items()):
             if pending.connection is connection:
+                if pending.sent and not pending.done.is_set():
+                    self._remember_unanswered(request_id, pending)
                 pending.fail(failure)
 
     def _fail_slot(self, slot: int, failure: OutcomeUnknown) -> None:
@@ -637,8 +642,9 @@ class BrowserShore:
 
     def _on_late_reply(self, connection: BrowserConnection, frame: dict[str, Any]) -> None:
         late = self._unanswered.get(frame.get("id"))  # type: ignore[arg-type]
-        if late is None or late.connection is not connection:
-            return  # not ours, or from another link than the request went out on: no proof
+        if late is None or not _same_browser_run(late.connection, connection):
+            # Not ours, or from another browser (or a later run of it): no proof.
+            return
         del self._unanswered[frame["id"]]
         if self._scheduler is not None and self._scheduler.clear_proven(late.proof):
             log.info(
@@ -667,3 +673,15 @@ class BrowserShore:
 
 def _is_native(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**32
+
+
+def _same_browser_run(sent_on: BrowserConnection, answered_on: BrowserConnection) -> bool:
+    """A reply proves its request's outcome when it comes from the browser run the request
+    went to: the same link, or a later link of the same browser and generation (the extension
+    flushes the replies its lost link could not carry)."""
+    if sent_on is answered_on:
+        return True
+    return (
+        sent_on.slot == answered_on.slot
+        and sent_on.hello.generation == answered_on.hello.generation
+    )

@@ -334,6 +334,40 @@ async def test_a_late_answer_on_the_link_it_went_out_on_lifts_its_quarantine(
     await until(lambda: not scheduler.is_quarantined(surface))
 
 
+async def test_a_reply_flushed_on_the_next_link_of_the_same_browser_lifts_its_quarantine(
+    endpoints: Endpoints, registry: WorkspaceRegistry, nursery: trio.Nursery
+) -> None:
+    """The link dropped under a call (its relay died): the caller heard "outcome unknown" and
+    the tab is quarantined. The extension holds the reply it could not send and flushes it on
+    its next link; from the same browser run, that is the proof of how the call ended. The same
+    id from another browser is not."""
+    scheduler = Scheduler()
+    shore = BrowserShore(endpoints, registry, hello_timeout=0.3, scheduler=scheduler)
+    await nursery.start(shore.serve)
+    surface = TabSurface(1, 4)
+    received: list[dict[str, object]] = []
+    for replier, lifted in (("browser-b", False), ("browser-a", True)):
+        first, _ = await FakeExtension.attach(endpoints.browser_socket, "browser-a", "gen-1")
+        received.clear()
+
+        async def drop_the_link(peer: FakeExtension = first) -> None:
+            received.append(await peer.receive())
+            await peer.aclose()
+
+        nursery.start_soon(drop_the_link)
+        with pytest.raises(OutcomeUnknown, match="disconnected before responding") as unknown:
+            await shore.request(None, "computer", {"tabId": compose(1, 4)}, timeout=2)
+        scheduler.quarantine(surface, unknown.value.proof)  # what the engine does with it
+        relinked, _ = await FakeExtension.attach(endpoints.browser_socket, replier, "gen-1")
+        await relinked.reply(received[0], {"clicked": True})
+        if lifted:
+            await until(lambda: not scheduler.is_quarantined(surface))
+        else:
+            await trio.sleep(0.1)
+            assert scheduler.is_quarantined(surface)
+        await relinked.aclose()
+
+
 async def test_new_generation_purges_tabs_and_fails_pending_before_publishing(
     shore: BrowserShore, endpoints: Endpoints, registry: WorkspaceRegistry, nursery: trio.Nursery
 ) -> None:
