@@ -145,11 +145,17 @@ async def sigkill_browser_connector(row: Row) -> None:
 
             result, waited = await _slow_call_with_fault(client, tab, it.pages.url, kill)
             later = await call_until_ok(client, "tabs_create_mcp", within=60, pause=2)
+            # The in-flight call's tab was quarantined; the extension flushes the reply it could
+            # not send on its next link, and that reply frees the tab.
+            freed = await call_until_ok(
+                client, "get_page_text", within=SLOW_SECONDS + 30, pause=1, arguments={"tabId": tab}
+            )
         row.observed = (
             f"in-flight: {summary(result)} after {waited:.1f}s; browser alive:"
-            f" {browser.process.returncode is None}; later call: {summary(later)}"
+            f" {browser.process.returncode is None}; later call: {summary(later)};"
+            f" its tab afterwards: {summary(freed)}"
         )
-        row.passed = _truthful(result) and summary(later) == "ok"
+        row.passed = _truthful(result) and summary(later) == "ok" and summary(freed) == "ok"
 
 
 async def kill_browser(row: Row) -> None:
@@ -504,7 +510,8 @@ SCENARIOS: list[tuple[str, str, Scenario, bool, bool]] = [
      " the service; relay reattaches; later call ok; the new service records the cut-off call as"
      " outcome unknown", sigkill_service, True, False),
     ("SIGKILL the browser connector mid-call", "in-flight call is outcome-unknown; Chrome's"
-     " native port reconnects; later call ok", sigkill_browser_connector, True, False),
+     " native port reconnects; later call ok; the reply flushed on the new link frees the"
+     " in-flight call's tab", sigkill_browser_connector, True, False),
     ("kill the browser mid-call", "in-flight call is an error; a relaunched browser serves the"
      " next call", kill_browser, True, False),
     ("close the connector's stdin mid-call", "connector exits 0; the abandoned call drains and is"
