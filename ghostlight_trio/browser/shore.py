@@ -64,7 +64,7 @@ DISCONNECTED = "Browser extension disconnected before responding"
 NOT_SENT = "Browser extension disconnected; nothing was sent. Retry: it reconnects automatically"
 RECONNECTED = "Browser extension reconnected before responding"
 UNAVAILABLE = (
-    "No browser is connected to Ghostlight (waited {waited:.1f}s for the extension)."
+    "No browser is connected to Ghostlight ({waited})."
     " Start one with `ghostlight browser launch{instance}`, or load the Ghostlight extension in"
     " Chromium and check that its native host is installed"
 )
@@ -109,6 +109,9 @@ class BrowserShore:
         self._scheduler = scheduler
         self._workspaces = workspaces
         self._first_call_wait = first_call_wait
+        self._gave_up_at: float | None = None
+        """When a wait for a browser last ended with none attached (None once one attaches):
+        calls queued behind that one fail at once instead of each waiting in turn."""
         self._hello_timeout = hello_timeout
         self._service_version = service_version
         self._slots: dict[str, int] = {}
@@ -353,23 +356,40 @@ class BrowserShore:
 
     # --- routing ---------------------------------------------------------------------------
 
+    async def wait_for_browser(self, workspace_id: Any, args: dict[str, Any]) -> None:
+        """Wait, as a request would, until a browser for this workspace (or tab) is attached;
+        raises ``BrowserUnavailable`` when none comes. Nothing is sent: a caller may run this
+        before its effect, where a cancel still reaches the wait."""
+        await self._connection_for(workspace_id, args, None)
+
     async def _connection_for(
         self, workspace_id: Any, args: dict[str, Any], slot: int | None
     ) -> BrowserConnection:
         if slot is None and isinstance(args.get("tabId"), int):
             slot = slot_for(args["tabId"])
-        waited_from = trio.current_time()
-        with trio.move_on_after(self._first_call_wait):
+        connection = self._pick(workspace_id, slot)
+        if connection is not None:
+            return connection
+        now = trio.current_time()
+        gave_up = self._gave_up_at
+        recently = gave_up is not None and now - gave_up < self._first_call_wait
+        with trio.move_on_after(0 if recently else self._first_call_wait):
             while True:
                 connection = self._pick(workspace_id, slot)
                 if connection is not None:
                     return connection
                 await self._changed.wait()
-        waited = trio.current_time() - waited_from
+        ended = trio.current_time()
+        self._gave_up_at = ended
+        if recently:
+            assert gave_up is not None
+            waited = f"none has attached for {ended - gave_up + self._first_call_wait:.1f}s"
+        else:
+            waited = f"waited {ended - now:.1f}s for the extension"
         if slot is not None and slot in self._generations:
             raise BrowserUnavailable(
                 f"The browser holding this tab (browser {slot}) is not connected"
-                f" (waited {waited:.1f}s). Reopen it or reload the Ghostlight extension"
+                f" ({waited}). Reopen it or reload the Ghostlight extension"
             )
         instance = self._endpoints.instance
         message = UNAVAILABLE.format(
@@ -467,6 +487,7 @@ class BrowserShore:
             if self._scheduler is not None:
                 self._scheduler.browser_restarted(slot)
         self._generations[slot] = hello.generation
+        self._gave_up_at = None
         previous = self._live.pop(slot, None)
         if previous is not None:
             self._fail_connection(previous, OutcomeUnknown(RECONNECTED))

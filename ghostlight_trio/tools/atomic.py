@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from ..browser.errors import OutcomeUnknown
 from ..engine.contracts import ToolCall, UncertainEffect
+
+
+@runtime_checkable
+class WaitsForBrowser(Protocol):
+    """A browser side that can wait for an attached browser before anything is sent."""
+
+    async def wait_for_browser(self, workspace_id: Any, args: dict[str, Any]) -> None: ...
 
 
 async def atomic_request(
@@ -24,6 +31,10 @@ async def atomic_request(
             raise UncertainEffect(unknown.proof or f"browser:{op}", unknown.message) from unknown
         return result
 
+    if isinstance(browser, WaitsForBrowser):
+        # Waiting for a browser to attach sends nothing: it happens before the effect, where
+        # the caller's cancel still ends it (the effect itself drains, shielded).
+        await browser.wait_for_browser(ws, args)
     try:
         return await call.effects.atomic(effect)
     except UncertainEffect as uncertain:

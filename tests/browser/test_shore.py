@@ -6,6 +6,7 @@ import base64
 import hashlib
 import os
 import stat
+from typing import Any
 
 import pytest
 import trio
@@ -18,7 +19,9 @@ from ghostlight_trio.browser.errors import (
     OutcomeUnknown,
 )
 from ghostlight_trio.browser.shore import BrowserShore, compose
+from ghostlight_trio.engine.contracts import ToolCall, WorkContext
 from ghostlight_trio.scheduler import Scheduler, TabSurface
+from ghostlight_trio.tools.atomic import atomic_request
 from ghostlight_trio.transport.bridge import Outcome, encode_message
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
@@ -96,6 +99,53 @@ async def test_no_browser_is_reported_with_a_fix(shore: BrowserShore, endpoints:
     with pytest.raises(BrowserUnavailable) as caught:
         await shore.request(None, "ping", {}, timeout=1)
     assert f"`ghostlight browser launch --instance {endpoints.instance}`" in caught.value.message
+
+
+async def test_calls_behind_one_that_found_no_browser_fail_at_once_until_one_attaches(
+    shore: BrowserShore, endpoints: Endpoints, nursery: trio.Nursery
+) -> None:
+    """One call waits for a browser to attach; calls queued behind it, once it found none, are
+    told at once (each waiting in turn would answer the tenth after ten waits)."""
+    began = trio.current_time()
+    with pytest.raises(BrowserUnavailable, match=r"waited 0\.[0-9]s for the extension"):
+        await shore.request(None, "ping", {}, timeout=1)
+    assert trio.current_time() - began >= 0.3
+    for _ in range(3):
+        began = trio.current_time()
+        with pytest.raises(BrowserUnavailable, match=r"none has attached for 0\.[0-9]s"):
+            await shore.request(None, "ping", {}, timeout=1)
+        assert trio.current_time() - began < 0.1
+    await trio.sleep(0.35)  # long after: a new call waits again, and a browser that comes serves it
+
+    async def late_browser() -> None:
+        await trio.sleep(0.1)
+        peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+        request = await peer.receive()
+        await peer.reply(request, {"pong": True})
+
+    nursery.start_soon(late_browser)
+    assert await shore.request(None, "ping", {}, timeout=2) == {"pong": True}
+
+
+async def test_a_cancel_ends_the_wait_for_a_browser_of_an_effect_that_was_never_sent(
+    shore: BrowserShore,
+) -> None:
+    """An effect drains once sent, shielded from its caller's cancel; the wait for a browser to
+    send it to comes before, so a cancel ends it and nothing is counted as dispatched."""
+    dispatched: list[int] = []
+
+    class Effects:
+        async def atomic(self, effect: Any) -> Any:
+            dispatched.append(1)
+            with trio.CancelScope(shield=True):
+                return await effect()
+
+    call = ToolCall(WorkContext("w1", "navigate", None, "test", None), {}, Effects())
+    began = trio.current_time()
+    with trio.move_on_after(0.05):
+        await atomic_request(call, shore, None, "navigate", {"url": "x"}, 2.0)
+    assert trio.current_time() - began < 0.2
+    assert dispatched == []
 
 
 async def test_first_call_waits_for_a_late_browser(
