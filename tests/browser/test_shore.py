@@ -116,15 +116,7 @@ async def test_calls_behind_one_that_found_no_browser_fail_at_once_until_one_att
             await shore.request(None, "ping", {}, timeout=1)
         assert trio.current_time() - began < 0.1
     await trio.sleep(0.35)  # long after: a new call waits again, and a browser that comes serves it
-
-    async def late_browser() -> None:
-        await trio.sleep(0.1)
-        peer, _ = await FakeExtension.attach(endpoints.browser_socket)
-        request = await peer.receive()
-        await peer.reply(request, {"pong": True})
-
-    nursery.start_soon(late_browser)
-    assert await shore.request(None, "ping", {}, timeout=2) == {"pong": True}
+    await _served_by_a_late_browser(shore, endpoints, nursery)
 
 
 async def test_a_cancel_ends_the_wait_for_a_browser_of_an_effect_that_was_never_sent(
@@ -149,6 +141,12 @@ async def test_a_cancel_ends_the_wait_for_a_browser_of_an_effect_that_was_never_
 
 
 async def test_first_call_waits_for_a_late_browser(
+    shore: BrowserShore, endpoints: Endpoints, nursery: trio.Nursery
+) -> None:
+    await _served_by_a_late_browser(shore, endpoints, nursery)
+
+
+async def _served_by_a_late_browser(
     shore: BrowserShore, endpoints: Endpoints, nursery: trio.Nursery
 ) -> None:
     async def late_browser() -> None:
