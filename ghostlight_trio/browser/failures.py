@@ -29,6 +29,7 @@ _CODE_NEXT_STEP = {
     " on screen)",
     "no_history": "there is no such page in this tab's history; navigate to a URL instead",
     "tab_not_found": "the tab is gone; list the workspace's tabs with tabs_context_mcp",
+    "tab_closed": "the tab is gone; list the workspace's tabs with tabs_context_mcp",
     "navigate_failed": "check the URL (a well-formed http or https address) and try again",
     "disabled": "the page has not enabled this control yet: do what it asks first, or pick"
     " another element",

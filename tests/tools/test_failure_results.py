@@ -58,3 +58,11 @@ def test_an_open_dialog_is_named_with_the_answers_that_fit_it() -> None:
         head, _ = _dialog_status({"open": True, "type": kind, "message": "m"}, 7, "ws", "http://a.test")
         assert head.startswith(f"A JavaScript {kind} dialog is open on tab 7; answer it with dialog")
         assert head.split("\n")[0].endswith(f"{how} Its message:")
+
+
+def test_a_tab_closed_under_the_call_points_at_the_tab_list_not_the_extension() -> None:
+    result = failure_result(BrowserError("Tab 4 was closed while navigating", "extension", "tab_closed"))
+    assert _text(result).endswith(
+        "Next step: the tab is gone; list the workspace's tabs with tabs_context_mcp."
+    )
+    assert "chrome://extensions" not in _text(result)
