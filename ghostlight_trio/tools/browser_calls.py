@@ -98,6 +98,17 @@ class PageChannel:
             unanswered = await self._navigating(ws, op, args, unanswered)
         raise unanswered
 
+    async def loading(self, call: ToolCall, tab: int) -> bool:
+        """Whether the tab is on its way to a page (loading, or a navigation not committed
+        yet): what it shows now may soon be another page. False when that cannot be told."""
+        try:
+            info = await self._browser.request(
+                _workspace(call), "tab_info", {"tabId": tab}, timeout=PENDING_PROBE
+            )
+        except BrowserFailure:
+            return False
+        return info.get("status") == "loading" or bool(info.get("pendingUrl"))
+
     async def _navigating(
         self, ws: Any, op: str, args: dict[str, Any], unanswered: BrowserError
     ) -> BrowserError:

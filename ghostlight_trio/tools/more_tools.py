@@ -50,6 +50,9 @@ FATAL_PROBE_CODES = frozenset(
      "page_unloaded"}
 )  # fmt: skip
 UNANSWERED_PROBE_CODES = frozenset({"page_timeout", "read_timeout"})
+OUT_OF_REACH_CODES = frozenset({"content_unavailable", "error_page"})
+"""A page no content script may read (about:blank, chrome://, the browser's error page): worth
+waiting on only while the tab is loading another page, which may be readable."""
 
 DIALOG_ACTIONS = ("status", "accept", "dismiss", "respond")
 DIALOG_BOUND = 15.0
@@ -179,6 +182,8 @@ class _MoreTools:
             except BrowserError as error:
                 if error.code in FATAL_PROBE_CODES:
                     raise
+                if error.code in OUT_OF_REACH_CODES and not await self._channel.loading(call, tab):
+                    raise  # it stays what it is: waiting cannot make it readable
                 last_error = error  # between documents, or a page not answering yet
             elapsed_ms = (trio.current_time() - start) * 1000
             if last is not None and last_error is None:

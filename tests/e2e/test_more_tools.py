@@ -139,6 +139,34 @@ async def test_wait_for_reports_found_gone_and_honest_timeouts(
     assert bare.kind == "tool_error"
 
 
+async def test_wait_for_on_a_page_no_extension_may_read_says_so_at_once(
+    more_service: Service, more_browser: Any, web: str
+) -> None:
+    """about:blank stays unreadable however long one waits: said at once, not at the timeout.
+    A tab loading a web page is still waited on."""
+    service = more_service
+    ws, tab = await open_page(service, f"{web}/more/late")
+    created = await service.call("tabs_create_mcp", ws)
+    blank = created.structured["tabId"]
+    began = trio.current_time()
+    refused = await service.call("wait_for", ws, tabId=blank, text="anything", timeout_ms=8000)
+    assert refused.kind == "tool_error", text(refused)
+    assert "Chrome does not let extensions into this page" in text(refused)
+    assert trio.current_time() - began < 4
+    await service.call("navigate", ws, tabId=tab, url="about:blank")
+    await service.shore.request(
+        ws, "cdp", {"tabId": tab, "method": "Runtime.evaluate",
+                    "params": {"expression": f"location.href = {web + '/slow'!r}"}},
+        timeout=20,
+    )  # fmt: skip
+    # The tab shows about:blank until the slow server answers: that is waited out.
+    seen = await service.call(
+        "wait_for", ws, tabId=tab, selector="title", state="present", timeout_ms=15000
+    )
+    assert seen.kind == "ok" and seen.structured["found"] is True, text(seen)
+    assert await page_value(service, ws, tab, "document.title") == "Slow page"
+
+
 async def test_wait_for_settled_waits_out_a_busy_page(
     more_service: Service, more_browser: Any, web: str
 ) -> None:
