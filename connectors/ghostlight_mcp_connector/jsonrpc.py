@@ -308,7 +308,7 @@ def classify(line: bytes | OversizedLine) -> Incoming:
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
-        return Malformed(PARSE_ERROR, "Parse error: line is not valid UTF-8")
+        return _not_utf8(line)
     try:
         value = json.loads(
             text, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_finite_int
@@ -334,6 +334,24 @@ def classify(line: bytes | OversizedLine) -> Incoming:
     if not isinstance(value, dict):
         return Malformed(INVALID_REQUEST, "Invalid Request: expected a JSON object")
     return _classify_object(value)
+
+
+def _not_utf8(line: bytes) -> Malformed:
+    """A line with bytes that are not UTF-8. When it is a JSON object around them and its id
+    reads clearly, its caller gets the answer under that id rather than waiting for one."""
+    try:
+        value = json.loads(line.decode("utf-8", errors="surrogateescape"))
+    except (ValueError, RecursionError):
+        value = None
+    found = _answerable_id(value.get("id")) if isinstance(value, dict) else None
+    if found is None:
+        return Malformed(PARSE_ERROR, "Parse error: line is not valid UTF-8")
+    return Malformed(
+        INVALID_REQUEST,
+        "Invalid Request: the line holds bytes that are not UTF-8, so it was not read and nothing"
+        " was done",
+        found,
+    )
 
 
 _MARK = "\ufeff"
