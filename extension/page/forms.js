@@ -312,13 +312,47 @@
 
   // Puts the files into the input the way a file chooser does: its FileList replaced, then
   // bubbling, composed input and change events. Returns what the input holds afterwards.
+  function isFileInput(el) {
+    return !!el && dom.tagOf(el) === "INPUT" && dom.attr(el, "type").toLowerCase() === "file";
+  }
+
+  const FILE_INPUTS = "input[type=file i]";
+  const STAND_IN_LEVELS = 3;
+
+  // The one file input a control that is not one stands for: the common upload button that
+  // opens a hidden input by script. Inside it, named by its aria-controls, the only one next to
+  // it (its parent's subtree, up to three levels out), or the only one on the page; never a
+  // guess between two. {input, via} or null.
+  function fileInputFor(el) {
+    const only = (list) => (list.length === 1 ? list[0] : null);
+    const inside = el.querySelectorAll ? only([...el.querySelectorAll(FILE_INPUTS)]) : null;
+    if (inside) return { input: inside, via: "inside" };
+    const doc = el.ownerDocument;
+    const named = (dom.attr(el, "aria-controls") || "").split(/\s+/).filter(Boolean).map((id) => doc && doc.getElementById(id));
+    const controlled = only(named.filter(isFileInput));
+    if (controlled) return { input: controlled, via: "controls" };
+    let around = el.parentElement;
+    for (let level = 0; around && level < STAND_IN_LEVELS; level += 1, around = around.parentElement) {
+      const near = [...around.querySelectorAll(FILE_INPUTS)];
+      if (near.length > 1) return null;
+      if (near.length === 1) return { input: near[0], via: "beside" };
+    }
+    const all = doc ? only([...doc.querySelectorAll(FILE_INPUTS)]) : null;
+    return all ? { input: all, via: "only" } : null;
+  }
+
   function setFiles(target, files, env) {
     const PageError = ns.PageError;
     const shadow = dom.shadowOf(target);
     const inner = shadow && shadow.querySelector ? shadow.querySelector("input[type=file]") : null;
-    const el = inner || resolveControl(target);
-    if (dom.tagOf(el) !== "INPUT" || dom.attr(el, "type").toLowerCase() !== "file") {
-      throw new PageError(`Element <${dom.tagOf(el).toLowerCase()}> is not a file input`, "not_a_file_input");
+    let el = inner || resolveControl(target);
+    let standIn = null;
+    if (!isFileInput(el)) {
+      standIn = fileInputFor(el);
+      if (!standIn) {
+        throw new PageError(`Element <${dom.tagOf(el).toLowerCase()}> is not a file input, and no one file input goes with it (none inside it or next to it, and not exactly one on the page)`, "not_a_file_input");
+      }
+      el = standIn.input;
     }
     if (dom.isDisabled(el)) throw new PageError("The file input is disabled", "disabled");
     if (files.length > 1 && !el.multiple) {
@@ -340,7 +374,16 @@
     fire(el, "input", EventCtor);
     fire(el, "change", EventCtor);
     const held = [...el.files].map((f) => ({ name: f.name, size: f.size, type: f.type }));
-    return { files: held, accept: dom.attr(el, "accept") };
+    const out = { files: held, accept: dom.attr(el, "accept") };
+    if (standIn) {
+      out.standIn = {
+        via: standIn.via,
+        name: dom.attr(el, "name"),
+        id: el.id || "",
+        hidden: !dom.isVisible(el, env),
+      };
+    }
+    return out;
   }
 
   // --- drop_files: upload_image's drop onto whatever is at a point --------------------------

@@ -15,8 +15,9 @@ _NEXT_STEP = {
 _CODE_NEXT_STEP = {
     "bad_args": "correct that argument and call again",
     "bad_selector": "correct the CSS selector and call again",
-    "not_a_file_input": "find the file input itself (read_page with filter all, or find with"
-    " 'file input') and pass its ref",
+    "not_a_file_input": "pass the ref of the file input itself (read_page with filter all, or"
+    " find with 'file input'), or of the button or label that opens it when one file input goes"
+    " with it",
     "single_file": "send one file to this input, or the rest to another file input",
     "dialog_open": "answer the dialog with the dialog tool (action accept or dismiss, or respond"
     " with text for a prompt), then retry",

@@ -5,6 +5,7 @@ export; either way the answer carries an interaction receipt."""
 from __future__ import annotations
 
 import math
+import mimetypes
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -59,10 +60,14 @@ async def place_files(
     if ref is not None:
         before = await channel.observe_ref(call, tab, ref)
         done = await channel.content(call, tab, "set_files", {"ref": ref, "files": list(files)})
-        held = done.get("files", []) if isinstance(done, dict) else []
+        done = done if isinstance(done, dict) else {}
+        held = done.get("files", [])
         names = ", ".join(excerpt(str(f.get("name", "")), 80) for f in held)
         where: dict[str, Any] = {"ref": ref}
-        summary = f"Uploaded {len(held)} file(s) to file input {ref}: {names} ({total})."
+        summary = (
+            f"Uploaded {len(held)} file(s) to {_input_words(ref, done.get('standIn'))}:"
+            f" {names} ({total}).{_unaccepted(str(done.get('accept') or ''), files)}"
+        )
         assurance = "ref"
     else:
         assert point is not None, "a ref or a point"
@@ -91,6 +96,54 @@ async def place_files(
         assurance=assurance,
         workspace_id=call.context.workspace_id,
     )
+
+
+_STAND_IN_WORDS = {
+    "inside": "inside it",
+    "controls": "that its aria-controls names",
+    "beside": "next to it",
+    "only": "the page's only file input",
+}
+
+
+def _input_words(ref: str, stand_in: Any) -> str:
+    """Which input took the files: the one behind ``ref``, or the one a button or label that is
+    no file input stands for (an upload button opening a hidden input), named."""
+    if not isinstance(stand_in, dict):
+        return f"file input {ref}"
+    name = "".join(
+        f" {key}={excerpt(str(stand_in[key]), 60)!r}" for key in ("name", "id") if stand_in.get(key)
+    )
+    hidden = " (hidden)" if stand_in.get("hidden") else ""
+    how = _STAND_IN_WORDS.get(str(stand_in.get("via")), "that goes with it")
+    return f"the file input <input type=file{name}>{hidden} {how}, as {ref} is not one itself"
+
+
+def _unaccepted(accept: str, files: Sequence[dict[str, str]]) -> str:
+    """A note for files the input's ``accept`` does not list: the browser takes them when set
+    this way, but a file chooser would not have offered them, and the page may turn them down."""
+    tokens = [token.strip().lower() for token in accept.split(",") if token.strip()]
+    if not tokens:
+        return ""
+    odd = [f for f in files if not any(_accepted(token, f) for token in tokens)]
+    if not odd:
+        return ""
+    names = ", ".join(f"{excerpt(f['name'], 80)} ({f['mimeType']})" for f in odd)
+    return (
+        f" Note: the input accepts {excerpt(accept, 120)!r}, which {names} do(es) not match: a"
+        " file chooser would not have offered it, and the page may refuse it."
+    )
+
+
+def _accepted(token: str, file: dict[str, str]) -> bool:
+    mime = file.get("mimeType", "").lower()
+    if mime in ("", "application/octet-stream"):  # not given: what the name says, as Chrome does
+        mime = (mimetypes.guess_type(file.get("name", ""))[0] or mime).lower()
+    if token.startswith("."):
+        return file.get("name", "").lower().endswith(token)
+    if token.endswith("/*"):
+        return mime.startswith(token[:-1])
+    return mime == token
 
 
 def _drop_css(contexts: ContextBook, tab: int, point: tuple[float, float]) -> tuple[float, float]:

@@ -25,6 +25,17 @@ document.getElementById('many').addEventListener('change', async (e) => {
   window.read = await Promise.all([...e.target.files].map(async (f) => [f.name, f.type, await f.text()]));
 });
 </script>""",
+        "/upload/button": """<!doctype html><title>Upload by button</title>
+<div class="uploader"><button onclick="document.getElementById('pick').click()">Upload photo</button>
+<input id="pick" name="photo" type="file" accept=".png,image/png" hidden></div>
+<p id="got"></p>
+<script>
+document.getElementById('pick').addEventListener('change', (e) => {
+  document.getElementById('got').textContent = [...e.target.files].map((f) => f.name).join(',');
+});
+</script>""",
+        "/upload/two": """<!doctype html><title>Two inputs</title>
+<button>Upload</button><input type="file" hidden><input type="file" hidden>""",
     }
 )
 
@@ -80,3 +91,33 @@ async def test_refusals_upload_nothing_and_say_why(
         assert outcome.kind == "tool_error", name
         assert expected in text(outcome), (name, text(outcome))
     assert await page_value(service, ws, tab, "[one.files.length, many.files.length]") == [0, 0]
+
+
+async def test_an_upload_button_over_a_hidden_input_takes_the_files_and_says_which_input(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    """The common pattern: a button that opens a hidden file input by script. The button's ref
+    reaches the one input that goes with it, and the answer names that input; a file the
+    input's accept list leaves out is noted. With two inputs it is never a guess."""
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/upload/button")
+    button = await ref_of(service, ws, tab, "Upload photo")
+    png = {"data": b64(b"\x89PNG"), "name": "me.png", "mimeType": "image/png"}
+    outcome = await service.call("file_upload", ws, tabId=tab, ref=button, files=[png])
+    assert outcome.kind == "ok", text(outcome)
+    assert text(outcome).startswith(
+        "Uploaded 1 file(s) to the file input <input type=file name='photo' id='pick'> (hidden)"
+        f" next to it, as {button} is not one itself: me.png"
+    )
+    assert "Note:" not in text(outcome)
+    assert await page_value(service, ws, tab, "document.getElementById('got').textContent") == "me.png"
+    notes = {"data": b64(b"text"), "name": "notes.txt", "mimeType": "text/plain"}
+    odd = await service.call("file_upload", ws, tabId=tab, ref=button, files=[notes])
+    assert odd.kind == "ok", text(odd)
+    assert "Note: the input accepts '.png,image/png', which notes.txt (text/plain) do(es) not" in text(odd)
+
+    ws2, tab2 = await open_page(service, f"{web}/upload/two")
+    two = await ref_of(service, ws2, tab2, "Upload")
+    refused = await service.call("file_upload", ws2, tabId=tab2, ref=two, files=[png])
+    assert refused.kind == "tool_error", text(refused)
+    assert "no one file input goes with it" in text(refused)
