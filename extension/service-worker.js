@@ -301,10 +301,11 @@ chrome.tabs.onRemoved.addListener((tabId) => {
 
 chrome.tabs.onCreated.addListener((tab) => {
   ready.then(async () => {
-    if (!Number.isInteger(tab.openerTabId) || !book.isManaged(tab.openerTabId)) return;
-    // Chrome links it to a managed tab; the page that really opened it is the one that
-    // announced a window for the URL it loads (see openers.js). It joins that tab's workspace
-    // and the service is told.
+    // Chrome links it to the active tab, which may be a managed tab or, when the user's own tab
+    // is the active one, not; the page that really opened it is the one that announced a
+    // window for the URL it loads (see openers.js). It joins that tab's workspace and the
+    // service is told.
+    if (!book.isManaged(tab.openerTabId) && !openers.expecting()) return;
     book.undecided.add(tab.id); // no workspace's listing takes it from its group meanwhile
     let url;
     try {

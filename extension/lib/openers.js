@@ -44,6 +44,16 @@ export class Openers {
     this.announced.delete(tabId);
   }
 
+  // Whether some tab announced a window in the last moments: a new tab Chrome links to no
+  // managed tab (the user's own tab was the active one) may still be that window.
+  expecting() {
+    const now = this.now();
+    for (const list of this.announced.values()) {
+      if (list.some((entry) => now - entry.at <= WINDOW_OPEN_MS)) return true;
+    }
+    return false;
+  }
+
   // The tab that opened a tab created now for `url` (its pending URL), consuming that
   // announcement; null unless exactly one tab announced a window for that URL.
   take(url) {

@@ -15,6 +15,7 @@ from ghostlight_trio.tools.tab_changes import noting_tab_changes
 from ghostlight_trio.transport.endpoints import Endpoints
 
 from .conftest import QuietHandler, Service, launched_for, loopback_server, serve, text
+from .devtools import DEVTOOLS_FLAGS, in_extension_worker
 
 pytestmark = pytest.mark.e2e
 
@@ -65,3 +66,25 @@ async def test_a_click_that_opens_a_tab_names_it_and_the_agent_can_use_it(
 
         again = await service.call("navigate", ws, url=f"{pages}/", tabId=tab)
         assert "tabDelta" not in (again.structured or {}), "only what happened during this call"
+
+
+async def test_a_tab_opened_while_the_user_s_own_tab_is_active_is_named_too(
+    noting_service: Service, pages: str
+) -> None:
+    """Chrome links a tab opened from a background tab to the active tab; when that is the
+    user's own tab (in no workspace), the page that opened it still decides, and the click's
+    answer names it."""
+    service = noting_service
+    async with launched_for(service, *DEVTOOLS_FLAGS) as launched:
+        created = await service.call("tabs_create_mcp")
+        ws, tab = created.workspace_id, created.structured["tabId"]
+        went = await service.call("navigate", ws, url=f"{pages}/", tabId=tab)
+        assert went.kind == "ok", text(went)
+        await in_extension_worker(
+            launched.profile, f"chrome.tabs.create({{url: {pages + '/'!r}, active: true}}).then(() => true)"
+        )
+        clicked = await service.call("act_on", ws, tabId=tab, target={"query": "open a child"}, action="left_click")
+        assert clicked.kind == "ok", text(clicked)
+        [opened] = clicked.structured["tabDelta"]["opened"]
+        assert f"Tab {opened['tabId']} opened from this tab during the call" in text(clicked)
+        assert service.registry.verify_tab(ws, opened["tabId"])

@@ -68,3 +68,13 @@ test("after a restart, a tab in a workspace's group stays with the workspace tha
   assert.equal(book.workspaceOfTab(11), "wsA");
   assert.equal(book.workspaceOfTab(12), "wsB");
 });
+
+test("a fresh announcement is expected until it is old or taken", () => {
+  let now = 1_000;
+  const openers = new Openers(() => now);
+  assert.equal(openers.expecting(), false);
+  openers.onEvent(7, "Page.windowOpen", { url: "https://a.test/x" });
+  assert.equal(openers.expecting(), true);
+  now += WINDOW_OPEN_MS + 1;
+  assert.equal(openers.expecting(), false);
+});
