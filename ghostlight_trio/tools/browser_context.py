@@ -39,8 +39,9 @@ NO_GROUP = -1
 """Chrome's own "no tab group" id, used when the workspace has no group yet."""
 
 NO_TABS_TEXT = (
-    "This workspace has no Ghostlight tabs yet. Call tabs_context_mcp with createIfEmpty: true,"
-    " or tabs_create_mcp, to open one."
+    "This workspace has no Ghostlight tabs now (none opened yet, or those it had were closed or"
+    " moved out of its group). Call tabs_context_mcp with createIfEmpty: true, or"
+    " tabs_create_mcp, to open one."
 )
 OUTSIDE_WORKSPACE = (
     "The browser returned tabs outside the requested workspace; nothing was adopted."
