@@ -339,8 +339,13 @@ def classify(line: bytes | OversizedLine) -> Incoming:
 def _not_utf8(line: bytes) -> Malformed:
     """A line with bytes that are not UTF-8. When it is a JSON object around them and its id
     reads clearly, its caller gets the answer under that id rather than waiting for one."""
-    try:
-        value = json.loads(line.decode("utf-8", errors="surrogateescape"))
+    try:  # read as every line is (no NaN, no number past a double), only for its id
+        value = json.loads(
+            line.decode("utf-8", errors="surrogateescape"),
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+            parse_int=_finite_int,
+        )
     except (ValueError, RecursionError):
         value = None
     found = _answerable_id(value.get("id")) if isinstance(value, dict) else None

@@ -123,8 +123,25 @@ def expected_errors(line: bytes) -> list[tuple[int, Any]] | None:
     message; None when it is one. JSON text that is no message (too deep, a number no double
     holds, half a surrogate pair) is answered to its id when that can be read."""
     try:
-        value = json.loads(line.decode("utf-8"), parse_constant=_not_json, parse_int=_any_int)
-    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:  # answered under its id only when the rest is JSON and it reads
+        try:
+            value = json.loads(
+                line.decode("utf-8", errors="surrogateescape"),
+                parse_constant=_not_json,
+                parse_int=_any_int,
+            )
+        except (ValueError, RecursionError):
+            return [(jsonrpc.PARSE_ERROR, None)]
+        request_id = value.get("id") if isinstance(value, dict) else None
+        if _out_of_double_range(value) or not jsonrpc.is_request_id(request_id):
+            return [(jsonrpc.PARSE_ERROR, None)]
+        if _holds_a_lone_surrogate(request_id):
+            return [(jsonrpc.PARSE_ERROR, None)]
+        return [(jsonrpc.INVALID_REQUEST, request_id)]
+    try:
+        value = json.loads(text, parse_constant=_not_json, parse_int=_any_int)
+    except (ValueError, RecursionError):
         return [(jsonrpc.PARSE_ERROR, None)]
     try:
         depth = _depth(value)
@@ -311,9 +328,15 @@ def test_real_connector_survives_huge_and_deep_lines(connector_process: Connecto
     connector_process.send(b'{"jsonrpc":"2.0","id":"big","method":"ping","p":"' + b"x" * (5 << 20) + b'"}\n')
     connector_process.send(b"[" * 200_000 + b"]" * 200_000 + b"\n")
     connector_process.send(b'{"jsonrpc":"2.0","id":"bad","method":"\xff"}\n')
+    connector_process.send(b'{"jsonrpc":"2.0","id":"bad\xff","method":"ping"}\n')
     seen = connector_process.lines_until_sentinel(within=60)
-    codes = [m["error"]["code"] for m in seen if "error" in m]
-    assert codes == [jsonrpc.INVALID_REQUEST, jsonrpc.PARSE_ERROR, jsonrpc.PARSE_ERROR], seen
+    answers = [(m["error"]["code"], m.get("id")) for m in seen if "error" in m]
+    assert answers == [
+        (jsonrpc.INVALID_REQUEST, "big"),
+        (jsonrpc.PARSE_ERROR, None),
+        (jsonrpc.INVALID_REQUEST, "bad"),  # not UTF-8, but its id reads clearly
+        (jsonrpc.PARSE_ERROR, None),  # an id that is not UTF-8 cannot be answered under
+    ], seen
 
 
 def test_non_json_constants_are_parse_errors() -> None:
