@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -197,9 +197,12 @@ def file_records(file: Path) -> Iterator[dict[str, Any]]:
         yield from read_records(handle)
 
 
-def read_records(handle: IO[bytes], *, final: bool = True) -> Iterator[dict[str, Any]]:
+def read_records(
+    handle: IO[bytes], *, final: bool = True, unreadable: Callable[[], None] | None = None
+) -> Iterator[dict[str, Any]]:
     """The records on whole lines from ``handle``'s position. Unless ``final``, a last line
-    still being written is left unread, for a follower to read once it is whole."""
+    still being written is left unread, for a follower to read once it is whole. A line that
+    is no record (torn, or foreign) is skipped and, when given, ``unreadable`` is told."""
     while True:
         start = handle.tell()
         line = handle.readline()
@@ -211,6 +214,8 @@ def read_records(handle: IO[bytes], *, final: bool = True) -> Iterator[dict[str,
         record = parse_record(line)
         if record is not None:
             yield record
+        elif unreadable is not None and line.strip():
+            unreadable()
 
 
 def parse_record(line: bytes) -> dict[str, Any] | None:

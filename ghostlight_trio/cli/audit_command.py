@@ -8,12 +8,11 @@ import json
 import os
 import sys
 import time
-from collections import deque
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from ..audit.records import DISPATCHED, file_records, generations, read_lines, read_records
+from ..audit.records import DISPATCHED, generations, parse_record, read_records
 from ..transport.endpoints import Endpoints
 from .arguments import TimeBound
 
@@ -42,7 +41,7 @@ def _cell(record: dict[str, Any], key: str) -> str:
         if key == "outcome":
             return "(dispatched)"
     elif event is not None and key == "tool":
-        return f"[{event}]"
+        return f"[{_printable(str(event))}]"
     value = record.get(key)
     return "-" if value in (None, "") else _printable(str(value))
 
@@ -132,8 +131,9 @@ def show(
     as_json: bool,
     workspace: str | None = None,
 ) -> int:
+    skipped = Skipped()
     chosen = select(
-        read_lines(endpoints.audit_file),
+        every_record(endpoints.audit_file, skipped),
         tool=tool,
         decision=decision,
         workspace=workspace,
@@ -142,27 +142,150 @@ def show(
         events=tool is None and decision is None and workspace is None,
     )
     _print(chosen, as_json, endpoints)
+    skipped.say()
+    return 0
+
+
+class Skipped:
+    """Lines that are no audit record (torn by a crash, or not written by Ghostlight): readers
+    skip them, and say on stderr how many, so a damaged trail does not pass for a short one."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._said = 0
+
+    def note(self) -> None:
+        self.count += 1
+
+    def say(self) -> None:
+        """Say how many were skipped since it last said so (nothing when none were)."""
+        new, self._said = self.count - self._said, self.count
+        if new:
+            lines = "line" if new == 1 else "lines"
+            print(
+                f"({new} unreadable {lines} skipped: torn or not audit records)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+
+def every_record(path: Path, skipped: Skipped) -> Iterator[dict[str, Any]]:
+    """Every record of every generation of the trail at ``path``, oldest first."""
+    for file in generations(path):
+        try:
+            handle = file.open("rb")
+        except OSError:
+            continue
+        with handle:
+            yield from records_from(handle, skipped)
+
+
+def records_from(
+    handle: IO[bytes], skipped: Skipped, *, final: bool = True
+) -> Iterator[dict[str, Any]]:
+    """The records on whole lines from ``handle``'s position, counting the lines that are none
+    (see ``read_records``)."""
+    return read_records(handle, final=final, unreadable=skipped.note)
+
+
+def _parsed(line: bytes, skipped: Skipped) -> dict[str, Any] | None:
+    if not line.strip():
+        return None
+    record = parse_record(line)
+    if record is None:
+        skipped.note()
+    return record
+
+
+READ_BACK = 64 * 1024
+"""How much of a file ``audit tail`` reads back from its end at a time."""
+
+
+def newest(path: Path, count: int, skipped: Skipped) -> list[dict[str, Any]]:
+    """The last ``count`` settled records of the trail, oldest first: read back from the end
+    of the newest file, and of older ones only while more are needed."""
+    found: list[dict[str, Any]] = []  # newest first
+    for file in reversed(generations(path)):
+        if len(found) >= count:
+            break
+        try:
+            handle = file.open("rb")
+        except OSError:
+            continue
+        with handle:
+            found += _back(handle, handle.seek(0, os.SEEK_END), count - len(found), skipped)
+    return found[::-1]
+
+
+def _back(handle: IO[bytes], end: int, count: int, skipped: Skipped) -> list[dict[str, Any]]:
+    """Up to ``count`` settled records on the lines before offset ``end``, newest first."""
+    found: list[dict[str, Any]] = []
+    if count <= 0:
+        return found
+    for line in _lines_back(handle, end):
+        record = _parsed(line, skipped)
+        if record is not None and record.get("event") != DISPATCHED:
+            found.append(record)
+            if len(found) == count:
+                break
+    return found
+
+
+def _lines_back(handle: IO[bytes], end: int) -> Iterator[bytes]:
+    """The lines before offset ``end``, last first, read a block at a time from there."""
+    position, partial = end, b""
+    while position > 0:
+        start = max(0, position - READ_BACK)
+        handle.seek(start)
+        lines = (handle.read(position - start) + partial).split(b"\n")
+        position = start
+        partial = lines.pop(0)  # it may begin in the block before
+        yield from reversed(lines)
+    yield partial
+
+
+def _whole_lines_end(handle: IO[bytes]) -> int:
+    """The offset just past the last whole line (a line still being written is not one)."""
+    end = handle.seek(0, os.SEEK_END)
+    position = end
+    while position > 0:
+        start = max(0, position - READ_BACK)
+        handle.seek(start)
+        newline = handle.read(position - start).rfind(b"\n")
+        if newline >= 0:
+            return start + newline + 1
+        position = start
     return 0
 
 
 def tail(endpoints: Endpoints, *, count: int, as_json: bool, follow: bool = False) -> int:
+    skipped = Skipped()
     if not follow:
-        latest = deque(settled(read_lines(endpoints.audit_file)), maxlen=count)
+        latest = newest(endpoints.audit_file, count, skipped)
         _print(latest, as_json, endpoints if count else None)  # -n 0 asked for nothing
+        skipped.say()
         return 0
     path = endpoints.audit_file
     live = _open(path)  # first, so nothing written while the older files are read is missed
-    history: deque[dict[str, Any]] = deque(maxlen=count)
-    for older in generations(path):
-        if older != path:
-            history.extend(settled(file_records(older)))
+    history: list[dict[str, Any]] = []  # newest first
     if live is not None:
-        history.extend(settled(read_records(live, final=False)))
+        end = _whole_lines_end(live)
+        history += _back(live, end, count, skipped)
+        live.seek(end)  # the follower goes on from there
     else:
         print(f"(waiting for {path}, written on the first call)", file=sys.stderr, flush=True)
+    for older in reversed(generations(path)):
+        if older == path or len(history) >= count:
+            continue
+        try:
+            with older.open("rb") as handle:
+                history += _back(handle, handle.seek(0, os.SEEK_END), count - len(history), skipped)
+        except OSError:
+            continue
+    skipped.say()
     if not as_json:
         print(HEADER)
-    for record in itertools.chain(history, _follow(path, live)):
+    for record in itertools.chain(reversed(history), _follow(path, live, skipped)):
         print(json.dumps(record, ensure_ascii=False) if as_json else _row(record), flush=True)
     return 0  # not reached: following ends with Ctrl-C (or the reader going away)
 
@@ -184,7 +307,7 @@ def _open(path: Path) -> IO[bytes] | None:
         return None
 
 
-def _follow(path: Path, handle: IO[bytes] | None) -> Iterator[dict[str, Any]]:
+def _follow(path: Path, handle: IO[bytes] | None, skipped: Skipped) -> Iterator[dict[str, Any]]:
     """Records appended to ``path`` from where ``handle`` stands, forever; across rotations
     (the renamed file is read to its end, then the new one from its start)."""
     while True:
@@ -192,13 +315,15 @@ def _follow(path: Path, handle: IO[bytes] | None) -> Iterator[dict[str, Any]]:
             handle = _open(path)
         if handle is not None:
             got = False
-            for record in read_records(handle, final=False):
+            for record in records_from(handle, skipped, final=False):
                 got = True
                 yield record
+            skipped.say()
             if got:
                 continue
             if _replaced(path, handle):
-                yield from read_records(handle)  # its last lines before the rename
+                yield from records_from(handle, skipped)  # its last lines before the rename
+                skipped.say()
                 handle.close()
                 handle = None
                 continue

@@ -28,6 +28,7 @@ from .doctor_checks import (
     private_file,
     registrations,
     relaunch_command,
+    secret_file,
 )
 from .status import Down, fetch
 
@@ -101,10 +102,7 @@ def _private_rows(endpoints: Endpoints, up: bool, held: bool) -> list[Check]:
         _socket_row("MCP socket", endpoints.edge_socket, up, held, restart),
         _socket_row("browser socket", endpoints.browser_socket, up, held, restart),
     ]
-    secret = private_file(
-        "service", "anti-squat secret", endpoints.secret_file, kind="file",
-        required=up, missing_hint=restart, replace_if_open=True,
-    )
+    secret = secret_file(endpoints, required=up)
     if secret.verdict == "info":
         secret = attrs.evolve(secret, detail=secret.detail + " (created when the service first starts)")
     rows.append(secret)

@@ -123,6 +123,21 @@ def private_file(
     return Check(section, name, "ok", f"{path} (mode {mode:04o}, yours)")
 
 
+def secret_file(endpoints: Endpoints, *, required: bool) -> Check:
+    """The anti-squat secret: a file of this user's that nobody else can read. One others may
+    have read is replaced (removed, then a restart makes a fresh one), not just closed."""
+    return private_file(
+        "service", "anti-squat secret", endpoints.secret_file, kind="file", required=required,
+        missing_hint=f"ghostlight service restart{instance_flag(endpoints)}", replace_if_open=True,
+    )
+
+
+def secret_fix(endpoints: Endpoints) -> str:
+    """How to replace a secret no service can use: remove it, and a restart makes a fresh one."""
+    restart = f"ghostlight service restart{instance_flag(endpoints)}"
+    return _close_fix(endpoints.secret_file, "file", restart, replace=True)
+
+
 def registrations(place: Place, endpoints: Endpoints) -> list[Check]:
     name = server_name(endpoints.instance)
     rows: list[Check] = []

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import trio
 
-from ..audit.records import call_records
 from ..catalog.registry import load_specs
 from ..governance.explain import manifest_lines, policy_lines
 from ..governance.governor import PolicyState, state_from
@@ -23,6 +24,7 @@ from ..governance.sources import (
     user_manifest_path,
 )
 from ..transport.endpoints import Endpoints
+from .audit_command import Skipped, every_record, records_from
 
 
 def current_state(endpoints: Endpoints) -> PolicyState:
@@ -110,11 +112,14 @@ def simulate_file(endpoints: Endpoints, audit: str, manifest: str | None) -> int
         settings = load_settings(settings_path(endpoints.data_dir))
         state = state_from(Loaded(user=candidate, settings=settings))
     audit_path = Path(audit)
-    if not audit_path.exists():
-        print(f"ghostlight: {audit} does not exist", file=sys.stderr)
+    problem = _audit_file_problem(audit_path)
+    if problem:
+        print(f"ghostlight: {problem}", file=sys.stderr)
         return 1
     specs = {spec.name: spec for spec in load_specs()}
-    replayed = simulate(call_records(audit_path), specs, state)
+    skipped = Skipped()
+    replayed = simulate(_replayed_calls(endpoints, audit_path, skipped), specs, state)
+    skipped.say()
     denied = [item for item in replayed if item.decision.verdict != "allow"]
     for item in denied:
         print(_line(item, f"{item.decision.verdict} {item.decision.denial_id}"))
@@ -126,6 +131,41 @@ def simulate_file(endpoints: Endpoints, audit: str, manifest: str | None) -> int
         f" {len(freed)} denied when recorded would now be allowed."
     )
     return 2 if denied else 0
+
+
+def _audit_file_problem(path: Path) -> str:
+    """Why ``path`` cannot be replayed ("" when it can)."""
+    if path.is_dir():
+        return f"{path} is a directory, not an audit file"
+    try:
+        path.open("rb").close()
+    except FileNotFoundError:
+        return f"{path} does not exist"
+    except OSError as exc:
+        return f"{path} cannot be read ({exc.strerror or exc})"
+    return ""
+
+
+def _replayed_calls(endpoints: Endpoints, path: Path, skipped: Skipped) -> Iterator[dict[str, Any]]:
+    """The call records in ``path``: the instance's own trail with its rotated files, any
+    other file just as named (an ``X.jsonl.1`` beside a copy is no part of it)."""
+    if _same_file(path, endpoints.audit_file):
+        records = every_record(endpoints.audit_file, skipped)
+    else:
+        records = _file_records(path, skipped)
+    return (record for record in records if "event" not in record and "call" in record)
+
+
+def _file_records(path: Path, skipped: Skipped) -> Iterator[dict[str, Any]]:
+    with path.open("rb") as handle:
+        yield from records_from(handle, skipped)
+
+
+def _same_file(path: Path, other: Path) -> bool:
+    try:
+        return path.samefile(other)
+    except OSError:
+        return False
 
 
 def _line(item: Replayed, verdict: str) -> str:

@@ -17,6 +17,7 @@ from ..transport.bridge import BrowserSummary, StatusReport, WorkspaceEntry
 from ..transport.endpoints import Endpoints
 from ..transport.handshake import ServiceUnresponsive
 from ..transport.launch import service_lock_holder
+from ..transport.proof import SecretFileError
 from . import switch_status
 from .arguments import instance_flag
 from .control import query_status
@@ -58,12 +59,33 @@ def down(endpoints: Endpoints, exc: Exception) -> Down:
     pid = service_lock_holder(endpoints)
     if isinstance(exc, ServiceUnresponsive | trio.TooSlowError) and pid is not None and pid > 0:
         return unanswered(endpoints, pid)
+    refused = secret_refused(endpoints, exc, pid)
+    if refused is not None:
+        return refused
     if isinstance(exc, FileNotFoundError | ConnectionRefusedError):
         where = elsewhere(endpoints)
         return Down(where) if where else not_listening(endpoints, pid)
     if isinstance(exc, OSError):
         return Down(f"down ({exc})", pid=pid)
     return Down(f"unreachable: {exc}", pid=pid)
+
+
+def secret_refused(endpoints: Endpoints, exc: Exception, pid: int | None) -> Down | None:
+    """The secret file is why: no service starts with one others can reach, one not this
+    user's or not a file (nor a client check a service with it). Starting it again cannot
+    help; replacing the secret can, the fix doctor's secret line gives."""
+    from .doctor_checks import secret_file, secret_fix
+
+    check = secret_file(endpoints, required=False)
+    if check.verdict == "fail":
+        detail, fix = check.detail, check.fix
+    elif isinstance(exc, SecretFileError):  # one the check passes, truncated say
+        detail, fix = str(exc).split(";")[0], secret_fix(endpoints)
+    else:
+        return None
+    if pid is not None:
+        return Down(f"running (pid {pid}) but unreachable: {detail}", fix=fix, pid=pid)
+    return Down(f"down: {detail}, so no service can start", fix=fix)
 
 
 def unanswered(endpoints: Endpoints, pid: int) -> Down:

@@ -51,7 +51,9 @@ def _hosts(grant: Grant) -> str:
     return f"{allow} except {deny}" if deny else allow
 
 
-def manifest_lines(tier: str, manifest: Manifest) -> list[str]:
+def manifest_lines(tier: str, manifest: Manifest, *, sacred: bool = True) -> list[str]:
+    """What one manifest allows; ``sacred``: with its own never-touch list (a whole policy
+    lists the union of every tier's and the settings' instead)."""
     mode = "enforced" if manifest.mode == "enforce" else "observed only (denials are recorded, not applied)"
     lines = [f"{tier.capitalize()} policy {manifest.label}, {mode}:"]
     if not manifest.grants:
@@ -62,6 +64,9 @@ def manifest_lines(tier: str, manifest: Manifest) -> list[str]:
         suffix = " (observe only)" if grant.mode == "observe" else ""
         lines.append(f"  Grant {grant.id!r} allows {caps} on {_hosts(grant)}{suffix}.")
     lines.append("  Anything no grant covers is denied; actions that need nothing are allowed.")
+    if sacred and manifest.sacred:
+        sites = ", ".join(pattern.text for pattern in manifest.sacred)
+        lines.append(f"  Never-touch sites (refused in every mode, whatever the grants): {sites}.")
     return lines
 
 
@@ -74,7 +79,7 @@ def policy_lines(state: PolicyState) -> list[str]:
     else:
         lines = ["Every tier below must allow a call (a deny in any tier stands)."]
         for tier, manifest in state.manifests:
-            lines += manifest_lines(tier, manifest)
+            lines += manifest_lines(tier, manifest, sacred=False)
     if state.sacred:
         sites = ", ".join(pattern.text for pattern in state.sacred)
         lines.append(f"Never-touch sites (refused in every mode): {sites}.")

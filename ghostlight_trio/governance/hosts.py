@@ -160,6 +160,11 @@ class HostPattern:
                 " (no scheme, path, port or partial wildcard)"
             )
         if ":" in body and not body.startswith("["):
+            if _ipv6_literal(body):
+                raise PatternError(
+                    f"{text!r} is an IPv6 address: write IPv6 addresses in brackets,"
+                    f' e.g. "[{body}]"'
+                )
             raise PatternError(f"{text!r} names a port; patterns match hosts only")
         host = normalize_host(body)
         if host is None:
@@ -175,6 +180,15 @@ class HostPattern:
         if self.kind == "exact":
             return (2, len(self.host)) if host == self.host else None
         return (1, len(self.host)) if host.endswith("." + self.host) else None
+
+
+def _ipv6_literal(text: str) -> bool:
+    """A bare IPv6 address (``::1``): its colons are not a port's."""
+    try:
+        ipaddress.IPv6Address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def parent_suffixes(host: str) -> list[str]:

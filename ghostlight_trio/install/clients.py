@@ -22,7 +22,14 @@ from .changes import (
     real_path,
 )
 from .places import Place
-from .toml_table import TomlEditError, render_table, set_table
+from .toml_table import (
+    TomlEditError,
+    inline_value,
+    render_table,
+    set_keys,
+    set_table,
+    without_header,
+)
 
 
 class EditRefused(RuntimeError):
@@ -167,6 +174,77 @@ def snippet(target: ClientTarget, name: str, entry: Any) -> str:
     return json.dumps(wrapped, ensure_ascii=False)
 
 
+def manual_step(target: ClientTarget, place: Place, name: str, entry: dict[str, Any]) -> str:
+    """What to do by hand when install cannot edit the file: our entry as text to paste where
+    it fits the file as it stands, or first what to mend in it."""
+    path = target.path(place)
+    try:
+        text = read_text(path)
+    except UnreadableFile:
+        text = None
+    if text is not None and text.strip():
+        fit = _toml_step if target.fmt == "toml" else _json_step
+        step = fit(target, text, path, name, entry)
+        if step:
+            return step
+    return f"add this to {path} by hand: {snippet(target, name, entry)}"
+
+
+def _toml_step(target: ClientTarget, text: str, path: Path, name: str, entry: dict[str, Any]) -> str:
+    """A Codex file where a [table] for our entry cannot go: a container written inline takes
+    our entry inline; our own entry written without a header is mended where it is."""
+    found = without_header(text, [*target.container, name])
+    if found is None:
+        return ""
+    table, inline = found
+    where = ".".join(table)
+    if len(table) <= len(target.container):
+        return (
+            f"set `{inline_value(name, entry)}` inside the inline table `{where} = {{ ... }}` in"
+            f" {path} by hand (a [{where}.{name}] table cannot be added to an inline one), or"
+            f" rewrite {where} as [{where}.NAME] tables and run it again"
+        )
+    if not inline:
+        return (
+            f"move the dotted keys {where}.* in {path} into a [{where}] table by hand, then run"
+            " it again"
+        )
+    owned = ", ".join(inline_value(key, entry[key]) for key in owned_keys(target, entry) if key in entry)
+    return f"set these keys of the inline table {where} in {path} by hand: `{owned}`"
+
+
+def _json_step(target: ClientTarget, text: str, path: Path, name: str, entry: dict[str, Any]) -> str:
+    """A JSON file whose container (or entry) is there but unusable: say what to mend in it,
+    not to add another."""
+    try:
+        node = jsonc.scan(text)
+    except jsonc.JsoncError:
+        return ""
+    keys = [*target.container, name]
+    for depth, key in enumerate(keys, 1):
+        found = [member for member in node.members or () if member.key == key]
+        where = ".".join(keys[:depth])
+        if len(found) > 1:
+            what = "objects" if depth < len(keys) else "entries"
+            return (
+                f'merge the {len(found)} "{where}" {what} in {path} into one by hand (clients'
+                " read only the last), then run it again"
+            )
+        if not found or depth == len(keys):
+            return ""
+        value = found[0].value
+        if value.kind != "object":
+            inner: Any = entry
+            for below in reversed(keys[depth:]):
+                inner = {below: inner}
+            return (
+                f'"{where}" in {path} is {jsonc.describe(text, value)}, not an object: replace'
+                f" that value by hand with {json.dumps(inner, ensure_ascii=False)}"
+            )
+        node = value
+    return ""
+
+
 def plan_entry(
     target: ClientTarget, place: Place, name: str, entry: dict[str, Any] | None,
     store: Path | None = None,
@@ -218,12 +296,63 @@ def _blank(text: str | None) -> bool:
     return text is None or not text.strip()
 
 
+_SET_ONCE = frozenset({"enabled"})
+"""Keys install writes only into a new entry: from then on they are the user's switch."""
+
+
+def _env_key(target: ClientTarget) -> str:
+    return "environment" if target.dialect == "opencode" else "env"
+
+
+def owned_keys(target: ClientTarget, entry: dict[str, Any]) -> tuple[str, ...]:
+    """The keys of an entry install keeps right: how the connector is launched. Others (the
+    user's ``disabled``, opencode's ``enabled``, Codex's timeouts) are the user's; the env key
+    is ours even when we write none, so a pin no longer wanted goes."""
+    keys = [key for key in entry if key not in _SET_ONCE]
+    env = _env_key(target)
+    return (*keys, env) if env not in keys else tuple(keys)
+
+
+def _changes(target: ClientTarget, existing: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+    """Each owned key whose value differs, with the value it needs (None: remove it). An
+    absent env and an empty one are the same."""
+    changes = {}
+    for key in owned_keys(target, entry):
+        wanted, held = entry.get(key), existing.get(key)
+        if key == _env_key(target):
+            same = isinstance(held or {}, dict) and (held or {}) == (wanted or {})
+        else:
+            same = key in existing and _same(held, wanted)
+        if not same:
+            changes[key] = wanted
+    return changes
+
+
+def _same(held: Any, wanted: Any) -> bool:
+    """Equal and of the same JSON type (``true`` is not ``1``)."""
+    return type(held) is type(wanted) and held == wanted
+
+
 def _added(target: ClientTarget, before: str | None, name: str, entry: Any) -> str:
+    """``before`` with our entry: a new one whole, an existing one with only its owned keys
+    changed (its other keys and their bytes kept; unchanged when they already hold)."""
     text = None if _blank(before) else before
+    path = [*target.container, name]
+    existing = current_entry_in(target, text, name) if text is not None else None
+    if isinstance(existing, dict) and text is not None:
+        changes = _changes(target, existing, entry)
+        if not changes:
+            return text
+        if target.fmt == "toml":
+            return set_keys(text, path, changes)
+        for key, value in changes.items():
+            if value is None:
+                text = jsonc.remove_member(text, path, key)
+            else:
+                text = jsonc.set_member(text, path, key, value)
+        return text
     if target.fmt == "toml":
-        return set_table(text or "", [*target.container, name], entry)
-    if text is not None and current_entry_in(target, text, name) == entry:
-        return text  # already so: keep the user's layout of our entry
+        return set_table(text or "", path, entry)
     return jsonc.set_member(text if text is not None else "{}\n", list(target.container), name, entry)
 
 

@@ -232,6 +232,10 @@ def _render(value: Any, unit: str, base: str, newline: str = "\n") -> str:
     return dumped.replace("\n", newline + base)
 
 
+def _one_line(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
 def _member_indent(text: str, node: Node, unit: str) -> str:
     if node.members:
         first = node.members[0].key_start
@@ -240,7 +244,7 @@ def _member_indent(text: str, node: Node, unit: str) -> str:
     return _line_indent(text, node.start) + unit
 
 
-def _find(root: Node, path: list[str]) -> tuple[Node, list[str]]:
+def _find(text: str, root: Node, path: list[str]) -> tuple[Node, list[str]]:
     """The deepest existing object along ``path`` and the keys still missing below it."""
     node = root
     for index, key in enumerate(path):
@@ -248,35 +252,51 @@ def _find(root: Node, path: list[str]) -> tuple[Node, list[str]]:
         if member is None:
             return node, path[index:]
         if member.value.members is None:
-            raise JsoncError(f"{'.'.join(path[: index + 1])} is not an object")
+            where = ".".join(path[: index + 1])
+            raise JsoncError(f"{where} is {describe(text, member.value)}, not an object")
         node = member.value
     return node, []
 
 
+def describe(text: str, node: Node) -> str:
+    """What a non-object value is, in words: ``null``, ``an array``, ``a string`` ..."""
+    if node.kind == "array":
+        return "an array"
+    first = text[node.start : node.start + 1]
+    return {"n": "null", "t": "true", "f": "false", '"': "a string"}.get(first, "a number")
+
+
 def is_empty(text: str, path: list[str]) -> bool:
     """The object at ``path`` exists and has no members."""
-    node, missing = _find(scan(text), path)
+    node, missing = _find(text, scan(text), path)
     return not missing and not node.members
 
 
 def set_member(text: str, path: list[str], key: str, value: Any) -> str:
-    """Return ``text`` with ``path...key`` set to ``value``; other bytes unchanged."""
+    """Return ``text`` with ``path...key`` set to ``value``; other bytes unchanged. In an
+    object written on one line the value is written on one line too."""
     root = scan(text)
     unit = _indent_unit(text)
     nl = _newline(text)
-    node, missing = _find(root, path)
+    node, missing = _find(text, root, path)
+    one_line = text.find("\n", node.start, node.end) < 0
     if not missing:
         existing = node.member(key)
         if existing is not None:
             base = _line_indent(text, existing.key_start)
-            rendered = _render(value, unit, base, nl)
+            rendered = _one_line(value) if one_line else _render(value, unit, base, nl)
             return text[: existing.value_start] + rendered + text[existing.value_end :]
     if missing:
         new_key, new_value = missing[0], _wrap(missing[1:], key, value)
     else:
         new_key, new_value = key, value
+    name = json.dumps(new_key, ensure_ascii=False) + ": "
+    if node.members and one_line:
+        last = node.members[-1]
+        member_text = name + _one_line(new_value)
+        return text[: last.value_end] + ", " + member_text + text[last.value_end :]
     indent = _member_indent(text, node, unit)
-    member_text = json.dumps(new_key, ensure_ascii=False) + ": " + _render(new_value, unit, indent, nl)
+    member_text = name + _render(new_value, unit, indent, nl)
     if node.members:
         last = node.members[-1]
         return text[: last.value_end] + "," + nl + indent + member_text + text[last.value_end :]
@@ -298,7 +318,7 @@ def _wrap(path: list[str], key: str, value: Any) -> dict[str, Any]:
 def remove_member(text: str, path: list[str], key: str) -> str:
     """Return ``text`` without ``path...key``: its key, value and separating comma only."""
     root = scan(text)
-    node, missing = _find(root, path)
+    node, missing = _find(text, root, path)
     if missing or node.member(key) is None:
         return text
     return _cut(text, node, key)

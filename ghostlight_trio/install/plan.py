@@ -100,7 +100,6 @@ def _own_file(label: str, path: Path, text: str, mode: int, manual: str = "") ->
 
 def _client_action(target, place: Place, name: str, entry, label: str, store: Path) -> Action:
     path = target.path(place)
-    by_hand = f"add this to {path} by hand: {clients.snippet(target, name, entry)}"
     try:
         existing = clients.current_entry(target, place, name)
         if existing is not None and not _runs_ours(target, existing):
@@ -112,9 +111,24 @@ def _client_action(target, place: Place, name: str, entry, label: str, store: Pa
             )
         change = clients.plan_entry(target, place, name, entry, store)
     except clients.EditRefused as exc:
+        by_hand = clients.manual_step(target, place, name, entry)
         manual = f"{exc.manual}; or {by_hand}" if exc.manual else by_hand
         return Action(label, failed=True, note=str(exc), manual=manual)
-    return Action(label, change, note="" if change.changes_anything else "already registered")
+    if change.changes_anything:
+        return Action(label, change)
+    off = _switched_off(existing)
+    kept = f"; switched off there ({off}), which install leaves to you" if off else ""
+    return Action(label, change, note=f"already registered{kept}")
+
+
+def _switched_off(entry: Any) -> str:
+    """The user's own switch that turns the entry off, as written ("" when it is on)."""
+    if not isinstance(entry, dict):
+        return ""
+    for key, off in (("disabled", True), ("enabled", False)):
+        if entry.get(key) is off:
+            return f"{key}: {str(off).lower()}"
+    return ""
 
 
 def _runs_ours(target, entry) -> bool:

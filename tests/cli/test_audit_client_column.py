@@ -114,3 +114,10 @@ def test_show_and_tail_leave_out_what_calls_wrote_ahead(tmp_path, capsys) -> Non
         assert shown() == 0
         printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
         assert printed == [lines[0], hold, lines[3]]
+
+
+def test_control_characters_in_an_event_name_never_reach_the_terminal() -> None:
+    """An event row shows its name in the tool column, filtered like every other cell."""
+    _, row = table({"time": RECORD["time"], "event": "hold\x1b]0;owned\x07\r"})
+    assert "\x1b" not in row and "\x07" not in row and "\r" not in row
+    assert row.split()[3] == "[hold?]0;owned??]"

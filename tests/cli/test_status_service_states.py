@@ -106,3 +106,24 @@ async def test_a_directory_in_the_sockets_place_is_named_with_how_to_clear_it(
         f"{'':11}remove it (`rm -r {endpoints.edge_socket}`), then `ghostlight service start"
         f" --instance {endpoints.instance}` (MCP clients also start it)"
     )
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640], ids=["0644", "0640"])
+async def test_a_secret_others_can_read_is_the_reason_and_its_fix(
+    endpoints: Endpoints, capsys: pytest.CaptureFixture[str], mode: int
+) -> None:
+    """No service starts with such a secret, so "start it" would fail: status names the
+    secret and gives doctor's fix for it (remove it; a restart makes a fresh one)."""
+    endpoints.ensure_private_dirs()
+    load_or_create_secret(endpoints.secret_file)
+    endpoints.secret_file.chmod(mode)
+    lines = await shown(endpoints, capsys)
+    assert lines[1] == (
+        f"service    down: {endpoints.secret_file} has mode {mode:04o}; others can reach it, so no"
+        " service can start"
+    )
+    assert lines[3] == (
+        f"{'':11}rm {endpoints.secret_file} && ghostlight service restart --instance"
+        f" {endpoints.instance}  (the service makes a fresh one)"
+    )
+    assert "service start" not in "\n".join(lines)

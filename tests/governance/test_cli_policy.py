@@ -132,6 +132,23 @@ def test_explain_prints_the_grants_deterministically(instance_env, tmp_path):
     assert all_open.returncode == 0 and all_open.stdout.startswith("No policy is active (all-open)")
 
 
+def test_explain_of_a_file_lists_its_never_touch_sites(instance_env, tmp_path):
+    """``simulate --manifest FILE`` refuses the file's ``sacred`` sites, so explaining the file
+    names them; the whole policy names them once, in its never-touch line."""
+    policy = write_json(
+        tmp_path / "policy.json", {**DENYING_POLICY, "sacred": ["bank.example", "*.bank.example"]}
+    )
+    candidate = cli(instance_env, "policy", "explain", str(policy))
+    assert candidate.returncode == 0, candidate.stderr
+    assert candidate.stdout.splitlines()[-1] == (
+        "  Never-touch sites (refused in every mode, whatever the grants): bank.example,"
+        " *.bank.example."
+    )
+    current = cli(_env(instance_env, policy), "policy", "explain")
+    assert current.stdout.count("bank.example,") == 1
+    assert "Never-touch sites (refused in every mode): bank.example, *.bank.example." in current.stdout
+
+
 # --- simulate and audit against a live recording -----------------------------------------------
 
 
@@ -356,7 +373,8 @@ def test_foreign_lines_in_an_audit_file_are_skipped_by_every_reader(instance_env
         )
 
     shown = run("audit", "show", "--json")
-    assert (shown.returncode, shown.stderr) == (0, "")
+    assert shown.returncode == 0
+    assert shown.stderr == "(3 unreadable lines skipped: torn or not audit records)\n"
     assert [json.loads(line) for line in shown.stdout.splitlines()] == [good]
     simulated = run("policy", "simulate", str(endpoints.audit_file))
     assert simulated.returncode == 0 and "Traceback" not in simulated.stderr, simulated.stderr

@@ -81,6 +81,21 @@ def test_bad_patterns_are_refused(text: object) -> None:
         HostPattern.parse(text)
 
 
+@pytest.mark.parametrize(("text", "bracketed"), [("::1", "[::1]"), ("2001:db8::1", "[2001:db8::1]")])
+def test_a_bare_ipv6_address_is_told_to_use_brackets(text: str, bracketed: str) -> None:
+    """Its colons are no port: the refusal says how to write it, and that way it parses."""
+    with pytest.raises(PatternError) as refused:
+        HostPattern.parse(text)
+    assert "port" not in str(refused.value)
+    assert f'write IPv6 addresses in brackets, e.g. "{bracketed}"' in str(refused.value)
+    assert HostPattern.parse(bracketed).host == bracketed
+
+
+def test_a_host_with_a_port_is_still_told_so() -> None:
+    with pytest.raises(PatternError, match="names a port"):
+        HostPattern.parse("localhost:8080")
+
+
 def _policy(allow: list[str], deny: list[str] = ()) -> TierPolicy:  # type: ignore[assignment]
     return TierPolicy(
         parse_manifest_object(

@@ -109,9 +109,14 @@ async def test_wrong_socket_and_secret_modes(
         f"rm {endpoints.secret_file} && ghostlight service restart --instance"
         f" {endpoints.instance}  (the service makes a fresh one)"
     )
-    # the client side refuses a loose secret, so the service itself is unreachable too
+    # the client side refuses a loose secret, so the service itself is unreachable too, and
+    # the same fix (a restart with a fresh secret) is the way back
     service = row(rows, "service")
-    assert service.verdict == "fail" and "bridge.secret must be owned by you and mode 0600" in service.detail
+    assert service.verdict == "fail"
+    assert service.detail.startswith(
+        f"running (pid {os.getpid()}) but unreachable: {endpoints.secret_file} has mode 0644"
+    )
+    assert service.fix.startswith(secret.fix + ";")
     assert len(failures(rows)) == 3, failures(rows)
 
 

@@ -132,3 +132,26 @@ async def test_something_else_in_the_sockets_place_is_named(
         f"remove it (`rm -r {endpoints.edge_socket}`), then"
         f" `ghostlight service start --instance {endpoints.instance}`"
     )
+
+
+async def test_a_secret_others_can_read_gets_the_secret_fix_on_the_service_line(
+    installed: Place, endpoints: Endpoints
+) -> None:
+    """A service cannot start with such a secret: the service line points to the secret
+    line's fix, not to a start that fails, and that fix brings the service up."""
+    endpoints.ensure_private_dirs()
+    load_or_create_secret(endpoints.secret_file)
+    endpoints.secret_file.chmod(0o644)
+    rows = await collect(endpoints, installed)
+    service, secret = row(rows, "service"), row(rows, "anti-squat secret")
+    assert secret.verdict == "fail" and secret.fix.startswith(f"rm {endpoints.secret_file} && ")
+    assert service.verdict == "fail"
+    assert service.detail.startswith(f"down: {endpoints.secret_file} has mode 0644; others can reach it")
+    assert service.fix.startswith(secret.fix + ";")
+    assert "service start" not in service.fix
+    endpoints.secret_file.unlink()  # the fix: remove it, then restart
+    try:
+        assert await service_control.restart(endpoints) == 0
+        assert row(await collect(endpoints, installed), "service").verdict == "ok"
+    finally:
+        await service_control.stop(endpoints)

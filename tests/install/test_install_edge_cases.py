@@ -20,13 +20,7 @@ from ghostlight_trio.install.places import Place
 from ghostlight_trio.install.plan import Options, plan_install, plan_uninstall
 from ghostlight_trio.transport.endpoints import Endpoints
 
-from .helpers import EXT_ID, apply_all
-
-
-def only(client_id: str) -> Options:
-    return Options(clients=(client_id,), browsers=())
-
-
+from .helpers import EXT_ID, apply_all, only
 
 
 def write(place: Place, client_id: str, content: bytes) -> Path:
@@ -223,14 +217,86 @@ def test_duplicate_keys_on_our_path_are_refused(place: Place, endpoints: Endpoin
 def test_manual_steps_are_text_to_paste(place: Place, endpoints: Endpoints) -> None:
     """JSON for JSON clients, a TOML table for Codex, and the clear reason for an inline one."""
     write(place, "cursor", b"[]\n")
-    write(place, "codex", b'mcp_servers = { other = { command = "npx" } }\n')
+    write(place, "codex", b'model = "o3"\n')
     cursor, codex = plan_install(place, endpoints, Options(clients=("cursor", "codex"), browsers=()))
     name = server_name(endpoints.instance)
     pasted = json.loads(cursor.manual.split("by hand: ", 1)[1])
     assert list(pasted["mcpServers"]) == [name]
-    assert "written inline, not as a [table]" in codex.note
+    assert codex.manual == ""  # nothing refused: it just installs
+    write(place, "codex", b"model = [\n")
+    [codex] = plan_install(place, endpoints, only("codex"))
     table = tomllib.loads(codex.manual.split("by hand: ", 1)[1])
     assert list(table["mcp_servers"]) == [name]
+
+
+def test_an_inline_codex_container_gets_our_entry_inline(place: Place, endpoints: Endpoints) -> None:
+    """A [mcp_servers.NAME] table cannot follow ``mcp_servers = { ... }``: the step says to
+    write our entry inside that inline table, as text that parses there."""
+    original = b'mcp_servers = { other = { command = "npx" } }\n'
+    path = write(place, "codex", original)
+    [codex] = plan_install(place, endpoints, only("codex"))
+    assert codex.failed and "mcp_servers is written inline, not as a [table]" in codex.note
+    assert "inside the inline table `mcp_servers = { ... }`" in codex.manual
+    ours = codex.manual.split("`")[1]
+    edited = tomllib.loads(f'mcp_servers = {{ other = {{ command = "npx" }}, {ours} }}\n')
+    name = server_name(endpoints.instance)
+    assert list(edited["mcp_servers"]) == ["other", name]
+    assert edited["mcp_servers"][name]["command"].endswith("ghostlight-mcp-connector")
+    assert path.read_bytes() == original
+
+
+@pytest.mark.parametrize(
+    ("original", "said"),
+    [
+        (b'{"mcpServers": null}\n', '"mcpServers" in {path} is null, not an object'),
+        (b'{"mcpServers": []}\n', '"mcpServers" in {path} is an array, not an object'),
+        (
+            b'{"mcpServers": {"a": {"command": "a"}},\n "mcpServers": {}}\n',
+            'merge the 2 "mcpServers" objects in {path} into one',
+        ),
+    ],
+    ids=["null", "array", "twice"],
+)
+def test_a_broken_json_container_is_named_not_added_again(
+    place: Place, endpoints: Endpoints, original: bytes, said: str
+) -> None:
+    """Adding another "mcpServers" key would not help: the step says what is wrong with the
+    one there."""
+    path = write(place, "cursor", original)
+    [action] = plan_install(place, endpoints, only("cursor"))
+    assert action.failed and action.manual.startswith(said.format(path=path)), action.manual
+    assert '{"mcpServers"' not in action.manual
+    assert path.read_bytes() == original
+    if b"null" in original:
+        assert "mcpServers is null, not an object" in action.note
+        pasted = json.loads(action.manual.split("by hand with ", 1)[1])
+        assert list(pasted) == [server_name(endpoints.instance)]
+
+
+def test_codex_top_level_dotted_keys_take_our_table(place: Place, endpoints: Endpoints) -> None:
+    """``mcp_servers.docs.command = ...`` defines the container by dotted keys, and a
+    [mcp_servers.NAME] table may follow those: install appends it, uninstall takes it back."""
+    original = b'model = "o3"\nmcp_servers.docs.command = "d"\nmcp_servers.docs.args = []\n'
+    path = write(place, "codex", original)
+    apply_all(plan_install(place, endpoints, only("codex")))
+    data = tomllib.loads(path.read_text())
+    name = server_name(endpoints.instance)
+    assert list(data["mcp_servers"]) == ["docs", name]
+    assert data["mcp_servers"]["docs"] == {"command": "d", "args": []}
+    assert path.read_bytes().startswith(original)
+    apply_all(plan_uninstall(place, endpoints, only("codex")))
+    assert path.read_bytes() == original
+
+
+def test_codex_dotted_keys_for_our_own_entry_are_named(place: Place, endpoints: Endpoints) -> None:
+    name = server_name(endpoints.instance)
+    original = f'mcp_servers.{name}.command = "/old/ghostlight-mcp-connector"\n'.encode()
+    path = write(place, "codex", original)
+    [action] = plan_install(place, endpoints, only("codex"))
+    assert action.failed
+    assert f"mcp_servers.{name} is written as dotted keys, not as a [table]" in action.note
+    assert f"into a [mcp_servers.{name}] table by hand" in action.manual
+    assert path.read_bytes() == original
 
 
 # -- native hosts --------------------------------------------------------------------------------
