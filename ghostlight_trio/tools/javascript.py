@@ -24,7 +24,7 @@ import trio
 from ..browser.errors import BrowserError
 from ..engine.contracts import ToolCall, ToolResult
 from ..transport.bridge import TextBlock
-from .browser_calls import PageChannel, ToolInputError
+from .browser_calls import INFO_BOUND, PageChannel, ToolInputError
 from .page_dialogs import PageDialog, dialog_name, dialog_result
 from .provenance import provenance, wrap_page_text
 from .shaping import clip_text
@@ -179,18 +179,24 @@ class JavascriptTool:
             " happened (a submitted form may have been sent)."
         )
         try:
-            page = await self._channel.tab_page(call, tab)
+            info = await self._channel.read(call, "tab_info", {"tabId": tab}, INFO_BOUND)
         except BrowserError as gone:
             if gone.code != "tab_not_found":
                 raise
             return ToolResult.text(
                 f"{lead} Its tab is gone now (it closed).{advice}", kind="outcome_unknown"
             )
-        url = page.get("url") or "a page not known yet"
+        pending, url = info.get("pendingUrl"), info.get("url")
+        if isinstance(pending, str) and pending:
+            where, structured = f"The tab is on its way to {pending}.", {"pendingUrl": pending}
+        elif isinstance(url, str) and url:
+            where, structured = f"The tab now shows {url} (it may still be loading).", {"url": url}
+        else:
+            where, structured = "", None
         return ToolResult.text(
-            f"{lead} The tab now shows {url} (it may still be loading).{advice}",
+            f"{lead} {where}{advice}".replace("  ", " "),
             kind="outcome_unknown",
-            structured={"url": page.get("url")} if page.get("url") else None,
+            structured=structured,
         )
 
     async def _answer(self, call: ToolCall, tab: int, text: str) -> ToolResult:
