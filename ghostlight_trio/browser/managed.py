@@ -251,6 +251,26 @@ class ManagedBrowser:
                 await self.process.wait()
 
 
+BROWSER_TEMP = "t"
+"""The managed browser's temporary directory, in the instance's runtime directory."""
+_SINGLETON_PATH = len("/org.chromium.Chromium.XXXXXX/SingletonSocket")
+_SUN_PATH_LIMIT = 107
+
+
+def browser_environment(endpoints: Endpoints) -> dict[str, str] | None:
+    """The managed browser's environment: its temporary files (the singleton socket it leaves
+    behind when stopped) in a directory of the instance's own, emptied at each launch, rather
+    than a new directory in /tmp every time. None (the inherited one) when Chromium's socket
+    path would not fit there."""
+    temp = endpoints.runtime_dir / BROWSER_TEMP
+    if len(str(temp)) + _SINGLETON_PATH > _SUN_PATH_LIMIT:
+        return None
+    endpoints.ensure_private_dirs()
+    shutil.rmtree(temp, ignore_errors=True)  # one managed browser per instance: none runs now
+    ensure_private_dir(temp)
+    return {**os.environ, "TMPDIR": str(temp)}
+
+
 def profile_in_use(profile: Path) -> int | None:
     """The pid of a live Chromium holding ``profile`` (its ``SingletonLock`` link names
     ``host-pid``), or None. A second Chromium on the same profile would hand its window to the
@@ -314,7 +334,12 @@ async def launch(
     try:
         # A session of its own, so that its scheduling group is its own (see ``priority``).
         process = await trio.lowlevel.open_process(
-            args, stdin=subprocess.DEVNULL, stdout=log_fd, stderr=log_fd, start_new_session=True
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=log_fd,
+            stderr=log_fd,
+            start_new_session=True,
+            env=browser_environment(endpoints),
         )
     finally:
         os.close(log_fd)

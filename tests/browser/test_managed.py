@@ -10,6 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import attrs
 import pytest
 
 from ghostlight_trio.browser import managed, priority
@@ -45,6 +46,29 @@ def test_prepare_profile_registers_the_host_for_this_instance(
     assert f"export GHOSTLIGHT_INSTANCE={endpoints.instance}" in script
     assert f"export GHOSTLIGHT_HOME={os.environ['GHOSTLIGHT_HOME']}" in script
     assert "-m ghostlight_browser_connector" in script
+
+
+def test_the_browser_s_temporary_files_go_to_a_directory_of_the_instance(
+    endpoints: Endpoints,
+) -> None:
+    """Chromium leaves a directory in /tmp (its singleton socket) each time it is stopped: the
+    managed browser's go to one directory of the instance, emptied at each launch."""
+    first = managed.browser_environment(endpoints)
+    assert first is not None
+    temp = Path(first["TMPDIR"])
+    assert temp == endpoints.runtime_dir / managed.BROWSER_TEMP
+    assert stat.S_IMODE(temp.stat().st_mode) == 0o700
+    (temp / "org.chromium.Chromium.left").mkdir()
+    managed.browser_environment(endpoints)
+    assert list(temp.iterdir()) == []
+    assert first["PATH"] == os.environ["PATH"]
+
+
+def test_a_temporary_directory_too_deep_for_chromium_s_socket_is_not_used(
+    endpoints: Endpoints, tmp_path: Path
+) -> None:
+    deep = attrs.evolve(endpoints, runtime_dir=tmp_path / ("d" * 90))
+    assert managed.browser_environment(deep) is None
 
 
 def test_prepare_profile_needs_the_extension_id(endpoints: Endpoints, tmp_path: Path) -> None:
