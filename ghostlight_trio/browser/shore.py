@@ -109,9 +109,10 @@ class BrowserShore:
         self._scheduler = scheduler
         self._workspaces = workspaces
         self._first_call_wait = first_call_wait
-        self._gave_up_at: float | None = None
-        """When a wait for a browser last ended with none attached (None once one attaches):
-        calls queued behind that one fail at once instead of each waiting in turn."""
+        self._none_since: float | None = None
+        """When the last full wait for a browser began that ended with none attached (None
+        once one attaches): for one wait's length after it, calls queued behind it fail at
+        once instead of each waiting in turn."""
         self._hello_timeout = hello_timeout
         self._service_version = service_version
         self._slots: dict[str, int] = {}
@@ -370,22 +371,19 @@ class BrowserShore:
         connection = self._pick(workspace_id, slot)
         if connection is not None:
             return connection
-        now = trio.current_time()
-        gave_up = self._gave_up_at
-        recently = gave_up is not None and now - gave_up < self._first_call_wait
-        with trio.move_on_after(0 if recently else self._first_call_wait):
-            while True:
-                connection = self._pick(workspace_id, slot)
-                if connection is not None:
-                    return connection
-                await self._changed.wait()
-        ended = trio.current_time()
-        self._gave_up_at = ended
-        if recently:
-            assert gave_up is not None
-            waited = f"none has attached for {ended - gave_up + self._first_call_wait:.1f}s"
+        now, wait = trio.current_time(), self._first_call_wait
+        since = self._none_since
+        if since is not None and now - since < 2 * wait:
+            waited = f"none has attached for {now - since:.1f}s"
         else:
-            waited = f"waited {ended - now:.1f}s for the extension"
+            with trio.move_on_after(wait):
+                while True:
+                    connection = self._pick(workspace_id, slot)
+                    if connection is not None:
+                        return connection
+                    await self._changed.wait()
+            self._none_since = now
+            waited = f"waited {trio.current_time() - now:.1f}s for the extension"
         if slot is not None and slot in self._generations:
             raise BrowserUnavailable(
                 f"The browser holding this tab (browser {slot}) is not connected"
@@ -487,7 +485,7 @@ class BrowserShore:
             if self._scheduler is not None:
                 self._scheduler.browser_restarted(slot)
         self._generations[slot] = hello.generation
-        self._gave_up_at = None
+        self._none_since = None
         previous = self._live.pop(slot, None)
         if previous is not None:
             self._fail_connection(previous, OutcomeUnknown(RECONNECTED))

@@ -127,10 +127,10 @@ class CallRunner:
             async with request as lease:
                 # The tab may have left the workspace while the call waited its turn (the user
                 # moved it into another group, or closed it): it is no longer this call's.
-                left = self._tab_left(call)
-                if left is not None:
+                gone = self._tab_refusal(call.arguments, call.context.workspace_id)
+                if gone is not None:  # not counted: the user moved or closed it, not a probe
                     call.gate_facts = _UNOWNED_TAB
-                    self._settle(call, "denied", left)
+                    self._settle(call, "denied", gone[1])
                     return
                 # Current authority: decided only once the resource is held.
                 stop = await self._gate.authorize(call)
@@ -254,26 +254,24 @@ class CallRunner:
             problem = self._catalog.validate(spec.name, arguments)
             if problem is not None:
                 return "tool_error", problem
-        if "tabId" in arguments:
-            tab = tab_id_argument(arguments)
-            if tab is None:  # a mistake in the arguments, not a question of whose tab it is
-                return "tool_error", texts.tab_id_not_whole(arguments["tabId"])
-            if not self._workspaces.verify_tab(workspace, tab):
-                if self._workspaces.left_workspace(workspace, tab):
-                    return "left", texts.tab_left_workspace(arguments["tabId"])
-                return "denied", texts.tab_not_in_workspace(arguments["tabId"])
-        return None
+        return self._tab_refusal(arguments, workspace)
 
-    def _tab_left(self, call: CallState) -> str | None:
-        """Why a call admitted for one of its workspace's tabs cannot go on now that it holds
-        the tab: the tab left the workspace meanwhile. None while it is still the workspace's."""
-        if "tabId" not in call.arguments:
+    def _tab_refusal(
+        self, arguments: Mapping[str, Any], workspace: WorkspaceId | None
+    ) -> tuple[str, str] | None:
+        """Why the call's ``tabId`` is not the workspace's to drive: ``tool_error`` for an id
+        that is no whole number, ``left`` for a tab that was the workspace's and left it (closed
+        or moved out: checked again once the call holds the tab), ``denied`` for any other."""
+        if "tabId" not in arguments:
             return None
-        tab = tab_id_argument(call.arguments)
-        workspace = call.context.workspace_id
-        if tab is None or self._workspaces.verify_tab(workspace, tab):
+        tab = tab_id_argument(arguments)
+        if tab is None:  # a mistake in the arguments, not a question of whose tab it is
+            return "tool_error", texts.tab_id_not_whole(arguments["tabId"])
+        if self._workspaces.verify_tab(workspace, tab):
             return None
-        return texts.tab_left_workspace(call.arguments["tabId"])
+        if self._workspaces.left_workspace(workspace, tab):
+            return "left", texts.tab_left_workspace(arguments["tabId"])
+        return "denied", texts.tab_not_in_workspace(arguments["tabId"])
 
     def _step_spec(self, tool: str) -> ToolSpec | str:
         """The spec a step runs under, or why it cannot run at all."""

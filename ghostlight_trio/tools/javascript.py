@@ -175,29 +175,26 @@ class JavascriptTool:
             " reload), so its result is lost. What it did stays done."
         )
         advice = (
-            " Do not run it again automatically: read the page first to see whether its effect"
+            "Do not run it again automatically: read the page first to see whether its effect"
             " happened (a submitted form may have been sent)."
         )
+        structured: dict[str, Any] | None = None
         try:
             info = await self._channel.read(call, "tab_info", {"tabId": tab}, INFO_BOUND)
         except BrowserError as gone:
             if gone.code != "tab_not_found":
                 raise
-            return ToolResult.text(
-                f"{lead} Its tab is gone now (it closed).{advice}", kind="outcome_unknown"
-            )
-        pending, url = info.get("pendingUrl"), info.get("url")
-        if isinstance(pending, str) and pending:
-            where, structured = f"The tab is on its way to {pending}.", {"pendingUrl": pending}
-        elif isinstance(url, str) and url:
-            where, structured = f"The tab now shows {url} (it may still be loading).", {"url": url}
+            where = "Its tab is gone now (it closed)."
         else:
-            where, structured = "", None
-        return ToolResult.text(
-            f"{lead} {where}{advice}".replace("  ", " "),
-            kind="outcome_unknown",
-            structured=structured,
-        )
+            pending, url = info.get("pendingUrl"), info.get("url")
+            if isinstance(pending, str) and pending:
+                where, structured = f"The tab is on its way to {pending}.", {"pendingUrl": pending}
+            elif isinstance(url, str) and url:
+                where, structured = f"The tab now shows {url} (it may still be loading).", {"url": url}
+            else:
+                where = ""
+        words = " ".join(part for part in (lead, where, advice) if part)
+        return ToolResult.text(words, kind="outcome_unknown", structured=structured)
 
     async def _answer(self, call: ToolCall, tab: int, text: str) -> ToolResult:
         """The script's text as page content of the tab (which its script may have closed)."""
