@@ -101,13 +101,18 @@ class PageChannel:
     async def loading(self, call: ToolCall, tab: int) -> bool:
         """Whether the tab is on its way to a page (loading, or a navigation not committed
         yet): what it shows now may soon be another page. False when that cannot be told."""
+        info = await self._quick_info(_workspace(call), tab)
+        return info.get("status") == "loading" or bool(info.get("pendingUrl"))
+
+    async def _quick_info(self, ws: Any, tab: int) -> dict[str, Any]:
+        """The tab's ``tab_info`` within a short bound; empty when it cannot be read."""
         try:
-            info = await self._browser.request(
-                _workspace(call), "tab_info", {"tabId": tab}, timeout=PENDING_PROBE
+            info: dict[str, Any] = await self._browser.request(
+                ws, "tab_info", {"tabId": tab}, timeout=PENDING_PROBE
             )
         except BrowserFailure:
-            return False
-        return info.get("status") == "loading" or bool(info.get("pendingUrl"))
+            return {}
+        return info
 
     async def _navigating(
         self, ws: Any, op: str, args: dict[str, Any], unanswered: BrowserError
@@ -117,11 +122,7 @@ class PageChannel:
         tab = args.get("tabId")
         if not isinstance(tab, int):
             return unanswered
-        try:
-            info = await self._browser.request(ws, "tab_info", {"tabId": tab}, timeout=PENDING_PROBE)
-        except BrowserFailure:
-            return unanswered
-        pending = info.get("pendingUrl")
+        pending = (await self._quick_info(ws, tab)).get("pendingUrl")
         if not isinstance(pending, str) or not pending:
             return unanswered
         return BrowserError(
