@@ -198,14 +198,16 @@
 
   chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
     if (!message || message.channel !== "ghostlight" || sender.id !== chrome.runtime.id) return false;
+    refs.raiseFloor(message.refFloor);
     Promise.resolve()
       .then(() => run(message.fn, message.args))
       .then(
-        (value) => sendResponse({ ok: true, value: value === undefined ? null : value }),
+        (value) => sendResponse({ ok: true, value: value === undefined ? null : value, refHigh: refs.high() }),
         (err) =>
           sendResponse({
             ok: false,
             error: { message: err && err.message ? err.message : String(err), code: (err && err.code) || "page_error" },
+            refHigh: refs.high(),
           }),
       );
     return true; // the answer is sent asynchronously

@@ -40,6 +40,7 @@ import { loadIdentity } from "./lib/identity.js";
 import { NativeLink } from "./lib/native-link.js";
 import { navigate } from "./lib/navigation.js";
 import { Openers } from "./lib/openers.js";
+import { createRefFloor } from "./lib/ref-floor.js";
 import { createScreenshots } from "./lib/screenshot.js";
 import { createTabControl } from "./lib/tab-control.js";
 import { createTabOps } from "./lib/tab-ops.js";
@@ -64,6 +65,7 @@ const capture = createCapture({
   sessionArea: chrome.storage.session,
 });
 const screenshots = createScreenshots({ chromeApi: chrome, cdp: sendCdp });
+const refFloor = createRefFloor(chrome.storage.session);
 // Open JavaScript dialogs per tab (Page.javascriptDialogOpening), for the `dialog` op, and the
 // gate that keeps an open dialog from hanging the requests that touch the tab's page.
 const dialogBook = new DialogBook();
@@ -133,6 +135,7 @@ const dispatcher = createDispatcher({
         files: contentScriptFiles(chrome.runtime.getManifest()),
         timeoutMs: Number.isFinite(args.timeoutMs) ? Math.max(1, args.timeoutMs) : CONTENT_TIMEOUT_MS,
         signal,
+        refFloor,
       });
     const out = await gate.run(tabId, run);
     return out.dialog ? { value: null, dialog: out.dialog } : out.value;

@@ -27,7 +27,7 @@ export function contentScriptFiles(manifest) {
   return scripts.length ? [...scripts[0].js] : [];
 }
 
-export async function runContent(chromeApi, args, { files, timeoutMs = CONTENT_TIMEOUT_MS, signal } = {}) {
+export async function runContent(chromeApi, args, { files, timeoutMs = CONTENT_TIMEOUT_MS, signal, refFloor = null } = {}) {
   const tabId = requireTabId(args);
   if (typeof args.fn !== "string" || !args.fn) {
     throw new OpError("args.fn must name a content mechanism", { code: "bad_args" });
@@ -40,6 +40,18 @@ export async function runContent(chromeApi, args, { files, timeoutMs = CONTENT_T
   const during = `the ${args.fn} mechanism`;
   const ask = () => sendWithTimeout(chromeApi, tabId, message, timeoutMs, signal, (fail) => crashes.onCrash(tabId, fail));
 
+  if (refFloor) message.refFloor = await refFloor.take(tabId);
+  let reply;
+  try {
+    reply = await askOnce(chromeApi, tabId, files, crashes, ask, during, signal);
+  } finally {
+    if (refFloor) refFloor.settle(tabId, reply && reply.refHigh);
+  }
+  return answerOf(reply, tab);
+}
+
+// The page's reply, asking once more after injecting the content script where none answered.
+async function askOnce(chromeApi, tabId, files, crashes, ask, during, signal) {
   let reply;
   try {
     reply = await ask();
@@ -59,6 +71,10 @@ export async function runContent(chromeApi, args, { files, timeoutMs = CONTENT_T
       throw pageFailure(retryErr);
     }
   }
+  return reply;
+}
+
+function answerOf(reply, tab) {
   if (!reply || typeof reply !== "object") {
     throw new OpError("The content script gave no answer (the page may have navigated)", {
       hop: HOPS.page,

@@ -25,6 +25,12 @@
 //     it a new ref (the old one keeps its record and stays refused), so an element shown
 //     under a new name is never acted on through a ref that was shown with the old one.
 //
+// Ref numbers are unique across the browser, not only within one document: the worker hands
+// each request the highest number any page has issued so far (raiseFloor), and every new
+// document counts on from there. A ref read on another page, before a navigation or reload or
+// in another tab, is therefore never found here, and is never taken for one of this page's
+// elements that happens to share its number.
+//
 // Reads through a ref (read_page ref_id, element_rect, form_validity, the observation taken
 // before an action) go through the same resolve() and the same check: content.js routes reads
 // and actions alike, and read_page follows its ref_id read with element_rect. A read refused
@@ -72,6 +78,7 @@
 
   function createRefRegistry({ now = () => Date.now() } = {}) {
     let counter = 0;
+    let firstIssued = null; // the number of the first ref this document issued
     let serial = 0;
     let windowStart = -Infinity;
     let windowCount = 0;
@@ -88,6 +95,7 @@
         return ref;
       }
       counter += 1;
+      if (firstIssued === null) firstIssued = counter;
       ref = `ref_${counter}`;
       byElement.set(el, ref);
       byRef.set(ref, { target: new WeakRef(el), serial, role: seen.role, name: seen.name });
@@ -101,8 +109,12 @@
       }
       const entry = byRef.get(ref);
       if (!entry) {
+        const number = Number(ref.slice(4));
+        const elsewhere = firstIssued === null || number < firstIssued;
         throw new PageError(
-          `Element ${ref} not found. Refs do not survive navigation or a page reload; call read_page or find for fresh refs.`,
+          elsewhere
+            ? `Element ${ref} is not on this page: it was read from another page (before a navigation or reload, or in another tab). Call read_page or find for fresh refs.`
+            : `Element ${ref} not found: this page has issued no such ref. Call read_page or find for fresh refs.`,
           "ref_not_found",
         );
       }
@@ -145,7 +157,12 @@
       }
     }
 
-    return { refFor, resolve, noteMutations, serial: () => serial };
+    // Counting goes on from `floor` (the highest ref number issued anywhere so far).
+    function raiseFloor(floor) {
+      if (Number.isSafeInteger(floor) && floor > counter) counter = floor;
+    }
+
+    return { refFor, resolve, noteMutations, raiseFloor, high: () => counter, serial: () => serial };
   }
 
   ns.refs = { createRefRegistry };

@@ -31,6 +31,11 @@ function relabel() {
   [a.textContent, b.textContent] = [b.textContent, a.textContent];
   return [a.textContent, b.textContent];
 }</script>""",
+        # Two pages alike: the same button, doing different things.
+        "/refs/first": """<!doctype html><title>First</title><script>window.events = []</script>
+<button onclick="events.push('first')">Send</button>""",
+        "/refs/second": """<!doctype html><title>Second</title><script>window.events = []</script>
+<p>Another page</p><button onclick="events.push('second')">Send</button>""",
     }
 )
 
@@ -125,3 +130,35 @@ async def test_own_input_keeps_a_ref_and_a_label_changed_by_a_click_is_refused(
         2,
         "Follow",
     ]
+
+
+async def test_a_ref_read_on_another_page_or_tab_is_not_taken_for_an_element_here(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    """A ref stands for the element of the page it was read from. After a navigation, and in
+    another tab, a page that numbered its own "Send" button is not clicked through the old
+    ref, even though role and name are alike: refused, and the page's handler does not run."""
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/refs/first")
+    first = await _ref(service, ws, tab, "Send")
+    landed = await service.call("navigate", ws, url=f"{web}/refs/second", tabId=tab)
+    assert landed.kind == "ok", text(landed)
+    second = await _ref(service, ws, tab, "Send")
+    assert second != first
+
+    stale = await service.call("computer", ws, tabId=tab, action="left_click", ref=first)
+    assert stale.kind == "tool_error", text(stale)
+    assert "not on this page" in text(stale) and "another page" in text(stale)
+    assert await page_value(service, ws, tab, "events") == []
+
+    _, other = await open_page(service, f"{web}/refs/second", ws)
+    elsewhere = await _ref(service, ws, other, "Send")
+    assert elsewhere not in (first, second)
+    crossed = await service.call("computer", ws, tabId=other, action="left_click", ref=second)
+    assert crossed.kind == "tool_error", text(crossed)
+    assert "not on this page" in text(crossed)
+    assert await page_value(service, ws, other, "events") == []
+
+    own = await service.call("computer", ws, tabId=tab, action="left_click", ref=second)
+    assert own.kind == "ok", text(own)
+    assert await page_value(service, ws, tab, "events") == ["second"]
