@@ -76,7 +76,14 @@ def policy_text(
     return f"Denied ({ident}){by}: {reason}. {NEXT_STEP}"
 
 
-def moved_on_text(ident: str, tool: str, host: str | None) -> str:
+def moved_on_text(ident: str, tool: str, host: str | None, *, arriving: bool = False) -> str:
+    if arriving:
+        return (
+            f"Denied ({ident}): {tool} was carried out, and the page then started loading"
+            f" {host or 'a host'}, which the policy does not allow (its request may already have"
+            " been sent); the navigation was stopped and the tab was moved to about:blank. "
+            + NEXT_STEP
+        )
     return (
         f"Denied ({ident}): {tool} was carried out, and the page then went on to"
         f" {host or 'a host'}, which the policy does not allow; what that page showed is"

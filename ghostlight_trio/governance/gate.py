@@ -318,20 +318,29 @@ class GovernanceGate:
         facts = call.gate_facts
         policy = self._policies[call]
         assert facts is not None
-        url = _page_url(result.structured or {})
+        structured = result.structured or {}
+        url = _page_url(structured)
         if url is None:
             tab = tab_id_argument(call.arguments)
             landing = await self._read_tab(call, tab)
         else:
             landing = resolve_url(url)
-        if not isinstance(landing, Host | Blank) or host_text(landing) == facts.host:
-            return result
-        decision = policy.decide(landing)
-        if decision.verdict != "deny":
-            return result
-        call.gate_facts = _facts(policy.requirement, landing, decision)
-        text = denial.moved_on_text(decision.denial_id, call.spec.name, host_text(landing))
-        return await self._deny_and_park(call, effects, policy, landing, decision, text)
+        # Where the tab is, then where it is on its way to (a link followed whose server has
+        # not answered yet): parking the tab stops a denied navigation before it lands.
+        pending = _pending_url(structured)
+        heading = [resolve_url(pending)] if pending else []
+        for where, arriving in [(landing, False), *((hop, True) for hop in heading)]:
+            if not isinstance(where, Host | Blank) or host_text(where) == facts.host:
+                continue
+            decision = policy.decide(where)
+            if decision.verdict != "deny":
+                continue
+            call.gate_facts = _facts(policy.requirement, where, decision)
+            text = denial.moved_on_text(
+                decision.denial_id, call.spec.name, host_text(where), arriving=arriving
+            )
+            return await self._deny_and_park(call, effects, policy, where, decision, text)
+        return result
 
     async def _deny_and_park(
         self,
@@ -517,6 +526,14 @@ def _denial_text(decision: Decision, needed: Requirement, where: HostResolution 
         list(decision.missing),
         decision.tier,
     )
+
+
+def _pending_url(structured: dict[str, Any]) -> str | None:
+    """The URL a result's action set the tab going to, when it had not landed yet."""
+    receipt = structured.get("interactionReceipt")
+    observed = receipt.get("observedAfter") if isinstance(receipt, dict) else None
+    pending = observed.get("navigationPending") if isinstance(observed, dict) else None
+    return pending if isinstance(pending, str) and pending else None
 
 
 def _page_url(structured: dict[str, Any]) -> str | None:

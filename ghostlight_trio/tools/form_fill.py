@@ -269,8 +269,9 @@ class FormFill:
             call.effects.done_so_far(f"filled {len(filled)} of {len(values)} fields ({shown})")
         form = forms[plan.form]
         submitted, submit_ref, observation, clicked_kind = False, None, None, "ok"
+        receipt: dict[str, Any] | None = None
         if call.arguments.get("submit"):
-            submitted, submit_ref, observation, clicked_kind = await self._submit(
+            submitted, submit_ref, observation, clicked_kind, receipt = await self._submit(
                 call, tab, form, filled
             )
         url = str(page.get("url", ""))
@@ -285,6 +286,11 @@ class FormFill:
             "page": page_facts(tab, url, str(page.get("title", "")), page.get("renderSerial")),
             "provenance": provenance(ws, origin),
         }
+        if receipt is not None:
+            # The page the tab shows once the form is sent, and where it is heading: the
+            # answer speaks for that page, not the one the fields were filled on.
+            structured["page"] = receipt["page"]
+            structured["interactionReceipt"] = receipt
         if submit_ref:
             structured["submit_ref"] = submit_ref
         if observation:
@@ -341,14 +347,14 @@ class FormFill:
 
     async def _submit(
         self, call: ToolCall, tab: int, form: Mapping[str, Any], filled: list[dict[str, Any]]
-    ) -> tuple[bool, str | None, str | None, str]:
-        """Whether the submit control was clicked, its ref, what followed, and the click's
-        result kind ("ok" when no click was tried)."""
+    ) -> tuple[bool, str | None, str | None, str, dict[str, Any] | None]:
+        """Whether the submit control was clicked, its ref, what followed, the click's result
+        kind ("ok" when no click was tried) and its receipt."""
         if not filled:
-            return False, None, "Not submitted: no field was filled.", "ok"
+            return False, None, "Not submitted: no field was filled.", "ok", None
         choice = pick_submit(form.get("submits", []))
         if choice is None:
-            return False, None, "Not submitted: the form has no submit control.", "ok"
+            return False, None, "Not submitted: the form has no submit control.", "ok", None
         ref = str(choice["ref"])
         if choice.get("native"):
             checked = await self._channel.content(call, tab, "form_validity", {"ref": ref}, read=True)
@@ -356,7 +362,8 @@ class FormFill:
             if invalid:
                 listed = "; ".join(f"{item.get('label') or item.get('ref')}: {item.get('message')}"
                                    for item in invalid)  # fmt: skip
-                return False, ref, f"Not submitted: the browser would refuse the form ({listed}).", "ok"
+                refused = f"Not submitted: the browser would refuse the form ({listed})."
+                return False, ref, refused, "ok", None
         await call.effects.checkpoint()
         arguments = {"action": "left_click", "ref": ref, "tabId": call.arguments["tabId"]}
         clicked = await self._click(ToolCall(call.context, arguments, call.effects))
@@ -364,9 +371,9 @@ class FormFill:
         if clicked.kind == "ok" and isinstance(receipt, dict):
             # The click's facts, not its text: that is fenced already, and this answer fences
             # its details once, as a whole.
-            return True, ref, f"clicked {ref}; then {receipt_facts(receipt)}", "ok"
+            return True, ref, f"clicked {ref}; then {receipt_facts(receipt)}", "ok", receipt
         text = "\n".join(getattr(block, "text", "") for block in clicked.content)
-        return clicked.kind == "ok", ref, text, clicked.kind
+        return clicked.kind == "ok", ref, text, clicked.kind, None
 
 
 def _radio_option(control: Control, value: Any) -> Mapping[str, Any] | None:

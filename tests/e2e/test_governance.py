@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -25,6 +26,7 @@ from ghostlight_trio.governance.assembly import governance_parts
 from ghostlight_trio.governance.sources import PolicyFiles
 from ghostlight_trio.scheduler import Scheduler
 from ghostlight_trio.tools.browser_context import context_handlers
+from ghostlight_trio.tools.form_fill import form_fill_handlers
 from ghostlight_trio.tools.page_tools import page_tool_handlers
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.transport.mcp_client import LEGACY, McpClient, McpError, result_text
@@ -46,6 +48,16 @@ class _Logged(QuietHandler):
     def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
         host = (self.headers.get("Host") or "").split(":")[0]
         type(self).log.append((host, self.path))
+        if self.path.startswith("/slow"):
+            time.sleep(3)  # the server has not answered when the action that asked comes back
+        if self.path.startswith("/form"):
+            target = self.path.split("to=", 1)[1]
+            form = (
+                f"<title>form</title><form action='{target}'><label>Name <input name=n></label>"
+                f"<button>Send</button></form><a id=away href='{target}'>away</a>"
+            )
+            self.send_html(form.encode())
+            return
         if self.path.startswith("/redirect"):
             target = self.path.split("to=", 1)[1]
             self.send_response(302)
@@ -65,11 +77,15 @@ def site() -> Iterator[tuple[int, list[tuple[str, str]]]]:
         yield port, log
 
 
-async def _governed_service(endpoints: Endpoints, nursery: trio.Nursery, files: PolicyFiles) -> Service:
+async def _governed_service(
+    endpoints: Endpoints, nursery: trio.Nursery, files: PolicyFiles, *more: Any
+) -> Service:
     registry = WorkspaceRegistry()
     scheduler = Scheduler()
     shore = BrowserShore(endpoints, registry, scheduler=scheduler)
     handlers = context_handlers(registry, shore)
+    for handler_set in more:
+        handlers |= handler_set(registry, shore)
     governance = governance_parts(files, shore)
     engine = WorkEngine(
         catalog=Catalog(load_specs(), handlers),
@@ -115,6 +131,37 @@ async def test_policy_denies_navigation_and_parks_denied_landings(endpoints, nur
         assert parked.kind == "denied" and "about:blank" in text(parked), text(parked)
         assert await _live_url(service, ws, tab) == "about:blank"
         assert ("localhost", "/landed") in log  # the redirect really happened, then was parked
+
+
+@pytest.mark.parametrize("how", ["form_fill", "click"])
+@pytest.mark.parametrize("answered", ["/landed", "/slow"])
+async def test_an_action_that_takes_the_tab_to_a_denied_host_is_withheld_and_parked(
+    endpoints, nursery, tmp_path, site, how, answered
+):
+    """A form sent, or a link clicked, on an allowed page takes the tab to a host the policy
+    denies: the answer is a denial naming that host, never the page's facts, and the tab is
+    moved to about:blank, whether the denied page has come in yet or not."""
+    port, log = site
+    policy = tmp_path / "policy.json"
+    [grant] = POLICY["grants"]
+    policy.write_text(json.dumps(POLICY | {"grants": [grant | {"allowed": ["read", "action", "write"]}]}))
+    files = PolicyFiles(org=None, user=policy, settings=None)
+    service = await _governed_service(endpoints, nursery, files, page_tool_handlers, form_fill_handlers)
+    async with launched_for(service):
+        ws, tab = await _tab(service)
+        form = f"http://127.0.0.1:{port}/form?to=http://localhost:{port}{answered}"
+        assert (await service.call("navigate", ws, url=form, tabId=tab)).kind == "ok"
+        if how == "form_fill":
+            acted = await service.call("form_fill", ws, tabId=tab, fields={"Name": "x"}, submit=True)
+        else:
+            found = await service.call("find", ws, tabId=tab, query="away link")
+            ref = found.structured["results"][0]["ref"]
+            acted = await service.call("computer", ws, tabId=tab, action="left_click", ref=ref)
+        assert acted.kind == "denied", text(acted)
+        assert "localhost" in text(acted) and "about:blank" in text(acted), text(acted)
+        assert "page /landed" not in text(acted) and "page /slow" not in text(acted)
+        await trio.sleep(3.5)  # long enough for the slow page to have come in, had it been let
+        assert await _live_url(service, ws, tab) == "about:blank"
 
 
 async def test_sacred_sites_are_refused_all_open(endpoints, nursery, tmp_path, site):
