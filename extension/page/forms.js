@@ -126,8 +126,39 @@
     });
     fire(el, "input", EventCtor);
     fire(el, "change", EventCtor);
-    const chosen = [...el.options].filter((option) => option.selected);
-    return { kind: "select", value: chosen.map((o) => o.value).join(", "), text: chosen.map((o) => dom.collapse(o.textContent)).join(", ") };
+    return afterPageTurn(() => {
+      const chosen = [...el.options].filter((option) => option.selected);
+      const now = [...el.options].flatMap((option, index) => (option.selected ? [index] : []));
+      if (now.length !== indexes.length || now.some((index) => !indexes.includes(index))) {
+        throw setBack(el, indexes.map((index) => options[index].text));
+      }
+      return { kind: "select", value: chosen.map((o) => o.value).join(", "), text: chosen.map((o) => dom.collapse(o.textContent)).join(", ") };
+    });
+  }
+
+  // A page may undo a change in its own handlers: a click it prevents, a component that renders
+  // its own state back at once or in a microtask (React, Vue). What the control holds is read
+  // once the page has had that turn, and a change it did not keep is an error, never a success.
+  function afterPageTurn(read) {
+    return new Promise((resolve, reject) => {
+      setTimeout(() => {
+        try {
+          resolve(read());
+        } catch (err) {
+          reject(err);
+        }
+      }, 0);
+    });
+  }
+
+  // The error for a list the page set back to other options than those chosen.
+  function setBack(el, asked) {
+    const shown = (texts) => (texts.length ? texts.map((t) => JSON.stringify(dom.collapse(t))).join(", ") : "nothing");
+    const held = [...el.options].filter((option) => option.selected).map((option) => option.textContent);
+    return new ns.PageError(
+      `The list was set to ${shown(asked)} and shows ${shown(held)}: the page's own script set it back`,
+      "value_kept",
+    );
   }
 
   // The editable control behind a label or a custom element (its shadow root, open or closed), if any.
@@ -180,7 +211,10 @@
       el.selectedIndex = index;
       fire(el, "input", EventCtor);
       fire(el, "change", EventCtor);
-      return { kind: "select", value: el.options[index].value, text: dom.collapse(options[index].text) };
+      return afterPageTurn(() => {
+        if (el.selectedIndex !== index) throw setBack(el, [options[index].text]);
+        return { kind: "select", value: el.options[index].value, text: dom.collapse(options[index].text) };
+      });
     }
 
     const type = dom.attr(el, "type").toLowerCase();
@@ -190,8 +224,17 @@
       if (type === "radio" && !wanted && el.checked) {
         throw new PageError("Cannot uncheck a radio button; choose another option of its group instead", "radio_uncheck");
       }
-      if (el.checked !== wanted) el.click(); // the click fires input/change like a user's would
-      return { kind: type, value: !!el.checked };
+      if (el.checked === wanted) return { kind: type, value: wanted };
+      el.click(); // the click fires input/change like a user's would
+      return afterPageTurn(() => {
+        if (el.checked !== wanted) {
+          throw new PageError(
+            `The ${type} was clicked and is still ${el.checked ? "checked" : "unchecked"}: the page's own script prevented the change or set it back`,
+            "value_kept",
+          );
+        }
+        return { kind: type, value: wanted };
+      });
     }
 
     if (tag === "INPUT" && type === "file") {
@@ -265,8 +308,8 @@
     } while (Date.now() - started < TOGGLE_SETTLE_MS);
     throw new ns.PageError(
       `The ${role} did not become ${wanted ? "checked" : "unchecked"} when clicked (aria-checked is ` +
-        `${JSON.stringify(dom.attr(el, "aria-checked"))}); try a click with computer`,
-      "unsupported_control",
+        `${JSON.stringify(dom.attr(el, "aria-checked"))})`,
+      "value_kept",
     );
   }
 

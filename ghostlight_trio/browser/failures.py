@@ -43,6 +43,8 @@ _CODE_NEXT_STEP = {
     "disabled_option": "send one of the options that can be chosen, listed above, or ask the user"
     " if only the disabled one will do",
     "radio_uncheck": "choose another option of the group instead",
+    "value_kept": "look at the control with a screenshot or read_page: the page may want another"
+    " step first, or refuse this value. A click with computer acts as a person's would",
     "page_changed": "let the new page load (wait_for with state settled), then call it again",
     "page_unresponsive": "if a JavaScript dialog is showing there, the user must answer it in the"
     " browser window (or close the tab with tab_control); otherwise wait a moment and retry",

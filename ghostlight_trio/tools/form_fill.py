@@ -36,7 +36,7 @@ SOURCES = ("label", "placeholder", "name", "aria")
 EXACT, PREFIX, SUBSTRING = 0, 1, 2
 SKIP_CODES = frozenset(
     {"disabled", "read_only", "no_such_option", "disabled_option", "bad_value", "radio_uncheck",
-     "unsupported_control", "not_a_control", "stale_ref"}
+     "unsupported_control", "not_a_control", "stale_ref", "value_kept"}
 )  # fmt: skip
 """Page refusals that skip one field and let the others go on."""
 MASK = "********"

@@ -77,9 +77,26 @@ md.addEventListener('beforeinput', (e) => {
   queueMicrotask(() => { md.textContent = model; });
 });
 </script>"""
+# Controls whose page keeps its own state: a box whose click is prevented, one a component
+# renders back in a microtask, and a list its change handler sets back.
+FORM_PAGES["/fill/kept"] = """<!doctype html><title>Kept</title>
+<form id="prefs" onsubmit="event.preventDefault()">
+<label><input id="terms" type="checkbox" onclick="event.preventDefault()"> Terms</label>
+<label><input id="alerts" type="checkbox" checked
+ onchange="queueMicrotask(() => { this.checked = true; })"> Alerts</label>
+<label>Region <select id="region" onchange="if (this.value === 'mars') this.value = 'eu'">
+<option value="eu">Europe</option><option value="mars">Mars</option></select></label>
+<label>Nickname <input id="nick"></label>
+<button>Save</button></form>"""
 PAGES.update(FORM_PAGES)
 
 
+
+
+async def _ref_of(service: Service, ws: str, tab: int, name: str) -> str:
+    """The ref of find's best match for ``name``."""
+    found = await service.call("find", ws, tabId=tab, query=name)
+    return str(found.structured["results"][0]["ref"])
 
 
 async def test_fields_are_found_by_their_labels_filled_and_the_form_submitted(
@@ -201,11 +218,9 @@ async def test_form_input_says_what_the_field_holds_not_what_it_was_sent(
     service = extended_service
     ws, tab = await open_page(service, f"{web}/fill/checks")
 
-    async def ref_of(name: str) -> str:
-        found = await service.call("find", ws, tabId=tab, query=name)
-        return found.structured["results"][0]["ref"]
-
-    birthday, volume, zip_code = await ref_of("Birthday"), await ref_of("Volume"), await ref_of("Zip")
+    birthday, volume, zip_code = [
+        await _ref_of(service, ws, tab, name) for name in ("Birthday", "Volume", "Zip")
+    ]
     refused = await service.call("form_input", ws, tabId=tab, ref=birthday, value="yesterday")
     assert refused.kind == "tool_error"
     assert text(refused).startswith(f'{birthday} did not take "yesterday": the field cannot hold')
@@ -219,14 +234,14 @@ async def test_form_input_says_what_the_field_holds_not_what_it_was_sent(
         "The value is longer than the field allows (10 characters, more than the field's limit"
         " of 5): a person could not have typed it all. The browser still sends the whole value"
     ) in text(long)
-    size = await ref_of("Size")
+    size = await _ref_of(service, ws, tab, "Size")
     refused_option = await service.call("form_input", ws, tabId=tab, ref=size, value="Medium")
     assert refused_option.kind == "tool_error", text(refused_option)
     assert 'The option "Medium" is disabled' in text(refused_option)
     assert 'options that can be chosen: "Small", "Large"' in text(refused_option)
     assert await page_value(service, ws, tab, "[bday.value, vol.value]") == ["", "10"]
     # An editor that rewrites what it is given is read back like any field.
-    bio = await ref_of("Bio")
+    bio = await _ref_of(service, ws, tab, "Bio")
     edited = await service.call("form_input", ws, tabId=tab, ref=bio, value="abcdefgh")
     assert edited.kind == "ok" and text(edited).startswith(f'Set {bio} = "abcde" (asked '), text(edited)
     assert "the field changed it" in text(edited)
@@ -275,3 +290,30 @@ async def test_a_rich_editor_that_keeps_its_own_model_takes_the_value_through_it
     lines = await service.call("form_input", ws, tabId=tab, ref=notes["ref"], value="line one\nline two")
     assert lines.kind == "ok" and "changed it" not in text(lines), text(lines)
     assert await page_value(service, ws, tab, "plainnotes.innerText") == "line one\nline two"
+
+
+async def test_a_box_or_list_the_page_keeps_as_it_was_is_never_reported_set(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/fill/kept")
+
+    for name, value, held in [("Terms", True, "still unchecked"), ("Alerts", False, "still checked")]:
+        ref = await _ref_of(service, ws, tab, name)
+        kept = await service.call("form_input", ws, tabId=tab, ref=ref, value=value)
+        assert kept.kind == "tool_error", text(kept)
+        assert f"clicked and is {held}: the page's own script prevented the change" in text(kept)
+    ref = await _ref_of(service, ws, tab, "Region")
+    region = await service.call("form_input", ws, tabId=tab, ref=ref, value="Mars")
+    assert region.kind == "tool_error", text(region)
+    assert 'set to "Mars" and shows "Europe"' in text(region)
+
+    fields = {"Terms": True, "Alerts": False, "Region": "Mars", "Nickname": "ada"}
+    filled = await service.call("form_fill", ws, tabId=tab, fields=fields)
+    assert filled.kind == "ok", text(filled)
+    assert [item["label"] for item in filled.structured["filled"]] == ["Nickname"]
+    skipped = {item["label"]: item["reason"] for item in filled.structured["skipped"]}
+    assert set(skipped) == {"Terms", "Alerts", "Region"}, skipped
+    assert "still unchecked" in skipped["Terms"] and "shows" in skipped["Region"]
+    read = "[terms.checked, alerts.checked, region.value, nick.value]"
+    assert await page_value(service, ws, tab, read) == [False, True, "eu", "ada"]

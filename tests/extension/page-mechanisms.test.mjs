@@ -332,11 +332,11 @@ describe("form_input", () => {
     assert.deepEqual(plain(out), { kind: "input", secret: true });
   });
 
-  test("checkboxes click only when the state differs; radios cannot be unchecked", () => {
+  test("checkboxes click only when the state differs; radios cannot be unchecked", async () => {
     const box = new FakeInput("input", { type: "checkbox" });
-    assert.equal(forms.setFormValue(box, "true", fakeEnv()).value, true);
+    assert.equal((await forms.setFormValue(box, "true", fakeEnv())).value, true);
     assert.deepEqual(box.events, ["click", "input", "change"]);
-    forms.setFormValue(box, true, fakeEnv());
+    await forms.setFormValue(box, true, fakeEnv());
     assert.equal(box.events.length, 3);
     const radio = new FakeInput("input", { type: "radio" });
     radio.checked = true;
@@ -344,9 +344,36 @@ describe("form_input", () => {
     assert.throws(() => forms.setFormValue(box, "perhaps", fakeEnv()), (e) => e.code === "bad_value");
   });
 
-  test("selects match by value or text", () => {
+  test("a checkbox the page keeps as it was is an error, read once the page has had its turn", async () => {
+    const prevented = new FakeInput("input", { type: "checkbox" });
+    prevented.click = () => prevented.events.push("click"); // the page's handler prevents it
+    await assert.rejects(forms.setFormValue(prevented, true, fakeEnv()), (e) => e.code === "value_kept" && /clicked and is still unchecked/.test(e.message));
+    const reverted = new FakeInput("input", { type: "checkbox" });
+    reverted.checked = true;
+    const toggle = reverted.click.bind(reverted);
+    reverted.click = () => {
+      toggle();
+      queueMicrotask(() => (reverted.checked = true)); // a component renders its own state back
+    };
+    await assert.rejects(forms.setFormValue(reverted, false, fakeEnv()), /still checked/);
+  });
+
+  test("a list the page sets back is an error naming what it shows", async () => {
     const sel = new FakeSelect({}, [["r", "Red"], ["g", "Green"]]);
-    const out = forms.setFormValue(sel, "Green", fakeEnv());
+    const dispatch = sel.dispatchEvent.bind(sel);
+    sel.dispatchEvent = (event) => {
+      dispatch(event);
+      if (event.type === "change") setTimeout(() => (sel.selectedIndex = 0), 0);
+    };
+    await assert.rejects(
+      forms.setFormValue(sel, "Green", fakeEnv()),
+      (e) => e.code === "value_kept" && e.message === 'The list was set to "Green" and shows "Red": the page\'s own script set it back',
+    );
+  });
+
+  test("selects match by value or text", async () => {
+    const sel = new FakeSelect({}, [["r", "Red"], ["g", "Green"]]);
+    const out = await forms.setFormValue(sel, "Green", fakeEnv());
     assert.deepEqual(plain(out), { kind: "select", value: "g", text: "Green" });
     assert.equal(sel.selectedIndex, 1);
     assert.deepEqual(sel.events, ["input", "change"]);
