@@ -46,7 +46,23 @@ NO_TABS_TEXT = (
 OUTSIDE_WORKSPACE = (
     "The browser returned tabs outside the requested workspace; nothing was adopted."
 )
-_PASS_THROUGH = re.compile(r"^(?:about|chrome|edge|brave|data|file|view-source):", re.IGNORECASE)
+_PASS_THROUGH = re.compile(
+    r"^(?:about|chrome|chrome-extension|edge|brave|data|file|view-source|blob):", re.IGNORECASE
+)
+_SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*):", re.IGNORECASE)
+_HANDED_OFF = "an address the browser hands to another app on this computer"
+_NOT_PAGES = {
+    "javascript": ("a script", "run script on the page with javascript_tool instead"),
+    "mailto": (_HANDED_OFF, "there is no page to open; tell the user the address instead"),
+    "tel": (_HANDED_OFF, "there is no page to open; tell the user the number instead"),
+    "sms": (_HANDED_OFF, "there is no page to open; tell the user the number instead"),
+    "ftp": ("an FTP address, which Chrome no longer opens", "use an http or https address"),
+    "ws": ("a WebSocket address, not a page", "open the page that uses it instead"),
+    "wss": ("a WebSocket address, not a page", "open the page that uses it instead"),
+}
+"""Schemes navigate does not open, each with what it is and what to do instead. Taken for a
+mistyped ``https`` they would send the tab somewhere else entirely (``mailto:a@b.test`` read
+as ``https://b.test``)."""
 _HTTP = re.compile(r"^https?://", re.IGNORECASE)
 _SHORT_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]{0,15}:/+", re.IGNORECASE)
 
@@ -80,13 +96,27 @@ def context_handlers(workspaces: TabOwnership, browser: BrowserRequests) -> dict
     }
 
 
+def not_a_page(raw: str) -> str | None:
+    """Why navigate does not open ``raw`` (a ``javascript:``, ``mailto:`` or ``ftp:`` URL, ...),
+    or None."""
+    scheme = _SCHEME.match(raw.strip())
+    known = _NOT_PAGES.get(scheme.group(1).lower()) if scheme else None
+    if known is None:
+        return None
+    what, instead = known
+    return (
+        f"navigate opens web pages (http and https) and the browser's own pages; {quoted(raw)} is"
+        f" {what}. Nothing was done: {instead}."
+    )
+
+
 def normalize_url(raw: str) -> str | None:
     """Complete a scheme-less URL with ``https://`` (``http://`` for this computer's own
-    addresses); ``None`` when it cannot be a URL."""
+    addresses); ``None`` when it cannot be a URL or is not one navigate opens."""
     text = raw.strip()
     if text.lower() in ("back", "forward"):
         return text.lower()
-    if not text or any(ch.isspace() for ch in text):
+    if not text or any(ch.isspace() for ch in text) or not_a_page(text):
         return None
     if _PASS_THROUGH.match(text):
         return text
@@ -192,7 +222,7 @@ class _ContextTools:
         tab_id = call.arguments.get("tabId")
         url = normalize_url(raw)
         if url is None:
-            return ToolResult.error(f"Invalid URL: {quoted(raw)}.")
+            return ToolResult.error(not_a_page(raw) or f"Invalid URL: {quoted(raw)}.")
         if not _is_tab_id(tab_id):
             return ToolResult.error("tabId must be a tab id from tabs_context_mcp.")
         args = {"tabId": int(tab_id), "url": url, "timeoutMs": LOAD_WAIT_MS}

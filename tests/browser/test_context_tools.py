@@ -75,6 +75,13 @@ async def serve_script(peer: FakeExtension, answers: dict[str, Callable[[dict], 
         ("not a url", None),
         ("", None),
         ("https://", None),
+        # Real schemes of other things are not mistyped https: never opened as another host.
+        ("mailto:ada@example.test", None),
+        ("tel:+15550100", None),
+        ("javascript:alert(1)", None),
+        ("ftp://files.example.test/a", None),
+        ("wss://live.example.test/socket", None),
+        ("chrome-extension://abcdefghijklmnop/page.html", "chrome-extension://abcdefghijklmnop/page.html"),
     ],
 )
 def test_normalize_url(raw: str, expected: str | None) -> None:
@@ -230,6 +237,15 @@ async def test_navigate_rejects_an_invalid_url_without_browser_traffic(
         call("navigate", ws, url="bad url " + "x" * 5000, tabId=compose(1, 5))
     )
     assert text(long) == f'Invalid URL: "bad url {"x" * 92}"... (5008 characters).'
+    mail = await context_handlers(registry, shore)["navigate"](
+        call("navigate", ws, url="mailto:ada@example.test", tabId=compose(1, 5))
+    )
+    assert mail.kind == "tool_error"
+    assert text(mail) == (
+        "navigate opens web pages (http and https) and the browser's own pages;"
+        ' "mailto:ada@example.test" is an address the browser hands to another app on this'
+        " computer. Nothing was done: there is no page to open; tell the user the address instead."
+    )
 
 
 async def test_no_browser_is_a_clear_tool_error(
