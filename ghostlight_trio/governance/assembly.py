@@ -94,9 +94,11 @@ async def inherited_origin(browser: BrowserRequests, workspace: WorkspaceId, tab
         return None
     result = answer.get("result") if isinstance(answer, dict) else None
     value = ((result or {}).get("result") or {}).get("value") if isinstance(result, dict) else None
-    if isinstance(value, str) and value not in ("", "null") and "://" in value:
-        return value
-    return None
+    if not isinstance(value, str) or value in ("", "null") or "://" not in value:
+        return None
+    # A blank page an extension opened (a tab parked or created through the browser's API)
+    # runs with that extension's origin: it holds nothing of any site.
+    return None if value.lower().startswith("chrome-extension://") else value
 
 
 def advertise(governor: Governor, catalog: Catalog, names: Iterable[str]) -> None:

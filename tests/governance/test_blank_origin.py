@@ -30,3 +30,6 @@ async def test_a_blank_page_is_judged_by_the_origin_it_runs_with(tmp_path: Path)
     assert await probe(WorkspaceId("ws"), 7) == "http://bank.test:8080"
     empty = governance_parts(files, BlankTab("null"))
     assert await empty.gate._probe(WorkspaceId("ws"), 7) == "about:blank"  # type: ignore[misc]
+    # A tab the extension parked or created runs with the extension's origin: still empty.
+    parked = governance_parts(files, BlankTab("chrome-extension://abcdefghijklmnopabcdefghijklmnop"))
+    assert await parked.gate._probe(WorkspaceId("ws"), 7) == "about:blank"  # type: ignore[misc]
