@@ -21,6 +21,7 @@ const NO_RECEIVER = /receiving end does not exist|could not establish connection
 const DOCUMENT_GONE = /frame with id \d+ was removed|no frame with id/i;
 // The load failed and Chrome shows its own error page, where no script runs.
 const ERROR_PAGE = /showing error page/i;
+const VIEW_SOURCE = /^view-source:/i;
 
 export function contentScriptFiles(manifest) {
   const scripts = (manifest && manifest.content_scripts) || [];
@@ -36,6 +37,14 @@ export async function runContent(chromeApi, args, { files, timeoutMs = CONTENT_T
   const tab = await getTab(chromeApi, tabId);
   throwIfStopped(signal);
   if (crashes.has(tabId)) throw pageCrashedError(tabId);
+  if (VIEW_SOURCE.test(tab.url || "")) {
+    // Chrome takes no content script into a page's source view, and an injection there never
+    // answers: said at once rather than after the request's bound.
+    throw new OpError("Chrome does not let extensions into a view-source: page, so its content cannot be read or changed", {
+      hop: HOPS.page,
+      code: "content_unavailable",
+    });
+  }
   const message = { channel: CONTENT_CHANNEL, fn: args.fn, args: args.args ?? {} };
   const during = `the ${args.fn} mechanism`;
   const ask = () => sendWithTimeout(chromeApi, tabId, message, timeoutMs, signal, (fail) => crashes.onCrash(tabId, fail));
@@ -43,7 +52,7 @@ export async function runContent(chromeApi, args, { files, timeoutMs = CONTENT_T
   if (refFloor) message.refFloor = await refFloor.take(tabId);
   let reply;
   try {
-    reply = await askOnce(chromeApi, tabId, files, crashes, ask, during, signal);
+    reply = await askOnce(chromeApi, tabId, { files, crashes, ask, during, signal, timeoutMs });
   } finally {
     if (refFloor) refFloor.settle(tabId, reply && reply.refHigh);
   }
@@ -51,7 +60,7 @@ export async function runContent(chromeApi, args, { files, timeoutMs = CONTENT_T
 }
 
 // The page's reply, asking once more after injecting the content script where none answered.
-async function askOnce(chromeApi, tabId, files, crashes, ask, during, signal) {
+async function askOnce(chromeApi, tabId, { files, crashes, ask, during, signal, timeoutMs }) {
   let reply;
   try {
     reply = await ask();
@@ -62,7 +71,7 @@ async function askOnce(chromeApi, tabId, files, crashes, ask, during, signal) {
     }
     if (!NO_RECEIVER.test(messageOf(err))) throw pageFailure(err);
     throwIfStopped(signal);
-    await inject(chromeApi, tabId, files, crashes);
+    await inject(chromeApi, tabId, files, crashes, timeoutMs);
     throwIfStopped(signal);
     try {
       reply = await ask();
@@ -93,13 +102,23 @@ function answerOf(reply, tab) {
   return answer;
 }
 
-async function inject(chromeApi, tabId, files, crashes) {
+async function inject(chromeApi, tabId, files, crashes, timeoutMs) {
+  let timer;
   try {
     // At once, not at document idle: a page whose parsing waits on a script or stylesheet that
     // never arrives would hold the injection (and the request) until its bound. What has been
-    // parsed is read as it is.
-    await chromeApi.scripting.executeScript({ target: { tabId, frameIds: [0] }, files, injectImmediately: true });
+    // parsed is read as it is. An injection Chrome never answers is given up after the same
+    // bound as the page's answer.
+    const injected = chromeApi.scripting.executeScript({ target: { tabId, frameIds: [0] }, files, injectImmediately: true });
+    injected.catch(() => {}); // an injection given up on may still fail later
+    const bound = new Promise((_, reject) => {
+      timer = setTimeout(() => {
+        reject(new OpError(`The page did not take the content script within ${timeoutMs} ms`, { hop: HOPS.page, code: "page_timeout" }));
+      }, timeoutMs);
+    });
+    await Promise.race([injected, bound]);
   } catch (err) {
+    if (err instanceof OpError) throw err;
     if (crashes.has(tabId)) throw pageCrashedError(tabId);
     if (ERROR_PAGE.test(messageOf(err))) {
       throw new OpError("The tab shows the browser's error page (the page did not load), so there is no page content to read", {
@@ -122,6 +141,8 @@ async function inject(chromeApi, tabId, files, crashes) {
       hop: HOPS.page,
       code: "content_unavailable",
     });
+  } finally {
+    clearTimeout(timer);
   }
 }
 

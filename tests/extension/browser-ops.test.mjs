@@ -184,6 +184,26 @@ test("content: blocked injection, page errors and silence are page-hop errors", 
   await assert.rejects(runContent(chromeApi, { tabId: 7 }, { files: [] }), (e) => e.code === "bad_args");
 });
 
+test("content: an injection Chrome never answers is given up after the bound; a source view is refused at once", async () => {
+  const chromeApi = world();
+  chromeApi.onMessage = async () => {
+    throw new Error("Could not establish connection. Receiving end does not exist.");
+  };
+  chromeApi.onInject = () => new Promise(() => {});
+  const started = Date.now();
+  await assert.rejects(runContent(chromeApi, { tabId: 7, fn: "ping" }, { files: [], timeoutMs: 30 }), (e) => e.code === "page_timeout" && /did not take the content script within 30 ms/.test(e.message));
+  assert.ok(Date.now() - started < 2000);
+
+  let asked = 0;
+  const source = fakeChrome({ windows: [{ id: 1 }], tabs: [{ id: 7, windowId: 1, index: 0, url: "view-source:https://a.test/", title: "A" }] });
+  source.onMessage = async () => {
+    asked += 1;
+    return { ok: true, value: 1 };
+  };
+  await assert.rejects(runContent(source, { tabId: 7, fn: "ping" }, { files: [] }), (e) => e.code === "content_unavailable" && /view-source: page/.test(e.message));
+  assert.equal(asked, 0);
+});
+
 test("content script file list comes from the manifest", () => {
   assert.deepEqual(contentScriptFiles({ content_scripts: [{ js: ["a.js", "b.js"] }] }), ["a.js", "b.js"]);
   assert.deepEqual(contentScriptFiles({}), []);
