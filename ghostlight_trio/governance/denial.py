@@ -91,6 +91,14 @@ def moved_on_text(ident: str, tool: str, host: str | None, *, arriving: bool = F
     )
 
 
+def closed_page_text(ident: str, tool: str, host: str) -> str:
+    return (
+        f"Denied ({ident}): {tool} was carried out, and the tab shows a page on {host}, which"
+        " the policy does not let this workspace read; what this call saw there is withheld and"
+        " the tab was moved to about:blank. " + NEXT_STEP
+    )
+
+
 def landing_text(ident: str, host: str | None) -> str:
     return (
         f"Denied ({ident}): the navigation landed on {host or 'a host'} (after redirects), which"

@@ -281,6 +281,12 @@ class GovernanceGate:
             return await self._check_landing(call, effects, result, resolve_url(structured["url"]))
         if call in self._policies:
             return await self._check_moved_on(call, effects, result)
+        unseeable = self._closed_page(call, structured)
+        if unseeable is not None:
+            policy, where, decision = unseeable
+            call.gate_facts = _facts(policy.requirement, where, decision)
+            text = denial.closed_page_text(decision.denial_id, call.spec.name, where.name)
+            return await self._deny_and_park(call, effects, policy, where, decision, text)
         if isinstance(structured.get("tabs"), list):
             result = self._withhold_listed(call, result)
         if facts.host is None:
@@ -290,7 +296,43 @@ class GovernanceGate:
                 call.gate_facts = attrs.evolve(facts, host=host_text(resolve_url(origin)))
         return result
 
+    async def may_see(self, workspace: WorkspaceId | None, tab: int) -> bool:
+        """Whether ``workspace`` may see the tab's page as it is now, as a screenshot of it
+        needs: a frame recorded after a call is never one of a page the policy closes to it
+        (where a link took the tab after the call had answered). A tab that cannot be read
+        counts as closed."""
+        state = self._governor.state
+        if not state.tiers and not state.sacred:
+            return True
+        if self._probe is None or workspace is None:
+            return False
+        try:
+            where = resolve_url(await self._probe(workspace, tab))
+        except BrowserFailure:
+            return False
+        seeing = _CallPolicy(state.tiers, state.sacred, Requirement("gif_creator", None, _READ))
+        return seeing.decide(where).verdict != "deny"
+
     # --- helpers -----------------------------------------------------------------------------
+
+    def _closed_page(
+        self, call: CallState, structured: dict[str, Any]
+    ) -> tuple[_CallPolicy, Host, Decision] | None:
+        """A call that needs nothing of a page (focusing a tab, say) still answers for what
+        the tab shows. When that is a page this workspace may not read (a navigation an
+        earlier call set off, landed after it answered), the policy, host and denial that
+        close it; else None."""
+        state = self._governor.state
+        url = _page_url(structured)
+        if (not state.tiers and not state.sacred) or url is None:
+            return None
+        where = resolve_url(url)
+        if not isinstance(where, Host) or tab_id_argument(call.arguments) is None:
+            return None
+        action = action_of(call.spec, call.arguments)
+        policy = _CallPolicy(state.tiers, state.sacred, Requirement(call.spec.name, action, _READ))
+        decision = policy.decide(where)
+        return (policy, where, decision) if decision.verdict == "deny" else None
 
     async def _check_landing(
         self, call: CallState, effects: Effects, result: ToolResult, landing: HostResolution
@@ -386,7 +428,7 @@ class GovernanceGate:
         tiers, sacred = state.tiers, state.sacred
         if not tiers and not sacred:
             return result
-        reading = Requirement(call.spec.name, None, frozenset({"read"}))
+        reading = Requirement(call.spec.name, None, _READ)
         structured = dict(result.structured or {})
         replaced: list[tuple[str, str]] = []
         tabs = []
@@ -526,6 +568,9 @@ def _denial_text(decision: Decision, needed: Requirement, where: HostResolution 
         list(decision.missing),
         decision.tier,
     )
+
+
+_READ = frozenset({"read"})
 
 
 def _pending_url(structured: dict[str, Any]) -> str | None:

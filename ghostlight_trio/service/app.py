@@ -3,7 +3,7 @@ the browser shore."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import attrs
@@ -12,7 +12,7 @@ import trio
 from .. import __version__
 from ..audit.log import RotatingAuditLog
 from ..catalog.registry import Catalog, load_specs
-from ..engine.contracts import ToolHandler
+from ..engine.contracts import ToolHandler, WorkspaceId
 from ..engine.engine import WorkEngine
 from ..engine.runner import AfterCall
 from ..governance.assembly import GovernanceParts, advertise, default_files, governance_parts
@@ -75,8 +75,10 @@ def browser_parts(
     workspaces: WorkspaceRegistry,
     scheduler: Scheduler,
     redact: Callable[[], bool] = lambda: True,
+    may_see: Callable[[str | None, int], Awaitable[bool]] | None = None,
 ) -> BrowserParts:
-    """The browser shore and the tools that need it."""
+    """The browser shore and the tools that need it. ``may_see`` is the policy's word on
+    seeing a tab's page as it is now (for frames recorded after calls)."""
     from ..browser.shore import BrowserShore
     from ..tools.act_on import act_on_handlers
     from ..tools.browser_calls import PageChannel
@@ -95,7 +97,7 @@ def browser_parts(
 
     shore = BrowserShore(endpoints, workspaces, service_version=__version__, scheduler=scheduler)
     images, contexts = ImageStore(), ContextBook()
-    recorder = Recorder(PageChannel(shore), contexts)
+    recorder = Recorder(PageChannel(shore), contexts, may_see=may_see)
     # A workspace that goes takes its kept screenshots and GIF recordings with it.
     workspaces.retire_listeners.append(images.forget_workspace)
     workspaces.retire_listeners.append(recorder.forget_workspace)
@@ -138,7 +140,12 @@ def build_service_parts(endpoints: Endpoints) -> ServiceParts:
     def redact() -> bool:
         return governance["parts"].governor.state.redact_secrets
 
-    browser = browser_parts(endpoints, workspaces, scheduler, redact)
+    async def may_see(workspace: str | None, tab: int) -> bool:
+        return await governance["parts"].gate.may_see(
+            None if workspace is None else WorkspaceId(workspace), tab
+        )
+
+    browser = browser_parts(endpoints, workspaces, scheduler, redact, may_see)
     governance["parts"] = governance_parts(
         default_files(endpoints.data_dir),
         browser.shore,

@@ -131,7 +131,9 @@ class GifCreator:
             f" {facts['bytes_held']} bytes in memory"
             + (f", stopped: {recording.stop_reason}" if recording.stop_reason else "")
             + (f", {recording.skipped} frame(s) skipped: the page could not be captured"
-               if recording.skipped else "")  # fmt: skip
+               if recording.skipped else "")
+            + (f", {recording.withheld} frame(s) not taken: the tab showed a page the policy"
+               " does not let this workspace see" if recording.withheld else "")  # fmt: skip
             + "]"
         )
         return ToolResult.text(text, structured=facts)
@@ -154,6 +156,7 @@ class GifCreator:
             "stop_reason": recording.stop_reason or None,
             "auto_stopped": recording.stop_reason in AUTO_STOPS,
             "frames_skipped": recording.skipped,
+            "frames_withheld": recording.withheld,
             "content_logged": False,
             "next": ["export"] if recording.frames else ["start_recording"],
         }

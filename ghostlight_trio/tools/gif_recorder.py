@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import io
 import secrets
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import attrs
@@ -65,6 +65,8 @@ class Recording:
     stopped_at: float | None = None
     skipped: int = 0
     """Frames that could not be taken although the tab was still there."""
+    withheld: int = 0
+    """Frames not taken because the tab showed a page the policy closes to the workspace."""
 
     @property
     def bytes_held(self) -> int:
@@ -83,8 +85,11 @@ class Recorder:
         channel: PageChannel,
         contexts: ContextBook | None = None,
         clock: Any = trio.current_time,
+        may_see: Callable[[str | None, int], Awaitable[bool]] | None = None,
     ) -> None:
         self._channel = channel
+        self._may_see = may_see
+        """The policy's word on seeing the tab's page now (none: every page may be seen)."""
         self._contexts = contexts or ContextBook()
         """The computer tool's coordinate models: where a click given in screenshot pixels
         landed on the page."""
@@ -146,6 +151,9 @@ class Recorder:
         its frames."""
         recording = self.get(call.context.workspace_id, tab)
         if recording is None or recording.state != "recording":
+            return
+        if self._may_see is not None and not await self._may_see(call.context.workspace_id, tab):
+            recording.withheld += 1
             return
         try:
             frame = await self._frame(call, tab, label, result)

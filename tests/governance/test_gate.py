@@ -53,6 +53,18 @@ def harness(nursery, tmp_path, policy=None):
     return h
 
 
+def _narrow_on_docs(nursery, tmp_path, browser, **handlers):
+    """A harness under NARROW with ``handlers`` over the usual ones, and a workspace whose tab
+    shows an allowed page."""
+    h = GovernedHarness(
+        nursery, {**_handlers(browser, []), **handlers}, tmp_path / "audit.jsonl", state(NARROW),
+        browser=browser,
+    )  # fmt: skip
+    ws = h.workspace(TAB)
+    browser.urls[TAB] = "https://docs.example.com/"
+    return h, ws
+
+
 async def test_all_open_allows_everything_and_reads_no_tab(nursery, tmp_path):
     h = harness(nursery, tmp_path)
     ws = h.workspace(TAB)
@@ -108,10 +120,7 @@ async def test_a_call_whose_page_went_on_to_a_denied_host_answers_nothing_of_it(
         page = {"tabId": TAB, "url": browser.urls[TAB], "title": "Secret inbox"}
         return ToolResult.text("Clicked; receipt: Secret inbox", structured={"interactionReceipt": {"page": page}})
 
-    handlers = {**_handlers(browser, []), "computer": clicking_away}
-    h = GovernedHarness(nursery, handlers, tmp_path / "audit.jsonl", state(NARROW), browser=browser)
-    ws = h.workspace(TAB)
-    browser.urls[TAB] = "https://docs.example.com/"
+    h, ws = _narrow_on_docs(nursery, tmp_path, browser, computer=clicking_away)
     out = await h.call("computer", {"action": "left_click", "coordinate": [1, 1], "tabId": TAB}, ws)
     assert out.kind == "denied", text(out)
     assert "computer was carried out, and the page then went on to evil.test" in text(out)
@@ -124,6 +133,32 @@ async def test_a_call_whose_page_went_on_to_a_denied_host_answers_nothing_of_it(
     assert stay.kind == "ok"
     same = await h.call("computer", {"action": "screenshot", "tabId": TAB}, ws)
     assert same.kind == "ok", text(same)  # a call that stayed on an allowed page: as usual
+
+
+async def test_a_call_needing_nothing_of_a_page_answers_nothing_of_a_closed_one(nursery, tmp_path):
+    """Focusing a tab needs no grant, but its answer names the page the tab shows. When an
+    earlier click's navigation has since taken the tab to a denied host, that page's address
+    and title are withheld, the tab is parked, and a recording takes no frame of it."""
+    browser = FakeBrowser()
+
+    async def focusing(call: ToolCall) -> ToolResult:
+        page = {"tabId": TAB, "url": browser.urls[TAB], "title": "Secret inbox"}
+        return ToolResult.text("Focused the tab.", structured={"interactionReceipt": {"page": page}})
+
+    h, ws = _narrow_on_docs(nursery, tmp_path, browser, tab_control=focusing)
+    fine = await h.call("tab_control", {"action": "focus", "tabId": TAB}, ws)
+    assert fine.kind == "ok", text(fine)
+    assert await h.gate.may_see(ws, TAB)
+
+    browser.urls[TAB] = "https://evil.test/inbox?token=1"  # landed late, after its click answered
+    assert not await h.gate.may_see(ws, TAB)
+    out = await h.call("tab_control", {"action": "focus", "tabId": TAB}, ws)
+    assert out.kind == "denied", text(out)
+    assert "tab_control was carried out, and the tab shows a page on evil.test" in text(out)
+    assert "Secret inbox" not in text(out) and out.structured is None
+    assert browser.urls[TAB] == "about:blank"
+    assert await h.gate.may_see(ws, TAB)
+    assert [(r["decision"], r["host"]) for r in h.records()][-1] == ("deny", "evil.test")
 
 
 async def test_free_actions_need_no_host_probe(nursery, tmp_path):

@@ -159,6 +159,33 @@ async def test_a_frame_the_tab_cannot_give_is_skipped_and_a_closed_tab_ends_the_
     assert exported.structured["auto_stopped"] is True
 
 
+async def test_no_frame_is_taken_of_a_page_the_policy_closes_to_the_workspace() -> None:
+    """A link the agent clicked may land after the click answered, on a site the policy
+    closes to this workspace: the frame after the next call is not taken, and says why."""
+    tab = Tab()
+    browser = ScriptedBrowser(tab.answer)
+    seeing = {"open": True}
+    asked: list[tuple[str | None, int]] = []
+
+    async def may_see(workspace: str | None, tab_id: int) -> bool:
+        asked.append((workspace, tab_id))
+        return seeing["open"]
+
+    recorder = Recorder(PageChannel(browser), may_see=may_see)  # type: ignore[arg-type]
+    gif = gif_creator_handlers(None, browser, recorder=recorder, contexts=ContextBook())["gif_creator"]  # type: ignore[arg-type]
+    await gif(tool_call("gif_creator", action="start_recording"))
+    done = ToolResult.text("done")
+    await recorder.after_call(tool_call("computer", action="wait", duration=1), done)
+    seeing["open"] = False
+    await recorder.after_call(tool_call("tab_control", action="focus"), done)
+    recording = recorder.get("ws", 7)
+    assert recording is not None and len(recording.frames) == 2 and recording.withheld == 1
+    assert asked == [("ws", 7), ("ws", 7)]
+    status = await gif(tool_call("gif_creator", action="status"))
+    assert status.structured["frames_withheld"] == 1
+    assert "1 frame(s) not taken: the tab showed a page the policy" in said(status)
+
+
 async def test_options_are_the_known_ones_each_true_or_false() -> None:
     gif, recorder = gif_tool(Tab())
     for options, wrong in (
