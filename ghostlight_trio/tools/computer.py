@@ -319,6 +319,7 @@ class ComputerTool:
         text = call.arguments.get("text")
         if not isinstance(text, str) or not text:
             raise ToolInputError("text is required for type.")
+        _refuse_aim(call)
         if len(text) > TYPE_MAX_CHARS:
             raise ToolInputError(
                 f"type presses one key per character, so it takes at most {TYPE_MAX_CHARS}"
@@ -361,6 +362,7 @@ class ComputerTool:
         text = call.arguments.get("text")
         if not isinstance(text, str) or not text.strip():
             raise ToolInputError("text is required for key, e.g. Enter or ctrl+a.")
+        _refuse_aim(call)
         combos = parse_keys(text)
         repeat = int(call.arguments.get("repeat") or 1)
         if not 1 <= repeat <= 100:
@@ -758,3 +760,16 @@ def _refuse_other_site(call: ToolCall, before: dict[str, Any] | None, key: str) 
         denied = call.effects.denied_at(frame)
         if denied is not None:
             raise OtherSiteRefused(denied)
+
+
+def _refuse_aim(call: ToolCall) -> None:
+    """type and key go where the keyboard focus is; a ref or coordinate given with them would
+    be ignored, and the text typed somewhere else than the agent meant."""
+    aimed = [name for name in ("ref", "coordinate") if call.arguments.get(name) is not None]
+    if aimed:
+        action = call.arguments.get("action")
+        raise ToolInputError(
+            f"{action} sends keys to whatever has keyboard focus; it does not take {' or '.join(aimed)},"
+            f" and nothing was sent. Click the field first (left_click with that {aimed[0]}), then"
+            f" {action} without it; or set a field's whole value with form_input."
+        )

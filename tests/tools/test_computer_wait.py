@@ -41,6 +41,9 @@ async def test_missing_prerequisites_are_corrective_errors_before_any_traffic() 
         ({"action": "zoom"}, "region"),
         ({"action": "left_click_drag", "coordinate": [1, 2]}, "start_coordinate is required"),
         ({"action": "fly"}, "Unknown computer action"),
+        # Keys go where the focus is: an aim given with them would be ignored, so it is refused.
+        ({"action": "type", "text": "hi", "ref": "ref_3"}, "it does not take ref, and nothing was sent"),
+        ({"action": "key", "text": "Enter", "coordinate": [5, 5]}, "Click the field first (left_click with that coordinate)"),
     ):
         result = await computer(tool_call("computer", **arguments))
         assert result.kind == "tool_error", arguments
