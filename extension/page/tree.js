@@ -117,7 +117,8 @@
     const depth = intArg(args && args.depth, DEFAULTS.depth, 1, 100);
     const maxChars = intArg(args && args.max_chars, DEFAULTS.maxChars, 200, 2_000_000);
     const start = args && args.ref_id ? refs.resolve(args.ref_id) : doc.body || doc.documentElement;
-    const budget = Math.max(0, maxChars - FOOTER_RESERVE);
+    // A small max_chars still shows the first lines: the footers' room shrinks with it.
+    const budget = maxChars - Math.min(FOOTER_RESERVE, Math.ceil(maxChars * 0.75));
 
     const lines = [];
     const hrefs = []; // [line index, insertion offset, ' href="..."']

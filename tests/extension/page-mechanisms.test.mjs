@@ -223,6 +223,10 @@ describe("read_page", () => {
     assert.ok(out.text.length <= 400, `length ${out.text.length}`);
     assert.match(out.text, new RegExp(`\\[showing ${out.shown} of 100 elements: output reached max_chars=400`));
     assert.ok(out.text.endsWith("Viewport: 800x600"));
+    // The smallest max_chars still shows the page's first element, not only the footers.
+    const least = tree.readPage(fakeDocument(body), { max_chars: 200 }, context());
+    assert.ok(least.shown >= 1 && least.text.startsWith('button "Button number 0"'), least.text);
+    assert.ok(least.text.length <= 200, `length ${least.text.length}`);
   });
 });
 
