@@ -9,9 +9,14 @@ whether it claimed the drop, and the answer says exactly that.
 from __future__ import annotations
 
 import base64
+import mimetypes
+from pathlib import PurePosixPath
 from typing import Any
 
+import attrs
+
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
+from ..transport.bridge import TextBlock
 from ..transport.excerpt import excerpt
 from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
@@ -50,12 +55,35 @@ class UploadImage:
                 " are). Take one with computer (action screenshot) and use the imageId it"
                 " gives; nothing was uploaded."
             )
-        name = str(arguments.get("filename") or DEFAULT_NAME)
+        asked = str(arguments.get("filename") or DEFAULT_NAME)
+        name = named_for(asked, image.mime_type)
         files = [{"name": name, "mimeType": image.mime_type,
                   "data": base64.b64encode(image.data).decode("ascii")}]  # fmt: skip
-        return await place_files(
+        placed = await place_files(
             self._channel, call, tab, files, len(image.data), operation="upload_image",
             ref=None if ref is None else str(ref),
             point=None if point is None else drop_point(point, "nothing was uploaded"),
             contexts=self._contexts,
         )  # fmt: skip
+        if name == asked or placed.kind != "ok":
+            return placed
+        note = TextBlock(
+            text=f"The file was named {excerpt(name, 80)!r}, not {excerpt(asked, 80)!r}: the image"
+            f" is {image.mime_type}, and a site reads the type from the name as well."
+        )
+        return attrs.evolve(placed, content=[*placed.content, note])
+
+
+def named_for(name: str, mime_type: str) -> str:
+    """``name`` with an extension that says what the image is: a screenshot is a JPEG, and a
+    site that reads ``shot.png`` as a PNG would refuse or mangle it."""
+    fitting = mimetypes.guess_all_extensions(mime_type)
+    if not fitting:
+        return name
+    path = PurePosixPath(name)
+    suffix = path.suffix.lower()
+    if suffix in fitting or (suffix == ".jpg" and mime_type == "image/jpeg"):
+        return name
+    right = ".jpg" if mime_type == "image/jpeg" else fitting[0]
+    known = suffix and mimetypes.guess_type(f"x{suffix}")[0] is not None
+    return f"{name[: -len(suffix)]}{right}" if known else f"{name}{right}"

@@ -80,3 +80,28 @@ def test_sizes_read_as_a_person_would_say_them() -> None:
     assert [byte_size(n) for n in (0, 1, 10, 1023, 1024, 1536, 3_000_000)] == [
         "0 bytes", "1 byte", "10 bytes", "1023 bytes", "1 KB", "2 KB", "2.9 MB"
     ]
+
+
+async def test_a_name_that_says_another_type_is_given_the_images_own(autojump_clock: Any) -> None:
+    """A screenshot is a JPEG: uploaded as ``shot.png`` a site would read it as a PNG."""
+    sent: list[str] = []
+
+    def answer(op: str, args: dict[str, Any]) -> dict[str, Any]:
+        if args.get("fn") == "set_files":
+            sent.extend(f["name"] for f in args["args"]["files"])
+            return {"value": {"files": [{"name": sent[-1]}]}}
+        return {"value": PAGE}
+
+    images = ImageStore()
+    image_id = images.put("ws", b"\xff\xd8jpeg", "image/jpeg")
+    handler = upload_image_handlers(None, ScriptedBrowser(answer), images=images, contexts=ContextBook())
+    for asked, named in (("shot.png", "shot.jpg"), ("receipt", "receipt.jpg"), ("a.JPEG", "a.JPEG")):
+        result = await handler["upload_image"](
+            tool_call("upload_image", imageId=image_id, ref="ref_2", filename=asked)
+        )
+        assert result.kind == "ok", result
+        assert sent[-1] == named
+        said = "\n".join(block.text for block in result.content)  # type: ignore[union-attr]
+        assert (f"The file was named {named!r}, not {asked!r}: the image is image/jpeg" in said) == (
+            named != asked
+        )
