@@ -17,7 +17,8 @@ from ..transport.bridge import ContentBlock, TextBlock
 WorkspaceId = NewType("WorkspaceId", str)
 """Opaque, unguessable workspace handle minted by the service; never logged raw."""
 
-ResultKind = Literal["ok", "tool_error", "denied", "held", "outcome_unknown"]
+ResultKind = Literal["ok", "tool_error", "denied", "held", "outcome_unknown", "cancelled"]
+"""How a handler's call ended (``cancelled``: a composition stopped along with its call)."""
 
 T = TypeVar("T")
 

@@ -111,9 +111,13 @@ class _Run:
             return "outcome_unknown"
         if statuses <= {"ok"} and len(self.steps) == self.total:
             return "ok"
-        last = self.steps[-1].status if self.steps else None
-        if last == "denied" or last == "held":
-            return last
+        last = self.steps[-1] if self.steps else None
+        if last is not None and last.status in ("denied", "held"):
+            return "denied" if last.status == "denied" else "held"
+        if last is not None and last.status == "cancelled" and not last.note:
+            # Not cut to answer in time: the step was stopped with the whole composition (the
+            # kill switch, the caller's cancel), and the record says so.
+            return "cancelled"
         return "tool_error"
 
 

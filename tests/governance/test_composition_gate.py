@@ -90,3 +90,6 @@ async def test_the_kill_switch_stops_a_composition_after_the_running_effect_drai
     out = await h.outcome(work)
     assert out.kind == "cancelled" and "kill switch" in text(out)
     assert h.browser.navigations == [(TAB, "https://a.test/")]  # drained; b and c never ran
+    await h.settled()
+    *_, script = h.records()
+    assert (script["tool"], script["outcome"], script["reported"]) == ("script", "cancelled", "cancelled")
