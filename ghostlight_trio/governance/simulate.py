@@ -18,7 +18,15 @@ from ..catalog.registry import ToolSpec
 from .directory import Requirement
 from .governor import PolicyState
 from .hosts import Blank, Host, HostResolution, Indeterminate, OutOfScope
-from .policy import ALL_OPEN, Decision, combine, sacred_decision, sacred_match
+from .policy import (
+    ALL_OPEN,
+    PROTECTED_SCHEMES,
+    Decision,
+    combine,
+    protected_decision,
+    sacred_decision,
+    sacred_match,
+)
 
 _EVALUATED = frozenset({"allow", "deny", "shadow_deny"})
 _BEFORE_POLICY = frozenset({"unowned_tab"})
@@ -54,6 +62,8 @@ def _requirement(spec: ToolSpec, action: Any) -> Requirement:
 def replay_one(record: Mapping[str, Any], spec: ToolSpec, state: PolicyState) -> Decision:
     requirement = _requirement(spec, record.get("action"))
     where = _resolution(spec, record.get("host"))
+    if spec.name == "navigate" and isinstance(where, OutOfScope) and where.scheme in PROTECTED_SCHEMES:
+        return protected_decision(where.scheme)  # refused whatever the policy, as live
     if requirement.needs == frozenset() and not (state.sacred and isinstance(where, Host)):
         return combine(state.tiers, requirement, None) if state.tiers else ALL_OPEN
     pattern = sacred_match(state.sacred, where)

@@ -211,3 +211,15 @@ async def test_simulate_reproduces_live_denial_ids(nursery, tmp_path):
     wider = state(manifest(grant("all", ["*"], ["read", "action", "write", "execute"])), sacred=["bank.test"])
     changed = [item for item in simulate(call_records(h.audit_path), specs, wider) if item.changed]
     assert {item.record["host"] for item in changed} == {"evil.test", "admin.docs.test", "data:", "tools.test"}
+
+
+async def test_simulate_refuses_local_files_as_live_calls_do_whatever_the_policy(nursery, tmp_path):
+    h = _harness(nursery, tmp_path, state(POLICY))
+    ws = h.workspace(TAB)
+    refused = await h.call("navigate", {"url": "file:///etc/passwd", "tabId": TAB}, ws)
+    assert refused.kind == "denied"
+    specs = {spec.name: spec for spec in load_specs()}
+    wide = state(manifest(grant("all", ["*"], ["read", "action", "write", "execute"])))
+    for candidate in (state(POLICY), wide, state()):
+        [replayed] = simulate(call_records(h.audit_path), specs, candidate)
+        assert not replayed.changed and replayed.decision.rule == "protected/file"
