@@ -294,6 +294,9 @@ class ComputerTool:
         bits = modifier_bits(call.arguments.get("modifiers"))
         x, y, target, before, assurance = await self._target_point(call, tab)
         steps = [_mouse_step("mouseMoved", x, y, modifiers=bits)]
+        if assurance == "ref":
+            x, y, target = await self._under_pointer(call, tab, x, y, bits)
+            steps = []
         for click in range(1, count + 1):
             pressed: dict[str, Any] = {"button": button, "clickCount": click, "modifiers": bits}
             gap = CLICK_GAP if click > 1 else 0.0
@@ -305,6 +308,42 @@ class ComputerTool:
         await self._send(call, tab, steps, summary=summary)
         return await self._finish(
             call, tab, summary, before, assurance=assurance, target=target, near=True
+        )
+
+    async def _under_pointer(
+        self, call: ToolCall, tab: int, x: float, y: float, bits: int
+    ) -> tuple[float, float, dict[str, Any]]:
+        """Bring the pointer onto a ref's element as a person would, and look again before
+        pressing: an element that moves or hides when hovered (a "catch me" button, a menu
+        that shifts) is followed to where it now is, twice at most, and a click that would
+        still miss it is refused with only the pointer moved. The point to press and the
+        element it reaches."""
+        ref = str(call.arguments["ref"])
+        for _ in range(1 + POINTER_FOLLOWS):
+            await self._send(call, tab, [_mouse_step("mouseMoved", x, y, modifiers=bits)],
+                             summary=f"The pointer moved to {ref}.", final=False)  # fmt: skip
+            try:
+                hit = await self._channel.reach_ref(call, tab, ref, in_view=True)
+            except BrowserError as changed:
+                if changed.code not in ("stale_ref", "ref_not_found"):
+                    raise
+                break  # it changed into something else, or went, as the pointer came
+            target = hit["target"]
+            now = (float(target.get("x", x)), float(target.get("y", y)))
+            if hit.get("hit") and abs(now[0] - x) <= MOVED_PX and abs(now[1] - y) <= MOVED_PX:
+                return x, y, target
+            if not hit.get("hit"):
+                break
+            x, y = now
+        action = str(call.arguments.get("action", ""))
+        raise RefUnreachable(
+            ToolResult.error(
+                f"{action} was not done: the pointer was moved onto {ref}, and then the element"
+                " moved away, changed or was covered (it reacts to the pointer), so no button was"
+                " pressed."
+                " Take a screenshot to see where it is now, and click a point of it, or act on"
+                " what took its place."
+            )
         )
 
     async def _hover(self, call: ToolCall, tab: int) -> ToolResult:
@@ -656,6 +695,12 @@ def _inside(x: float, y: float, viewport: dict[str, Any]) -> bool:
 
 class OtherSiteRefused(Exception):
     """Input would reach an embedded frame of a site this call may not act on."""
+
+
+POINTER_FOLLOWS = 2
+"""Times a click by ref follows its element to where the pointer's arrival moved it."""
+MOVED_PX = 2.0
+"""How far an element's centre may shift under the pointer and still be where it was aimed."""
 
 
 class RefUnreachable(Exception):

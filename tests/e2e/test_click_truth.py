@@ -36,6 +36,12 @@ header{position:sticky;top:0;height:80px;background:#fd0;z-index:10}
 <div class="spacer">spacer</div>
 <div id="veil" role="dialog" aria-label="Cookie consent" onclick="L('veil')"></div>
 <script>window.events = []; function L(m) { events.push(m); }</script>""",
+        # "Catch me" jumps aside when the pointer arrives, once; "Shy" hides from it.
+        "/truth/evasive": """<!doctype html><title>Evasive</title>
+<style>body{margin:0;font:16px sans-serif} #catch{position:relative}</style>
+<div><button id="catch" onmouseenter="this.style.left='250px'" onclick="L('catch')">Catch me</button></div>
+<div><button id="shy" onmouseenter="this.style.visibility='hidden'" onclick="L('shy')">Shy</button></div>
+<script>window.events = []; function L(m) { events.push(m); }</script>""",
         # A same-origin frame and a cross-origin one (the same server reached as localhost).
         "/truth/frames": """<!doctype html><title>Frames truth</title>
 <h1>Frames page</h1>
@@ -413,3 +419,22 @@ async def test_words_match_whole_words_and_act_on_clicks_controls_not_text(
     assert sorted_.kind == "ok", text(sorted_)
     assert "came into view" not in text(sorted_), text(sorted_)
     assert await events(service, ws, tab) == ["para", "sort"]
+
+
+async def test_a_click_by_ref_follows_a_target_that_moves_when_the_pointer_arrives(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    """The pointer reaches the element before the button goes down, as a person's does: one
+    that jumps aside is followed and clicked there; one that hides is not clicked at all, and
+    the answer says only the pointer moved."""
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/truth/evasive")
+    catch, _ = await found_ref(service, ws, tab, "Catch me")
+    caught = await service.call("computer", ws, tabId=tab, action="left_click", ref=catch)
+    assert caught.kind == "ok", text(caught)
+    assert await events(service, ws, tab) == ["catch"]
+    shy, _ = await found_ref(service, ws, tab, "Shy")
+    missed = await service.call("computer", ws, tabId=tab, action="left_click", ref=shy)
+    assert missed.kind == "tool_error", text(missed)
+    assert "the pointer was moved onto" in text(missed) and "no button was pressed" in text(missed)
+    assert await events(service, ws, tab) == ["catch"]
