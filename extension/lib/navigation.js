@@ -140,19 +140,33 @@ export function parseErrorCode(code) {
   return NET_ERROR_CODE.test(text) ? { netError: text } : {};
 }
 
+// One entry back or forward, exactly. chrome.tabs.goBack/goForward act as the toolbar buttons
+// do, and those skip entries Chrome deems the user would not want to return to (an agent's own
+// navigations among them): "forward" could land two pages on, or on the page it left. The
+// tab's own history, read and stepped through the debugger, is used where it can be; the
+// toolbar's way only where the debugger cannot attach.
 async function stepHistory(chromeApi, tabId, direction, cdp, signal) {
+  let history = null;
+  if (cdp) {
+    try {
+      history = await cdp(tabId, "Page.getNavigationHistory", {});
+    } catch {
+      history = null; // the debugger is kept out of this page: the toolbar's way, below
+    }
+  }
+  throwIfStopped(signal);
+  if (history && Array.isArray(history.entries)) {
+    const entry = history.entries[history.currentIndex + (direction === "back" ? -1 : 1)];
+    if (!entry) throw noHistory(direction);
+    await cdp(tabId, "Page.navigateToHistoryEntry", { entryId: entry.id });
+    return;
+  }
   try {
     if (direction === "back") await chromeApi.tabs.goBack(tabId);
     else await chromeApi.tabs.goForward(tabId);
-    return;
-  } catch (err) {
-    if (!cdp) throw noHistory(direction);
+  } catch {
+    throw noHistory(direction);
   }
-  const history = await cdp(tabId, "Page.getNavigationHistory", {});
-  throwIfStopped(signal);
-  const entry = history && history.entries ? history.entries[history.currentIndex + (direction === "back" ? -1 : 1)] : null;
-  if (!entry) throw noHistory(direction);
-  await cdp(tabId, "Page.navigateToHistoryEntry", { entryId: entry.id });
 }
 
 function noHistory(direction) {

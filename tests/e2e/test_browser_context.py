@@ -262,3 +262,24 @@ async def test_a_kept_profile_runs_the_extension_as_it_is_on_disk_now(
         finally:
             await launched.aclose()
         await until(lambda: service.shore.connected_count == 0, within=10)
+
+
+async def test_back_and_forward_step_one_page_of_the_tabs_history_each(
+    service: Service, browser: ManagedBrowser, web: str
+) -> None:
+    """Each step lands on the next page of the tab's own history, read back independently:
+    not skipped past, as the toolbar's buttons may skip pages an agent opened."""
+    created = await service.call("tabs_create_mcp")
+    ws, tab = created.workspace_id, created.structured["tabId"]
+    for page in ("/", "/second", "/"):
+        assert (await service.call("navigate", ws, url=f"{web}{page}", tabId=tab)).kind == "ok"
+    landed = []
+    for step in ("back", "back", "forward", "forward"):
+        moved = await service.call("navigate", ws, url=step, tabId=tab)
+        assert moved.kind == "ok", (step, text(moved))
+        info = await service.shore.request(ws, "tab_info", {"tabId": tab}, timeout=10)
+        assert moved.structured["url"] == info["url"]
+        landed.append(info["url"].removeprefix(web))
+    assert landed == ["/second", "/", "/second", "/"]
+    beyond = await service.call("navigate", ws, url="forward", tabId=tab)
+    assert beyond.kind == "tool_error" and "no next page" in text(beyond)

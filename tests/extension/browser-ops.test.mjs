@@ -98,7 +98,7 @@ test("navigate fails when the tab closes meanwhile or never existed", async () =
   await assert.rejects(navigate(chromeApi, { tabId: 7, url: "" }), (e) => e.code === "bad_args");
 });
 
-test("back falls back to the CDP history entry when Chrome refuses", async () => {
+test("back steps to the previous entry of the tab's own history; none there is no_history", async () => {
   const chromeApi = world();
   const sent = [];
   const cdp = async (tabId, method, params) => {
@@ -116,6 +116,42 @@ test("back falls back to the CDP history entry when Chrome refuses", async () =>
   assert.deepEqual(sent.at(-1), ["Page.navigateToHistoryEntry", { entryId: 11 }]);
   assert.equal(out.url, "https://prev.test/");
   await assert.rejects(navigate(chromeApi, { tabId: 7, url: "forward", timeoutMs: 1000 }, { cdp: async () => ({ currentIndex: 0, entries: [{ id: 1 }] }) }), (e) => e.code === "no_history");
+});
+
+test("back and forward step the tab's own history exactly; the toolbar's way only without the debugger", async () => {
+  const chromeApi = world();
+  const toolbar = [];
+  chromeApi.tabs.goBack = async () => toolbar.push("back");
+  chromeApi.tabs.goForward = async () => toolbar.push("forward");
+  const stepped = [];
+  const cdp = async (tabId, method, params) => {
+    if (method === "Page.getNavigationHistory") return { currentIndex: 0, entries: [{ id: 1 }, { id: 2 }, { id: 3 }] };
+    stepped.push(params.entryId);
+    const tab = chromeApi.tabMap.get(tabId);
+    setTimeout(() => {
+      Object.assign(tab, { status: "complete", url: `https://entry${params.entryId}.test/` });
+      chromeApi.tabs.onUpdated.fire(tabId, { status: "loading" }, { ...tab });
+      chromeApi.tabs.onUpdated.fire(tabId, { status: "complete" }, { ...tab });
+    }, 5);
+    return {};
+  };
+  const out = await navigate(chromeApi, { tabId: 7, url: "forward", timeoutMs: 1000 }, { cdp });
+  assert.deepEqual([stepped, toolbar, out.url], [[2], [], "https://entry2.test/"]);
+
+  const keptOut = async () => {
+    throw new Error("Cannot access a chrome:// URL");
+  };
+  const tab = chromeApi.tabMap.get(7);
+  chromeApi.tabs.goBack = async () => {
+    toolbar.push("back");
+    setTimeout(() => {
+      Object.assign(tab, { status: "complete", url: "https://before.test/" });
+      chromeApi.tabs.onUpdated.fire(7, { status: "loading" }, { ...tab });
+      chromeApi.tabs.onUpdated.fire(7, { status: "complete" }, { ...tab });
+    }, 5);
+  };
+  await navigate(chromeApi, { tabId: 7, url: "back", timeoutMs: 1000 }, { cdp: keptOut });
+  assert.deepEqual(toolbar, ["back"]);
 });
 
 test("navigation timeout bounds", () => {
