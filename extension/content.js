@@ -144,6 +144,9 @@
     edited_value: (args) => ns.forms.editedContent(elementArg(args)),
     form_fields: () => ns.forms.formFields(document, ctx, env),
     form_validity: (args) => ns.forms.formValidity(elementArg(args), ctx),
+    // A one-shot watch on a submit control's form, armed before form_fill clicks it.
+    submit_watch: (args) => ns.forms.watchSubmit(elementArg(args), ctx),
+    submit_seen: (args) => ns.forms.submitSeen(args.token),
     narrate: (args) => ns.narrate.show(document, args, env),
     cue: (args) => ns.narrate.cue(document, ns.find.describeElement(elementArg(args), ctx).box),
     drop_files: (args) => {

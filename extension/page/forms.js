@@ -171,6 +171,20 @@
     return inner || el;
   }
 
+  // The first of a control's labels that is shown: a styled checkbox or radio hides its real
+  // input (display:none, no size) and shows a label or a box drawn inside one instead.
+  function shownLabel(el, env) {
+    const labels = el.labels ? [...el.labels] : [];
+    return labels.find((label) => dom.isVisible(label, env)) || null;
+  }
+
+  // What a person clicks to toggle a box: the box itself when it is shown, else its shown
+  // label, whose own click handlers then run before the browser passes the click on to the box.
+  function clickTarget(el, env) {
+    if (dom.isVisible(el, env)) return el;
+    return shownLabel(el, env) || el;
+  }
+
   // Calls the nearest prototype "value" setter, skipping any setter defined on the instance.
   function setNativeValue(el, value) {
     let proto = Object.getPrototypeOf(el);
@@ -225,11 +239,13 @@
         throw new PageError("Cannot uncheck a radio button; choose another option of its group instead", "radio_uncheck");
       }
       if (el.checked === wanted) return { kind: type, value: wanted };
-      el.click(); // the click fires input/change like a user's would
+      const through = clickTarget(el, env);
+      through.click(); // the click fires input/change like a user's would
+      const clicked = through === el ? `The ${type} was clicked` : `The ${type}'s label was clicked (the ${type} itself is hidden), and the ${type}`;
       return afterPageTurn(() => {
         if (el.checked !== wanted) {
           throw new PageError(
-            `The ${type} was clicked and is still ${el.checked ? "checked" : "unchecked"}: the page's own script prevented the change or set it back`,
+            `${clicked} and is still ${el.checked ? "checked" : "unchecked"}: the page's own script prevented the change or set it back`,
             "value_kept",
           );
         }
@@ -511,9 +527,39 @@
       enabled: !dom.isDisabled(el) && !el.readOnly,
     };
     if (out.type === "radio" || out.type === "checkbox") out.value = dom.clip(dom.attr(el, "value"), 200);
+    const group = out.type === "radio" ? radioGroupName(el) : "";
+    if (group) out.group = dom.clip(group, 200);
     if (out.type === "select") out.options = [...el.options].slice(0, 50).map((o) => dom.clip(dom.collapse(o.textContent), 80));
     if (dom.isSecretField(el)) out.secret = true;
     return out;
+  }
+
+  // The nearest fieldset or radiogroup around a radio, within its own tree; null when none.
+  function radioContainer(el) {
+    for (let node = el.parentElement, hops = 0; node && hops < 32; node = node.parentElement, hops++) {
+      if (dom.tagOf(node) === "FIELDSET" || dom.roleOf(node) === "radiogroup") return node;
+    }
+    return null;
+  }
+
+  // What names a radio's group as a person reads it: the legend of the fieldset around it (or
+  // the name of a radiogroup), when that holds no radios of another group; else "". A group's
+  // name attribute ("d") is often all the markup ties to "Delivery".
+  function radioGroupName(el) {
+    const container = radioContainer(el);
+    if (!container) return "";
+    const name = dom.attr(el, "name");
+    const radios = [...container.querySelectorAll("input")].filter((input) => dom.attr(input, "type").toLowerCase() === "radio");
+    if (radios.some((radio) => dom.attr(radio, "name") !== name)) return "";
+    const legend = dom.tagOf(container) === "FIELDSET" ? container.children && [...container.children].find((child) => dom.tagOf(child) === "LEGEND") : null;
+    return (legend && labelText(legend)) || dom.accessibleName(container);
+  }
+
+  // A styled checkbox or radio: its real input is hidden and a label of it is what is shown
+  // and clicked. It is listed as the field that label names.
+  function isStyledBox(el, env) {
+    const type = dom.tagOf(el) === "INPUT" ? dom.attr(el, "type").toLowerCase() : "";
+    return (type === "checkbox" || type === "radio") && !!shownLabel(el, env);
   }
 
   function isSubmitControl(el) {
@@ -577,7 +623,7 @@
       "input, textarea, select, [contenteditable='true'], [contenteditable=''], button, [role='checkbox'], [role='switch']";
     for (const el of deepControls(doc, selector)) {
       const form = owningForm(el);
-      if (!dom.isVisible(el, env)) continue;
+      if (!dom.isVisible(el, env) && !isStyledBox(el, env)) continue;
       // A <button role="switch"> is a field, not a submit candidate.
       const ariaField = dom.tagOf(el) !== "INPUT" && ARIA_FIELD_ROLES.has(dom.roleOf(el));
       const isButton = dom.tagOf(el) === "BUTTON" && !ariaField;
@@ -599,5 +645,50 @@
     return { url: doc.location ? doc.location.href : "", title: doc.title, forms: forms.filter((f) => f.fields.length), renderSerial: ctx.refs.serial() };
   }
 
-  ns.forms = { toBoolean, matchOption, setNativeValue, setFormValue, editedContent, setFiles, dropFiles, labelText, formFields, formValidity };
+  // --- submit_watch / submit_seen: whether a submit click sent the form --------------------
+  // A click on a submit control proves nothing about the form: a click handler may stop it
+  // before any submit event, and a submit handler may cancel the browser's sending, either to
+  // send the data itself (most single-page apps) or because its own check refused it. Before
+  // form_fill clicks, it arms a watch on the control's form; after, it asks what the watch saw.
+  const MAX_SUBMITS_SEEN = 5;
+  let submitWatch = null;
+
+  function stopSubmitWatch() {
+    if (submitWatch) submitWatch.stop();
+    submitWatch = null;
+  }
+
+  // Arms a watch for `control`'s form's submit events (replacing any earlier watch), on the
+  // form itself (a form in a shadow root sends its submit event no further) and, capturing, on
+  // its window (a page listener that stops the event on its way to the form still leaves it
+  // seen). {armed, token, form} or {armed: false}.
+  function watchSubmit(control, ctx) {
+    stopSubmitWatch();
+    const form = control.form || owningForm(control);
+    if (!form || typeof form.addEventListener !== "function") return { armed: false };
+    const seen = [];
+    const note = (event) => {
+      if (event.target === form && !seen.includes(event) && seen.length < MAX_SUBMITS_SEEN) seen.push(event);
+    };
+    const view = form.ownerDocument && form.ownerDocument.defaultView;
+    const targets = [form, view].filter((target) => target && typeof target.addEventListener === "function");
+    for (const target of targets) target.addEventListener("submit", note, true);
+    const token = Math.random().toString(36).slice(2, 10);
+    submitWatch = { token, seen, stop: () => targets.forEach((target) => target.removeEventListener("submit", note, true)) };
+    return { armed: true, token, form: ctx.refs.refFor(form) };
+  }
+
+  // What the watch `token` saw, read once (it stops it): `known` false when this document holds
+  // no such watch (a new document loaded since). `cancelled`: the page's script prevented the
+  // browser's sending of every submit event seen; read now, once the page's handlers have run.
+  function submitSeen(token) {
+    const watch = submitWatch;
+    if (!watch || watch.token !== token) return { known: false };
+    stopSubmitWatch();
+    const events = watch.seen;
+    if (!events.length) return { known: true, submitEvent: false };
+    return { known: true, submitEvent: true, cancelled: events.every((event) => event.defaultPrevented) };
+  }
+
+  ns.forms = { toBoolean, matchOption, setNativeValue, setFormValue, editedContent, setFiles, dropFiles, labelText, formFields, formValidity, watchSubmit, submitSeen };
 })(globalThis);

@@ -7,7 +7,10 @@ counts more than the source, and longer keys are matched first. A control is use
 the best match is shared by several controls the key is left unmatched with them as
 candidates, so no field is guessed. The form where the keys match best is filled, each field
 through ``form_input`` (the page sees the same events as from a person), and ``submit`` clicks
-that form's own submit control with a real mouse click.
+that form's own submit control with a real mouse click. A radio group is called by the legend
+over it as by a label. A watch the page arms on the form before the click says what followed
+it (``submission``): a new document, the browser sending the form, the page's script cancelling
+that, or no submit event at all.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from .browser_context import BrowserRequests
 from .computer import ComputerTool
 from .field_input import set_value
 from .field_values import OVER_LIMIT_NOTE, changed, refused_value
+from .page_dialogs import PageDialog
 from .provenance import origin_of, page_facts, provenance, wrap_page_text
 from .receipts import receipt_facts
 from .screenshots import ContextBook
@@ -101,8 +105,7 @@ def controls_of(fields: Sequence[Mapping[str, Any]]) -> list[Control]:
         if field.get("type") == "radio" and name:
             if name not in groups:
                 groups[name] = []
-                out.append(Control(ref=name, kind="radio", names=(("name", _words(name)),),
-                                   label=name, order=order))  # fmt: skip
+                out.append(_radio_group(name, str(field.get("group", "")), order))
             groups[name].append(field)
             continue
         names = tuple(
@@ -129,6 +132,14 @@ def controls_of(fields: Sequence[Mapping[str, Any]]) -> list[Control]:
         else c
         for c in out
     ]  # fmt: skip
+
+
+def _radio_group(name: str, legend: str, order: int) -> Control:
+    """A radio group, called by what the page shows over it (its fieldset's legend, its
+    radiogroup's name) as a label, and by its name attribute."""
+    names = (("label", _words(legend)),) if _words(legend) else ()
+    return Control(ref=name, kind="radio", names=(*names, ("name", _words(name))),
+                   label=legend or name, order=order)  # fmt: skip
 
 
 def _rank(key: str, control: Control) -> tuple[int, int] | None:
@@ -268,12 +279,10 @@ class FormFill:
             shown = ", ".join(item["label"] for item in filled[-5:])
             call.effects.done_so_far(f"filled {len(filled)} of {len(values)} fields ({shown})")
         form = forms[plan.form]
-        submitted, submit_ref, observation, clicked_kind = False, None, None, "ok"
-        receipt: dict[str, Any] | None = None
+        sent = Submission()
         if call.arguments.get("submit"):
-            submitted, submit_ref, observation, clicked_kind, receipt = await self._submit(
-                call, tab, form, filled
-            )
+            sent = await self._submit(call, tab, form, filled)
+        receipt = sent.receipt
         url = str(page.get("url", ""))
         origin = origin_of(url)
         ws = call.context.workspace_id
@@ -281,7 +290,7 @@ class FormFill:
             "filled": filled,
             "unmatched": list(plan.unmatched),
             "skipped": skipped,
-            "submitted": submitted,
+            "submitted": sent.submitted,
             "duration_ms": round((time.monotonic() - started) * 1000, 1),
             "page": page_facts(tab, url, str(page.get("title", "")), page.get("renderSerial")),
             "provenance": provenance(ws, origin),
@@ -291,15 +300,19 @@ class FormFill:
             # answer speaks for that page, not the one the fields were filled on.
             structured["page"] = receipt["page"]
             structured["interactionReceipt"] = receipt
-        if submit_ref:
-            structured["submit_ref"] = submit_ref
-        if observation:
-            structured["observation"] = observation
+        if sent.ref:
+            structured["submit_ref"] = sent.ref
+        if sent.how:
+            structured["submission"] = sent.how
+        if sent.observation:
+            structured["observation"] = sent.observation
         head = f"Filled {len(filled)}/{len(values)} fields."
         if call.arguments.get("submit"):
-            head += f" submitted: {'true' if submitted else 'false'}."
+            head += f" submitted: {'true' if sent.submitted else 'false'}."
+        if sent.how:
+            head += f" {SUBMISSIONS[sent.how]}"
         text = f"{head}\n" + wrap_page_text(_details(structured), ws, origin)
-        if clicked_kind in ("outcome_unknown", "cancelled"):
+        if sent.kind in ("outcome_unknown", "cancelled"):
             # The submit click went out and its fate is not known: neither submitted nor not.
             text += "\nWhether the form was submitted is not known: see after submit above."
             return ToolResult.text(text, kind="outcome_unknown", structured=structured)
@@ -347,14 +360,13 @@ class FormFill:
 
     async def _submit(
         self, call: ToolCall, tab: int, form: Mapping[str, Any], filled: list[dict[str, Any]]
-    ) -> tuple[bool, str | None, str | None, str, dict[str, Any] | None]:
-        """Whether the submit control was clicked, its ref, what followed, the click's result
-        kind ("ok" when no click was tried) and its receipt."""
+    ) -> Submission:
+        """Clicks the form's submit control, if it is to be clicked, and says what followed."""
         if not filled:
-            return False, None, "Not submitted: no field was filled.", "ok", None
+            return Submission(observation="Not submitted: no field was filled.")
         choice = pick_submit(form.get("submits", []))
         if choice is None:
-            return False, None, "Not submitted: the form has no submit control.", "ok", None
+            return Submission(observation="Not submitted: the form has no submit control.")
         ref = str(choice["ref"])
         if choice.get("native"):
             checked = await self._channel.content(call, tab, "form_validity", {"ref": ref}, read=True)
@@ -363,17 +375,96 @@ class FormFill:
                 listed = "; ".join(f"{item.get('label') or item.get('ref')}: {item.get('message')}"
                                    for item in invalid)  # fmt: skip
                 refused = f"Not submitted: the browser would refuse the form ({listed})."
-                return False, ref, refused, "ok", None
+                return Submission(ref=ref, observation=refused)
+        watch = await self._watch_submit(call, tab, ref)
         await call.effects.checkpoint()
         arguments = {"action": "left_click", "ref": ref, "tabId": call.arguments["tabId"]}
         clicked = await self._click(ToolCall(call.context, arguments, call.effects))
         receipt = (clicked.structured or {}).get("interactionReceipt")
         if clicked.kind == "ok" and isinstance(receipt, dict):
+            seen = await self._submit_seen(call, tab, watch)
             # The click's facts, not its text: that is fenced already, and this answer fences
-            # its details once, as a whole.
-            return True, ref, f"clicked {ref}; then {receipt_facts(receipt)}", "ok", receipt
+            # its details once, as a whole. The click went out, so the form may have gone
+            # with it: `submitted` stays true unless it certainly did not (see SUBMISSIONS).
+            observation = f"clicked {ref}; then {receipt_facts(receipt)}"
+            how = submission_of(receipt["observedAfter"], seen)
+            return Submission(True, ref, observation, "ok", receipt, how)
         text = "\n".join(getattr(block, "text", "") for block in clicked.content)
-        return clicked.kind == "ok", ref, text, clicked.kind, None
+        return Submission(clicked.kind == "ok", ref, text, clicked.kind)
+
+    async def _watch_submit(self, call: ToolCall, tab: int, ref: str) -> str | None:
+        """Arms the page's one-shot watch on the submit control's form; its token, or None
+        when there is no form to watch (or the page could not arm it)."""
+        try:
+            armed = await self._channel.content(call, tab, "submit_watch", {"ref": ref}, read=True)
+        except BrowserError:
+            return None
+        return str(armed["token"]) if isinstance(armed, dict) and armed.get("armed") else None
+
+    async def _submit_seen(
+        self, call: ToolCall, tab: int, token: str | None
+    ) -> dict[str, Any] | None:
+        """What the watch saw after the click; None when nothing was watched or it cannot be
+        read (the page is between documents, or a dialog holds it)."""
+        if token is None:
+            return None
+        try:
+            seen = await self._channel.content(
+                call, tab, "submit_seen", {"token": token}, read=True
+            )
+        except (BrowserError, PageDialog):
+            return None
+        return seen if isinstance(seen, dict) else None
+
+
+@attrs.frozen
+class Submission:
+    """What a submit came to. ``submitted`` is false only when the form certainly did not go
+    out (no click was made, or it failed); ``how`` says what was seen (``SUBMISSIONS``)."""
+
+    submitted: bool = False
+    ref: str | None = None
+    observation: str | None = None
+    kind: str = "ok"
+    """The click's result kind ("ok" when no click was tried)."""
+    receipt: dict[str, Any] | None = None
+    how: str | None = None
+
+
+SUBMISSIONS = {
+    "navigated": "The page loaded a new document after the click: the form was sent.",
+    "sent": "The form's submit event went out and the page let the browser send the form.",
+    "cancelled_by_page": (
+        "The form's submit event went out, and the page's own script cancelled the browser's"
+        " sending of it: that script either sends the form itself or its own check refused it."
+        " What the page shows now (after submit, below) tells which: check it before"
+        " submitting again."
+    ),
+    "no_submit_event": (
+        "No submit event went out: the browser did not submit the form. The page's own script"
+        " took the click (it may send the data itself, or its own check stopped it). What the"
+        " page shows now (after submit, below) tells which: check it before submitting again."
+    ),
+    "not_seen": (
+        "Whether the form's submit event went out could not be seen (the control belongs to no"
+        " form, or the page could not be asked): the page may have sent the data. Check what it"
+        " shows before submitting again."
+    ),
+}
+"""What followed a submit click, as ``submission`` names it. None of these proves that nothing
+was sent (a page's script may send the data itself whatever the browser did), so all of them
+come with ``submitted: true``: a false "not sent" would invite a second submission."""
+
+
+def submission_of(observed: Mapping[str, Any], seen: Mapping[str, Any] | None) -> str:
+    """Which of ``SUBMISSIONS`` a click's receipt and the page's submit watch show."""
+    if observed.get("newDocument") or observed.get("navigationPending"):
+        return "navigated"
+    if seen is None or not seen.get("known"):
+        return "not_seen"
+    if not seen.get("submitEvent"):
+        return "no_submit_event"
+    return "cancelled_by_page" if seen.get("cancelled") else "sent"
 
 
 def _radio_option(control: Control, value: Any) -> Mapping[str, Any] | None:

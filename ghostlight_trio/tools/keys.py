@@ -298,14 +298,16 @@ class TypeStep:
 
 
 def type_steps(text: str) -> list[TypeStep]:
-    """Typing plan: mapped characters as key presses, runs of other characters inserted."""
+    """Typing plan: mapped characters as key presses, runs of other characters inserted. A
+    line break presses Enter and a tab presses Tab, as a person's typing does: Tab moves focus
+    on, it never puts a tab character into a field."""
     steps: list[TypeStep] = []
     normal = text.replace("\r\n", "\n").replace("\r", "\n")
     for ch in normal:
         if ch == "\n":
             steps.append(TypeStep(key=NAMED["enter"]))
         elif ch == "\t":
-            steps.append(TypeStep(insert="\t"))
+            steps.append(TypeStep(key=NAMED["tab"]))
         elif ch in CHARACTERS:
             steps.append(TypeStep(key=CHARACTERS[ch]))
         elif steps and steps[-1].key is None:

@@ -88,6 +88,39 @@ FORM_PAGES["/fill/kept"] = """<!doctype html><title>Kept</title>
 <option value="eu">Europe</option><option value="mars">Mars</option></select></label>
 <label>Nickname <input id="nick"></label>
 <button>Save</button></form>"""
+# Styled boxes a person clicks through their labels: the real inputs are hidden (no size, or
+# display:none with a <label for> as the control), and radio groups named only by a legend.
+FORM_PAGES["/fill/styled"] = """<!doctype html><title>Order</title>
+<style>.sr{position:absolute;opacity:0;width:0;height:0;margin:0}
+.box{display:inline-block;width:14px;height:14px;border:1px solid #333}</style>
+<form id="order" onsubmit="event.preventDefault()">
+<label><input id="terms" type="checkbox" class="sr"><span class="box"></span> I accept the terms</label>
+<input id="gift" type="checkbox" hidden>
+<label for="gift" onclick="window.labelClicks=(window.labelClicks||0)+1">Gift wrap</label>
+<fieldset><legend>Delivery</legend>
+<label><input id="std" type="radio" name="d" value="std"> Standard</label>
+<label><input id="exp" type="radio" name="d" value="exp"> Express</label></fieldset>
+<fieldset><legend>Payment</legend>
+<input id="card" type="radio" name="pay" value="card" hidden><label for="card">Card</label>
+<input id="cash" type="radio" name="pay" value="cash" hidden><label for="cash">Cash</label></fieldset>
+<button>Order</button></form>"""
+# Forms whose submit the page stops, or lets go: a submit handler's own check, a click handler
+# that prevents the submit, a form the browser sends into a frame, and one that navigates.
+FORM_PAGES["/fill/submits"] = """<!doctype html><title>Submits</title>
+<p id="note" role="alert"></p>
+<form id="terms" action="/second" onsubmit="if (!agree.checked) {
+ note.textContent = 'Please accept the terms'; return false; }">
+<label>Full name <input id="fullname" name="fullname"></label>
+<label><input id="agree" type="checkbox" name="agree"> I agree</label>
+<button>Send</button></form>
+<form id="check" action="/second">
+<label>Code <input id="code" name="code"></label>
+<button onclick="event.preventDefault(); note.textContent = 'Wrong code'">Verify</button></form>
+<form id="ask" action="/second" target="sink">
+<label>Topic <input id="topic" name="topic"></label><button>Ask</button></form>
+<iframe name="sink"></iframe>"""
+FORM_PAGES["/fill/typing"] = """<!doctype html><title>Typing</title>
+<label>First <input id="first"></label><label>Second <input id="second"></label>"""
 PAGES.update(FORM_PAGES)
 
 
@@ -317,3 +350,66 @@ async def test_a_box_or_list_the_page_keeps_as_it_was_is_never_reported_set(
     assert "still unchecked" in skipped["Terms"] and "shows" in skipped["Region"]
     read = "[terms.checked, alerts.checked, region.value, nick.value]"
     assert await page_value(service, ws, tab, read) == [False, True, "eu", "ada"]
+
+
+async def test_styled_boxes_and_radio_groups_named_by_a_legend_are_filled_through_their_labels(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/fill/styled")
+    fields = {"I accept the terms": True, "Gift wrap": True, "Delivery": "Standard", "Payment": "Cash"}
+    outcome = await service.call("form_fill", ws, tabId=tab, fields=fields)
+    assert outcome.kind == "ok", text(outcome)
+    structured = outcome.structured
+    assert structured["unmatched"] == [] and structured["skipped"] == [], text(outcome)
+    labels = [item["label"] for item in structured["filled"]]
+    assert labels == ["I accept the terms", "Gift wrap", "Delivery", "Payment"], labels
+    read = "[terms.checked, gift.checked, std.checked, cash.checked, window.labelClicks]"
+    # The hidden box was checked by clicking its label, whose own handler saw the click.
+    assert await page_value(service, ws, tab, read) == [True, True, True, True, 1]
+
+
+async def test_a_submit_says_whether_the_browser_sent_the_form_or_the_page_stopped_it(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/fill/submits")
+
+    async def submit(fields: dict[str, Any]) -> Any:
+        outcome = await service.call("form_fill", ws, tabId=tab, fields=fields, submit=True)
+        assert outcome.kind == "ok", text(outcome)
+        # The click went out: the page's script may have sent the data itself, so the form is
+        # never said not sent (that would invite a second submission).
+        assert outcome.structured["submitted"] is True, text(outcome)
+        return outcome
+
+    refused = await submit({"full name": "Ada"})
+    assert refused.structured["submission"] == "cancelled_by_page", text(refused)
+    assert "the page's own script cancelled the browser's sending" in text(refused)
+    assert "either sends the form itself or its own check refused it" in text(refused)
+    assert 'status: "Please accept the terms"' in refused.structured["observation"]
+
+    stopped = await submit({"code": "123"})
+    assert stopped.structured["submission"] == "no_submit_event", text(stopped)
+    assert "No submit event went out: the browser did not submit the form" in text(stopped)
+
+    asked = await submit({"topic": "lanterns"})
+    assert asked.structured["submission"] == "sent", text(asked)
+    assert await page_value(service, ws, tab, "location.pathname") == "/fill/submits"
+
+    agreed = await submit({"full name": "Ada", "I agree": True})
+    assert agreed.structured["submission"] == "navigated", text(agreed)
+    assert "The page loaded a new document after the click" in text(agreed)
+
+
+async def test_a_tab_typed_moves_to_the_next_field_as_the_tab_key_does(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/fill/typing")
+    first = await _ref_of(service, ws, tab, "First")
+    clicked = await service.call("computer", ws, tabId=tab, action="left_click", ref=first)
+    assert clicked.kind == "ok", text(clicked)
+    typed = await service.call("computer", ws, tabId=tab, action="type", text="a\tb")
+    assert typed.kind == "ok", text(typed)
+    assert await page_value(service, ws, tab, "[first.value, second.value]") == ["a", "b"]

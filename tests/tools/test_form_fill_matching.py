@@ -101,3 +101,34 @@ def test_keys_match_whole_words_never_a_piece_inside_a_word() -> None:
     # A key's last word may still be the start of a word, and spacing does not matter.
     phones = [field("ref_4", label="Telephone"), field("ref_5", id="firstName")]
     assert chosen(plan_form(0, phones, ["tel", "first name"])) == {"tel": "ref_4", "first name": "ref_5"}
+
+
+def test_a_radio_group_is_named_by_the_legend_over_it() -> None:
+    fields = [
+        field("ref_1", type="radio", name="d", value="std", label="Standard", group="Delivery"),
+        field("ref_2", type="radio", name="d", value="exp", label="Express", group="Delivery"),
+        field("ref_3", label="Delivery notes"),
+    ]
+    plan = plan_form(0, fields, ["Delivery"])
+    [match] = plan.matches
+    assert match.control.kind == "radio" and match.tier == EXACT
+    assert match.control.label == "Delivery"
+    assert [option["ref"] for option in match.control.options] == ["ref_1", "ref_2"]
+    # Its name attribute still names it.
+    assert chosen(plan_form(0, fields, ["d"])) == {"d": "d"}
+
+
+def test_what_followed_a_submit_click_is_named_from_the_receipt_and_the_watch() -> None:
+    from ghostlight_trio.tools.form_fill import SUBMISSIONS, submission_of
+
+    assert submission_of({"newDocument": True}, {"known": False}) == "navigated"
+    assert submission_of({"navigationPending": "http://x.test/done"}, None) == "navigated"
+    sent = {"known": True, "submitEvent": True, "cancelled": False}
+    assert submission_of({"mutations": 3}, sent) == "sent"
+    cancelled = {"known": True, "submitEvent": True, "cancelled": True}
+    assert submission_of({"mutations": 3}, cancelled) == "cancelled_by_page"
+    assert submission_of({}, {"known": True, "submitEvent": False}) == "no_submit_event"
+    assert submission_of({}, None) == "not_seen"
+    assert submission_of({}, {"known": False}) == "not_seen"
+    assert "either sends the form itself or its own check refused it" in SUBMISSIONS["cancelled_by_page"]
+    assert "the browser did not submit the form" in SUBMISSIONS["no_submit_event"]

@@ -243,3 +243,11 @@ def test_unknown_key_names_are_refused_with_what_is_accepted() -> None:
     with pytest.raises(KeyComboError, match="xdotool name") as refused:
         parse_keys("ctrl+slashy")
     assert "slash" in str(refused.value) and "action type" in str(refused.value)
+
+
+def test_a_tab_in_typed_text_presses_the_tab_key() -> None:
+    steps = type_steps("a\tb")
+    assert [s.key.key if s.key else f"insert:{s.insert}" for s in steps] == ["a", "Tab", "b"]
+    assert steps[1].key == parse_combo("Tab").key
+    down = combo_events(parse_combo("Tab"))[0]
+    assert down["type"] == "rawKeyDown" and "text" not in down  # moves focus, types nothing
