@@ -166,6 +166,7 @@ async def test_a_click_answered_by_a_dialog_reports_it_and_leaves_the_tab_usable
         "content observe",
         "content hit_test",  # the click's point reaches the ref's element
         "cdp Input.dispatchMouseEvent mouseMoved",
+        "content hit_test",  # and still does with the pointer on it
         "cdp Input.dispatchMouseEvent mousePressed",
         "cdp Input.dispatchMouseEvent mouseReleased",
     ]
