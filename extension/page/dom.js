@@ -19,6 +19,9 @@
   const SKIP_TAGS = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE"]);
   // Leaf-like elements whose inner markup is noise for a reader.
   const OPAQUE_TAGS = new Set(["SVG", "SELECT", "CANVAS", "VIDEO", "AUDIO", "IFRAME", "OBJECT", "EMBED"]);
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  // What a person reads or clicks inside a drawing: its text, links and controls.
+  const SVG_CONTENT = "a, text, [tabindex], [onclick], [role]";
 
   const INPUT_ROLES = {
     checkbox: "checkbox",
@@ -123,27 +126,71 @@
     return value === null || value === undefined ? "" : String(value);
   }
 
+  function inSvg(el) {
+    return el.namespaceURI === SVG_NS;
+  }
+
+  // SVG <text>: words drawn in a picture, read as the text they are.
+  function isSvgText(el) {
+    return tagOf(el) === "TEXT" && inSvg(el);
+  }
+
+  // A link's target: href, or an SVG link's older xlink:href; null when it is no link.
+  function hrefOf(el) {
+    if (tagOf(el) !== "A" || !el.hasAttribute) return null;
+    if (el.hasAttribute("href")) return attr(el, "href");
+    return inSvg(el) && el.hasAttribute("xlink:href") ? attr(el, "xlink:href") : null;
+  }
+
+  // Whether a reader treats the element as a leaf. A drawing is read inside only when it
+  // holds text, links or controls: an icon's paths and groups are noise.
+  function isOpaque(el) {
+    const tag = tagOf(el);
+    if (!OPAQUE_TAGS.has(tag)) return false;
+    if (tag !== "SVG") return true;
+    if (typeof el.querySelector === "function") return el.querySelector(SVG_CONTENT) === null;
+    return typeof el.querySelectorAll !== "function" || el.querySelectorAll(SVG_CONTENT).length === 0;
+  }
+
   function isSkipped(el) {
     const tag = tagOf(el);
     return SKIP_TAGS.has(tag) || tag.startsWith("GHOSTLIGHT-");
   }
 
   // A closed shadow root is hidden from the page's own scripts, not from the user, who sees
-  // and clicks what it holds; a content script may open it (chrome.dom). Only custom elements
-  // are asked: the call costs far more than a property read, and asking every div and span of
-  // a large page makes its walks too slow to answer. A closed root on a built-in tag (which
-  // attachShadow allows, and components rarely use) stays unread.
+  // and clicks what it holds; a content script may open it (chrome.dom). The call costs far
+  // more than a property read, and asking every div and span of a large page makes its walks
+  // too slow to answer, so only elements likely to hold one are asked: custom elements, and
+  // the built-in tags attachShadow accepts when they are empty (an empty <div> is where a
+  // script mounts a widget). A closed root on a built-in element with light children (even
+  // blank text) stays unread.
   const openOrClosed =
     root.chrome && root.chrome.dom && typeof root.chrome.dom.openOrClosedShadowRoot === "function"
       ? (el) => root.chrome.dom.openOrClosedShadowRoot(el)
       : null;
+  const SHADOW_HOST_TAGS = new Set([
+    "article", "aside", "blockquote", "body", "div", "footer", "h1", "h2", "h3", "h4", "h5", "h6",
+    "header", "main", "nav", "p", "section", "span",
+  ]);
+
+  // Whether an element without an open shadow root may hide a closed one worth asking for.
+  function mayHostClosedShadow(el) {
+    const name = String(el.localName || "");
+    if (name.includes("-")) return true;
+    return SHADOW_HOST_TAGS.has(name) && !hasChildren(el);
+  }
+
+  // hasChildNodes() answers without making a wrapper for a child, as firstChild must.
+  function hasChildren(el) {
+    return typeof el.hasChildNodes === "function" ? el.hasChildNodes() : !!(el.childNodes && el.childNodes.length);
+  }
 
   // The element's shadow root, open or closed; null when it has none.
   function shadowOf(el) {
     if (!el) return null;
     const open = el.shadowRoot;
     if (open) return open;
-    if (!openOrClosed || el.nodeType !== 1 || !String(el.localName || "").includes("-")) return null;
+    if (!openOrClosed || el.nodeType !== 1 || !mayHostClosedShadow(el)) return null;
     try {
       return openOrClosed(el) || null;
     } catch (err) {
@@ -185,7 +232,7 @@
       if (type === "hidden") return "";
       return INPUT_ROLES[type] || "textbox";
     }
-    if (tag === "A" && !el.hasAttribute("href")) return "";
+    if (tag === "A" && hrefOf(el) === null) return "";
     // A select that shows several options at once (multiple, or a size over 1) is a list box.
     if (tag === "SELECT" && (el.multiple || Number(el.size) > 1)) return "listbox";
     if (TAG_ROLES[tag]) return TAG_ROLES[tag];
@@ -227,7 +274,7 @@
 
   // Whether the element's text may be its name: by its tag or by its role.
   function namedFromContent(el) {
-    return TEXT_NAMED_TAGS.has(tagOf(el)) || CONTENT_NAMED_ROLES.has(roleOf(el));
+    return TEXT_NAMED_TAGS.has(tagOf(el)) || CONTENT_NAMED_ROLES.has(roleOf(el)) || isSvgText(el);
   }
 
   // A label's words: its text without the content of controls inside it (a select inside its
@@ -310,7 +357,7 @@
   function isInteractive(el) {
     const tag = tagOf(el);
     if (INTERACTIVE_TAGS.has(tag)) {
-      if (tag === "A") return el.hasAttribute("href");
+      if (tag === "A") return hrefOf(el) !== null;
       if (tag === "INPUT") return attr(el, "type").toLowerCase() !== "hidden";
       return true;
     }
@@ -455,9 +502,15 @@
     return { x, y, width: Math.max(0, right - x), height: Math.max(0, bottom - y) };
   }
 
-  // The element's box in the top viewport's CSS px (frames included).
-  function rectOf(el) {
-    const r = el.getBoundingClientRect ? el.getBoundingClientRect() : null;
+  // The element's box in its own document's viewport; null when it has none.
+  function ownRect(el) {
+    return el.getBoundingClientRect ? el.getBoundingClientRect() : null;
+  }
+
+  // The element's box in the top viewport's CSS px (frames included). `own`: its ownRect,
+  // when already read.
+  function rectOf(el, own = ownRect(el)) {
+    const r = own;
     if (!r) return { x: 0, y: 0, width: 0, height: 0 };
     const offset = hostFrame(el.ownerDocument) ? frameOffset(el) : { x: 0, y: 0 };
     return {
@@ -474,7 +527,8 @@
     return !style || style.display !== "none";
   }
 
-  // Rendered with a size, and not cut away whole by an ancestor the user cannot scroll (an
+  // Rendered with a size, not fully transparent, not wholly outside the part of the page a
+  // person can scroll to, and not cut away whole by an ancestor the user cannot scroll (an
   // overflow:hidden box it lies outside, a collapsed one). An element scrolled out of a scroll
   // container is visible, like one below the fold: it is out of view (see clipping).
   function isVisible(el, env) {
@@ -482,12 +536,159 @@
     if (style && (style.display === "none" || style.visibility === "hidden" || style.visibility === "collapse")) {
       return false;
     }
-    const r = rectOf(el);
+    const own = ownRect(el);
+    const r = rectOf(el, own);
     if (!(r.width > 0 && r.height > 0)) return false;
     // What the browser itself skips rendering: the content of a closed <details> or of a
     // content-visibility:hidden box keeps a box, but nothing of it is drawn or clickable.
-    if (typeof el.checkVisibility === "function" && !el.checkVisibility()) return false;
+    if (!isDrawn(el, env) || isOffPage(el, env, own)) return false;
     return !clipping(el, env, r).hidden;
+  }
+
+  // Whether the browser draws the element: rendered (not in a closed <details>, not under
+  // content-visibility:hidden) and not transparent.
+  function isDrawn(el, env) {
+    if (typeof el.checkVisibility !== "function") return !isTransparent(el, env);
+    if (!drawnByPage(el)) return el.checkVisibility(OPACITY_CHECK);
+    return el.checkVisibility() && !isTransparent(el, env);
+  }
+
+  // Whether the text directly inside `el` is laid out (innerText gives it) and yet no person
+  // can see it: transparent, of font-size 0, wholly outside the page, or cut away by a box it
+  // lies in (its own overflow:hidden box without area, or an ancestor's). Text that innerText
+  // leaves out itself (display:none, visibility:hidden, a closed <details>) is not counted.
+  function hidesOwnText(el, env) {
+    const style = factsOf(el, env).style;
+    if (!style || style.visibility === "hidden" || style.visibility === "collapse") return false;
+    const box = boxedSelfOrAncestor(el, env);
+    if (!box) return false;
+    if (typeof box.checkVisibility === "function") {
+      // Not drawn: transparent, unless not rendered at all (then innerText leaves it out).
+      if (!box.checkVisibility(OPACITY_CHECK)) return box.checkVisibility();
+    } else if (isTransparent(box, env)) {
+      return true;
+    }
+    if (parseFloat(style.fontSize) === 0) return true;
+    const own = ownRect(box);
+    const r = rectOf(box, own);
+    // A box without area shows no text only when it clips: otherwise its text overflows it.
+    if (!(r.width > 0 && r.height > 0) && clipsOwn(box, env)) return true;
+    return isOffPage(box, env, own) || clipping(box, env, r).hidden;
+  }
+
+  // The element, or for a display:contents one (no box: its text lies in its parent's) the
+  // nearest ancestor with a box.
+  function boxedSelfOrAncestor(el, env) {
+    let node = el;
+    for (let hops = 0; node && node.nodeType === 1 && hops < 64; hops++) {
+      const style = factsOf(node, env).style;
+      if (!style || style.display !== "contents") return node;
+      node = flatParent(node);
+    }
+    return null;
+  }
+
+  // --- transparency --------------------------------------------------------------------------
+  const OPACITY_CHECK = Object.freeze({ opacityProperty: true, checkOpacity: true });
+
+  // Controls a page commonly draws itself (a styled checkbox, a custom select or upload
+  // button): the native control is kept transparent over or beside the drawing and still
+  // takes the clicks, so it is seen when what holds it is.
+  function drawnByPage(el) {
+    const tag = tagOf(el);
+    if (tag === "SELECT") return true;
+    return tag === "INPUT" && /^(checkbox|radio|file)$/.test(attr(el, "type").toLowerCase());
+  }
+
+  // Whether the element or one around it has opacity 0: it is laid out, takes clicks, and
+  // is never drawn.
+  function isTransparent(el, env) {
+    const subject = drawnByPage(el) ? flatParent(el) : el;
+    if (!subject || subject.nodeType !== 1) return false;
+    if (typeof subject.checkVisibility === "function") {
+      // Without a box (display:contents) it answers false whatever the opacity.
+      return !subject.checkVisibility(OPACITY_CHECK) && subject.checkVisibility();
+    }
+    for (let node = subject, hops = 0; node && node.nodeType === 1 && hops < 1024; node = flatParent(node), hops++) {
+      const style = factsOf(node, env).style;
+      if (style && style.opacity !== undefined && style.opacity !== "" && Number(style.opacity) === 0) return true;
+    }
+    return false;
+  }
+
+  // --- outside the page ------------------------------------------------------------------------
+  // A person sees what scrolling can bring into the viewport. A box wholly outside the page's
+  // scrollable area (left of or above its start: position:absolute; left:-9999px), or one
+  // fixed to the viewport and wholly outside it (a drawer slid off its edge), is never seen.
+  // `own`: the element's box in its own document's viewport (ownRect).
+  function isOffPage(el, env, own = ownRect(el)) {
+    const doc = el.ownerDocument;
+    const r = own;
+    if (!doc || !r) return false;
+    const box = { left: r.left, top: r.top, right: r.left + r.width, bottom: r.top + r.height };
+    const area = fixedToViewport(el, env) ? viewportArea(doc, env) : pageArea(doc, env);
+    if (!area) return false;
+    return box.right <= area.left || box.left >= area.right || box.bottom <= area.top || box.top >= area.bottom;
+  }
+
+  // A document's viewport, in its own px.
+  function viewportArea(doc, env) {
+    const view = doc.defaultView || env;
+    const width = Number(view.innerWidth);
+    const height = Number(view.innerHeight);
+    return { left: 0, top: 0, right: width > 0 ? width : Infinity, bottom: height > 0 ? height : Infinity };
+  }
+
+  // The part of a document that scrolling reaches, in its viewport's px (once per task).
+  function pageArea(doc, env) {
+    const facts = memory();
+    if (!facts.has(doc)) facts.set(doc, measurePageArea(doc, env));
+    return facts.get(doc);
+  }
+
+  function measurePageArea(doc, env) {
+    const view = doc.defaultView || env;
+    const scroller = doc.scrollingElement || doc.documentElement;
+    // The viewport takes its writing mode and direction from the body.
+    const flow = doc.body || doc.documentElement;
+    const style = flow && env.getComputedStyle ? env.getComputedStyle(flow) : null;
+    if (!scroller || (style && style.writingMode && !/^horizontal/.test(style.writingMode))) return null;
+    const extent = (n) => (Number.isFinite(n) && n > 0 ? n : Infinity);
+    const width = extent(scroller.scrollWidth);
+    const height = extent(scroller.scrollHeight);
+    const sx = Number(view.scrollX) || 0;
+    const sy = Number(view.scrollY) || 0;
+    const top = -sy;
+    const bottom = height - sy;
+    if (style && style.direction === "rtl") {
+      // A right-to-left page starts at its right edge and scrolls leftwards.
+      const client = Number(scroller.clientWidth) || Number(view.innerWidth) || 0;
+      return { left: client - width - sx, top, right: client - sx, bottom };
+    }
+    return { left: -sx, top, right: width - sx, bottom };
+  }
+
+  // Whether the element is laid out against the viewport (position:fixed, or inside such a
+  // box), so scrolling never moves it. Kept per element for the task, as clip chains are.
+  function fixedToViewport(el, env) {
+    const path = [];
+    let fixed = false;
+    for (let node = el, hops = 0; node && hops < 4096; hops++) {
+      const facts = factsOf(node, env);
+      if (facts.fixed !== undefined) {
+        fixed = facts.fixed;
+        break;
+      }
+      path.push(facts);
+      const up = blockHolder(node, env);
+      if (!up) {
+        fixed = positionOf(node, env) === "fixed";
+        break;
+      }
+      node = up;
+    }
+    for (const facts of path) facts.fixed = fixed;
+    return fixed;
   }
 
   // --- clipping by ancestors -------------------------------------------------------------
@@ -563,7 +764,7 @@
     const facts = memory();
     let known = facts.get(el);
     if (!known) {
-      known = { style: env.getComputedStyle ? env.getComputedStyle(el) : null, position: null, clips: null, chain: null };
+      known = { style: env.getComputedStyle ? env.getComputedStyle(el) : null, position: null, clips: null, chain: null, fixed: undefined, holder: undefined };
       facts.set(el, known);
     }
     return known;
@@ -587,6 +788,12 @@
   // The nearest ancestor holding the containing block of `el`, in its own document; null at
   // <body>/<html> (the viewport's) or the top of a tree.
   function blockHolder(el, env) {
+    const facts = factsOf(el, env);
+    if (facts.holder === undefined) facts.holder = findBlockHolder(el, env);
+    return facts.holder;
+  }
+
+  function findBlockHolder(el, env) {
     const doc = el.ownerDocument;
     const position = positionOf(el, env);
     for (let up = flatParent(el), hops = 0; up && hops < 1024; up = flatParent(up), hops++) {
@@ -701,6 +908,9 @@
   ns.PageError = PageError;
   ns.dom = {
     OPAQUE_TAGS,
+    isOpaque,
+    isSvgText,
+    hrefOf,
     tagOf,
     collapse,
     fold,
@@ -733,6 +943,7 @@
     frameClip,
     isDisplayed,
     isVisible,
+    hidesOwnText,
     clipping,
     intersectsViewport,
     center,

@@ -104,7 +104,8 @@
     if (dom.tagOf(el) === "INPUT" && (type === "checkbox" || type === "radio")) out.checked = !!el.checked;
     const ariaChecked = dom.ariaChecked(el);
     if (ariaChecked !== null) out.checked = ariaChecked;
-    if (dom.tagOf(el) === "A" && el.hasAttribute("href")) out.href = dom.attr(el, "href");
+    const href = dom.hrefOf(el);
+    if (href !== null) out.href = href;
     const tag = dom.tagOf(el);
     // No name (a paragraph, a cell, a div): the start of what it shows, so "paragraph" with
     // an empty name still says which one. Never for a field: its text is its value.
@@ -340,7 +341,7 @@
         } else if (shown) {
           opaque.add(el);
         }
-      } else if (!dom.OPAQUE_TAGS.has(dom.tagOf(el))) {
+      } else if (!dom.isOpaque(el)) {
         pushChildren(stack, el);
         // Pushed last, so searched first, as childElements orders them.
         const shadow = dom.shadowOf(el);

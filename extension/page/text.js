@@ -94,13 +94,26 @@
     return !view || !ns.dom || ns.dom.isDisplayed(el, view);
   }
 
-  // Nodes on the way from `el` down to every shadow host and slot below it.
+  // Whether the browser lays out the text held by `holder`, met on a path read part by part:
+  // innerText leaves out the text of an invisible element (visibility:hidden, a closed <details>).
+  function isLaidOut(holder) {
+    const view = holder && holder.ownerDocument && holder.ownerDocument.defaultView;
+    if (!view || typeof view.getComputedStyle !== "function") return true;
+    const style = view.getComputedStyle(holder);
+    if (style && (style.visibility === "hidden" || style.visibility === "collapse")) return false;
+    return typeof holder.checkVisibility !== "function" || holder.checkVisibility() || (!!style && style.display === "contents");
+  }
+
+  // Adds `node` and the nodes above it, up to `el`, to `marked`.
+  function markPath(marked, node, el) {
+    for (let n = node; n && n !== el && !marked.has(n); n = ns.dom.composedParent(n)) marked.add(n);
+  }
+
+  // The roots to read under `el` (itself and the shadow roots inside it), and the nodes on the
+  // way from `el` down to every shadow host and slot below it.
   function composedMarks(el) {
     const dom = ns.dom;
     const marked = new Set();
-    const mark = (node) => {
-      for (let n = node; n && n !== el && !marked.has(n); n = dom.composedParent(n)) marked.add(n);
-    };
     const roots = [el];
     for (let i = 0; i < roots.length && i < SHADOW_LIMIT; i++) {
       const inShadow = roots[i].nodeType === 11;
@@ -108,36 +121,39 @@
         const shadow = dom.shadowOf(node);
         if (shadow) {
           roots.push(shadow);
-          mark(node);
+          markPath(marked, node, el);
         } else if (inShadow && dom.tagOf(node) === "SLOT") {
-          mark(node);
+          markPath(marked, node, el);
         }
       }
     }
-    return marked;
+    return { marked, roots };
   }
 
-  function composeInto(node, marked, out) {
+  // marks: {marked, unseen}: nodes read part by part, and text nodes left out. `holder`: the
+  // element whose box holds `node` (for a text node).
+  function composeInto(node, marks, out, holder = null) {
     const dom = ns.dom;
     if (node.nodeType === 3) {
+      if (marks.unseen.has(node) || !isLaidOut(holder || holderOf(node))) return;
       const text = String(node.nodeValue || "").replace(/[ \t\n\r\f]+/g, " ").trim();
       if (text) out.push(text);
       return;
     }
     if (node.nodeType === 11) {
-      for (const child of node.childNodes || []) composeInto(child, marked, out);
+      for (const child of node.childNodes || []) composeInto(child, marks, out, node.host);
       return;
     }
     if (node.nodeType !== 1 || dom.isSkipped(node) || !isShown(node)) return;
     const shadow = dom.shadowOf(node);
     if (shadow) {
       // The host shows its shadow tree; its light children show only through slots.
-      composeInto(shadow, marked, out);
+      composeInto(shadow, marks, out);
     } else if (dom.tagOf(node) === "SLOT") {
       const assigned = typeof node.assignedNodes === "function" ? node.assignedNodes({ flatten: true }) : [];
-      for (const child of assigned.length ? assigned : node.childNodes || []) composeInto(child, marked, out);
-    } else if (marked.has(node)) {
-      for (const child of node.childNodes || []) composeInto(child, marked, out);
+      for (const child of assigned.length ? assigned : node.childNodes || []) composeInto(child, marks, out, node);
+    } else if (marks.marked.has(node)) {
+      for (const child of node.childNodes || []) composeInto(child, marks, out, node);
     } else {
       const text = readText(node);
       if (text) out.push(text);
@@ -148,15 +164,113 @@
     return !!(ns.dom && el && (ns.dom.shadowOf(el) || ns.dom.shadowHosts(el).length));
   }
 
-  // The readable text of `el`, with the text of the shadow roots (open or closed) inside it.
-  function readComposed(el) {
-    if (!holdsShadow(el)) return readText(el);
+  // --- text no person can see ---------------------------------------------------------
+  // innerText gives all text the page lays out, including text no person can see (opacity 0,
+  // font-size 0, pushed off the page, cut away by a box without area): a way to put words
+  // before the reader alone. Such text is left out, and counted for a note. A control's own
+  // text (a select's options) is left as innerText gives it.
+  const UNSEEN_CHECK_LIMIT = 5_000;
+  const CONTROL_TEXT_TAGS = new Set(["OPTION", "OPTGROUP", "SELECT", "DATALIST", "TEXTAREA"]);
+  const SHOW_TEXT = 4; // NodeFilter.SHOW_TEXT
+
+  // What one page_text read has left out: elements whose text was dropped, elements checked,
+  // and whether it stopped checking before the end.
+  function newTally() {
+    return { hidden: 0, checked: 0, capped: false };
+  }
+
+  // The text nodes of a root, not inside the shadow roots below it (each is read on its own),
+  // as [text node, the element whose box holds it].
+  function* textNodesOf(root) {
+    const doc = root.nodeType === 9 ? root : root.ownerDocument;
+    if (doc && typeof doc.createTreeWalker === "function") {
+      const walker = doc.createTreeWalker(root, SHOW_TEXT);
+      while (walker.nextNode()) yield [walker.currentNode, holderOf(walker.currentNode)];
+      return;
+    }
+    const top = root.nodeType === 11 ? root.host : root;
+    const stack = [...(root.childNodes || [])].reverse().map((node) => [node, top]);
+    while (stack.length) {
+      const [node, parent] = stack.pop();
+      if (node.nodeType === 3) yield [node, parent];
+      else if (node.nodeType === 1) for (let i = (node.childNodes || []).length - 1; i >= 0; i--) stack.push([node.childNodes[i], node]);
+    }
+  }
+
+  // The element whose box holds a text node: its parent, or a shadow root's host.
+  function holderOf(node) {
+    if (node.parentElement) return node.parentElement;
+    const parent = node.parentNode;
+    return parent && parent.nodeType === 11 && parent.host ? parent.host : null;
+  }
+
+  // The text nodes under `roots` that no person can see, and the elements holding them,
+  // checking at most what the tally has left of UNSEEN_CHECK_LIMIT elements. `env`: the
+  // document's window.
+  function unseenTextNodes(roots, env, tally) {
+    const dom = ns.dom;
+    const unseen = { nodes: new Set(), holders: new Set() };
+    const verdicts = new Map();
+    for (const root of roots) {
+      for (const [node, holder] of textNodesOf(root)) {
+        if (!holder || !/\S/.test(node.nodeValue || "")) continue;
+        let hidden = verdicts.get(holder);
+        if (hidden === undefined) {
+          if (dom.isSkipped(holder) || CONTROL_TEXT_TAGS.has(dom.tagOf(holder))) {
+            verdicts.set(holder, false);
+            continue;
+          }
+          if (tally.checked >= UNSEEN_CHECK_LIMIT) {
+            tally.capped = true;
+            return unseen;
+          }
+          tally.checked += 1;
+          hidden = dom.hidesOwnText(holder, env);
+          verdicts.set(holder, hidden);
+          if (hidden) tally.hidden += 1;
+        }
+        if (hidden) {
+          unseen.nodes.add(node);
+          unseen.holders.add(holder);
+        }
+      }
+    }
+    return unseen;
+  }
+
+  // The readable text of `el`: with the text of the shadow roots (open or closed) inside it,
+  // without text no person can see. `plain`: el's innerText when already read.
+  function readComposed(el, tally = newTally(), plain = null) {
+    const shadowed = holdsShadow(el);
+    const { marked, roots } = shadowed ? composedMarks(el) : { marked: new Set(), roots: [el] };
+    const view = el.ownerDocument && el.ownerDocument.defaultView;
+    const unseen = view && ns.dom ? unseenTextNodes(roots, view, tally) : { nodes: new Set(), holders: new Set() };
+    if (!shadowed && !unseen.nodes.size) return plain === null ? readText(el) : plain;
+    for (const holder of unseen.holders) markPath(marked, holder, el);
     const out = [];
-    const marked = composedMarks(el);
+    const marks = { marked, unseen: unseen.nodes };
     const shadow = ns.dom.shadowOf(el);
-    if (shadow) composeInto(shadow, marked, out);
-    else for (const child of el.childNodes || []) composeInto(child, marked, out);
+    if (shadow) composeInto(shadow, marks, out);
+    else for (const child of el.childNodes || []) composeInto(child, marks, out, el);
     return normalizeText(out.join("\n"));
+  }
+
+  // What page_text says of text it left out, or of where it stopped looking for such text.
+  function unseenNotes(tally) {
+    const notes = [];
+    if (tally.hidden) {
+      notes.push(
+        `[Left out: the text of ${tally.hidden} element(s) that the page lays out where no person can see it ` +
+          "(transparent, of font size 0, off the page or cut away by a box around it)]",
+      );
+    }
+    if (tally.capped) {
+      notes.push(
+        `[Only the first ${UNSEEN_CHECK_LIMIT} elements holding text were checked for text no person can see; ` +
+          "the text after them is given as the page lays it out]",
+      );
+    }
+    return notes;
   }
 
   const FRAME_DEPTH = 4;
@@ -165,7 +279,7 @@
   // The text of the readable (same-origin) frames shown inside `root`, in document order and
   // nested ones after their host, each under a header naming it: a body's innerText leaves
   // frames out entirely. Cross-origin frames are only counted: their text is not reachable.
-  function frameTexts(root, depth = 1, found = { sections: [], opaque: 0 }) {
+  function frameTexts(root, tally, depth = 1, found = { sections: [], opaque: 0 }) {
     const dom = ns.dom;
     if (!dom || !root || depth > FRAME_DEPTH) return found;
     for (const el of root.querySelectorAll("iframe, frame")) {
@@ -178,10 +292,10 @@
         continue;
       }
       const inner = frameDoc.body || frameDoc.documentElement;
-      const text = readComposed(inner);
+      const text = readComposed(inner, tally);
       const name = dom.clip(dom.accessibleName(el) || String(frameDoc.title || "") || dom.attr(el, "src") || "untitled", 80);
       if (text) found.sections.push(`[Frame "${name}"]\n${text}`);
-      frameTexts(inner, depth + 1, found);
+      frameTexts(inner, tally, depth + 1, found);
     }
     return found;
   }
@@ -195,8 +309,9 @@
     const bodyText = doc.body ? readText(doc.body) : "";
     const source = chooseSource(candidates, bodyText);
     const sourceEl = source.el || doc.body;
-    const sourceText = holdsShadow(sourceEl) ? readComposed(sourceEl) : source.text;
-    const frames = frameTexts(sourceEl);
+    const tally = newTally();
+    const sourceText = sourceEl ? readComposed(sourceEl, tally, source.text) : source.text;
+    const frames = frameTexts(sourceEl, tally);
     const fullText = [sourceText, ...frames.sections].filter(Boolean).join("\n\n");
     const result = {
       source: describeSource(source, bodyText),
@@ -205,7 +320,7 @@
       ...truncate(fullText, maxCharsOf(args)),
     };
     if (frames.sections.length) result.frames = frames.sections.length;
-    const notes = [];
+    const notes = unseenNotes(tally);
     if (frames.opaque) {
       notes.push(
         `[${frames.opaque} cross-origin frame(s) not read: their text cannot be reached from this page; ` +

@@ -38,8 +38,8 @@
   // One outline line for an element (pure apart from reading the element).
   // A link's target as a line part (' href="..."'), or "".
   function hrefPart(el) {
-    if (dom.tagOf(el) !== "A" || !el.hasAttribute("href")) return "";
-    return ` href=${quote(dom.clip(dom.attr(el, "href"), 200))}`;
+    const href = dom.hrefOf(el);
+    return href === null ? "" : ` href=${quote(dom.clip(href, 200))}`;
   }
 
   function formatLine(el, { role, name, ref, level, omitHref = false }) {
@@ -48,7 +48,7 @@
     if (name) parts.push(quote(dom.clip(name, 100)));
     parts.push(`[${ref}]`);
     if (/^H[1-6]$/.test(tag)) parts.push(`level=${tag[1]}`);
-    if (!omitHref && tag === "A" && el.hasAttribute("href")) parts.push(hrefPart(el).slice(1));
+    if (!omitHref && dom.hrefOf(el) !== null) parts.push(hrefPart(el).slice(1));
     if (tag === "INPUT" || tag === "TEXTAREA") {
       const type = dom.attr(el, "type").toLowerCase();
       const isToggle = type === "checkbox" || type === "radio";
@@ -205,8 +205,8 @@
       let include;
       if (filter === "interactive") {
         include = visible && dom.isInteractive(el) && inView(el, clip);
-      } else if (role === "img" && name && name === parentName) {
-        include = false; // the image of a link or button already named by it
+      } else if ((role === "img" || dom.isSvgText(el)) && name && name === parentName) {
+        include = false; // the image or drawn words of a link or button already named by them
       } else {
         // A name taken from text that interactive descendants carry on their own lines is
         // reduced to the element's own text (a heading around its link keeps its line).
@@ -227,7 +227,7 @@
         }
         childLevel = level + 1;
       }
-      if (dom.OPAQUE_TAGS.has(tag) || childLevel >= depth) return;
+      if (dom.isOpaque(el) || childLevel >= depth) return;
       const named = include && dom.isInteractive(el) ? name : "";
       for (const child of dom.childElements(el)) walk(child, childLevel, false, clip, named);
     }

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 import pytest
+import trio
 
 from .conftest import PAGES, Service, open_page, page_value, text
 
@@ -64,6 +65,30 @@ PAGES.update(
 <p>Plain paragraph with <b>bold words</b> inside.</p>
 <p dir="rtl" lang="ar">مرحبا بالعالم، هذه فقرة عربية.</p>
 <p lang="zh">这是一个中文段落。</p>""",
+        # Text and controls laid out where no person can see them, beside what a person sees.
+        "/names/hidden": """<!doctype html><title>Hidden</title><p>VISIBLE_MARK</p>
+<p style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)">CLIP_MARK</p>
+<p aria-hidden="true">ARIAHIDDEN_MARK</p>
+<p style="opacity:0">OPACITY_MARK</p>
+<p style="position:absolute;left:-9999px">OFFSCREEN_MARK</p>
+<p style="font-size:0">FONTZERO_MARK</p>
+<div style="height:0;overflow:hidden">ZEROHEIGHT_MARK</div>
+<div style="opacity:0"><p>Nested <b>NESTEDOPACITY_MARK</b></p></div>
+<button style="opacity:0">Invisible button</button>
+<button style="position:absolute;left:-9999px">Offscreen button</button>
+<button>Plain button</button>
+<label><input type="checkbox" style="opacity:0;position:absolute"><span>Remember me</span></label>""",
+        "/names/svg": """<!doctype html><title>SVG</title>
+<svg width="300" height="100"><text x="10" y="40">SVG_TEXT_MARK</text>
+<a href="/second"><text x="10" y="80">SVG link</text></a></svg>
+<svg width="16" height="16"><path d="M0 0h16v16z"/></svg>""",
+        "/names/closed-div": """<!doctype html><title>Closed div</title><p>light text</p>
+<div id="closeddiv"></div>
+<script>
+const root = document.getElementById('closeddiv').attachShadow({mode: 'closed'});
+root.innerHTML = '<b>CLOSED_DIV_MARK</b><button>Closed div btn</button>';
+root.querySelector('button').onclick = () => { window.divClicks = (window.divClicks || 0) + 1; };
+</script>""",
     }
 )
 
@@ -176,3 +201,72 @@ async def test_form_fill_checks_an_aria_checkbox_by_its_text(
     again = await service.call("form_fill", ws, tabId=tab, fields={"Remember me": "yes"})
     assert again.kind == "ok", text(again)
     assert await page_value(service, ws, tab, "remember.getAttribute('aria-checked')") == "true"
+
+
+async def test_text_and_controls_no_person_can_see_are_not_read_as_seen(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/names/hidden")
+    got = await service.call("get_page_text", ws, tabId=tab)
+    assert got.kind == "ok", text(got)
+    body = text(got)
+    for mark in ("VISIBLE_MARK", "CLIP_MARK", "ARIAHIDDEN_MARK", "Plain button", "Remember me"):
+        assert mark in body, body
+    for mark in ("OPACITY_MARK", "OFFSCREEN_MARK", "FONTZERO_MARK", "ZEROHEIGHT_MARK",
+                 "NESTEDOPACITY_MARK", "Invisible button", "Offscreen button"):  # fmt: skip
+        assert mark not in body, body
+    assert "[Left out: the text of 8 element(s) that the page lays out where no person" in body
+
+    tree = text(await service.call("read_page", ws, tabId=tab, filter="all"))
+    _line(tree, r'^\s*button "Plain button" \[ref_\d+\]')
+    # The transparent native checkbox is the one the page draws over: still seen.
+    _line(tree, r'^\s*checkbox "Remember me" \[ref_\d+\]')
+    assert "Invisible button" not in tree and "Offscreen button" not in tree, tree
+
+    for query in ("Invisible button", "Offscreen button"):
+        found = await service.call("find", ws, tabId=tab, query=query)
+        assert found.kind == "ok", text(found)
+        assert found.structured["results"] == [], text(found)
+        assert "1 control(s) that match are not shown now" in text(found), text(found)
+
+
+async def test_svg_text_and_links_are_read_found_and_clicked(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/names/svg")
+    tree = text(await service.call("read_page", ws, tabId=tab, filter="all"))
+    _line(tree, r'^\s*text "SVG_TEXT_MARK" \[ref_\d+\]')
+    _line(tree, r'^\s*link "SVG link" \[ref_\d+\] href="/second"')
+    assert "path" not in tree, tree
+
+    found = await service.call("find", ws, tabId=tab, query="SVG link")
+    assert found.kind == "ok", text(found)
+    best = found.structured["results"][0]
+    assert (best["role"], best["name"], best["href"]) == ("link", "SVG link", "/second"), best
+    clicked = await service.call("computer", ws, tabId=tab, action="left_click", ref=best["ref"])
+    assert clicked.kind == "ok", text(clicked)
+    for _ in range(50):
+        if str(await page_value(service, ws, tab, "location.pathname")) == "/second":
+            break
+        await trio.sleep(0.1)
+    assert await page_value(service, ws, tab, "location.pathname") == "/second"
+
+
+async def test_a_closed_shadow_root_on_a_div_is_read_found_and_clicked(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/names/closed-div")
+    body = text(await service.call("get_page_text", ws, tabId=tab))
+    assert "CLOSED_DIV_MARK" in body and "light text" in body, body
+    tree = text(await service.call("read_page", ws, tabId=tab, filter="all"))
+    _line(tree, r'^\s*button "Closed div btn" \[ref_\d+\]')
+    found = await service.call("find", ws, tabId=tab, query="Closed div btn")
+    assert found.kind == "ok" and found.structured["results"], text(found)
+    best = found.structured["results"][0]
+    assert best["name"] == "Closed div btn", text(found)
+    clicked = await service.call("computer", ws, tabId=tab, action="left_click", ref=best["ref"])
+    assert clicked.kind == "ok", text(clicked)
+    assert await page_value(service, ws, tab, "window.divClicks") == 1
