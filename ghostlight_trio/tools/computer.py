@@ -314,11 +314,12 @@ class ComputerTool:
         self, call: ToolCall, tab: int, x: float, y: float, bits: int
     ) -> tuple[float, float, dict[str, Any]]:
         """Bring the pointer onto a ref's element as a person would, and look again before
-        pressing: an element that moves or hides when hovered (a "catch me" button, a menu
-        that shifts) is followed to where it now is, twice at most, and a click that would
-        still miss it is refused with only the pointer moved. The point to press and the
-        element it reaches."""
+        pressing: an element that moves when hovered (a "catch me" button, a menu that shifts)
+        or is still sliding into place is followed to where it now is (``POINTER_FOLLOWS``
+        times at most), and a click that would still miss it is refused with only the pointer
+        moved. The point to press, and the element it reaches."""
         ref = str(call.arguments["ref"])
+        moving = False
         for _ in range(1 + POINTER_FOLLOWS):
             await self._send(call, tab, [_mouse_step("mouseMoved", x, y, modifiers=bits)],
                              summary=f"The pointer moved to {ref}.", final=False)  # fmt: skip
@@ -329,22 +330,26 @@ class ComputerTool:
                     raise
                 break  # it changed into something else, or went, as the pointer came
             target = hit["target"]
-            now = (float(target.get("x", x)), float(target.get("y", y)))
-            if hit.get("hit") and abs(now[0] - x) <= MOVED_PX and abs(now[1] - y) <= MOVED_PX:
-                return x, y, target
             if not hit.get("hit"):
+                moving = bool(hit.get("moving"))
                 break
-            x, y = now
-        action = str(call.arguments.get("action", ""))
-        raise RefUnreachable(
-            ToolResult.error(
-                f"{action} was not done: the pointer was moved onto {ref}, and then the element"
-                " moved away, changed or was covered (it reacts to the pointer), so no button was"
-                " pressed."
-                " Take a screenshot to see where it is now, and click a point of it, or act on"
-                " what took its place."
+            if _holds(target.get("box"), x, y):
+                return x, y, target  # still under the pointer, if not at its centre
+            x, y = float(target.get("x", x)), float(target.get("y", y))
+        lead = f"{call.arguments.get('action')} was not done: the pointer was moved onto {ref}"
+        if moving:
+            why = (
+                f"{lead}, but it kept moving for a second (an animation, or a page still laying"
+                " itself out), so no button was pressed. Wait for the page to settle (wait_for with"
+                " state settled) and retry, or take a screenshot and act at a point of it."
             )
-        )
+        else:
+            why = (
+                f"{lead}, and then the element moved away, changed or was covered (it reacts to"
+                " the pointer), so no button was pressed. Take a screenshot to see where it is"
+                " now, and click a point of it, or act on what took its place."
+            )
+        raise RefUnreachable(ToolResult.error(why))
 
     async def _hover(self, call: ToolCall, tab: int) -> ToolResult:
         x, y, target, before, assurance = await self._target_point(call, tab)
@@ -697,10 +702,20 @@ class OtherSiteRefused(Exception):
     """Input would reach an embedded frame of a site this call may not act on."""
 
 
-POINTER_FOLLOWS = 2
-"""Times a click by ref follows its element to where the pointer's arrival moved it."""
-MOVED_PX = 2.0
-"""How far an element's centre may shift under the pointer and still be where it was aimed."""
+POINTER_FOLLOWS = 5
+"""Times a click by ref follows its element to where it went once the pointer arrived (it
+jumped aside, or it is still sliding into place as the page lays itself out)."""
+EDGE_PX = 1.0
+"""How far inside an element's box the pointer must be to count as on it."""
+
+
+def _holds(box: Any, x: float, y: float) -> bool:
+    """Whether the point lies inside ``box`` ({x, y, width, height}, CSS px), off its edge."""
+    if not isinstance(box, dict):
+        return False
+    left, top = float(box.get("x", 0)), float(box.get("y", 0))
+    right, bottom = left + float(box.get("width", 0)), top + float(box.get("height", 0))
+    return left + EDGE_PX <= x <= right - EDGE_PX and top + EDGE_PX <= y <= bottom - EDGE_PX
 
 
 class RefUnreachable(Exception):
