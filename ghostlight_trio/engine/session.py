@@ -31,6 +31,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("ghostlight.engine")
 
 
+REMEMBERED_WORKSPACES = 256
+"""Workspaces a stream's calls used that it remembers for carrying a pause (ids only)."""
+
+
 class _Refusal(Exception):
     def __init__(self, code: RejectionCode, message: str, next_step: str = "") -> None:
         super().__init__(message)
@@ -66,6 +70,9 @@ class WorkSession:
         """When the watcher will look next by itself (-inf while it is running or starting)."""
         self._watcher_wake = trio.lowlevel.ParkingLot()
         self._held: OrderedDict[WorkspaceId, None] = OrderedDict()
+        self._used: OrderedDict[WorkspaceId, None] = OrderedDict()
+        """Workspaces this stream's calls used, most recent last, well past those it holds:
+        the kin a pause carries over from (see ``minted``)."""
         """Workspaces this stream's calls used, most recent last: they live while it does."""
         self.opened_here: Collection[str] = ()
         """Set by the stream's owner: the workspaces the stream opened itself (its implicit
@@ -162,6 +169,7 @@ class WorkSession:
         takes; the idle grace starts only once no stream holds it (or this stream has gone on
         to many newer ones). The registry ends workspaces in their grace first when it is full,
         so no one client can use up the workspaces every client shares."""
+        self._remember(workspace)
         held = self._held
         if workspace in held:
             held.move_to_end(workspace)
@@ -175,10 +183,18 @@ class WorkSession:
             oldest, _ = held.popitem(last=False)
             registry.detach(oldest)
 
+    def _remember(self, workspace: WorkspaceId) -> None:
+        used = self._used
+        used[workspace] = None
+        used.move_to_end(workspace)
+        if len(used) > REMEMBERED_WORKSPACES:
+            used.popitem(last=False)
+
     def minted(self, workspace: WorkspaceId) -> None:
         """A workspace was just minted for this stream: what follows its client (a pause by
-        the attention circuit) carries over from the workspaces the stream holds."""
-        kin = [*self._held, *map(WorkspaceId, self.opened_here)]
+        the attention circuit) carries over from the workspaces the stream used, not only the
+        few it still holds, so going through many workspaces first is no way out of a pause."""
+        kin = [*self._used, *map(WorkspaceId, self.opened_here)]
         if kin:
             self._engine.gate.minted(workspace, kin)
 

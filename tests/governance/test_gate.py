@@ -511,3 +511,20 @@ async def test_a_tool_the_policy_keeps_off_the_list_is_denied_and_audited_not_un
     assert (first["tool"], first["decision"]) == ("javascript_tool", "deny")
     with pytest.raises(AssertionError, match="Rejected.*unknown_tool"):
         h.start("no_such_tool", {}, ws)  # a name no build has stays unknown
+
+
+async def test_a_pause_carries_to_a_new_workspace_after_the_client_went_through_many(
+    nursery, tmp_path
+):
+    """A stream holds its 16 most recent workspaces; going through more of them first does not
+    make a paused client's next minted workspace a fresh, unpaused one."""
+    h = harness(nursery, tmp_path, state(NARROW))
+    paused = h.workspace(TAB)
+    for _ in range(3):
+        await h.call("navigate", {"url": "https://evil.test/", "tabId": TAB}, paused)
+    assert (await h.call("tabs_context_mcp", {}, paused)).kind == "held"
+    others = [h.workspace() for _ in range(20)]  # opened before: none of them is paused
+    for other in others:
+        assert (await h.call("tabs_context_mcp", {}, other)).kind == "ok"
+    minted = await h.call("tabs_context_mcp", {}, None)
+    assert minted.kind == "held", text(minted)
