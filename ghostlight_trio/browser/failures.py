@@ -52,7 +52,7 @@ _CODE_NEXT_STEP = {
     " what was typed or changed on it and not saved is gone",
     "page_unloaded": "reload the tab with tab_control (action reload) to load its page again",
     "navigation_pending": "wait for the new page with wait_for (state settled), or call again in a"
-    " moment; navigate elsewhere if it never loads",
+    " moment; if the tab stays stuck, close it with tab_control and open a new one",
     "page_timeout": "the page is busy (most likely running a script of its own) and answers nothing"
     " until it is done: wait a moment and call again, or reload the tab with tab_control (action"
     " reload) if it stays busy. A change sent to it may still take effect once it is free, so look"

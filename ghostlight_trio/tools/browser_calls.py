@@ -126,8 +126,9 @@ class PageChannel:
         if not isinstance(pending, str) or not pending:
             return unanswered
         return BrowserError(
-            f"Tab {tab} is navigating to {pending}, which has not loaded yet (its server has not"
-            f" answered), so the {op} request got no answer; nothing was changed",
+            f"Tab {tab} is navigating to {pending}, which has not loaded yet, and the page it is"
+            f" leaving did not answer the {op} request (a script of its own may hold it, and the"
+            " navigation with it); nothing was changed",
             hop="page",
             code="navigation_pending",
         )

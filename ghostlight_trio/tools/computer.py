@@ -49,6 +49,16 @@ WAIT_DEFAULT = 1.0
 WAIT_MAX = 10.0
 WAIT_SLICE = 0.25
 OBSERVE_TIMEOUT = 5.0
+PING_TIMEOUT = 2.0
+BUSY_CODES = frozenset({"page_timeout", "read_timeout", "no_answer", "navigation_pending"})
+"""How a page that is there but does not answer fails a request (a page that is leaving
+answers until the next one commits: one that does not, while a navigation waits, is held)."""
+UNANSWERED_AFTER = (
+    "The input reached the browser, but the page has not answered since (a script of its own"
+    " holds it, or it is stuck), so whether it took the input is not known. Look at the tab (a"
+    " screenshot) before repeating the action; if it stays stuck, close the tab with tab_control"
+    " and open a new one."
+)
 TYPE_MAX_CHARS = 2000
 NO_FOCUS = (
     "no field received the text (the page itself got the key presses). Click the field first"
@@ -175,7 +185,21 @@ class ComputerTool:
             receipt = build_receipt(action, tab, before, after, assurance=assurance, target=target)
             if typed is not None:
                 summary += _field_kept(after.get("focused"), typed)
+        elif await self._page_unresponsive(call, tab):
+            return ToolResult.text(f"{summary} {UNANSWERED_AFTER}", kind="outcome_unknown")
         return receipt_result(summary, receipt, call.context.workspace_id)
+
+    async def _page_unresponsive(self, call: ToolCall, tab: int) -> bool:
+        """Whether a page that gave no observation after an action is one that does not
+        answer at all (a script of its own holds it), rather than one no content script can
+        enter (an error page, a pdf): then nothing tells whether it took the input."""
+        try:
+            await self._channel.content(call, tab, "ping", {}, PING_TIMEOUT, read=True)
+        except BrowserError as failure:
+            return failure.code in BUSY_CODES
+        except BrowserFailure:
+            return False
+        return False
 
     async def _target_point(
         self, call: ToolCall, tab: int

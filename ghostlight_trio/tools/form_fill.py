@@ -433,6 +433,10 @@ class Submission:
 
 SUBMISSIONS = {
     "navigated": "The page loaded a new document after the click: the form was sent.",
+    "navigating": (
+        "A navigation started with the click and has not loaded yet: the form was sent, and its"
+        " answer has not come back (wait_for with state settled waits for it)."
+    ),
     "sent": "The form's submit event went out and the page let the browser send the form.",
     "cancelled_by_page": (
         "The form's submit event went out, and the page's own script cancelled the browser's"
@@ -458,8 +462,10 @@ come with ``submitted: true``: a false "not sent" would invite a second submissi
 
 def submission_of(observed: Mapping[str, Any], seen: Mapping[str, Any] | None) -> str:
     """Which of ``SUBMISSIONS`` a click's receipt and the page's submit watch show."""
-    if observed.get("newDocument") or observed.get("navigationPending"):
+    if observed.get("newDocument"):
         return "navigated"
+    if observed.get("navigationPending"):
+        return "navigating"
     if seen is None or not seen.get("known"):
         return "not_seen"
     if not seen.get("submitEvent"):

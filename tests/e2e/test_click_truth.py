@@ -42,6 +42,9 @@ header{position:sticky;top:0;height:80px;background:#fd0;z-index:10}
 <div><button id="catch" onmouseenter="this.style.left='250px'" onclick="L('catch')">Catch me</button></div>
 <div><button id="shy" onmouseenter="this.style.visibility='hidden'" onclick="L('shy')">Shy</button></div>
 <script>window.events = []; function L(m) { events.push(m); }</script>""",
+        # Spins forever half a second after it loads.
+        "/truth/spin": """<!doctype html><title>spinning</title><p>busy soon</p>
+<script>setTimeout(() => { while (true) {} }, 500)</script>""",
         # A same-origin frame and a cross-origin one (the same server reached as localhost).
         "/truth/frames": """<!doctype html><title>Frames truth</title>
 <h1>Frames page</h1>
@@ -438,3 +441,23 @@ async def test_a_click_by_ref_follows_a_target_that_moves_when_the_pointer_arriv
     assert missed.kind == "tool_error", text(missed)
     assert "the pointer was moved onto" in text(missed) and "no button was pressed" in text(missed)
     assert await events(service, ws, tab) == ["catch"]
+
+
+async def test_input_a_stuck_page_never_answers_about_is_an_unknown_outcome_not_a_success(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    """The page's own script holds it: the browser takes the input, and nothing tells whether
+    the page did. Said as unknown, with what to do, never as a plain success."""
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/truth/spin")
+    await trio.sleep(1.5)  # now spinning
+    # A navigation to the same site cannot commit while the stuck page holds its process.
+    await service.call("navigate", ws, url=f"{web}/truth/plain", tabId=tab)
+    for arguments in ({"action": "left_click", "coordinate": [100, 50]}, {"action": "type", "text": "hi"}):
+        sent = await service.call("computer", ws, tabId=tab, **arguments)
+        if sent.kind == "outcome_unknown" and "page has not answered since" not in text(sent):
+            continue  # the input itself was not taken in time: unknown as well, and quarantined
+        assert sent.kind == "outcome_unknown", text(sent)
+        assert "whether it took the input is not known" in text(sent), text(sent)
+    closed = await service.call("tab_control", ws, tabId=tab, action="close")
+    assert closed.kind in ("ok", "tool_error", "denied"), text(closed)

@@ -398,8 +398,9 @@ async def test_a_submit_says_whether_the_browser_sent_the_form_or_the_page_stopp
     assert await page_value(service, ws, tab, "location.pathname") == "/fill/submits"
 
     agreed = await submit({"full name": "Ada", "I agree": True})
-    assert agreed.structured["submission"] == "navigated", text(agreed)
-    assert "The page loaded a new document after the click" in text(agreed)
+    # Loaded by the time the click's receipt settles, or on its way if the machine is slow.
+    assert agreed.structured["submission"] in ("navigated", "navigating"), text(agreed)
+    assert "the form was sent" in text(agreed)
 
 
 async def test_a_tab_typed_moves_to_the_next_field_as_the_tab_key_does(

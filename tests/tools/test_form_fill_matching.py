@@ -122,7 +122,7 @@ def test_what_followed_a_submit_click_is_named_from_the_receipt_and_the_watch() 
     from ghostlight_trio.tools.form_fill import SUBMISSIONS, submission_of
 
     assert submission_of({"newDocument": True}, {"known": False}) == "navigated"
-    assert submission_of({"navigationPending": "http://x.test/done"}, None) == "navigated"
+    assert submission_of({"navigationPending": "http://x.test/done"}, None) == "navigating"
     sent = {"known": True, "submitEvent": True, "cancelled": False}
     assert submission_of({"mutations": 3}, sent) == "sent"
     cancelled = {"known": True, "submitEvent": True, "cancelled": True}
