@@ -136,17 +136,24 @@ class _MoreTools:
                 observed["tabFocused"] = bool(done.get("active", True))
                 summary = f"Focused tab {tab} (it is now the active tab of its window)."
             else:
-                observed["tabReloaded"] = True
                 loaded = bool(done.get("loaded"))
                 summary = f"Reloaded tab {tab}."
-                if not loaded:
-                    summary = f"Reloaded tab {tab}; the page had not finished loading yet."
+                if loaded:
+                    observed["tabReloaded"] = True
+                else:
+                    # Asked, and no load came: a slow server, or a page whose own script holds
+                    # the tab (then the old page is still the one shown). Not said as reloaded.
+                    summary = (
+                        f"Asked tab {tab} to reload; no new page finished loading within"
+                        f" {RELOAD_WAIT_MS // 1000} s, so the tab may still show the page it had."
+                    )
                     blockers.append(
                         {
                             "kind": "still_loading",
-                            "summary": "The reloaded page had not finished loading within"
+                            "summary": "No reloaded page finished loading within"
                             f" {RELOAD_WAIT_MS // 1000} s.",
-                            "nextStep": "Call wait_for with state settled, then read the page.",
+                            "nextStep": "Call wait_for with state settled, then read the page;"
+                            " if the tab stays stuck, close it and open a new one.",
                         }
                     )
             if before.get("url") and url and url != before.get("url"):
