@@ -301,8 +301,8 @@ class GovernanceGate:
         needs: a frame recorded after a call is never one of a page the policy closes to it
         (where a link took the tab after the call had answered). A tab that cannot be read
         counts as closed."""
-        state = self._governor.state
-        if not state.tiers and not state.sacred:
+        seeing = self._reading("gif_creator")
+        if seeing is None:
             return True
         if self._probe is None or workspace is None:
             return False
@@ -310,8 +310,15 @@ class GovernanceGate:
             where = resolve_url(await self._probe(workspace, tab))
         except BrowserFailure:
             return False
-        seeing = _CallPolicy(state.tiers, state.sacred, Requirement("gif_creator", None, _READ))
         return seeing.decide(where).verdict != "deny"
+
+    def _reading(self, tool: str, action: str | None = None) -> _CallPolicy | None:
+        """Reading a page with ``tool``, judged under the policy now (never-touch first, then
+        the tiers); None when all is open."""
+        state = self._governor.state
+        if not state.tiers and not state.sacred:
+            return None
+        return _CallPolicy(state.tiers, state.sacred, Requirement(tool, action, _READ))
 
     # --- helpers -----------------------------------------------------------------------------
 
@@ -322,15 +329,13 @@ class GovernanceGate:
         the tab shows. When that is a page this workspace may not read (a navigation an
         earlier call set off, landed after it answered), the policy, host and denial that
         close it; else None."""
-        state = self._governor.state
         url = _page_url(structured)
-        if (not state.tiers and not state.sacred) or url is None:
+        policy = self._reading(call.spec.name, action_of(call.spec, call.arguments))
+        if policy is None or url is None or tab_id_argument(call.arguments) is None:
             return None
         where = resolve_url(url)
-        if not isinstance(where, Host) or tab_id_argument(call.arguments) is None:
+        if not isinstance(where, Host):
             return None
-        action = action_of(call.spec, call.arguments)
-        policy = _CallPolicy(state.tiers, state.sacred, Requirement(call.spec.name, action, _READ))
         decision = policy.decide(where)
         return (policy, where, decision) if decision.verdict == "deny" else None
 
@@ -369,9 +374,11 @@ class GovernanceGate:
             landing = resolve_url(url)
         # Where the tab is, then where it is on its way to (a link followed whose server has
         # not answered yet): parking the tab stops a denied navigation before it lands.
+        places = [(landing, False)]
         pending = _pending_url(structured)
-        heading = [resolve_url(pending)] if pending else []
-        for where, arriving in [(landing, False), *((hop, True) for hop in heading)]:
+        if pending:
+            places.append((resolve_url(pending), True))
+        for where, arriving in places:
             if not isinstance(where, Host | Blank) or host_text(where) == facts.host:
                 continue
             decision = policy.decide(where)
@@ -424,20 +431,15 @@ class GovernanceGate:
     def _withhold_listed(self, call: CallState, result: ToolResult) -> ToolResult:
         """A tab listing names each tab's URL and title: page content. A tab on a site this
         workspace may not read (never-touch, or denied read) is listed by its origin only."""
-        state = self._governor.state
-        tiers, sacred = state.tiers, state.sacred
-        if not tiers and not sacred:
+        reading = self._reading(call.spec.name)
+        if reading is None:
             return result
-        reading = Requirement(call.spec.name, None, _READ)
         structured = dict(result.structured or {})
         replaced: list[tuple[str, str]] = []
         tabs = []
         for tab in structured["tabs"]:
             where = resolve_url(str(tab.get("url", ""))) if isinstance(tab, dict) else None
-            closed = isinstance(where, Host) and (
-                sacred_match(sacred, where) is not None
-                or (tiers and combine(tiers, reading, where).verdict == "deny")
-            )
+            closed = isinstance(where, Host) and reading.decide(where).verdict == "deny"
             if not closed or not isinstance(where, Host):
                 tabs.append(tab)
                 continue
