@@ -42,6 +42,7 @@ import { navigate } from "./lib/navigation.js";
 import { Openers } from "./lib/openers.js";
 import { createRefFloor } from "./lib/ref-floor.js";
 import { createScreenshots } from "./lib/screenshot.js";
+import { stopWorkspaceLoads } from "./lib/stop-loads.js";
 import { createTabControl } from "./lib/tab-control.js";
 import { createTabOps } from "./lib/tab-ops.js";
 import { firstUrl, getTab, tabUrl } from "./lib/tab-lookup.js";
@@ -250,10 +251,19 @@ async function runRequest(request, arrivedAt) {
 }
 
 // The service's kill switch: every request in flight is answered `stopped` now (its dispatch
-// resolves with that reply) and its waits end; what it already set going is not undone.
+// resolves with that reply) and its waits end. Then, as the browser's Stop button would, the
+// loads still running in workspace tabs and in tabs a stopped request named are stopped; the
+// replies do not wait for that. Nothing else already set going is undone.
 function stopAll(reason) {
   const stopped = dispatcher.stop(reason);
+  const named = new Set(dispatcher.stoppedTabIds());
   log(`stop: ${stopped.length} request(s) stopped`, reason || "");
+  // Before `ready` the book is still the empty one, so only the named tabs count then. No
+  // signal for the CDP command: the stop must not refuse it.
+  const isWorkspaceTab = (tabId) => named.has(tabId) || book.workspaceOfTab(tabId) != null;
+  stopWorkspaceLoads(chrome, { isWorkspaceTab, cdp: sendCdp })
+    .then((tabIds) => log(`stop: asked ${tabIds.length} loading tab(s) to stop loading`))
+    .catch((err) => log("stop: stopping page loads failed", err));
 }
 
 async function acceptChunk(frame, arrivedAt) {

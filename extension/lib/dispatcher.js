@@ -6,14 +6,17 @@
 // handler's own waits (load waits, page answers, screencast frames) end too. A request that
 // arrived before the stop but had not started yet is answered the same way and never runs:
 // callers stamp each request with `epoch()` when it arrives and pass the stamp to `dispatch`.
+// `stoppedTabIds()` then names the tabs those stopped requests were working on (`args.tabId`),
+// so the kill switch can stop their loads too.
 
 import { errorFrame, errorFrameFrom, responseFrame, stoppedError } from "./frames.js";
 import { onStop } from "./stopping.js";
 
 export function createDispatcher(handlers) {
-  const inFlight = new Map(); // id -> AbortController
+  const inFlight = new Map(); // id -> {controller, tabId}
   let stops = 0;
   let lastReason = "";
+  let lastTabIds = [];
 
   // Resolves to the reply frame, or null for a duplicate of an in-flight request.
   async function dispatch(request, arrivedAt = stops) {
@@ -24,7 +27,8 @@ export function createDispatcher(handlers) {
     if (!handler) return errorFrame(id, `Unknown operation: ${op}`, "extension", "unknown_op");
     const controller = new AbortController();
     const { signal } = controller;
-    inFlight.set(id, controller);
+    const tabId = request.args && Number.isInteger(request.args.tabId) ? request.args.tabId : null;
+    inFlight.set(id, { controller, tabId });
     try {
       // The race also handles a late outcome of the handler after a stop.
       const work = Promise.resolve().then(() => handler(request.args || {}, request, { signal }));
@@ -43,10 +47,14 @@ export function createDispatcher(handlers) {
   function stop(reason = "") {
     stops += 1;
     lastReason = reason;
-    const ids = [...inFlight.keys()];
-    for (const controller of inFlight.values()) controller.abort(reason);
-    return ids;
+    const entries = [...inFlight.entries()];
+    lastTabIds = [...new Set(entries.map(([, entry]) => entry.tabId).filter((tabId) => tabId !== null))];
+    for (const [, entry] of entries) entry.controller.abort(reason);
+    return entries.map(([id]) => id);
   }
 
-  return { dispatch, stop, epoch: () => stops, inFlightCount: () => inFlight.size };
+  // The tabs named by the requests the latest stop stopped (each once).
+  const stoppedTabIds = () => [...lastTabIds];
+
+  return { dispatch, stop, stoppedTabIds, epoch: () => stops, inFlightCount: () => inFlight.size };
 }

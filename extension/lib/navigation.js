@@ -1,6 +1,7 @@
 // The navigate operation: start a navigation (URL, back or forward) and wait, bounded, for
 // the tab to report a completed load through chrome.tabs.onUpdated. A stopped request ends
-// the wait at once (the navigation itself is not undone).
+// the wait at once; it does not stop the navigation itself (the kill switch stops the loads
+// of the agents' tabs separately: stop-loads.js).
 
 import { NAVIGATE_DEFAULT_TIMEOUT_MS, NAVIGATE_MAX_TIMEOUT_MS } from "./constants.js";
 import { OpError, requireTabId, stoppedError } from "./frames.js";

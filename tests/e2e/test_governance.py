@@ -343,35 +343,42 @@ def hanging_site() -> Iterator[tuple[int, threading.Event]]:
             release.set()  # before the server shuts down, so no handler thread holds it up
 
 
+async def _panic_during_navigate(
+    client: McpClient, env: dict[str, str], tab: int, url: str, asked: threading.Event
+) -> dict[str, Any] | McpError:
+    """Navigate ``tab`` to ``url``, engage the kill switch once the server was asked for the
+    page, and return the navigate call's answer."""
+    answers: list[dict[str, Any] | McpError] = []
+
+    async def navigate() -> None:
+        try:
+            answers.append(await client.call_tool("navigate", {"url": url, "tabId": tab}))
+        except McpError as error:
+            answers.append(error)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(navigate)
+        with trio.fail_after(30):
+            while not asked.is_set():  # noqa: ASYNC110 - the server thread sets it
+                await trio.sleep(0.05)
+        # The browser is now waiting for a page the server has not sent yet.
+        assert not answers
+        done = await trio.to_thread.run_sync(_cli, env, "panic")
+        assert done.returncode == 0, done.stderr
+        # Hang guard, shorter than the extension's 10 s load wait the call would otherwise
+        # sit out: the stop makes the browser answer now.
+        with trio.fail_after(8):
+            while not answers:  # noqa: ASYNC110 - the call's task appends
+                await trio.sleep(0.05)
+    [answer] = answers
+    return answer
+
+
 async def test_cli_panic_stops_a_call_blocked_in_the_browser_at_once(stack, hanging_site):
     port, asked = hanging_site
     env, endpoints = stack["env"], stack["endpoints"]
     async with _connector_with_tab(env, "stuck") as (client, tab):
-        answers: list[dict[str, Any] | McpError] = []
-
-        async def navigate_to_the_hanging_page() -> None:
-            try:
-                answers.append(
-                    await client.call_tool("navigate", {"url": f"http://127.0.0.1:{port}/hang", "tabId": tab})
-                )
-            except McpError as error:
-                answers.append(error)
-
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(navigate_to_the_hanging_page)
-            with trio.fail_after(30):
-                while not asked.is_set():  # noqa: ASYNC110 - the server thread sets it
-                    await trio.sleep(0.05)
-            # The browser is now waiting for a load that will not finish before its own bound.
-            assert not answers
-            done = await trio.to_thread.run_sync(_cli, env, "panic")
-            assert done.returncode == 0, done.stderr
-            # Hang guard, shorter than the extension's 10 s load wait the call would otherwise
-            # sit out: the stop makes the browser answer now.
-            with trio.fail_after(8):
-                while not answers:  # noqa: ASYNC110 - the call's task appends
-                    await trio.sleep(0.05)
-        [stopped] = answers
+        stopped = await _panic_during_navigate(client, env, tab, f"http://127.0.0.1:{port}/hang", asked)
         # Dispatched, then stopped: an unknown outcome owned up to, never success or "not run".
         assert isinstance(stopped, McpError), stopped
         data = stopped.error.get("data") or {}
@@ -390,3 +397,38 @@ async def test_cli_panic_stops_a_call_blocked_in_the_browser_at_once(stack, hang
         assert "/after" in result_text(again)
     audit = _cli(env, "audit", "show")
     assert audit.returncode == 0 and "cancelled" in audit.stdout
+
+
+@pytest.fixture
+def slow_site() -> Iterator[tuple[int, threading.Event]]:
+    """A loopback server whose ``/slow`` page answers after 3 s; the event is set once the
+    browser has asked for it."""
+    asked = threading.Event()
+
+    class Handler(QuietHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            if self.path == "/slow":
+                asked.set()
+                time.sleep(3)
+            self.send_html(f"<title>page {self.path}</title>".encode())
+
+    with loopback_server(Handler) as port:
+        yield port, asked
+
+
+async def test_cli_panic_stops_a_page_load_an_agent_started(stack, slow_site):
+    """The kill switch is the agents' Stop button: a page an agent asked for that has not
+    arrived yet never lands once the user pressed it."""
+    port, asked = slow_site
+    env = stack["env"]
+    async with _connector_with_tab(env, "loading") as (client, tab):
+        start = await client.call_tool("navigate", {"url": f"http://127.0.0.1:{port}/start", "tabId": tab})
+        assert not start.get("isError"), start
+        stopped = await _panic_during_navigate(client, env, tab, f"http://127.0.0.1:{port}/slow", asked)
+        assert isinstance(stopped, McpError), stopped
+        await trio.sleep(4)  # past the moment the server answers the page
+        resumed = _cli(env, "resume")
+        assert resumed.returncode == 0, resumed.stderr
+        context = await client.call_tool("tabs_context_mcp", {})
+        [shown] = [t for t in context["structuredContent"]["tabs"] if t["tabId"] == tab]
+        assert shown["url"] == f"http://127.0.0.1:{port}/start", shown
