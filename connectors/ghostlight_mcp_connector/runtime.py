@@ -8,7 +8,8 @@ Task tree (one nursery owns everything):
   while answers are due whether it still answers at all, and drops the connection when it
   does not (a frozen service cannot keep its own reply deadline).
 stdin EOF: requests already read are still answered (the bridge is kept, or connected if one
-needs it) for at most ``EOF_GRACE``; what is still unanswered then gets an honest error.
+needs it) for at most ``EOF_GRACE``; what is still unanswered then gets an honest error. A client
+that closed stdout as well has left: its calls are given up at once (cancelled at the service).
 Shutdown (after that, or at once on parent exit, SIGTERM/SIGINT/SIGHUP): every request still
 owed gets that error, the edge closes its streams and releases its workspace; queued lines and
 bridge messages are flushed within a bound.
@@ -38,7 +39,7 @@ from .bridge_client import BridgeConnector, ConnectFailed
 from .era import EraRouter
 from .parent_watch import wait_for_parent_exit
 from .prelude import SHUTDOWN_SIGNALS, Handover
-from .stdio import read_lines, write_lines
+from .stdio import read_lines, stdout_gone, write_lines
 
 SHUTDOWN_BUDGET = 1.5
 """Seconds allowed to flush closing lines and the workspace release before exiting."""
@@ -53,6 +54,9 @@ own reply deadline, by which it answers every call it started (outcome unknown i
 A script piping requests in closes stdin at once and needs the answers; an MCP client that
 closes stdin to end the session sends SIGTERM when it tires of waiting, which ends at once."""
 EOF_GRACE_ENV = "GHOSTLIGHT_MCP_EOF_GRACE"
+STDOUT_CHECK_INTERVAL = 0.25
+"""While answers are awaited after stdin closed, how often stdout is checked for a client that
+closed it too (and so left)."""
 
 _log = logging.getLogger(__name__)
 
@@ -225,12 +229,19 @@ class Edge:
             owed,
             grace,
         )
-        self._answered = trio.Event()
+        answered = self._answered = trio.Event()
         with trio.move_on_after(grace):
-            await self._answered.wait()
+            while not await _set_within(answered, STDOUT_CHECK_INTERVAL):
+                if stdout_gone():
+                    # The client closed both pipes (or died): no answer can reach it, so its
+                    # calls are given up now, which cancels them at the service (recorded as
+                    # never reported), instead of running on for a client that left.
+                    _log.info("stdout closed too: the client is gone; not waiting for answers")
+                    self.give_up("the client closed its input and output")
+                    return
         if self._closing:  # a signal or the parent's exit came first; shutdown answers
             return
-        if self._answered.is_set():
+        if answered.is_set():
             _log.info("every request read has been answered; shutting down")
         else:
             self.give_up(f"stdin closed and {grace:g} s passed")
@@ -255,6 +266,13 @@ class Edge:
             self._connection_scope.cancel()
         self._lines.close()
         await self._connection_done.wait()
+
+
+async def _set_within(event: trio.Event, seconds: float) -> bool:
+    """Whether ``event`` is set, waiting for it at most ``seconds``."""
+    with trio.move_on_after(seconds):
+        await event.wait()
+    return event.is_set()
 
 
 def _seconds_from_env(name: str, default: float) -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import stat
 from collections.abc import Callable
 
@@ -65,3 +66,16 @@ async def write_lines(lines: trio.MemoryReceiveChannel[bytes]) -> None:
     finally:
         if stream is not None:
             await stream.aclose()
+
+
+def stdout_gone() -> bool:
+    """True when nobody can read stdout any more: the client closed its end of the pipe (or
+    socket), or exited. Asked without writing, so answers still owed are not spent on it. A
+    regular file or a terminal is never gone."""
+    poller = select.poll()
+    poller.register(1, select.POLLOUT)
+    try:
+        events = poller.poll(0)
+    except OSError:
+        return False
+    return any(mask & (select.POLLERR | select.POLLHUP | select.POLLNVAL) for _, mask in events)

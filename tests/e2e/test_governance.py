@@ -432,3 +432,54 @@ async def test_cli_panic_stops_a_page_load_an_agent_started(stack, slow_site):
         context = await client.call_tool("tabs_context_mcp", {})
         [shown] = [t for t in context["structuredContent"]["tabs"] if t["tabId"] == tab]
         assert shown["url"] == f"http://127.0.0.1:{port}/start", shown
+
+
+def _line(message: dict[str, Any]) -> bytes:
+    return json.dumps(message).encode() + b"\n"
+
+
+async def test_a_client_that_leaves_mid_call_is_not_recorded_as_answered(stack, slow_site):
+    """A client that closes both its pipes while a navigation runs has left: the call is
+    cancelled for it, and the audit never claims its answer was reported."""
+    port, asked = slow_site
+    env = stack["env"]
+    connector = subprocess.Popen(  # noqa: ASYNC220 - a raw client whose pipes it closes itself
+        [sys.executable, "-m", "ghostlight_mcp_connector"],
+        env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )
+    assert connector.stdin is not None and connector.stdout is not None
+    try:
+        for message in (
+            {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": LEGACY, "capabilities": {},
+                "clientInfo": {"name": "leaving", "version": "1"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+             "params": {"name": "tabs_create_mcp", "arguments": {}}},
+        ):
+            connector.stdin.write(_line(message))
+        connector.stdin.flush()
+        await trio.to_thread.run_sync(connector.stdout.readline)
+        created = json.loads(await trio.to_thread.run_sync(connector.stdout.readline))
+        tab = created["result"]["structuredContent"]["tabId"]
+        connector.stdin.write(_line({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "navigate", "arguments": {"url": f"http://127.0.0.1:{port}/slow", "tabId": tab}}}))
+        connector.stdin.flush()
+        with trio.fail_after(30):
+            while not asked.is_set():  # noqa: ASYNC110 - the server thread sets it
+                await trio.sleep(0.05)
+        connector.stdin.close()
+        connector.stdout.close()
+        assert await trio.to_thread.run_sync(connector.wait, 30) == 0
+        navigated: list[dict[str, Any]] = []
+        with trio.fail_after(30):  # the navigation drains at the service, then is recorded
+            while not navigated:
+                await trio.sleep(0.2)
+                shown = _cli(env, "audit", "show", "--tool", "navigate", "--json")
+                navigated = [json.loads(line) for line in shown.stdout.splitlines() if line.strip()]
+    finally:
+        if connector.poll() is None:
+            connector.kill()
+            connector.wait()
+    [record] = navigated
+    assert record.get("reported") in (None, ""), record

@@ -255,3 +255,41 @@ def test_giving_up_says_not_sent_for_what_never_left() -> None:
     assert "before the call was sent" in call["error"]["message"]
     assert listing["id"] == 2 and listing["error"]["code"] == -33001
     assert "before the tool list arrived" in listing["error"]["message"]
+
+
+def test_a_client_that_closes_both_pipes_mid_call_is_gone_at_once(own_instance: Instance) -> None:
+    """Closing stdout as well as stdin is a client that left (or died): nothing can read an
+    answer, so the connector gives its calls up now (which cancels them at the service) rather
+    than keeping them running for the whole grace."""
+    own_instance.start_service()
+    assert own_instance.service is not None
+    process = subprocess.Popen(
+        own_instance.connector_command(),
+        env=own_instance.env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        for line in (INITIALIZE, INITIALIZED, plan_call(1, "a.example")):
+            process.stdin.write(line.encode() + b"\n")
+            process.stdin.flush()
+        assert json.loads(process.stdout.readline())["id"] == 0
+        assert json.loads(process.stdout.readline())["id"] == 1
+        os.kill(own_instance.service.pid, signal.SIGSTOP)  # call 2 is never answered
+        process.stdin.write(plan_call(2, "b.example").encode() + b"\n")
+        process.stdin.close()
+        process.stdout.close()
+        closed = time.monotonic()
+        assert process.wait(timeout=PATIENCE) == 0
+        took = time.monotonic() - closed
+    finally:
+        thaw(own_instance)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
+    assert "the client is gone" in stderr, stderr
+    assert took < 15.0, took  # a bound against waiting out the default 60 s grace
+    assert "Traceback" not in stderr, stderr
