@@ -7,6 +7,15 @@ import re
 from ..engine.contracts import ToolResult
 from .errors import BrowserError, BrowserFailure, BrowserStopped, OutcomeUnknown
 
+UNANSWERED_CODES = frozenset({"page_timeout", "read_timeout"})
+"""A request the tab's page (``page_timeout``) or the browser (``read_timeout``) did not answer
+in time: most often a page busy with a script of its own."""
+BUSY_CODES = UNANSWERED_CODES | {"no_answer", "navigation_pending"}
+"""How a page that is there but does not answer fails a request (a page that is leaving
+answers until the next one commits: one that does not, while a navigation waits, is held)."""
+OUT_OF_REACH_CODES = frozenset({"content_unavailable", "error_page"})
+"""A page no content script may read (about:blank, chrome://, the browser's error page)."""
+
 _NEXT_STEP = {
     "extension": "check the Ghostlight extension in chrome://extensions, then retry",
     "cdp": "retake a screenshot to see the current page",

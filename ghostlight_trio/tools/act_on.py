@@ -21,7 +21,7 @@ import attrs
 from ..browser.errors import BrowserError, BrowserFailure
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.excerpt import quoted
-from .browser_calls import PageChannel, ToolInputError, guarded
+from .browser_calls import KEPT_MOVING, PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
 from .more_tools import more_tool_handlers
 from .page_tools import page_tool_handlers
@@ -215,8 +215,8 @@ class ActOn:
         if hit.get("moving"):
             raise Blocked(
                 "moving_target",
-                f"{ref} kept moving for a second (an animation, or a page still laying itself"
-                " out): a click aimed at it could land elsewhere, so nothing was done.",
+                f"{ref} {KEPT_MOVING}: a click aimed at it could land elsewhere, so nothing was"
+                " done.",
             )
         if not hit.get("hit"):
             covering = hit.get("covering")

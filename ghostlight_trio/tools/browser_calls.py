@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from ..browser.errors import BrowserError, BrowserFailure, OutcomeUnknown
-from ..browser.failures import failure_result
+from ..browser.failures import OUT_OF_REACH_CODES, UNANSWERED_CODES, failure_result
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from .atomic import atomic_request
 from .browser_context import BrowserRequests
@@ -35,6 +35,14 @@ PENDING_PROBE = 3.0
 """Bound on the ``tab_info`` that tells an unanswered read of a navigating tab."""
 UNKNOWN_OP = "unknown_op"
 
+
+
+KEPT_MOVING = "kept moving for a second (an animation, or a page still laying itself out)"
+"""What ``hit_test``'s ``moving`` means, as every tool that aims at a ref says it."""
+SETTLE_THEN_RETRY = (
+    "Wait for the page to settle (wait_for with state settled) and retry, or take a screenshot"
+    " and act at a point of it."
+)
 
 class ToolInputError(Exception):
     """Arguments the agent can correct; reported as a tool error before any browser traffic."""
@@ -94,7 +102,7 @@ class PageChannel:
                 hop="extension",
                 code="read_timeout",
             )
-        if unanswered.code in ("page_timeout", "read_timeout"):
+        if unanswered.code in UNANSWERED_CODES or unanswered.code in OUT_OF_REACH_CODES:
             unanswered = await self._navigating(ws, op, args, unanswered)
         raise unanswered
 
@@ -117,18 +125,25 @@ class PageChannel:
     async def _navigating(
         self, ws: Any, op: str, args: dict[str, Any], unanswered: BrowserError
     ) -> BrowserError:
-        """Why a read went unanswered when the tab is on its way to another page (a link to a
-        slow server): that, not a busy page, is then the reason to give."""
+        """Why a read failed when the tab is on its way to another page (a link to a slow
+        server, a new tab's first page): that, not a busy page or one no extension may read
+        (the about:blank a new tab shows until then), is the reason to give."""
         tab = args.get("tabId")
         if not isinstance(tab, int):
             return unanswered
         pending = (await self._quick_info(ws, tab)).get("pendingUrl")
         if not isinstance(pending, str) or not pending:
             return unanswered
+        if unanswered.code in OUT_OF_REACH_CODES:
+            why = "the page it shows until then is one no extension may read"
+        else:
+            why = (
+                f"the page it is leaving did not answer the {op} request (a script of its own"
+                " may hold it, and the navigation with it)"
+            )
         return BrowserError(
-            f"Tab {tab} is navigating to {pending}, which has not loaded yet, and the page it is"
-            f" leaving did not answer the {op} request (a script of its own may hold it, and the"
-            " navigation with it); nothing was changed",
+            f"Tab {tab} is navigating to {pending}, which has not loaded yet, and {why}; nothing"
+            " was changed",
             hop="page",
             code="navigation_pending",
         )

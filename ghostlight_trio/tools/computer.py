@@ -16,10 +16,11 @@ from typing import Any
 import trio
 
 from ..browser.errors import BrowserError, BrowserFailure
+from ..browser.failures import BUSY_CODES
 from ..engine.contracts import ToolCall, ToolResult
 from ..transport.bridge import ContentBlock, ImageBlock, TextBlock
 from ..transport.excerpt import excerpt
-from .browser_calls import PageChannel, ToolInputError, guarded
+from .browser_calls import KEPT_MOVING, SETTLE_THEN_RETRY, PageChannel, ToolInputError, guarded
 from .image_store import ImageStore
 from .keys import combo_events, key_events, modifier_bits, parse_keys, type_steps
 from .page_dialogs import PageDialog, dialog_name, dialog_result
@@ -50,9 +51,6 @@ WAIT_MAX = 10.0
 WAIT_SLICE = 0.25
 OBSERVE_TIMEOUT = 5.0
 PING_TIMEOUT = 2.0
-BUSY_CODES = frozenset({"page_timeout", "read_timeout", "no_answer", "navigation_pending"})
-"""How a page that is there but does not answer fails a request (a page that is leaving
-answers until the next one commits: one that does not, while a navigation waits, is held)."""
 UNANSWERED_AFTER = (
     "The input reached the browser, but the page has not answered since (a script of its own"
     " holds it, or it is stuck), so whether it took the input is not known. Look at the tab (a"
@@ -363,9 +361,7 @@ class ComputerTool:
         lead = f"{call.arguments.get('action')} was not done: the pointer was moved onto {ref}"
         if moving:
             why = (
-                f"{lead}, but it kept moving for a second (an animation, or a page still laying"
-                " itself out), so no button was pressed. Wait for the page to settle (wait_for with"
-                " state settled) and retry, or take a screenshot and act at a point of it."
+                f"{lead}, but it {KEPT_MOVING}, so no button was pressed. {SETTLE_THEN_RETRY}"
             )
         else:
             why = (
@@ -785,10 +781,8 @@ def _unreachable(
     covering = hit.get("covering") if isinstance(hit.get("covering"), dict) else None
     if hit.get("moving"):
         return ToolResult.error(
-            f"{lead} kept moving for a second (an animation, or a page still laying itself out):"
-            f" {pointer} aimed at it could land on whatever takes its place. Wait for the page"
-            " to settle (wait_for with state settled) and retry, or take a screenshot and act at"
-            " a point of it."
+            f"{lead} {KEPT_MOVING}: {pointer} aimed at it could land on whatever takes its"
+            f" place. {SETTLE_THEN_RETRY}"
         )
     if not target.get("visible"):
         return ToolResult.error(

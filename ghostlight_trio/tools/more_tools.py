@@ -17,6 +17,7 @@ import attrs
 import trio
 
 from ..browser.errors import BrowserError, BrowserFailure
+from ..browser.failures import OUT_OF_REACH_CODES, UNANSWERED_CODES
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.excerpt import quoted
 from .browser_calls import INFO_BOUND, PageChannel, ToolInputError, guarded
@@ -49,10 +50,6 @@ FATAL_PROBE_CODES = frozenset(
     {"bad_selector", "bad_args", "tab_not_found", "unknown_mechanism", "page_crashed",
      "page_unloaded"}
 )  # fmt: skip
-UNANSWERED_PROBE_CODES = frozenset({"page_timeout", "read_timeout"})
-OUT_OF_REACH_CODES = frozenset({"content_unavailable", "error_page"})
-"""A page no content script may read (about:blank, chrome://, the browser's error page): worth
-waiting on only while the tab is loading another page, which may be readable."""
 
 DIALOG_ACTIONS = ("status", "accept", "dismiss", "respond")
 DIALOG_BOUND = 15.0
@@ -207,7 +204,7 @@ class _MoreTools:
         elapsed_ms = round((trio.current_time() - start) * 1000)
         if last is None:
             assert last_error is not None
-            if last_error.code in UNANSWERED_PROBE_CODES:
+            if last_error.code in UNANSWERED_CODES:
                 # The last probe's own bound is only what was left of the wait: say how long
                 # nothing answered over the whole call.
                 who = "page" if last_error.code == "page_timeout" else "browser"

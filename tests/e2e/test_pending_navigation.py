@@ -4,11 +4,22 @@ headless Chromium, the real extension, a loopback server that takes its time."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from .conftest import PAGES, UNANSWERED_SECONDS, Service, open_page, tab_info, text
+from .conftest import (
+    PAGES,
+    UNANSWERED_SECONDS,
+    QuietHandler,
+    Service,
+    loopback_server,
+    open_page,
+    tab_info,
+    text,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -47,3 +58,40 @@ async def test_a_click_into_a_slow_navigation_is_said_to_be_under_way(
     assert arrived.structured["found"] is True, text(arrived)
     assert "pendingUrl" not in arrived.structured
     assert "pendingUrl" not in await tab_info(service, ws, tab)
+
+
+@pytest.fixture
+def unhurried_site() -> Iterator[str]:
+    """A loopback server whose page takes 30 s to come (released at teardown)."""
+    release = threading.Event()
+
+    class Handler(QuietHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            release.wait(30)
+            self.send_html(b"<title>Late</title><p>late")
+
+    with loopback_server(Handler) as port:
+        try:
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            release.set()
+
+
+async def test_reading_a_blank_tab_on_its_way_to_a_page_says_it_is_on_its_way(
+    extended_service: Service, extended_browser: Any, unhurried_site: str
+) -> None:
+    """A new tab still shows about:blank while its first page has not come: a read is told that
+    the page is on its way, not to navigate somewhere first."""
+    service = extended_service
+    created = await service.call("tabs_create_mcp", None)
+    ws, tab = created.workspace_id, created.structured["tabId"]
+    went = await service.call("navigate", ws, url=f"{unhurried_site}/late", tabId=tab)
+    assert went.kind == "ok", text(went)
+    assert (await tab_info(service, ws, tab))["pendingUrl"] == f"{unhurried_site}/late"
+    for tool in ("read_page", "get_page_text", "find"):
+        arguments: dict[str, Any] = {"query": "late"} if tool == "find" else {}
+        read = await service.call(tool, ws, tabId=tab, **arguments)
+        said = text(read)
+        assert read.kind == "tool_error", said
+        assert f"navigating to {unhurried_site}/late, which has not loaded yet" in said, said
+        assert "navigate the tab to a web page" not in said, said
