@@ -210,6 +210,12 @@ async function handleFrame(frame) {
     stopAll(incoming.reason);
     return;
   }
+  if (incoming.kind === "stop_request") {
+    // One request's stop: it is answered `stopped` now; its navigation or reload is not undone.
+    const stopped = dispatcher.stopOne(incoming.id, incoming.reason);
+    log(`stop_request: ${incoming.id} ${stopped ? "stopped" : "not in flight; ignored"}`, incoming.reason || "");
+    return;
+  }
   // Stamped on arrival: a request that arrived before a stop is answered `stopped`, never run.
   const arrivedAt = dispatcher.epoch();
   await ready;

@@ -3,7 +3,7 @@
 
 export const NATIVE_HOST_NAME = "io.ghostlight.trio";
 export const WIRE_VERSION = 1;
-export const FEATURES = Object.freeze(["chunkingV1", "tabGroupsV1", "stopV1", "dialogsV1"]);
+export const FEATURES = Object.freeze(["chunkingV1", "tabGroupsV1", "stopV1", "dialogsV1", "stopRequestV1"]);
 
 export const HOPS = Object.freeze({ extension: "extension", cdp: "cdp", page: "page" });
 

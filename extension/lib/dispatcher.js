@@ -8,9 +8,17 @@
 // callers stamp each request with `epoch()` when it arrives and pass the stamp to `dispatch`.
 // `stoppedTabIds()` then names the tabs those stopped requests were working on (`args.tabId`),
 // so the kill switch can stop their loads too.
+//
+// `stopOne(id, reason)` (the service's `stop_request` frame) does the same for one request in
+// flight only: it is answered `stopped` and its signal aborted. Nothing else changes: other
+// requests, `epoch()` and `stoppedTabIds()` stay as they were, and an id not in flight is
+// ignored (nothing is kept for a request that has not started or has been answered).
 
 import { errorFrame, errorFrameFrom, responseFrame, stoppedError } from "./frames.js";
 import { onStop } from "./stopping.js";
+
+// What a `stopped` error of a request stopped alone says when the service gave no reason.
+export const ONE_STOPPED_REASON = "the service stopped this request";
 
 export function createDispatcher(handlers) {
   const inFlight = new Map(); // id -> {controller, tabId}
@@ -53,8 +61,16 @@ export function createDispatcher(handlers) {
     return entries.map(([id]) => id);
   }
 
+  // Stops one request in flight (it gets its reply from dispatch); true when it was in flight.
+  function stopOne(id, reason = "") {
+    const entry = inFlight.get(id);
+    if (!entry) return false;
+    entry.controller.abort(typeof reason === "string" && reason.trim() ? reason : ONE_STOPPED_REASON);
+    return true;
+  }
+
   // The tabs named by the requests the latest stop stopped (each once).
   const stoppedTabIds = () => [...lastTabIds];
 
-  return { dispatch, stop, stoppedTabIds, epoch: () => stops, inFlightCount: () => inFlight.size };
+  return { dispatch, stop, stopOne, stoppedTabIds, epoch: () => stops, inFlightCount: () => inFlight.size };
 }

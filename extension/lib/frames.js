@@ -56,8 +56,9 @@ export function errorFrameFrom(id, err) {
   return errorFrame(id, message, HOPS.extension);
 }
 
-// The error a request gets when the service's `stop` frame ended it (the kill switch): the
-// request had started, so what it set going may or may not have taken effect.
+// The error a request gets when the service's `stop` frame ended it (the kill switch), or its
+// `stop_request` frame ended that one request: the request had started, so what it set going
+// may or may not have taken effect.
 export const STOPPED_CODE = "stopped";
 const REASON_LIMIT = 200;
 
@@ -94,8 +95,8 @@ function normalizeHop(hop) {
 }
 
 // Sorts an incoming service frame into what the worker should do with it.
-// Returns {kind: "welcome"|"incompatible"|"request"|"chunk"|"stop"|"workspace_ended"|
-//   "invalid_request"|"ignore", ...}.
+// Returns {kind: "welcome"|"incompatible"|"request"|"chunk"|"stop"|"stop_request"|
+//   "workspace_ended"|"invalid_request"|"ignore", ...}.
 export function classifyIncoming(frame) {
   if (!frame || typeof frame !== "object" || Array.isArray(frame)) return { kind: "ignore" };
   switch (frame.type) {
@@ -114,6 +115,11 @@ export function classifyIncoming(frame) {
       return { kind: "chunk", frame };
     case "stop":
       return { kind: "stop", reason: typeof frame.reason === "string" ? frame.reason : "" };
+    case "stop_request":
+      // One request's stop (feature stopRequestV1); without a usable id there is nothing to stop.
+      return typeof frame.id === "string" && frame.id
+        ? { kind: "stop_request", id: frame.id, reason: typeof frame.reason === "string" ? frame.reason : "" }
+        : { kind: "ignore" };
     case "workspace_ended":
       return typeof frame.guid === "string" && frame.guid
         ? { kind: "workspace_ended", guid: frame.guid, title: groupTitleOf(frame, null), closeTabs: frame.closeTabs === true }

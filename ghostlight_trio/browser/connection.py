@@ -77,6 +77,8 @@ class PendingCall:
     sent: bool = False
     probe: bool = False
     """A liveness ping of the service's own, not a call's request."""
+    stop_asked: bool = False
+    """The service asked the extension to stop this one request (its caller cancelled)."""
     result: dict[str, Any] | None = None
     failure: BrowserFailure | None = None
 

@@ -69,6 +69,9 @@ class BrowserStopped(BrowserFailure):
     going in the browser (a navigation, a reload) may or may not have taken effect.
     """
 
-    def __init__(self, message: str, proof: str = "") -> None:
+    def __init__(self, message: str, proof: str = "", *, by_caller: bool = False) -> None:
         super().__init__(message)
         self.proof = proof
+        self.by_caller = by_caller
+        """Stopped on the service's ``stop_request`` because the call's caller cancelled it,
+        not by the kill switch."""

@@ -92,6 +92,13 @@ def failure_result(failure: BrowserFailure, *, reaches_page: bool = False) -> To
             " Next step: check the tab with tabs_context_mcp before retrying.",
             kind="outcome_unknown",
         )
+    if isinstance(failure, BrowserStopped) and failure.by_caller:
+        # Its caller is told nothing (it cancelled): this is what the audit records.
+        return ToolResult.text(
+            f"[hop: {hop}] {message}. The call was cancelled while the browser waited on it;"
+            " what it had set going (a page load) was not waited for and may go on.",
+            kind="cancelled",
+        )
     if isinstance(failure, BrowserStopped):
         return ToolResult.text(
             f"[hop: {hop}] {message}. The browser action may or may not have happened."

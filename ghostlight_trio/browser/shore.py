@@ -227,12 +227,15 @@ class BrowserShore:
         *,
         timeout: float,  # noqa: ASYNC109 - the bound is part of the shore's contract
         slot: int | None = None,
+        stop: trio.Event | None = None,
     ) -> dict[str, Any]:
         """Send one wire request and return its result with composite tab ids.
 
         Raises ``BrowserUnavailable`` or ``BrowserRefused`` when nothing was sent,
         ``BrowserError`` for an error reply and ``OutcomeUnknown`` when the frame went out but
-        no reply can arrive.
+        no reply can arrive. ``stop``: set when the call's caller cancels it; an extension that
+        can stop one request is then asked to end this one's waits and answer now (a load
+        wait: the navigation itself goes on), which raises ``BrowserStopped(by_caller=True)``.
         """
         connection = await self._connection_for(workspace_id, args, slot)
         skew = skew_message(connection.hello.extension_version)
@@ -272,7 +275,10 @@ class BrowserShore:
                     raise BrowserUnavailable(NOT_SENT) from None
                 except BridgeClosed:
                     pending.fail(OutcomeUnknown(DISCONNECTED))
-                await pending.done.wait()
+                if stop is None or wire.FEATURE_STOP_REQUEST not in connection.features:
+                    await pending.done.wait()
+                else:
+                    await self._answer_or_stop(request_id, pending, stop)
         finally:
             self._pending.pop(request_id, None)
             if pending.sent and not pending.done.is_set():
@@ -288,6 +294,21 @@ class BrowserShore:
         assert pending.result is not None
         result: dict[str, Any] = to_composite(pending.result, connection.slot)
         return result
+
+    async def _answer_or_stop(self, request_id: str, pending: PendingCall, stop: trio.Event) -> None:
+        """Wait for the request's answer; if ``stop`` comes first, ask the extension to stop
+        this one request, and go on waiting for the answer that then comes at once."""
+
+        async def stop_when_asked() -> None:
+            await stop.wait()
+            pending.stop_asked = True
+            frame = wire.stop_request_frame(request_id, wire.CALLER_CANCELLED_REASON)
+            await self._send_notices(pending.connection, [wire.encode(frame)])
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(stop_when_asked)
+            await pending.done.wait()
+            nursery.cancel_scope.cancel()
 
     def stop_all(self, reason: str = wire.KILL_SWITCH_REASON) -> int:
         """Send ``stop`` to every attached browser; returns how many were told.
@@ -644,7 +665,7 @@ class BrowserShore:
         code = error.get("code") if isinstance(error.get("code"), str) else None
         message = rewrite_text(message, connection.slot)
         if code == wire.STOPPED_CODE:
-            pending.fail(BrowserStopped(message, proof=pending.proof))
+            pending.fail(BrowserStopped(message, proof=pending.proof, by_caller=pending.stop_asked))
             return
         dialog = error.get("dialog")
         completed = error.get("completed")

@@ -29,7 +29,11 @@ FEATURE_STOP: Final = "stopV1"
 """The extension answers every request it is running as soon as it gets a ``stop`` frame."""
 FEATURE_DIALOGS: Final = "dialogsV1"
 """A JavaScript dialog answers the request it interrupts at once, and refuses page requests."""
-SERVICE_FEATURES: Final = (FEATURE_CHUNKING, FEATURE_TAB_GROUPS, FEATURE_STOP, FEATURE_DIALOGS)
+FEATURE_STOP_REQUEST: Final = "stopRequestV1"
+"""The extension answers one request at once (its waits end) on a ``stop_request`` frame."""
+SERVICE_FEATURES: Final = (
+    FEATURE_CHUNKING, FEATURE_TAB_GROUPS, FEATURE_STOP, FEATURE_DIALOGS, FEATURE_STOP_REQUEST
+)  # fmt: skip
 
 DIALOG_OPEN_CODE: Final = "dialog_open"
 """The error code of a request refused because a JavaScript dialog is open on its tab."""
@@ -37,6 +41,7 @@ DIALOG_OPEN_CODE: Final = "dialog_open"
 STOPPED_CODE: Final = "stopped"
 """The error code of a request the extension stopped on the service's ``stop`` frame."""
 KILL_SWITCH_REASON: Final = "the user engaged the kill switch"
+CALLER_CANCELLED_REASON: Final = "its caller cancelled the call"
 
 TOO_OLD_FOR_LARGE = (
     "This Ghostlight extension is too old for large values; update or reload the extension."
@@ -76,6 +81,11 @@ def decode(body: bytes) -> dict[str, Any]:
 def stop_frame(reason: str) -> dict[str, Any]:
     """Tell an extension to stop every request it is running and answer each one now."""
     return {"type": "stop", "reason": reason}
+
+
+def stop_request_frame(request_id: str, reason: str) -> dict[str, Any]:
+    """Tell an extension to stop one request and answer it now (what it set going stays)."""
+    return {"type": "stop_request", "id": request_id, "reason": reason}
 
 
 def workspace_ended_frame(workspace_id: str, group_title: str, *, close_tabs: bool) -> dict[str, Any]:

@@ -64,10 +64,24 @@ class CallState:
     gate_facts: Any = None
     """The governance gate's ``GateFacts`` for the audit record, once it has decided."""
 
+    _cancel_requested: trio.Event | None = attrs.field(default=None, init=False)
+
     def cancel(self, reason: CancelReason) -> None:
         if self.cancel_reason is None:
             self.cancel_reason = reason
         self.scope.cancel()
+        if self._cancel_requested is not None:
+            self._cancel_requested.set()
+
+    def cancel_requested(self) -> trio.Event:
+        """Set once the call is cancelled: a shielded effect whose rest is only a wait may end
+        that wait early. Made on first use, so calls that never ask pay nothing."""
+        event = self._cancel_requested
+        if event is None:
+            event = self._cancel_requested = trio.Event()
+            if self.cancel_reason is not None:
+                event.set()
+        return event
 
     @property
     def may_have_started(self) -> bool:

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, NewType, Protocol, TypeVar
 
 import attrs
+import trio
 
 from ..transport.bridge import ContentBlock, TextBlock
 
@@ -63,6 +64,10 @@ class Effects(Protocol):
 
     async def checkpoint(self) -> None:
         """Between composed steps: raises if the call was cancelled meanwhile."""
+
+    def cancel_requested(self) -> trio.Event:
+        """Set once the call is cancelled (by its caller, or by the service). An atomic effect
+        still drains; one whose rest is only a wait (a page load) may end that wait sooner."""
 
     def progress(self, progress: float, total: float | None = None, message: str = "") -> None:
         """Report progress (dropped unless the caller asked for it)."""

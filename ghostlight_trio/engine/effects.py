@@ -68,6 +68,9 @@ class CallEffects:
         """A composition's step boundary: stop here if the call was cancelled."""
         await trio.lowlevel.checkpoint()
 
+    def cancel_requested(self) -> trio.Event:
+        return self._call.cancel_requested()
+
     def progress(self, progress: float, total: float | None = None, message: str = "") -> None:
         call = self._call
         if call.wants_progress and call.reported is None:

@@ -16,17 +16,30 @@ class WaitsForBrowser(Protocol):
 
 
 async def atomic_request(
-    call: ToolCall, browser: Any, ws: Any, op: str, args: dict[str, Any], bound: float
+    call: ToolCall,
+    browser: Any,
+    ws: Any,
+    op: str,
+    args: dict[str, Any],
+    bound: float,
+    *,
+    wait_ends_on_cancel: bool = False,
 ) -> dict[str, Any]:
     """One browser request as the call's atomic effect.
 
     An unknown outcome is raised to the engine as ``UncertainEffect`` (so it quarantines the
     surface) and comes back to the handler as ``OutcomeUnknown`` for its own wording.
+    ``wait_ends_on_cancel``: the request's rest, once sent, is only a wait for the browser (a
+    page load): a cancelled call asks the browser to stop waiting, and is answered at once,
+    instead of holding its tab for the whole load. What the request set going goes on.
     """
+    bounds: dict[str, Any] = {"timeout": bound}
+    if wait_ends_on_cancel:
+        bounds["stop"] = call.effects.cancel_requested()
 
     async def effect() -> dict[str, Any]:
         try:
-            result: dict[str, Any] = await browser.request(ws, op, args, timeout=bound)
+            result: dict[str, Any] = await browser.request(ws, op, args, **bounds)
         except OutcomeUnknown as unknown:
             raise UncertainEffect(unknown.proof or f"browser:{op}", unknown.message) from unknown
         return result

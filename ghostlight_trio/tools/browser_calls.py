@@ -68,11 +68,19 @@ class PageChannel:
         """False once an extension answered that it has no ``cdp_sequence`` (an older one)."""
 
     async def request(
-        self, call: ToolCall, op: str, args: dict[str, Any], bound: float
+        self,
+        call: ToolCall,
+        op: str,
+        args: dict[str, Any],
+        bound: float,
+        *,
+        wait_ends_on_cancel: bool = False,
     ) -> dict[str, Any]:
         ws = _workspace(call)
         try:
-            answer = await atomic_request(call, self._browser, ws, op, args, bound)
+            answer = await atomic_request(
+                call, self._browser, ws, op, args, bound, wait_ends_on_cancel=wait_ends_on_cancel
+            )
         except BrowserError as error:
             raise refusal(error) or error from None
         return check_answer(answer)

@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from typing import Any, Protocol, TypeGuard
 from urllib.parse import urlsplit
 
+import trio
+
 from ..browser.errors import BrowserError, BrowserFailure
 from ..browser.failures import failure_result
 from ..engine.contracts import (
@@ -83,6 +85,7 @@ class BrowserRequests(Protocol):
         args: dict[str, Any],
         *,
         timeout: float,  # noqa: ASYNC109 - the shore's own bound
+        stop: trio.Event | None = None,
     ) -> dict[str, Any]: ...
 
 
@@ -150,9 +153,18 @@ class _ContextTools:
         self._browser = browser
 
     async def _call(
-        self, call: ToolCall, ws: WorkspaceId, op: str, args: dict[str, Any], bound: float
+        self,
+        call: ToolCall,
+        ws: WorkspaceId,
+        op: str,
+        args: dict[str, Any],
+        bound: float,
+        *,
+        wait_ends_on_cancel: bool = False,
     ) -> dict[str, Any]:
-        return await atomic_request(call, self._browser, ws, op, args, bound)
+        return await atomic_request(
+            call, self._browser, ws, op, args, bound, wait_ends_on_cancel=wait_ends_on_cancel
+        )
 
     def _claim(self, ws: WorkspaceId, tabs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The listed tabs this workspace may have: one another workspace owns is left out
@@ -227,7 +239,11 @@ class _ContextTools:
             return ToolResult.error("tabId must be a tab id from tabs_context_mcp.")
         args = {"tabId": int(tab_id), "url": url, "timeoutMs": LOAD_WAIT_MS}
         try:
-            result = await self._call(call, ws, "navigate", args, NAVIGATE_TIMEOUT)
+            # Once the navigation is asked for, the rest is a wait for its page: a cancel ends
+            # that wait (the navigation goes on) instead of holding the tab for the whole load.
+            result = await self._call(
+                call, ws, "navigate", args, NAVIGATE_TIMEOUT, wait_ends_on_cancel=True
+            )
         except BrowserError as error:
             # A beforeunload dialog already open: the page is being asked to leave, and another
             # navigation would only wait behind that answer.

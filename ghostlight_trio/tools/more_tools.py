@@ -126,7 +126,10 @@ class _MoreTools:
             if action == "reload":
                 args["timeoutMs"] = RELOAD_WAIT_MS
                 bound = RELOAD_BOUND
-            done = await self._channel.request(call, "tab_control", args, bound)
+            # A reload's rest is a wait for the page: a cancel ends it (the reload goes on).
+            done = await self._channel.request(
+                call, "tab_control", args, bound, wait_ends_on_cancel=action == "reload"
+            )
             await call.effects.checkpoint()
             url, title = str(done.get("url", "")), str(done.get("title", ""))
             if action == "focus":

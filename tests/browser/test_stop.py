@@ -28,11 +28,13 @@ TAB = compose(1, 5)
 STOP = {"type": "stop", "reason": wire.KILL_SWITCH_REASON}
 
 
-def stopped_reply(request: dict[str, Any]) -> dict[str, Any]:
+def stopped_reply(
+    request: dict[str, Any], reason: str = wire.KILL_SWITCH_REASON
+) -> dict[str, Any]:
     """What the extension answers for a request it was running when the stop came."""
     error = {
-        "message": f"Stopped before it finished ({wire.KILL_SWITCH_REASON}); what it had"
-        " already started may or may not have taken effect",
+        "message": f"Stopped before it finished ({reason}); what it had already started may or"
+        " may not have taken effect",
         "hop": "extension",
         "code": "stopped",
     }

@@ -9,6 +9,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import trio
+
+from ghostlight_trio.transport.bridge import RequestContext, Start
 
 from .conftest import (
     PAGES,
@@ -95,3 +98,30 @@ async def test_reading_a_blank_tab_on_its_way_to_a_page_says_it_is_on_its_way(
         assert read.kind == "tool_error", said
         assert f"navigating to {unhurried_site}/late, which has not loaded yet" in said, said
         assert "navigate the tab to a web page" not in said, said
+
+
+async def test_a_cancelled_navigation_frees_its_tab_at_once_and_goes_on(
+    extended_service: Service, extended_browser: Any, unhurried_site: str
+) -> None:
+    """A caller that cancels a navigation to a slow page is not made to wait for that page on
+    its next call: the browser stops waiting for the load (the navigation itself goes on)."""
+    service = extended_service
+    created = await service.call("tabs_create_mcp", None)
+    ws, tab = created.workspace_id, created.structured["tabId"]
+    started = service.session.start(
+        Start(
+            sequence=10_000,
+            operation="navigate",
+            arguments={"url": f"{unhurried_site}/late", "tabId": tab},
+            workspace_id=ws,
+            context=RequestContext(client_label="e2e"),
+        )
+    )
+    with trio.fail_after(15):
+        while (await tab_info(service, ws, tab)).get("pendingUrl") != f"{unhurried_site}/late":  # noqa: ASYNC110
+            await trio.sleep(0.1)
+    service.session.cancel(started.work_id)
+    # Hang guard well inside the 10 s the extension would otherwise wait for the page.
+    read = await service.call("get_page_text", ws, tabId=tab, within=5)
+    assert f"navigating to {unhurried_site}/late, which has not loaded yet" in text(read), text(read)
+    assert service.sink.outcomes[started.work_id].kind == "cancelled"

@@ -13,11 +13,11 @@ test("hello carries identity, wire and features", () => {
     browserId: "b",
     generation: "g",
     extensionVersion: "0.1.0",
-    features: ["chunkingV1", "tabGroupsV1", "stopV1", "dialogsV1"],
+    features: ["chunkingV1", "tabGroupsV1", "stopV1", "dialogsV1", "stopRequestV1"],
     headless: false,
   });
   assert.equal(frames.helloFrame({ browserId: "b", headless: true }).headless, true);
-  assert.deepEqual([...FEATURES], ["chunkingV1", "tabGroupsV1", "stopV1", "dialogsV1"]);
+  assert.deepEqual([...FEATURES], ["chunkingV1", "tabGroupsV1", "stopV1", "dialogsV1", "stopRequestV1"]);
 });
 
 test("response and error frames", () => {

@@ -114,6 +114,7 @@ class ScriptedBrowser:
         args: dict[str, Any],
         *,
         timeout: float,  # noqa: ASYNC109 - mirrors the shore's contract
+        stop: trio.Event | None = None,  # as an extension without stopRequestV1: never stopped
     ) -> dict[str, Any]:
         work_id = _current_work_id()
         with trio.move_on_after(5.0):  # the shore's first-call wait for a browser

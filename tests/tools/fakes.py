@@ -28,6 +28,12 @@ class Effects:
         self.checkpoints += 1
         await trio.lowlevel.checkpoint()
 
+    def cancel_requested(self) -> trio.Event:
+        """Set ``cancelled`` (a ``trio.Event``) to cancel the call the way its caller would."""
+        if not hasattr(self, "cancelled"):
+            self.cancelled = trio.Event()
+        return self.cancelled
+
     def progress(self, *args: Any, **kwargs: Any) -> None:
         pass
 
@@ -52,6 +58,8 @@ class ScriptedBrowser:
         self.answer = answer
         self.seen: list[str] = []
         self.sequences = 0
+        self.stoppable: list[str] = []
+        """The ops whose wait a cancel may end (sent with a ``stop`` event)."""
 
     async def request(
         self,
@@ -60,7 +68,10 @@ class ScriptedBrowser:
         args: dict[str, Any],
         *,
         timeout: float,  # noqa: ASYNC109 - the shore's own bound
+        stop: trio.Event | None = None,
     ) -> dict[str, Any]:
+        if stop is not None:
+            self.stoppable.append(op)
         if op == "cdp_sequence":  # as the extension runs it: command by command, counted
             self.sequences += 1
             for done, command in enumerate(args["commands"]):
