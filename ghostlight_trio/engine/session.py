@@ -12,7 +12,7 @@ import logging
 import math
 import secrets
 from collections import OrderedDict
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 import trio
@@ -23,7 +23,6 @@ from ..workspace import WorkspaceLimitReached
 from . import texts
 from .call import CallState, ResponseSink
 from .contracts import WorkContext, WorkspaceId
-from .first_step import after_first_step
 
 if TYPE_CHECKING:
     from .engine import WorkEngine
@@ -56,10 +55,6 @@ class WorkSession:
         # apart from other streams' ids in the audit trail without asking the OS for each call.
         self._work_tag = secrets.token_urlsafe(6)
         self._closed = False
-        self._unstarted = 0
-        self.answers_due: Callable[[], None] | None = None
-        """Set by the stream's owner: called when a call's first step is over, so answers held
-        back while calls were still to take theirs can leave (see ``answers_imminent``)."""
         # The reply deadline, then the settlement bound, of each of this stream's calls, earliest
         # first, watched by one task (not one task or timer per call). Entries of settled calls
         # are dropped lazily.
@@ -81,14 +76,6 @@ class WorkSession:
     @property
     def active(self) -> int:
         return len(self._active)
-
-    def answers_imminent(self) -> bool:
-        """True while a call has been admitted whose task has not taken its first step yet.
-
-        That step runs without interruption until the call's first real wait, so a writer that
-        sees False knows that calls which settle at once have already posted their Outcome.
-        """
-        return self._unstarted > 0
 
     def start(self, message: Start) -> Started | Rejected:
         """Admit one call and post ``Started`` (or ``Rejected``: then nothing ran)."""
@@ -159,7 +146,6 @@ class WorkSession:
         self._active[work_id] = call
         engine.work_began()
         self._nursery.start_soon(self._run, call, name=f"work {work_id} {spec.name}")
-        self._unstarted += 1
         self._watch_reply_deadline(call)
         return Started(sequence=message.sequence, work_id=work_id)
 
@@ -221,14 +207,9 @@ class WorkSession:
         return WorkspaceId(handle), False
 
     async def _run(self, call: CallState) -> None:
-        self._unstarted -= 1
         engine = self._engine
         try:
-            due = self.answers_due
-            if due is None:
-                await engine.runner.run(call)
-            else:
-                await after_first_step(engine.runner.run(call), due)
+            await engine.runner.run(call)
         finally:
             self._active.pop(call.context.work_id, None)
             workspace = call.context.workspace_id

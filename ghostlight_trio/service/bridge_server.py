@@ -105,8 +105,6 @@ class BridgeServer:
         async with trio.open_nursery() as calls:
             session = self.engine.open_session(calls, outbox)
             session.opened_here = opened
-            outbox.answers_imminent = session.answers_imminent
-            session.answers_due = outbox.release
             self.streams.add(outbox, role)
             try:
                 async with trio.open_nursery() as io:

@@ -1,15 +1,14 @@
 """Ordered answers for one stream. Posting never blocks, so a stalled edge cannot stall a call.
 
 A post is written at once, straight from the posting task, when the socket is free (one
-non-blocking write, no scheduler trip). While a just-admitted call has yet to take its first
-step, posts are held so that its answers share the write; the end of that step releases them.
-Only what the socket cannot take at once is drained, in order, by one writer task."""
+non-blocking write, no scheduler trip): a call's Started leaves as it is admitted and its
+Outcome as it settles, so the edge, woken while it is still waiting, never waits on answers held
+back. Only what the socket cannot take at once is drained, in order, by one writer task."""
 
 from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Callable
 
 import trio
 
@@ -19,8 +18,6 @@ from ..transport.framing import FrameError
 from ..transport.stream import MessageStream
 
 log = logging.getLogger("ghostlight.service")
-
-_MAX_COALESCING_PASSES = 3
 
 
 class Outbox:
@@ -38,10 +35,6 @@ class Outbox:
         self._has_items = trio.lowlevel.ParkingLot()
         self._has_room = trio.lowlevel.ParkingLot()
         self._closed = False
-        self.answers_imminent: Callable[[], bool] | None = None
-        """Set by the stream's owner: True while more answers are about to be posted (a call
-        was admitted but has not run yet), so they wait to share one write. Whoever sets it
-        must call ``release`` when it turns False."""
 
     @property
     def _pending(self) -> int:
@@ -52,19 +45,13 @@ class Outbox:
         if self._closed:
             return
         self._items.append(message)
-        self.release()
+        self._send_or_queue()
 
-    def release(self) -> None:
-        """Send what is queued, unless more answers are imminent: then the first step that ends
-        the imminence calls this again (``WorkSession.answers_due``), so answers ready together
-        share one write without waking the writer task."""
+    def _send_or_queue(self) -> None:
+        """Write what is queued now when nothing is being written; else the writer task, woken
+        here, sends it after what is in flight."""
         items = self._items
-        if not items:
-            return
         if not self._in_flight:
-            imminent = self.answers_imminent
-            if imminent is not None and imminent():
-                return
             stream = self._stream
             if stream.send_now(list(items)):
                 items.clear()
@@ -95,38 +82,16 @@ class Outbox:
         """Write queued messages in order until closed. Raises BridgeClosed if the peer left.
 
         The writer runs only when a direct write was not possible (a write in progress, or a
-        socket that did not take everything). Answers that become ready together still leave
-        in one write: before writing, it yields while ``answers_imminent`` says a just-admitted
-        call has not run yet (at most a few scheduling passes). Without that probe it yields a
-        fixed number of passes instead:
-        a call's task is spawned in the step that posts its Started, so it has run once the
-        writer yielded past that pass (once when the post woke the writer, twice when the post
-        came while the writer was busy, because it may have been in the current pass).
-        """
+        socket that did not take everything); what queued meanwhile leaves in one write."""
         items, stream = self._items, self._stream
         while True:
-            if items:
-                passes = 2
-            else:
-                while not items:
-                    if self._closed:
-                        return
-                    if stream.has_backlog:
-                        await stream.flush()
-                        continue
-                    await self._has_items.park()
-                passes = 1
-            imminent = self.answers_imminent
-            if imminent is None:
-                for _ in range(passes):
-                    await trio.lowlevel.cancel_shielded_checkpoint()
-            else:
-                for _ in range(_MAX_COALESCING_PASSES):
-                    if not imminent():
-                        break
-                    await trio.lowlevel.cancel_shielded_checkpoint()
-            if not items:
-                continue
+            while not items:
+                if self._closed:
+                    return
+                if stream.has_backlog:
+                    await stream.flush()
+                    continue
+                await self._has_items.park()
             batch = list(items)
             items.clear()
             self._in_flight = len(batch)

@@ -1,6 +1,6 @@
-"""Answers held while admitted calls have yet to run leave when the last of them took its first
-step: together in one write when the calls settled at once, at the first wait otherwise. No
-writer task runs here, so anything left unsent would show."""
+"""Answers leave as they are made: a call's Started as it is admitted, before it runs, and its
+Outcome as it settles, each with a direct write. No writer task runs here, so anything left
+unsent would show."""
 
 from __future__ import annotations
 
@@ -64,8 +64,6 @@ class _Rig:
         self.stream = _CountingStream(trio.SocketStream(trio.socket.from_stdlib_socket(ours)))
         outbox = Outbox(self.stream)
         self.session: WorkSession = engine.open_session(nursery, outbox)
-        outbox.answers_imminent = self.session.answers_imminent  # wired as the bridge server does
-        self.session.answers_due = outbox.release
         self._sequence = 0
 
     def start(self, arguments: dict[str, list[str]]) -> None:
@@ -103,24 +101,28 @@ def _started(messages: list[Message]) -> list[str]:
     return [m.work_id for m in messages if isinstance(m, Started)]
 
 
-async def test_a_call_that_settles_at_once_sends_started_and_outcome_in_one_write() -> None:
+async def test_a_call_s_started_leaves_as_it_is_admitted_and_its_outcome_as_it_settles() -> None:
     async with trio.open_nursery() as nursery:
         rig = _Rig(nursery)
         rig.start(QUICK)
-        assert rig.sent() == []  # held: the call has not run yet
+        [started] = rig.sent()  # before the call has run: the edge need not wait for it
+        assert isinstance(started, Started)
         await trio.testing.wait_all_tasks_blocked()
-        assert _kinds(rig.sent()) == ["Started", "Outcome"]
-        assert rig.stream.writes == 1
+        [outcome] = rig.sent()
+        assert isinstance(outcome, Outcome) and outcome.work_id == started.work_id
+        assert outcome.kind == "ok"
+        assert rig.stream.writes == 2
         nursery.cancel_scope.cancel()
 
 
-async def test_a_call_that_waits_has_its_started_sent_at_its_first_wait() -> None:
+async def test_a_call_that_waits_answers_when_it_settles() -> None:
     async with trio.open_nursery() as nursery:
         rig = _Rig(nursery)
         rig.start(SLOW)
-        await trio.testing.wait_all_tasks_blocked()
         [started] = rig.sent()
         assert isinstance(started, Started)
+        await trio.testing.wait_all_tasks_blocked()
+        assert rig.sent() == []
         rig.gate.set()
         await trio.testing.wait_all_tasks_blocked()
         [outcome] = rig.sent()
@@ -129,15 +131,13 @@ async def test_a_call_that_waits_has_its_started_sent_at_its_first_wait() -> Non
         nursery.cancel_scope.cancel()
 
 
-async def test_calls_admitted_together_share_one_write_whichever_of_them_waits() -> None:
+async def test_calls_admitted_together_each_answer_in_order() -> None:
     async with trio.open_nursery() as nursery:
         rig = _Rig(nursery)
         sent = await rig.start_together(QUICK, SLOW, QUICK)
-        assert sorted(_kinds(sent)) == ["Outcome", "Outcome", "Started", "Started", "Started"]
-        assert rig.stream.writes == 1
+        assert _kinds(sent) == ["Started", "Started", "Started", "Outcome", "Outcome"]
         started = _started(sent)
-        for outcome in (m for m in sent if isinstance(m, Outcome)):  # each after its Started
-            assert started.index(outcome.work_id) < sent.index(outcome)
+        assert [m.work_id for m in sent if isinstance(m, Outcome)] == [started[0], started[2]]
         rig.gate.set()
         await trio.testing.wait_all_tasks_blocked()
         [last] = rig.sent()
@@ -146,8 +146,8 @@ async def test_calls_admitted_together_share_one_write_whichever_of_them_waits()
 
 
 async def test_an_answer_that_cannot_be_encoded_is_replaced_and_costs_no_other_answer() -> None:
-    """The call gets one truthful error instead of its result, the answers that share its
-    write still go out, and the stream serves on."""
+    """The call gets one truthful error instead of its result, the other answers still go
+    out, and the stream serves on."""
     async with trio.open_nursery() as nursery:
         rig = _Rig(nursery)
         sent = await rig.start_together(QUICK, UNSENDABLE, QUICK)
