@@ -568,12 +568,34 @@
     } else if (isTransparent(box, env)) {
       return true;
     }
-    if (parseFloat(style.fontSize) === 0) return true;
+    if (parseFloat(style.fontSize) === 0 || paintsNoText(el, env, style)) return true;
     const own = ownRect(box);
     const r = rectOf(box, own);
     // A box without area shows no text only when it clips: otherwise its text overflows it.
     if (!(r.width > 0 && r.height > 0) && clipsOwn(box, env)) return true;
     return isOffPage(box, env, own) || clipping(box, env, r).hidden;
+  }
+
+  // Whether text in `el` is drawn in no colour at all (color: transparent, alone or inherited):
+  // laid out, read by innerText, and never seen, an old way of planting words for machines.
+  // Unless something else draws its letters: a stroke, a shadow, or a background clipped to the
+  // text (gradient text, whose colour is transparent by design).
+  function paintsNoText(el, env, style) {
+    if (!isClearColor(style.webkitTextFillColor || style.color)) return false;
+    if (parseFloat(style.webkitTextStrokeWidth) > 0) return false;
+    if (style.textShadow && style.textShadow !== "none") return false;
+    for (let node = el, hops = 0; node && node.nodeType === 1 && hops < 64; node = flatParent(node), hops++) {
+      const around = factsOf(node, env).style;
+      if (around && /text/.test(`${around.backgroundClip || ""} ${around.webkitBackgroundClip || ""}`)) return false;
+    }
+    return true;
+  }
+
+  // A computed colour with no opacity at all ("transparent" computes to rgba(0, 0, 0, 0)).
+  function isClearColor(color) {
+    if (typeof color !== "string") return false;
+    const text = color.trim().toLowerCase();
+    return text === "transparent" || /^rgba\(.*,\s*0(?:\.0+)?\s*\)$/.test(text);
   }
 
   // The element, or for a display:contents one (no box: its text lies in its parent's) the

@@ -261,7 +261,7 @@
     if (tally.hidden) {
       notes.push(
         `[Left out: the text of ${tally.hidden} element(s) that the page lays out where no person can see it ` +
-          "(transparent, of font size 0, off the page or cut away by a box around it)]",
+          "(transparent, in a transparent colour, of font size 0, off the page or cut away by a box around it)]",
       );
     }
     if (tally.capped) {

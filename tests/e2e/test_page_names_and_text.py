@@ -77,7 +77,12 @@ PAGES.update(
 <button style="opacity:0">Invisible button</button>
 <button style="position:absolute;left:-9999px">Offscreen button</button>
 <button>Plain button</button>
-<label><input type="checkbox" style="opacity:0;position:absolute"><span>Remember me</span></label>""",
+<label><input type="checkbox" style="opacity:0;position:absolute"><span>Remember me</span></label>
+<p style="color:transparent">CLEARTEXT_MARK</p>
+<p style="color:rgba(0,0,0,0)">Some <span>CLEARSPAN_MARK</span></p>
+<p style="color:transparent;background:linear-gradient(red,blue);-webkit-background-clip:text;background-clip:text">GRADIENT_MARK</p>
+<p style="color:transparent;-webkit-text-stroke:1px black">STROKE_MARK</p>
+<p style="color:transparent;text-shadow:0 0 2px black">SHADOW_MARK</p>""",
         "/names/svg": """<!doctype html><title>SVG</title>
 <svg width="300" height="100"><text x="10" y="40">SVG_TEXT_MARK</text>
 <a href="/second"><text x="10" y="80">SVG link</text></a></svg>
@@ -211,12 +216,14 @@ async def test_text_and_controls_no_person_can_see_are_not_read_as_seen(
     got = await service.call("get_page_text", ws, tabId=tab)
     assert got.kind == "ok", text(got)
     body = text(got)
-    for mark in ("VISIBLE_MARK", "CLIP_MARK", "ARIAHIDDEN_MARK", "Plain button", "Remember me"):
+    for mark in ("VISIBLE_MARK", "CLIP_MARK", "ARIAHIDDEN_MARK", "Plain button", "Remember me",
+                 "GRADIENT_MARK", "STROKE_MARK", "SHADOW_MARK"):  # fmt: skip
         assert mark in body, body
     for mark in ("OPACITY_MARK", "OFFSCREEN_MARK", "FONTZERO_MARK", "ZEROHEIGHT_MARK",
-                 "NESTEDOPACITY_MARK", "Invisible button", "Offscreen button"):  # fmt: skip
+                 "NESTEDOPACITY_MARK", "Invisible button", "Offscreen button", "CLEARTEXT_MARK",
+                 "CLEARSPAN_MARK"):  # fmt: skip
         assert mark not in body, body
-    assert "[Left out: the text of 8 element(s) that the page lays out where no person" in body
+    assert "[Left out: the text of 11 element(s) that the page lays out where no person" in body
 
     tree = text(await service.call("read_page", ws, tabId=tab, filter="all"))
     _line(tree, r'^\s*button "Plain button" \[ref_\d+\]')

@@ -46,6 +46,28 @@ describe("get_page_text leaves out text no person can see", () => {
     assert.match(out.note, /Left out: the text of 5 element\(s\) that the page lays out where no person can see it/);
   });
 
+  test("text in a fully transparent colour is left out unless a stroke, shadow or clipped background draws it", () => {
+    const row = (top, style, words) => h("p", { style, box: { left: 8, top, width: 600, height: 20 } }, words);
+    const clear = "rgba(0, 0, 0, 0)";
+    const body = h(
+      "body",
+      { box: { left: 0, top: 0, width: 800, height: 400 } },
+      row(0, { color: clear }, "CLEAR_MARK"),
+      row(20, { color: "transparent" }, "KEYWORD_MARK"),
+      row(40, { color: clear, backgroundClip: "text" }, "GRADIENT_MARK"),
+      row(60, { color: clear, textShadow: "rgb(0, 0, 0) 0px 0px 2px" }, "SHADOW_MARK"),
+      row(80, { color: clear, webkitTextStrokeWidth: "1px" }, "STROKE_MARK"),
+      row(100, { color: "rgba(0, 0, 0, 0.5)" }, "HALF_MARK"),
+      row(120, { color: clear, webkitTextFillColor: "rgb(0, 0, 0)" }, "FILLED_MARK"),
+    );
+    const out = text.pageText(windowFor(fakeDocument(body)), {});
+    for (const mark of ["GRADIENT_MARK", "SHADOW_MARK", "STROKE_MARK", "HALF_MARK", "FILLED_MARK"]) {
+      assert.ok(out.text.includes(mark), `${mark} in ${out.text}`);
+    }
+    for (const mark of ["CLEAR_MARK", "KEYWORD_MARK"]) assert.ok(!out.text.includes(mark), `${mark} left out of ${out.text}`);
+    assert.match(out.note, /Left out: the text of 2 element\(s\)/);
+  });
+
   test("a page with nothing hidden reads as innerText gives it, without a note", () => {
     const body = h("body", {}, h("p", {}, "Plain "), h("p", {}, "text"));
     const out = text.pageText(windowFor(fakeDocument(body)), {});
