@@ -438,36 +438,51 @@ def _line(message: dict[str, Any]) -> bytes:
     return json.dumps(message).encode() + b"\n"
 
 
+def _raw_connector(env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """A connector driven line by line (its pipes closed or messages sent by hand)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "ghostlight_mcp_connector"],
+        env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )
+
+
+async def _raw_navigation_under_way(
+    connector: subprocess.Popen[bytes], port: int, asked: threading.Event
+) -> int:
+    """Initialize, open a workspace tab, and send navigate (request id 2) to ``/slow``;
+    returns the tab once the server was asked for the page."""
+    assert connector.stdin is not None and connector.stdout is not None
+    for message in (
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": LEGACY, "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+         "params": {"name": "tabs_create_mcp", "arguments": {}}},
+    ):
+        connector.stdin.write(_line(message))
+    connector.stdin.flush()
+    await trio.to_thread.run_sync(connector.stdout.readline)
+    created = json.loads(await trio.to_thread.run_sync(connector.stdout.readline))
+    tab: int = created["result"]["structuredContent"]["tabId"]
+    connector.stdin.write(_line({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "navigate", "arguments": {"url": f"http://127.0.0.1:{port}/slow", "tabId": tab}}}))
+    connector.stdin.flush()
+    with trio.fail_after(30):
+        while not asked.is_set():  # noqa: ASYNC110 - the server thread sets it
+            await trio.sleep(0.05)
+    return tab
+
+
 async def test_a_client_that_leaves_mid_call_is_not_recorded_as_answered(stack, slow_site):
     """A client that closes both its pipes while a navigation runs has left: the call is
     cancelled for it, and the audit never claims its answer was reported."""
     port, asked = slow_site
     env = stack["env"]
-    connector = subprocess.Popen(  # noqa: ASYNC220 - a raw client whose pipes it closes itself
-        [sys.executable, "-m", "ghostlight_mcp_connector"],
-        env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-    )
+    connector = _raw_connector(env)
     assert connector.stdin is not None and connector.stdout is not None
     try:
-        for message in (
-            {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": LEGACY, "capabilities": {},
-                "clientInfo": {"name": "leaving", "version": "1"}}},
-            {"jsonrpc": "2.0", "method": "notifications/initialized"},
-            {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-             "params": {"name": "tabs_create_mcp", "arguments": {}}},
-        ):
-            connector.stdin.write(_line(message))
-        connector.stdin.flush()
-        await trio.to_thread.run_sync(connector.stdout.readline)
-        created = json.loads(await trio.to_thread.run_sync(connector.stdout.readline))
-        tab = created["result"]["structuredContent"]["tabId"]
-        connector.stdin.write(_line({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": "navigate", "arguments": {"url": f"http://127.0.0.1:{port}/slow", "tabId": tab}}}))
-        connector.stdin.flush()
-        with trio.fail_after(30):
-            while not asked.is_set():  # noqa: ASYNC110 - the server thread sets it
-                await trio.sleep(0.05)
+        await _raw_navigation_under_way(connector, port, asked)
         connector.stdin.close()
         connector.stdout.close()
         assert await trio.to_thread.run_sync(connector.wait, 30) == 0
@@ -483,3 +498,34 @@ async def test_a_client_that_leaves_mid_call_is_not_recorded_as_answered(stack, 
             connector.wait()
     [record] = navigated
     assert record.get("reported") in (None, ""), record
+
+
+async def test_a_client_s_cancel_of_a_navigation_frees_its_tab_for_the_next_call(stack, slow_site):
+    """MCP cancellation through the real connector: the cancelled navigate gets no answer,
+    the next call on the tab runs at once and sees the navigation still under way (it is not
+    undone), and the audit records the cancelled call as cancelled and unreported."""
+    port, asked = slow_site
+    env = stack["env"]
+    connector = _raw_connector(env)
+    assert connector.stdin is not None and connector.stdout is not None
+    try:
+        tab = await _raw_navigation_under_way(connector, port, asked)
+        connector.stdin.write(_line({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                     "params": {"requestId": 2, "reason": "user pressed Esc"}}))
+        connector.stdin.write(_line({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "get_page_text", "arguments": {"tabId": tab}}}))
+        connector.stdin.flush()
+        with trio.fail_after(30):
+            answer = json.loads(await trio.to_thread.run_sync(connector.stdout.readline))
+        assert answer["id"] == 3, answer  # nothing is sent for the cancelled request
+        said = answer["result"]["content"][0]["text"]
+        assert f"navigating to http://127.0.0.1:{port}/slow, which has not loaded yet" in said, said
+        connector.stdin.close()
+        assert await trio.to_thread.run_sync(connector.wait, 30) == 0
+    finally:
+        if connector.poll() is None:
+            connector.kill()
+            connector.wait()
+    shown = _cli(env, "audit", "show", "--tool", "navigate", "--json")
+    [record] = [json.loads(line) for line in shown.stdout.splitlines() if line.strip()]
+    assert (record["outcome"], record.get("reported")) == ("cancelled", None), record
