@@ -39,3 +39,22 @@ async def test_a_reload_no_load_followed_is_said_as_asked_not_done() -> None:
     assert [b["kind"] for b in receipt["blockers"]] == ["still_loading"]
     assert _said(asked).startswith("Asked tab 7 to reload; no new page finished loading within")
     assert "close it and open a new one" in receipt["blockers"][0]["nextStep"]
+
+
+async def test_only_a_reload_s_wait_is_one_a_cancel_may_end() -> None:
+    """The reload's rest is a wait for the page, so a cancelled call may stop waiting; a focus
+    is an effect of its own and always drains."""
+
+    def answer(op: str, args: dict[str, Any]) -> dict[str, Any]:
+        if op == "tab_control":
+            return {"action": args["action"], "tabId": 7, "loaded": True, "url": "http://a.test/"}
+        if op == "tab_info":
+            return {"tabId": 7, "url": "http://a.test/", "title": "A"}
+        return {"value": {"renderSerial": 1}}
+
+    browser = ScriptedBrowser(answer)
+    tab_control = more_tool_handlers(None, browser)["tab_control"]
+    await tab_control(tool_call("tab_control", action="focus"))
+    assert browser.stoppable == []
+    await tab_control(tool_call("tab_control", action="reload"))
+    assert browser.stoppable == ["tab_control"]
