@@ -41,6 +41,9 @@ WAIT_MAX_MS = 30_000
 """Half the caller's 60 s: a wait that runs out still answers in time, with room to spare."""
 POLL_SECONDS = 0.15
 """Spacing of the page observations while waiting."""
+AT_REST_OUT_OF_REACH_S = 1.0
+"""How long a page no extension may read must stay so, with the tab at rest, before wait_for
+says waiting cannot help: a navigation a script has just asked for may not show yet."""
 QUIET_MS = 500
 """A page whose DOM did not change for this long (document complete) has settled."""
 RATE_WINDOW_MS = 1_000
@@ -181,6 +184,7 @@ class _MoreTools:
         deadline = start + plan.timeout_ms / 1000
         last: dict[str, Any] | None = None
         last_error: BrowserError | None = None
+        out_of_reach_since: float | None = None
         met = False
         while True:
             try:
@@ -189,7 +193,14 @@ class _MoreTools:
             except BrowserError as error:
                 if error.code in FATAL_PROBE_CODES:
                     raise
-                if error.code in OUT_OF_REACH_CODES and not await self._channel.loading(call, tab):
+                at_rest = error.code in OUT_OF_REACH_CODES and not await self._channel.loading(
+                    call, tab
+                )
+                if not at_rest:
+                    out_of_reach_since = None
+                elif out_of_reach_since is None:
+                    out_of_reach_since = trio.current_time()
+                elif trio.current_time() - out_of_reach_since >= AT_REST_OUT_OF_REACH_S:
                     raise  # it stays what it is: waiting cannot make it readable
                 last_error = error  # between documents, or a page not answering yet
             elapsed_ms = (trio.current_time() - start) * 1000

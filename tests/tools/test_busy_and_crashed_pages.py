@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import trio
 
 from ghostlight_trio.browser.errors import BrowserError, OutcomeUnknown
 from ghostlight_trio.browser.failures import failure_result
@@ -184,3 +185,38 @@ async def test_a_read_of_a_tab_going_nowhere_keeps_its_busy_page_reason() -> Non
     with pytest.raises(BrowserError) as raised:
         await channel.content(tool_call("get_page_text", tabId=7), 7, "text", read=True)
     assert raised.value.code == "page_timeout"
+
+
+def _blank_then(loading_from: float | None, readable_from: float | None) -> Any:
+    """wait_for on a tab showing a page no extension may read (about:blank) that starts loading
+    at ``loading_from`` and shows a readable page holding the element at ``readable_from``
+    (Trio seconds; None: never)."""
+
+    def answer(op: str, args: dict[str, Any]) -> dict[str, Any]:
+        now = trio.current_time()
+        if op == "tab_info":
+            loading = loading_from is not None and now >= loading_from
+            return {"tabId": 7, "url": "about:blank", "status": "loading" if loading else "complete"}
+        if readable_from is not None and now >= readable_from:
+            return {"value": {"count": 1, "visible": 1}}
+        raise BrowserError("Chrome does not let extensions into this page", "page", "content_unavailable")
+
+    return more_tool_handlers(None, ScriptedBrowser(answer))["wait_for"]
+
+
+async def test_wait_for_gives_a_page_just_asked_to_navigate_time_to_start(autojump_clock: Any) -> None:
+    """A script has just asked the blank tab to go to a page, and the tab shows nothing of it
+    yet: the first unreadable probe is not taken as final."""
+    wait_for = _blank_then(loading_from=0.5, readable_from=2.0)
+    found = await wait_for(tool_call("wait_for", selector="#name", state="present", timeout_ms=8000))
+    assert found.kind == "ok" and found.structured["found"] is True, _text(found)
+
+
+async def test_wait_for_on_a_page_that_stays_unreadable_says_so_well_before_its_timeout(
+    autojump_clock: Any,
+) -> None:
+    wait_for = _blank_then(loading_from=None, readable_from=None)
+    began = trio.current_time()
+    refused = await wait_for(tool_call("wait_for", selector="#name", timeout_ms=20000))
+    assert refused.kind == "tool_error" and "does not let extensions" in _text(refused)
+    assert 1.0 <= trio.current_time() - began < 2.0  # a second at rest, not the 20 s asked
