@@ -137,7 +137,8 @@ async def test_calls_admitted_together_each_answer_in_order() -> None:
         sent = await rig.start_together(QUICK, SLOW, QUICK)
         assert _kinds(sent) == ["Started", "Started", "Started", "Outcome", "Outcome"]
         started = _started(sent)
-        assert [m.work_id for m in sent if isinstance(m, Outcome)] == [started[0], started[2]]
+        # The quick calls' tasks run in the same scheduler pass, in either order.
+        assert {m.work_id for m in sent if isinstance(m, Outcome)} == {started[0], started[2]}
         rig.gate.set()
         await trio.testing.wait_all_tasks_blocked()
         [last] = rig.sent()
