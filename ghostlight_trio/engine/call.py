@@ -64,22 +64,24 @@ class CallState:
     gate_facts: Any = None
     """The governance gate's ``GateFacts`` for the audit record, once it has decided."""
 
-    _cancel_requested: trio.Event | None = attrs.field(default=None, init=False)
+    _caller_cancelled: trio.Event | None = attrs.field(default=None, init=False)
 
     def cancel(self, reason: CancelReason) -> None:
         if self.cancel_reason is None:
             self.cancel_reason = reason
         self.scope.cancel()
-        if self._cancel_requested is not None:
-            self._cancel_requested.set()
+        if self._caller_cancelled is not None and self.cancel_reason == "caller":
+            self._caller_cancelled.set()
 
-    def cancel_requested(self) -> trio.Event:
-        """Set once the call is cancelled: a shielded effect whose rest is only a wait may end
-        that wait early. Made on first use, so calls that never ask pay nothing."""
-        event = self._cancel_requested
+    def caller_cancelled(self) -> trio.Event:
+        """Set once the call's caller cancels it (or its stream is lost): a shielded effect
+        whose rest is only a wait may end that wait early. Not for the kill switch, which
+        stops the browser's work its own way. Made on first use, so calls that never ask pay
+        nothing."""
+        event = self._caller_cancelled
         if event is None:
-            event = self._cancel_requested = trio.Event()
-            if self.cancel_reason is not None:
+            event = self._caller_cancelled = trio.Event()
+            if self.cancel_reason == "caller":
                 event.set()
         return event
 

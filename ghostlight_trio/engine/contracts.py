@@ -65,8 +65,8 @@ class Effects(Protocol):
     async def checkpoint(self) -> None:
         """Between composed steps: raises if the call was cancelled meanwhile."""
 
-    def cancel_requested(self) -> trio.Event:
-        """Set once the call is cancelled (by its caller, or by the service). An atomic effect
+    def caller_cancelled(self) -> trio.Event:
+        """Set once the call's caller cancels it (or its stream is lost). An atomic effect
         still drains; one whose rest is only a wait (a page load) may end that wait sooner."""
 
     def progress(self, progress: float, total: float | None = None, message: str = "") -> None:

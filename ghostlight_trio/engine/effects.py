@@ -68,8 +68,8 @@ class CallEffects:
         """A composition's step boundary: stop here if the call was cancelled."""
         await trio.lowlevel.checkpoint()
 
-    def cancel_requested(self) -> trio.Event:
-        return self._call.cancel_requested()
+    def caller_cancelled(self) -> trio.Event:
+        return self._call.caller_cancelled()
 
     def progress(self, progress: float, total: float | None = None, message: str = "") -> None:
         call = self._call

@@ -35,7 +35,7 @@ async def atomic_request(
     """
     bounds: dict[str, Any] = {"timeout": bound}
     if wait_ends_on_cancel:
-        bounds["stop"] = call.effects.cancel_requested()
+        bounds["stop"] = call.effects.caller_cancelled()
 
     async def effect() -> dict[str, Any]:
         try:

@@ -33,7 +33,7 @@ class ShieldedEffects:
     async def checkpoint(self) -> None:
         await trio.lowlevel.checkpoint()
 
-    def cancel_requested(self) -> trio.Event:
+    def caller_cancelled(self) -> trio.Event:
         return trio.Event()  # never cancelled
 
     def progress(self, progress: float, total: float | None = None, message: str = "") -> None:

@@ -110,3 +110,27 @@ async def test_a_request_answered_before_any_cancel_sends_no_stop_request(
     assert shore.stop_all() == 1
     assert await peer.receive() == {"type": "stop", "reason": wire.KILL_SWITCH_REASON}
     await peer.aclose()
+
+
+async def test_the_kill_switch_sends_no_stop_request_its_own_stop_answers(
+    shore: BrowserShore, endpoints: Endpoints, registry: WorkspaceRegistry, nursery: trio.Nursery
+) -> None:
+    """A call the kill switch cancels is not its caller's cancel: the browser gets the one
+    ``stop`` for everything, and the trail keeps what the handler knew (outcome unknown)."""
+    parts, agent, ws, peer = await _agent_on_tab(
+        shore, endpoints, registry, nursery, WITH_STOP_REQUEST
+    )
+    governor = parts.governance.governor
+    slow = agent.start("navigate", {"url": "http://127.0.0.1:9/slow", "tabId": TAB}, ws)
+    request = await peer.receive()
+    governor.control("panic")
+    assert await peer.receive() == {"type": "stop", "reason": wire.KILL_SWITCH_REASON}
+    await peer.send(stopped_reply(request))
+    assert (await agent.outcome(slow)).kind == "cancelled"
+    governor.control("resume")
+    with trio.fail_after(5):
+        while parts.engine.active_work:  # noqa: ASYNC110 - the engine's count
+            await trio.sleep(0.01)
+    [record] = [r for r in read_lines(endpoints.audit_file) if "outcome" in r]
+    assert (record["outcome"], record["reported"]) == ("outcome_unknown", "cancelled")
+    await peer.aclose()

@@ -28,7 +28,7 @@ class Effects:
         self.checkpoints += 1
         await trio.lowlevel.checkpoint()
 
-    def cancel_requested(self) -> trio.Event:
+    def caller_cancelled(self) -> trio.Event:
         """Set ``cancelled`` (a ``trio.Event``) to cancel the call the way its caller would."""
         if not hasattr(self, "cancelled"):
             self.cancelled = trio.Event()
