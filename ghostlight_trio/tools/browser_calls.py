@@ -34,15 +34,13 @@ SEQUENCE_ALLOWANCE = 0.05
 PENDING_PROBE = 3.0
 """Bound on the ``tab_info`` that tells an unanswered read of a navigating tab."""
 UNKNOWN_OP = "unknown_op"
-
-
-
 KEPT_MOVING = "kept moving for a second (an animation, or a page still laying itself out)"
 """What ``hit_test``'s ``moving`` means, as every tool that aims at a ref says it."""
 SETTLE_THEN_RETRY = (
     "Wait for the page to settle (wait_for with state settled) and retry, or take a screenshot"
     " and act at a point of it."
 )
+
 
 class ToolInputError(Exception):
     """Arguments the agent can correct; reported as a tool error before any browser traffic."""
@@ -114,12 +112,6 @@ class PageChannel:
             unanswered = await self._navigating(ws, op, args, unanswered)
         raise unanswered
 
-    async def loading(self, call: ToolCall, tab: int) -> bool:
-        """Whether the tab is on its way to a page (loading, or a navigation not committed
-        yet): what it shows now may soon be another page. False when that cannot be told."""
-        info = await self._quick_info(_workspace(call), tab)
-        return info.get("status") == "loading" or bool(info.get("pendingUrl"))
-
     async def _quick_info(self, ws: Any, tab: int) -> dict[str, Any]:
         """The tab's ``tab_info`` within a short bound; empty when it cannot be read."""
         try:
@@ -135,14 +127,22 @@ class PageChannel:
     ) -> BrowserError:
         """Why a read failed when the tab is on its way to another page (a link to a slow
         server, a new tab's first page): that, not a busy page or one no extension may read
-        (the about:blank a new tab shows until then), is the reason to give."""
+        (the about:blank a new tab shows until then), is the reason to give. So a read that
+        fails this way with ``navigation_pending`` may succeed later; with its own code, the
+        tab was at rest when asked (or could not be asked)."""
         tab = args.get("tabId")
         if not isinstance(tab, int):
             return unanswered
-        pending = (await self._quick_info(ws, tab)).get("pendingUrl")
-        if not isinstance(pending, str) or not pending:
+        info = await self._quick_info(ws, tab)
+        pending = info.get("pendingUrl")
+        out_of_reach = unanswered.code in OUT_OF_REACH_CODES
+        if isinstance(pending, str) and pending:
+            heading = f"navigating to {pending}"
+        elif out_of_reach and info.get("status") == "loading":
+            heading = "loading another page"  # a script's navigation, before Chrome names it
+        else:
             return unanswered
-        if unanswered.code in OUT_OF_REACH_CODES:
+        if out_of_reach:
             why = "the page it shows until then is one no extension may read"
         else:
             why = (
@@ -150,8 +150,7 @@ class PageChannel:
                 " may hold it, and the navigation with it)"
             )
         return BrowserError(
-            f"Tab {tab} is navigating to {pending}, which has not loaded yet, and {why}; nothing"
-            " was changed",
+            f"Tab {tab} is {heading}, which has not loaded yet, and {why}; nothing was changed",
             hop="page",
             code="navigation_pending",
         )

@@ -153,18 +153,9 @@ class _ContextTools:
         self._browser = browser
 
     async def _call(
-        self,
-        call: ToolCall,
-        ws: WorkspaceId,
-        op: str,
-        args: dict[str, Any],
-        bound: float,
-        *,
-        wait_ends_on_cancel: bool = False,
+        self, call: ToolCall, ws: WorkspaceId, op: str, args: dict[str, Any], bound: float
     ) -> dict[str, Any]:
-        return await atomic_request(
-            call, self._browser, ws, op, args, bound, wait_ends_on_cancel=wait_ends_on_cancel
-        )
+        return await atomic_request(call, self._browser, ws, op, args, bound)
 
     def _claim(self, ws: WorkspaceId, tabs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The listed tabs this workspace may have: one another workspace owns is left out
@@ -241,8 +232,8 @@ class _ContextTools:
         try:
             # Once the navigation is asked for, the rest is a wait for its page: a cancel ends
             # that wait (the navigation goes on) instead of holding the tab for the whole load.
-            result = await self._call(
-                call, ws, "navigate", args, NAVIGATE_TIMEOUT, wait_ends_on_cancel=True
+            result = await atomic_request(
+                call, self._browser, ws, "navigate", args, NAVIGATE_TIMEOUT, wait_ends_on_cancel=True
             )
         except BrowserError as error:
             # A beforeunload dialog already open: the page is being asked to leave, and another

@@ -193,9 +193,10 @@ class _MoreTools:
             except BrowserError as error:
                 if error.code in FATAL_PROBE_CODES:
                     raise
-                at_rest = error.code in OUT_OF_REACH_CODES and not await self._channel.loading(
-                    call, tab
-                )
+                # Out of reach, and not a tab on its way elsewhere (the read says that with
+                # navigation_pending): the page stays as it is, unless a navigation just asked
+                # for has yet to show.
+                at_rest = error.code in OUT_OF_REACH_CODES
                 if not at_rest:
                     out_of_reach_since = None
                 elif out_of_reach_since is None:

@@ -187,6 +187,28 @@ async def test_a_read_of_a_tab_going_nowhere_keeps_its_busy_page_reason() -> Non
     assert raised.value.code == "page_timeout"
 
 
+@pytest.mark.parametrize(
+    ("status", "code"), [("loading", "navigation_pending"), ("complete", "content_unavailable")]
+)
+async def test_a_read_of_an_unreadable_page_says_whether_another_is_loading(
+    status: str, code: str
+) -> None:
+    """A blank tab a script has sent elsewhere (loading, before Chrome names where) is on its
+    way; one at rest stays what it is."""
+
+    def answer(op: str, args: dict[str, Any]) -> dict[str, Any]:
+        if op == "tab_info":
+            return {"tabId": 7, "url": "about:blank", "status": status}
+        raise BrowserError("Chrome does not let extensions into this page", "page", "content_unavailable")
+
+    channel = PageChannel(ScriptedBrowser(answer))
+    with pytest.raises(BrowserError) as raised:
+        await channel.content(tool_call("get_page_text", tabId=7), 7, "text", read=True)
+    assert raised.value.code == code
+    if code == "navigation_pending":
+        assert "Tab 7 is loading another page, which has not loaded yet" in raised.value.message
+
+
 def _blank_then(loading_from: float | None, readable_from: float | None) -> Any:
     """wait_for on a tab showing a page no extension may read (about:blank) that starts loading
     at ``loading_from`` and shows a readable page holding the element at ``readable_from``
