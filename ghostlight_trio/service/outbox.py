@@ -44,13 +44,10 @@ class Outbox:
     def post(self, message: Message) -> None:
         if self._closed:
             return
-        self._items.append(message)
-        self._send_or_queue()
-
-    def _send_or_queue(self) -> None:
-        """Write what is queued now when nothing is being written; else the writer task, woken
-        here, sends it after what is in flight."""
         items = self._items
+        items.append(message)
+        # Written now when nothing is being written; else the writer task, woken here, sends
+        # it after what is in flight.
         if not self._in_flight:
             stream = self._stream
             if stream.send_now(list(items)):
