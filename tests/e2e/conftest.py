@@ -87,6 +87,28 @@ def loopback_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
         server.server_close()
 
 
+@contextmanager
+def held_page_server(path: str, hold_s: float) -> Iterator[tuple[int, threading.Event]]:
+    """A loopback server whose ``path`` page answers only after ``hold_s`` seconds (or once the
+    server is closing), every other page at once; yields the port and an event set once a
+    browser has asked for ``path``."""
+    asked = threading.Event()
+    release = threading.Event()
+
+    class Handler(QuietHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            if self.path == path:
+                asked.set()
+                release.wait(hold_s)
+            self.send_html(f"<title>page {self.path}</title>".encode())
+
+    with loopback_server(Handler) as port:
+        try:
+            yield port, asked
+        finally:
+            release.set()  # before the server shuts down, so no handler thread holds it up
+
+
 class _Pages(QuietHandler):
     def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
         if self.path == "/report.bin":  # a file to download, not a page

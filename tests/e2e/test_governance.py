@@ -32,7 +32,7 @@ from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.transport.mcp_client import LEGACY, McpClient, McpError, result_text
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
 
-from .conftest import QuietHandler, Service, launched_for, loopback_server, text
+from .conftest import QuietHandler, Service, held_page_server, launched_for, loopback_server, text
 
 POLICY = {
     "schema": 3,
@@ -324,23 +324,9 @@ async def test_cli_hold_and_panic_stop_a_running_agent_loop(stack, site, switch)
 
 @pytest.fixture
 def hanging_site() -> Iterator[tuple[int, threading.Event]]:
-    """A loopback server whose ``/hang`` page never finishes loading (until teardown); the event
-    is set once the browser has asked for it."""
-    asked = threading.Event()
-    release = threading.Event()
-
-    class Handler(QuietHandler):
-        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-            if self.path == "/hang":
-                asked.set()
-                release.wait(120)
-            self.send_html(f"<title>page {self.path}</title>".encode())
-
-    with loopback_server(Handler) as port:
-        try:
-            yield port, asked
-        finally:
-            release.set()  # before the server shuts down, so no handler thread holds it up
+    """``/hang`` never finishes loading (until teardown)."""
+    with held_page_server("/hang", 120) as site:
+        yield site
 
 
 async def _panic_during_navigate(
@@ -401,19 +387,9 @@ async def test_cli_panic_stops_a_call_blocked_in_the_browser_at_once(stack, hang
 
 @pytest.fixture
 def slow_site() -> Iterator[tuple[int, threading.Event]]:
-    """A loopback server whose ``/slow`` page answers after 3 s; the event is set once the
-    browser has asked for it."""
-    asked = threading.Event()
-
-    class Handler(QuietHandler):
-        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-            if self.path == "/slow":
-                asked.set()
-                time.sleep(3)
-            self.send_html(f"<title>page {self.path}</title>".encode())
-
-    with loopback_server(Handler) as port:
-        yield port, asked
+    """``/slow`` answers after 3 s."""
+    with held_page_server("/slow", 3) as site:
+        yield site
 
 
 async def test_cli_panic_stops_a_page_load_an_agent_started(stack, slow_site):

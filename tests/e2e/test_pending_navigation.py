@@ -4,7 +4,6 @@ headless Chromium, the real extension, a loopback server that takes its time."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,9 +15,8 @@ from ghostlight_trio.transport.bridge import RequestContext, Start
 from .conftest import (
     PAGES,
     UNANSWERED_SECONDS,
-    QuietHandler,
     Service,
-    loopback_server,
+    held_page_server,
     open_page,
     tab_info,
     text,
@@ -65,19 +63,9 @@ async def test_a_click_into_a_slow_navigation_is_said_to_be_under_way(
 
 @pytest.fixture
 def unhurried_site() -> Iterator[str]:
-    """A loopback server whose page takes 30 s to come (released at teardown)."""
-    release = threading.Event()
-
-    class Handler(QuietHandler):
-        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-            release.wait(30)
-            self.send_html(b"<title>Late</title><p>late")
-
-    with loopback_server(Handler) as port:
-        try:
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            release.set()
+    """A loopback server whose ``/late`` page takes 30 s to come (released at teardown)."""
+    with held_page_server("/late", 30) as (port, _asked):
+        yield f"http://127.0.0.1:{port}"
 
 
 async def test_reading_a_blank_tab_on_its_way_to_a_page_says_it_is_on_its_way(
