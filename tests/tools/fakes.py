@@ -19,6 +19,7 @@ class Effects:
         self.atomic_calls = 0
         self.checkpoints = 0
         self.done = ""
+        self.cancelled = trio.Event()
 
     async def atomic(self, effect: Any) -> Any:
         self.atomic_calls += 1
@@ -29,9 +30,7 @@ class Effects:
         await trio.lowlevel.checkpoint()
 
     def caller_cancelled(self) -> trio.Event:
-        """Set ``cancelled`` (a ``trio.Event``) to cancel the call the way its caller would."""
-        if not hasattr(self, "cancelled"):
-            self.cancelled = trio.Event()
+        """Set ``cancelled`` to cancel the call the way its caller would."""
         return self.cancelled
 
     def progress(self, *args: Any, **kwargs: Any) -> None:
