@@ -61,6 +61,9 @@ class CallState:
     """The kind of result the handler returned although the call was cancelled meanwhile:
     the caller hears of the cancel, the audit record of what happened."""
     settled: bool = False
+    tab_left: bool = False
+    """The call's tab has left its workspace, and the call acts only on what the service holds
+    for it (``resources.acts_on_held_state``): nothing may reach the tab."""
     gate_facts: Any = None
     """The governance gate's ``GateFacts`` for the audit record, once it has decided."""
 

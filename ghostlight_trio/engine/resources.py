@@ -25,6 +25,13 @@ BYPASS_CLASSES = frozenset({"service_local", "presentation"})
 SURFACE_ENDING = frozenset({("tab_control", "close")})
 """(tool, action) pairs that destroy their tab. They may run on a quarantined tab: the tab's
 end is itself the proof that lifts its quarantine, and the agent's way out of it."""
+HELD_STATE_ACTIONS = frozenset(
+    {("gif_creator", "stop_recording"), ("gif_creator", "status"), ("gif_creator", "clear")}
+)
+"""(tool, action) pairs that act only on what the service holds for the tab (its recording),
+never on the tab itself. With an export that returns the GIF to the caller, they still work
+once the tab has left the workspace (closed, or moved out of its group): the recording is the
+workspace's, whatever became of the tab."""
 
 
 def resource_for(
@@ -56,6 +63,22 @@ def tab_id_argument(arguments: Mapping[str, Any]) -> int | None:
     if isinstance(value, float):
         return int(value) if value.is_integer() else None
     return value
+
+
+def acts_on_held_state(spec: ToolSpec, arguments: Mapping[str, Any]) -> bool:
+    """True for a call that needs nothing of its tab but what the service holds for it (see
+    ``HELD_STATE_ACTIONS``); an export to the caller (``download``) counts, one into the page
+    (``ref``, ``coordinate``) does not."""
+    action = arguments.get(spec.action_key) if spec.action_key else None
+    if (spec.name, action) in HELD_STATE_ACTIONS:
+        return True
+    return (
+        spec.name == "gif_creator"
+        and action == "export"
+        and arguments.get("download") is True
+        and arguments.get("ref") is None
+        and arguments.get("coordinate") is None
+    )
 
 
 def ends_surface(spec: ToolSpec, arguments: Mapping[str, Any]) -> bool:

@@ -35,7 +35,7 @@ from .contracts import (
 from .effects import CallEffects
 from .gate import NOT_EVALUATED, CallGate, GateFacts, OpenGate
 from .limits import EngineLimits
-from .resources import ResourceResolver, ends_surface, tab_id_argument
+from .resources import ResourceResolver, acts_on_held_state, ends_surface, tab_id_argument
 from .validation import Check, compile_fast_check
 
 log = logging.getLogger("ghostlight.engine")
@@ -101,6 +101,8 @@ class CallRunner:
     async def _execute(self, call: CallState) -> None:
         spec, arguments, context = call.spec, call.arguments, call.context
         refused = self._refusal(spec, arguments, context.workspace_id)
+        if refused is not None and refused[0] == "left" and acts_on_held_state(spec, arguments):
+            call.tab_left, refused = True, None
         if refused is not None:
             kind, text = refused
             if kind == "denied":
@@ -115,7 +117,13 @@ class CallRunner:
         if stop is not None:
             self._settle(call, stop.kind, stop.text)
             return
-        key = self._resolve(spec, arguments, context.workspace_id) or SERVICE_LOCAL
+        # A call on what the service holds for a tab that left waits in no tab's queue: the
+        # tab may be another workspace's now, and nothing of the call reaches it.
+        key = (
+            SERVICE_LOCAL
+            if call.tab_left
+            else self._resolve(spec, arguments, context.workspace_id) or SERVICE_LOCAL
+        )
         request = self._scheduler.lease(
             key,
             producer=call.producer,
@@ -127,7 +135,9 @@ class CallRunner:
             async with request as lease:
                 # The tab may have left the workspace while the call waited its turn (the user
                 # moved it into another group, or closed it): it is no longer this call's.
-                gone = self._tab_refusal(call.arguments, call.context.workspace_id)
+                gone = None if call.tab_left else self._tab_refusal(arguments, context.workspace_id)
+                if gone is not None and gone[0] == "left" and acts_on_held_state(spec, arguments):
+                    call.tab_left, gone = True, None
                 if gone is not None:  # not counted: the user moved or closed it, not a probe
                     call.gate_facts = _UNOWNED_TAB
                     self._settle(call, "denied", gone[1])
@@ -236,7 +246,7 @@ class CallRunner:
             return "invalid", spec
         arguments = _with_tab(spec, arguments, tab)
         refused = self._refusal(spec, arguments, parent.context.workspace_id)
-        if refused is None:
+        if refused is None or (refused[0] == "left" and acts_on_held_state(spec, arguments)):
             return None
         kind, text = refused
         return ("denied" if kind in ("denied", "left") else "invalid"), text

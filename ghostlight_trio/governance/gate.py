@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable, Collection, Hashable
+from collections.abc import Awaitable, Callable, Collection, Hashable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -47,6 +47,8 @@ TabProbe = Callable[[WorkspaceId, int], Awaitable[str]]
 """The live URL of a tab, read from the browser (never from arguments)."""
 TabPark = Callable[[WorkspaceId, int], Awaitable[None]]
 """Move a tab to about:blank."""
+HeldPages = Callable[[WorkspaceId, int], Sequence[str]]
+"""The URLs of the pages what the service holds for a workspace's tab shows, oldest first."""
 
 _SERVICE_LOCAL = "service_local"
 _NOT_PAUSED = (_SERVICE_LOCAL, "composition")
@@ -103,6 +105,8 @@ class GovernanceGate:
         self._held_since: float | None = None
         self._memo_tiers: object = None
         self._memo: dict[Requirement, tuple[Decision, GateFacts]] = {}
+        self.held_pages: HeldPages | None = None
+        """Set by the service: the pages what it holds for a tab shows (a recording's frames)."""
         governor.listeners.append(self._switched)
 
     # --- the switches ------------------------------------------------------------------------
@@ -202,6 +206,8 @@ class GovernanceGate:
                 sacred = (*sacred, *restriction.sacred)
         navigating = spec.name == "navigate"
         needed = requirement(spec, arguments)
+        if call.tab_left:
+            return self._judge_held(call, tiers, sacred, needed)
         if not tiers and not sacred:  # all-open: nothing to read, only the facts to record
             if not navigating:
                 return self._hostless(call, tiers, needed)
@@ -266,6 +272,40 @@ class GovernanceGate:
             return None
         self._count_denial(call, None, needed, decision)
         return GateStop("denied", _denial_text(decision, needed, None))
+
+    def _judge_held(
+        self,
+        call: CallState,
+        tiers: tuple[tuple[str, TierPolicy], ...],
+        sacred: tuple[HostPattern, ...],
+        needed: Requirement,
+    ) -> GateStop | None:
+        """A call on what the service holds for a tab that has left the workspace (a
+        recording, exported or looked at after its tab closed): the tab is never read, for it
+        may be another workspace's by now. What the call needs is judged at each page the held
+        state shows (the recording's frames), never-touch first and then the tiers; with no
+        such page, or when it needs nothing of a page, it is judged without a host."""
+        workspace, tab = call.context.workspace_id, tab_id_argument(call.arguments)
+        pages = self.held_pages
+        urls = (
+            pages(workspace, tab)
+            if needed.needs and pages is not None and workspace is not None and tab is not None
+            else ()
+        )
+        places = list(dict.fromkeys(resolve_url(url) for url in urls))
+        if not places:
+            return self._hostless(call, tiers, needed)
+        policy = _CallPolicy(tiers, sacred, needed)
+        judged = [(where, policy.decide(where)) for where in places]
+        where, decision = next(
+            (pair for pair in judged if pair[1].verdict == "deny"),
+            next((pair for pair in judged if pair[1].verdict == "shadow_deny"), judged[-1]),
+        )
+        call.gate_facts = _facts(needed, where, decision)
+        if decision.verdict != "deny":
+            return None
+        self._count_denial(call, where, needed, decision)
+        return GateStop("denied", _denial_text(decision, needed, where))
 
     async def after(self, call: CallState, effects: Effects, result: ToolResult) -> ToolResult:
         facts = call.gate_facts

@@ -57,6 +57,9 @@ class BrowserParts:
     handlers: Mapping[str, ToolHandler]
     after_call: tuple[AfterCall, ...] = ()
     """Told of every successful call on a tab (a GIF recording's frames)."""
+    held_pages: Callable[[str | None, int], Sequence[str]] | None = None
+    """The pages what the shore's tools hold for a tab shows (a recording's frames), for
+    governing a call on that alone once the tab has left its workspace."""
 
 
 @attrs.frozen
@@ -116,6 +119,7 @@ def browser_parts(
         shore=shore,
         handlers=noting_tab_changes(handlers, shore.tab_journal, workspaces),
         after_call=(recorder.after_call,),
+        held_pages=recorder.pages,
     )
 
 
@@ -151,6 +155,7 @@ def build_service_parts(endpoints: Endpoints) -> ServiceParts:
         browser.shore,
         switches_file=endpoints.data_dir / SWITCHES_FILE,
     )
+    governance["parts"].gate.held_pages = browser.held_pages
     handlers: dict[str, ToolHandler] = {
         "update_plan": PlanBook().update_plan,
         **browser.handlers,

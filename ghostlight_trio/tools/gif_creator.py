@@ -21,23 +21,30 @@ from .browser_context import BrowserRequests
 from .gif_recorder import IDLE_S, KEPT_S, OPTIONS, TOTAL_S, Recorder, Recording, encode_gif
 from .placement import byte_size, drop_point, place_files
 from .screenshots import ContextBook
+from .tab_changes import TabOwners
 
-AUTO_STOPS = frozenset({"idle", "time_limit", "frame_limit", "size_limit", "tab_closed"})
+AUTO_STOPS = frozenset(
+    {"idle", "time_limit", "frame_limit", "size_limit", "tab_closed", "tab_left"}
+)
 DEFAULT_NAME = "recording.gif"
 
 
 def gif_creator_handlers(
-    workspaces: Any, browser: BrowserRequests, *, recorder: Recorder, contexts: ContextBook
+    workspaces: TabOwners, browser: BrowserRequests, *, recorder: Recorder, contexts: ContextBook
 ) -> dict[str, ToolHandler]:
-    del workspaces  # ownership is checked by the engine before a handler runs
-    return {"gif_creator": guarded(GifCreator(PageChannel(browser), recorder, contexts))}
+    """``workspaces`` only tells whether the tab is still the workspace's: the engine has
+    checked the call may name it before the handler runs."""
+    return {"gif_creator": guarded(GifCreator(PageChannel(browser), recorder, contexts, workspaces))}
 
 
 class GifCreator:
-    def __init__(self, channel: PageChannel, recorder: Recorder, contexts: ContextBook) -> None:
+    def __init__(
+        self, channel: PageChannel, recorder: Recorder, contexts: ContextBook, owners: TabOwners
+    ) -> None:
         self._channel = channel
         self._recorder = recorder
         self._contexts = contexts
+        self._owners = owners
 
     async def __call__(self, call: ToolCall, tab: int) -> ToolResult:
         action = str(call.arguments["action"])
@@ -57,8 +64,15 @@ class GifCreator:
             cleared = self._recorder.clear(ws, tab)
             text = "Recording cleared; its frames are gone." if cleared else f"No recording on tab {tab}."
             return ToolResult.text(text, structured={"cleared": cleared, "storage": "memory_only"})
+        left = not self._owners.verify_tab(ws, tab)
+        if recording is None and left:
+            raise ToolInputError(f"No recording on tab {tab}, which has left this workspace.")
         if recording is None:
             raise ToolInputError(f"No recording on tab {tab}; start one with action start_recording.")
+        if left:
+            # The engine let the call through for the recording alone (status, stop, clear, an
+            # export to the caller): nothing here reaches the tab, which is no longer ours.
+            recording.stop("tab_left", trio.current_time())
         if action == "stop_recording":
             recording.stop("requested", trio.current_time())
             return self._summary(recording, f"Recording stopped with {len(recording.frames)} frame(s).")

@@ -5,10 +5,10 @@ after every successful call on that tab (the engine's after-call hook, while the
 leased) one more frame is taken, labelled with the call and, for a pointer action, where it
 landed. A page that cannot be captured (a chrome:// page) costs only that frame. Nothing is
 written to disk and nothing of it is logged. A recording stops by request, at export, when its
-tab is gone, or by itself: after 30 s without a frame, 120 s in all, 100 frames or 16 MiB; a
-stopped one is kept for 5 minutes (``forget_workspace`` drops them all when their workspace
-goes). All recordings together hold at most 64 MiB; over that, the workspace holding the most
-loses its oldest recording first.
+tab is gone or has left the workspace, or by itself: after 30 s without a frame, 120 s in all,
+100 frames or 16 MiB; a stopped one is kept for 5 minutes (``forget_workspace`` drops them all
+when their workspace goes). All recordings together hold at most 64 MiB; over that, the
+workspace holding the most loses its oldest recording first.
 """
 
 from __future__ import annotations
@@ -50,6 +50,9 @@ class Frame:
     point: tuple[float, float] | None = None
     """Where a pointer action landed, in this frame's pixels."""
     path: tuple[tuple[float, float], tuple[float, float]] | None = None
+    url: str = ""
+    """The page the frame shows (never logged): what an export after the tab left is judged
+    at, since the tab can no longer be asked."""
 
 
 @attrs.define
@@ -127,6 +130,14 @@ class Recorder:
         self._recordings[(workspace, tab)] = recording
         return recording
 
+    def pages(self, workspace: str | None, tab: int) -> list[str]:
+        """The pages the tab's recording shows, each once, in the order first seen (none
+        without a recording)."""
+        recording = self.get(workspace, tab)
+        if recording is None:
+            return []
+        return list(dict.fromkeys(frame.url for frame in recording.frames if frame.url))
+
     def clear(self, workspace: str | None, tab: int) -> bool:
         return self._recordings.pop((workspace, tab), None) is not None
 
@@ -175,7 +186,7 @@ class Recorder:
     ) -> Frame:
         """A frame of the tab now; raises what the capture raised."""
         shot = await capture(self._channel, call, tab)
-        frame = Frame(shot.data, self._clock(), label)
+        frame = Frame(shot.data, self._clock(), label, url=shot.viewport.url)
         target = self._landing(call, tab, result)
         if target is not None:
             frame.point = _to_shot(shot.context, *target)

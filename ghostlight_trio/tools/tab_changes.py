@@ -69,6 +69,6 @@ def _note(delta: TabDelta) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["noting_tab_changes"]
+__all__ = ["TabOwners", "noting_tab_changes"]
 
 

@@ -1,6 +1,7 @@
 """gif_creator in real headless Chromium: frames follow the work on the recorded tab only, and
 the export is a real animated GIF, returned or placed in the page. A page the debugger cannot
-attach to (chrome://) never leaves a broken recording behind, and a closed tab ends one quietly."""
+attach to (chrome://) never leaves a broken recording behind, and a closed tab ends one quietly,
+leaving it to be exported still."""
 
 from __future__ import annotations
 
@@ -115,3 +116,16 @@ async def test_a_chrome_page_costs_a_frame_and_a_closed_tab_stops_the_recording_
         closed = await service.call("tab_control", ws, tabId=tab, action="close")
     assert closed.kind == "ok", text(closed)
     assert not [r for r in caplog.records if "after-call observer failed" in r.getMessage()]
+    # The recording outlives its tab: it can still be looked at, exported to the caller and
+    # cleared, while nothing that would reach the tab is let through.
+    status = await service.call("gif_creator", ws, tabId=tab, action="status")
+    assert status.kind == "ok", text(status)
+    assert status.structured["state"] == "stopped" and status.structured["auto_stopped"] is True
+    assert status.structured["stop_reason"] in ("tab_closed", "tab_left"), text(status)
+    exported = await service.call("gif_creator", ws, tabId=tab, action="export", download=True)
+    assert exported.kind == "ok", text(exported)
+    assert gif_of(exported).n_frames == 1
+    restart = await service.call("gif_creator", ws, tabId=tab, action="start_recording")
+    assert restart.kind == "denied" and "no longer in this workspace" in text(restart), text(restart)
+    cleared = await service.call("gif_creator", ws, tabId=tab, action="clear")
+    assert cleared.kind == "ok" and cleared.structured["cleared"] is True, text(cleared)

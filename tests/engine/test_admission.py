@@ -360,3 +360,46 @@ async def test_a_queued_call_whose_tab_left_the_workspace_meanwhile_is_denied_un
     await trio.sleep(0.1)
     assert h.only_outcome(after).kind == "ok"
     assert h.audit[-2].rule == "unowned_tab" and h.audit[-2].outcome == "denied"
+
+
+async def test_a_call_on_a_recording_of_a_tab_that_left_waits_in_no_tab_queue(nursery):
+    """Once its tab left (here: into another agent's group), a workspace's calls on what the
+    service holds for it (a GIF recording's status, or its export to the caller) run as
+    service-local work: they neither wait behind nor hold up the tab's new owner. One that
+    was queued on the tab when it left goes on too; one that would reach the tab is denied."""
+    busy_until = trio.Event()
+    ran: list[tuple[str, object]] = []
+
+    async def gif_creator(call: ToolCall) -> ToolResult:
+        ran.append((call.context.workspace_id, call.arguments["action"]))
+        if call.arguments["action"] == "start_recording":
+            await busy_until.wait()
+        return ToolResult.text("done")
+
+    h = Harness(nursery, {"gif_creator": gif_creator})
+    mine = h.workspace(TAB)
+    first = h.work_id(h.start("gif_creator", {"tabId": TAB, "action": "start_recording"}, mine))
+    await trio.sleep(0.1)
+    queued = h.work_id(h.start("gif_creator", {"tabId": TAB, "action": "status"}, mine))
+    await trio.sleep(0.1)
+    assert h.workspaces.tab_released(TAB)
+    theirs = h.workspace(TAB)
+    busy_until.set()
+    await trio.sleep(0.1)
+    assert h.only_outcome(first).kind == h.only_outcome(queued).kind == "ok"
+    busy_until = trio.Event()
+    held = h.work_id(h.start("gif_creator", {"tabId": TAB, "action": "start_recording"}, theirs))
+    await trio.sleep(0.1)
+    export = {"tabId": TAB, "action": "export", "download": True}
+    exported = h.work_id(h.start("gif_creator", export, mine))
+    placed = h.work_id(h.start("gif_creator", {**export, "download": False, "ref": "ref_1"}, mine))
+    await trio.sleep(0.1)
+    assert h.only_outcome(exported).kind == "ok"  # while their call still holds the tab
+    assert h.only_outcome(placed).kind == "denied"
+    assert h.outcomes(held) == []
+    busy_until.set()
+    await trio.sleep(0.1)
+    assert h.only_outcome(held).kind == "ok"
+    assert ran == [
+        (mine, "start_recording"), (mine, "status"), (theirs, "start_recording"), (mine, "export")
+    ]  # fmt: skip

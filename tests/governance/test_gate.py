@@ -528,3 +528,54 @@ async def test_a_pause_carries_to_a_new_workspace_after_the_client_went_through_
         assert (await h.call("tabs_context_mcp", {}, other)).kind == "ok"
     minted = await h.call("tabs_context_mcp", {}, None)
     assert minted.kind == "held", text(minted)
+
+
+async def test_a_recording_whose_tab_left_is_judged_at_its_frames_pages_never_at_the_tab(
+    nursery, tmp_path
+):
+    """Status, stop, clear and an export to the caller still reach a recording once its tab
+    left the workspace; the tab, perhaps another workspace's now, is never read. The export
+    is a read of what the frames show, judged at each of their pages (never-touch first);
+    the rest needs nothing of a page. Anything that would reach the tab stays refused."""
+    browser, calls = FakeBrowser(), []
+    h = GovernedHarness(
+        nursery, {"gif_creator": page_handler(browser, calls)}, tmp_path / "audit.jsonl",
+        state(NARROW, sacred=["bank.test"]), browser=browser,
+    )  # fmt: skip
+    ws = h.workspace(TAB)
+    browser.urls[TAB] = "https://bank.test/"  # where the tab is now: it must not matter
+    pages: dict[int, list[str]] = {TAB: ["https://docs.example.com/a", "https://docs.example.com/b"]}
+    asked: list[tuple[str, int]] = []
+
+    def held_pages(workspace, tab):
+        asked.append((workspace, tab))
+        return pages.get(tab, [])
+
+    h.gate.held_pages = held_pages
+    h.workspaces.tab_closed(TAB)
+    for action in ("status", "stop_recording", "clear"):
+        answer = await h.call("gif_creator", {"tabId": TAB, "action": action}, ws)
+        assert answer.kind == "ok", (action, text(answer))
+    assert asked == []  # they need nothing of a page
+    exported = await h.call("gif_creator", {"tabId": TAB, "action": "export", "download": True}, ws)
+    assert exported.kind == "ok", text(exported)
+    assert asked == [(ws, TAB)] and calls == ["gif_creator"] * 4
+    pages[TAB].append("https://bank.test/statement")
+    sacred = await h.call("gif_creator", {"tabId": TAB, "action": "export", "download": True}, ws)
+    assert sacred.kind == "denied" and "bank.test" in text(sacred), text(sacred)
+    pages[TAB] = ["https://elsewhere.test/"]
+    closed = await h.call("gif_creator", {"tabId": TAB, "action": "export", "download": True}, ws)
+    assert closed.kind == "denied" and DENIAL.match(text(closed)), text(closed)
+    for refused in ({"action": "start_recording"}, {"action": "export", "ref": "ref_1"}):
+        answer = await h.call("gif_creator", {"tabId": TAB, **refused}, ws)
+        assert answer.kind == "denied" and text(answer) == texts.tab_left_workspace(TAB)
+    other = h.workspace(OTHER_TAB)
+    foreign = await h.call("gif_creator", {"tabId": TAB, "action": "status"}, other)
+    assert text(foreign) == texts.tab_not_in_workspace(TAB)
+    assert calls == ["gif_creator"] * 4 and browser.probes == 0
+    await h.settled()
+    exports = [r for r in h.records() if r["action"] == "export"]
+    assert [(r["host"], r["decision"]) for r in exports] == [
+        ("docs.example.com", "allow"), ("bank.test", "deny"), ("elsewhere.test", "deny"),
+        (None, "deny"),
+    ]  # fmt: skip

@@ -87,19 +87,31 @@ class Tab:
         if op == "tab_info":
             return {"tabId": 7, "url": "chrome://version", "title": "About Version"}
         if op == "cdp":
-            return {"result": {"result": {"value": {"w": 800, "h": 600, "dpr": 1}}}}
+            return {"result": {"result": {"value": {"w": 800, "h": 600, "dpr": 1, "url": "https://gif.test/"}}}}
         if op == "screenshot":
             return {"data": base64.b64encode(jpeg(800, 600, (0, 120, 0))).decode()}
         assert args.get("fn") == "observe", (op, args)
         return {"value": {"targetError": {"code": "ref_not_found", "message": "No element here"}}}
 
 
-def gif_tool(tab: Tab) -> tuple[Any, Recorder]:
-    """The gif_creator handler over ``tab``, and its recorder."""
+class Owners:
+    """Which tabs workspace ``ws`` holds (tabs 7 and 8 until one leaves)."""
+
+    def __init__(self) -> None:
+        self.tabs = {7, 8}
+
+    def verify_tab(self, workspace: str | None, tab: int) -> bool:
+        return workspace == "ws" and tab in self.tabs
+
+
+def gif_tool(tab: Tab, owners: Owners | None = None) -> tuple[Any, Recorder, ScriptedBrowser]:
+    """The gif_creator handler over ``tab``, its recorder and the browser it asks."""
     browser = ScriptedBrowser(tab.answer)
     recorder = Recorder(PageChannel(browser))  # type: ignore[arg-type]
-    handlers = gif_creator_handlers(None, browser, recorder=recorder, contexts=ContextBook())  # type: ignore[arg-type]
-    return handlers["gif_creator"], recorder
+    handlers = gif_creator_handlers(
+        owners or Owners(), browser, recorder=recorder, contexts=ContextBook()  # type: ignore[arg-type]
+    )
+    return handlers["gif_creator"], recorder, browser
 
 
 def said(result: ToolResult) -> str:
@@ -108,7 +120,7 @@ def said(result: ToolResult) -> str:
 
 async def test_a_start_without_a_first_frame_leaves_no_recording_and_keeps_the_last_one() -> None:
     tab = Tab()
-    gif, recorder = gif_tool(tab)
+    gif, recorder, _ = gif_tool(tab)
     earlier = recorder.start("ws", 7, {})
     earlier.frames = [Frame(jpeg(80, 60, (0, 0, 0)), trio.current_time(), "start")]
     earlier.stop("requested", trio.current_time())
@@ -126,7 +138,7 @@ async def test_a_start_without_a_first_frame_leaves_no_recording_and_keeps_the_l
 
 
 async def test_a_failed_export_leaves_the_recording_as_it_was_and_says_so() -> None:
-    gif, recorder = gif_tool(Tab())
+    gif, recorder, _ = gif_tool(Tab())
     await gif(tool_call("gif_creator", action="start_recording"))
     failed = await gif(tool_call("gif_creator", action="export", ref="ref_9999"))
     assert failed.kind == "tool_error", said(failed)
@@ -141,7 +153,7 @@ async def test_a_failed_export_leaves_the_recording_as_it_was_and_says_so() -> N
 
 async def test_a_frame_the_tab_cannot_give_is_skipped_and_a_closed_tab_ends_the_recording() -> None:
     tab = Tab()
-    gif, recorder = gif_tool(tab)
+    gif, recorder, _ = gif_tool(tab)
     await gif(tool_call("gif_creator", action="start_recording"))
     done = ToolResult.text("done")
     tab.state = "chrome"
@@ -172,7 +184,7 @@ async def test_no_frame_is_taken_of_a_page_the_policy_closes_to_the_workspace() 
         return seeing["open"]
 
     recorder = Recorder(PageChannel(browser), may_see=may_see)  # type: ignore[arg-type]
-    gif = gif_creator_handlers(None, browser, recorder=recorder, contexts=ContextBook())["gif_creator"]  # type: ignore[arg-type]
+    gif = gif_creator_handlers(Owners(), browser, recorder=recorder, contexts=ContextBook())["gif_creator"]  # type: ignore[arg-type]
     await gif(tool_call("gif_creator", action="start_recording"))
     done = ToolResult.text("done")
     await recorder.after_call(tool_call("computer", action="wait", duration=1), done)
@@ -187,7 +199,7 @@ async def test_no_frame_is_taken_of_a_page_the_policy_closes_to_the_workspace() 
 
 
 async def test_options_are_the_known_ones_each_true_or_false() -> None:
-    gif, recorder = gif_tool(Tab())
+    gif, recorder, _ = gif_tool(Tab())
     for options, wrong in (
         ({"showWatermark": "false"}, "must be true or false"),
         ({"showWatermrk": False}, "Unknown option(s) 'showWatermrk'"),
@@ -198,3 +210,38 @@ async def test_options_are_the_known_ones_each_true_or_false() -> None:
     started = await gif(tool_call("gif_creator", action="start_recording", options={"showWatermark": False}))
     assert started.kind == "ok"
     assert recorder.get("ws", 7).options["showWatermark"] is False
+
+
+async def test_a_recording_whose_tab_left_is_stopped_exported_and_cleared_without_the_tab() -> None:
+    """The engine lets status, stop, clear and an export to the caller through for a tab that
+    left the workspace: the handler then asks the browser nothing (the tab may be another
+    workspace's now), and the recording says why it stopped."""
+    owners = Owners()
+    gif, recorder, browser = gif_tool(Tab(), owners)
+    await gif(tool_call("gif_creator", action="start_recording"))
+    recording = recorder.get("ws", 7)
+    assert recording is not None and recording.frames[0].url == "https://gif.test/"
+    owners.tabs.discard(7)
+    asked = len(browser.seen)
+    status = await gif(tool_call("gif_creator", action="status"))
+    assert status.kind == "ok", said(status)
+    assert status.structured["state"] == "stopped" and status.structured["stop_reason"] == "tab_left"
+    assert status.structured["auto_stopped"] is True and "stopped: tab_left" in said(status)
+    exported = await gif(tool_call("gif_creator", action="export", download=True))
+    assert exported.kind == "ok", said(exported)
+    assert Image.open(io.BytesIO(exported.content[-1].data)).n_frames == 1
+    assert exported.structured["stop_reason"] == "tab_left"  # it ended when the tab left
+    cleared = await gif(tool_call("gif_creator", action="clear"))
+    assert cleared.structured["cleared"] is True and recorder.get("ws", 7) is None
+    missing = await gif(tool_call("gif_creator", action="status"))
+    assert missing.kind == "tool_error" and "has left this workspace" in said(missing)
+    assert len(browser.seen) == asked  # nothing of it reached the browser
+
+
+def test_a_recording_names_the_pages_its_frames_show_once_each_in_order() -> None:
+    recorder = Recorder(channel=None, clock=Clock())  # type: ignore[arg-type]
+    recording = recorder.start("ws", 7, {})
+    for url in ("https://a.test/1", "", "https://b.test/", "https://a.test/1"):
+        recording.frames.append(Frame(b"x", 100.0, "step", url=url))
+    assert recorder.pages("ws", 7) == ["https://a.test/1", "https://b.test/"]
+    assert recorder.pages("other", 7) == [] and recorder.pages("ws", 8) == []
