@@ -58,9 +58,12 @@ class CallGate(Protocol):
         another site), or None."""
         ...
 
-    def minted(self, workspace: WorkspaceId, kin: Collection[WorkspaceId]) -> None:
+    def minted(
+        self, workspace: WorkspaceId, kin: Collection[WorkspaceId], *, replacing: bool = False
+    ) -> None:
         """A workspace was just minted for a connection that holds ``kin``: what follows a
-        client rather than one workspace (a pause) carries over to it."""
+        client rather than one workspace (a pause) carries over to it. ``replacing``: it
+        stands in for a workspace the client named that the service no longer knows."""
         ...
 
     def unowned_tab(self, call: CallState) -> None:
@@ -89,7 +92,9 @@ class OpenGate:
     def denied_at(self, call: CallState, url: str) -> str | None:
         return None
 
-    def minted(self, workspace: WorkspaceId, kin: Collection[WorkspaceId]) -> None:
+    def minted(
+        self, workspace: WorkspaceId, kin: Collection[WorkspaceId], *, replacing: bool = False
+    ) -> None:
         return None
 
     def unowned_tab(self, call: CallState) -> None:

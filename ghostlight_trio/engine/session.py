@@ -69,6 +69,9 @@ class WorkSession:
         """Workspaces this stream's calls used, most recent last, well past those it holds:
         the kin a pause carries over from (see ``minted``)."""
         """Workspaces this stream's calls used, most recent last: they live while it does."""
+        self._named_unknown = False
+        """A call on this stream named a workspace the service does not know (one from before
+        a restart, say): the next workspace minted here is taken as its replacement."""
         self.opened_here: Collection[str] = ()
         """Set by the stream's owner: the workspaces the stream opened itself (its implicit
         workspace), which it holds already."""
@@ -176,13 +179,16 @@ class WorkSession:
         if len(used) > REMEMBERED_WORKSPACES:
             used.popitem(last=False)
 
-    def minted(self, workspace: WorkspaceId) -> None:
+    def minted(self, workspace: WorkspaceId, *, replacing: bool = False) -> None:
         """A workspace was just minted for this stream: what follows its client (a pause by
         the attention circuit) carries over from the workspaces the stream used, not only the
-        few it still holds, so going through many workspaces first is no way out of a pause."""
+        few it still holds, so going through many workspaces first is no way out of a pause.
+        ``replacing``: the client asked for a workspace the service no longer knows (so did
+        any earlier call on the stream that named one)."""
+        replacing, self._named_unknown = replacing or self._named_unknown, False
         kin = [*self._used, *map(WorkspaceId, self.opened_here)]
-        if kin:
-            self._engine.gate.minted(workspace, kin)
+        if kin or replacing:
+            self._engine.gate.minted(workspace, kin, replacing=replacing)
 
     def _resolve_workspace(self, spec: ToolSpec, message: Start) -> tuple[WorkspaceId | None, bool]:
         registry = self._engine.workspaces
@@ -203,6 +209,7 @@ class WorkSession:
             self.minted(minted)
             return minted, True
         if not registry.exists(handle):
+            self._named_unknown = True
             raise _Refusal("unknown_workspace", texts.UNKNOWN_WORKSPACE, texts.WORKSPACE_NEXT_STEP)
         return WorkspaceId(handle), False
 

@@ -7,6 +7,11 @@ there is no timed auto-resume.
 
 A pause follows the client within its connection: a workspace minted on a connection that holds
 a paused one starts paused (``carry``), so minting a fresh workspace is no way around it.
+
+A workspace opened in place of one the service no longer knows (it restarted, and the client's
+handle died with it) does not count its first few calls naming a tab outside it (``excuse``):
+the agent's tab ids from before are void through no doing of its own, and trying them is no
+probe of anyone's tabs. They are still denied, alike, and recorded.
 """
 
 from __future__ import annotations
@@ -18,6 +23,9 @@ MATCHING_DENIAL_THRESHOLD = 3
 MATCHING_DENIAL_WINDOW = 60.0
 SESSION_DENIAL_THRESHOLD = 5
 SESSION_DENIAL_WINDOW = 120.0
+REPLACEMENT_GRACE = 8
+"""Calls naming a tab outside the workspace that a replacement workspace does not count: one
+for each tab an agent may have held, before it lists its tabs anew."""
 
 
 class AttentionCircuits:
@@ -29,6 +37,8 @@ class AttentionCircuits:
         self._carried: dict[Hashable, Hashable] = {}
         """Open circuits carried over to a new workspace (not opened by its own denials), each
         with the workspace whose denials opened the pause: resuming that one resumes them."""
+        self._excused: dict[Hashable, int] = {}
+        """Replacement workspaces, each with how many more unowned-tab denials it is excused."""
 
     def is_open(self, workspace: Hashable | None) -> bool:
         return workspace is not None and workspace in self._open
@@ -64,12 +74,29 @@ class AttentionCircuits:
         self._carried[workspace] = origins[0]
         return True
 
+    def excuse(self, workspace: Hashable, count: int = REPLACEMENT_GRACE) -> None:
+        """``workspace`` replaces one the service no longer knows: its next ``count`` calls
+        naming a tab outside it are not counted."""
+        self._excused[workspace] = count
+
+    def excused(self, workspace: Hashable | None) -> bool:
+        """Whether this unowned-tab denial of ``workspace`` goes uncounted (using up one)."""
+        left = self._excused.get(workspace, 0) if workspace is not None else 0
+        if left <= 0:
+            return False
+        if left == 1:
+            del self._excused[workspace]
+        else:
+            self._excused[workspace] = left - 1
+        return True
+
     def was_carried(self, workspace: Hashable | None) -> bool:
         """True when this workspace's circuit is open only because it was carried over."""
         return workspace in self._carried
 
     def forget(self, workspace: Hashable) -> None:
         self._history.pop(workspace, None)
+        self._excused.pop(workspace, None)
         self._open.discard(workspace)
         self._carried.pop(workspace, None)
 

@@ -163,9 +163,15 @@ class GovernanceGate:
         self._active.add(call)
         return self._switch_stop(call)
 
-    def minted(self, workspace: WorkspaceId, kin: Collection[WorkspaceId]) -> None:
-        """A paused client stays paused in the workspaces it mints afterwards."""
+    def minted(
+        self, workspace: WorkspaceId, kin: Collection[WorkspaceId], *, replacing: bool = False
+    ) -> None:
+        """A paused client stays paused in the workspaces it mints afterwards. One minted in
+        place of a workspace the service no longer knows is excused its first tries with the
+        tab ids it held there."""
         governor = self._governor
+        if replacing:
+            governor.attention.excuse(workspace)
         if governor.attention.carry(workspace, kin):
             name = governor.name_of(workspace)
             log.warning("workspace %s starts paused: its client's connection holds a paused one", name)
@@ -539,8 +545,11 @@ class GovernanceGate:
         """A tab outside the workspace is a denial like any other, and repeated it pauses the
         workspace: a client sweeping tab ids for other clients' tabs is stopped for the user
         to see. Unknown, closed and other workspaces' tabs all count the same, so neither the
-        answer nor the pause tells a client whose a tab is."""
-        self._count(call, _UNOWNED_TAB_SIGNATURE)
+        answer nor the pause tells a client whose a tab is. A replacement workspace's first
+        few are not counted (see ``attention``): whichever tab they name, so that too tells
+        nothing."""
+        if not self._governor.attention.excused(call.context.workspace_id):
+            self._count(call, _UNOWNED_TAB_SIGNATURE)
 
     def _count_denial(
         self, call: CallState, where: HostResolution | None, needed: Requirement, decision: Decision

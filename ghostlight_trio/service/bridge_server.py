@@ -200,8 +200,8 @@ class BridgeServer:
             workspace, reattached = self.workspaces.open(message.reattach, message.client_label)
         except WorkspaceLimitReached as exc:
             return Rejected(sequence=message.sequence, code="busy", message=str(exc))
-        if not reattached:
-            session.minted(workspace)
+        if not reattached:  # a handle it asked for back that the service no longer knows
+            session.minted(workspace, replacing=message.reattach is not None)
         opened.add(workspace)
         log.info(
             "workspace %s %s",

@@ -31,11 +31,16 @@ STATELESS_CALL = {
 
 def plan_call(request_id: int, domains: object) -> dict:
     """An ``update_plan`` call (2025-11-25, after the handshake) with these domains."""
+    return tool_call(request_id, "update_plan", {"domains": domains, "approach": []})
+
+
+def tool_call(request_id: int, name: str, arguments: dict) -> dict:
+    """A ``tools/call`` request of the 2025-11-25 revision (after the handshake)."""
     return {
         "jsonrpc": "2.0",
         "id": request_id,
         "method": "tools/call",
-        "params": {"name": "update_plan", "arguments": {"domains": domains, "approach": []}},
+        "params": {"name": name, "arguments": arguments},
     }
 
 
@@ -73,6 +78,16 @@ def test_service_killed_mid_call_then_reconnect(own_instance: Instance) -> None:
         notice, answer = again["result"]["content"][:2]
         assert notice["text"].startswith("Note: the Ghostlight service restarted")
         assert answer["text"].startswith("Plan recorded.")
+        # The agent's tab ids from before are void: trying them is denied, but is no probe of
+        # anyone's tabs, so the new workspace is not paused for it.
+        for request_id, tab in enumerate((11, 12, 13, 14), start=9):
+            connector.send(tool_call(request_id, "get_page_text", {"tabId": tab}))
+            denied = connector.read(timeout=10)
+            assert denied["result"]["isError"] is True, denied
+            assert f"Tab {tab} is not in this workspace" in denied["result"]["content"][0]["text"]
+        connector.send(tool_call(13, "tabs_context_mcp", {}))
+        listed = connector.read(timeout=30)
+        assert "Attention required" not in json.dumps(listed), listed
     finally:
         connector.close_stdin()
         connector.wait_exit(5)

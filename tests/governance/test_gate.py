@@ -14,6 +14,7 @@ from ghostlight_trio.engine import texts
 from ghostlight_trio.engine.contracts import ToolCall, ToolResult
 from ghostlight_trio.governance.assembly import advertise
 from ghostlight_trio.tools.compositions import composition_handlers
+from ghostlight_trio.transport.bridge import Rejected, Start
 
 from .harness import (
     OTHER_TAB,
@@ -579,3 +580,34 @@ async def test_a_recording_whose_tab_left_is_judged_at_its_frames_pages_never_at
         ("docs.example.com", "allow"), ("bank.test", "deny"), ("elsewhere.test", "deny"),
         (None, "deny"),
     ]  # fmt: skip
+
+
+async def test_a_workspace_minted_after_naming_a_lost_one_is_excused_its_old_tab_ids(
+    nursery, tmp_path
+):
+    """A stateless client names its workspace on every call: after a service restart the
+    service does not know it, and the client mints a new one on the same connection. Its
+    first tries with its old tab ids are denied alike but not counted; then they count."""
+    h = harness(nursery, tmp_path)
+    h._sequence += 1
+    stale = h.session.start(
+        Start(sequence=h._sequence, operation="get_page_text", arguments={"tabId": TAB},
+              workspace_id="lost-in-the-restart")
+    )  # fmt: skip
+    assert isinstance(stale, Rejected) and stale.code == "unknown_workspace"
+    minted = await h.call("tabs_context_mcp", {})
+    assert minted.kind == "ok" and minted.workspace_id is not None
+    ws = minted.workspace_id
+    answers = [await h.call("get_page_text", {"tabId": TAB + n}, ws) for n in range(8)]
+    assert {a.kind for a in answers} == {"denied"}
+    assert {text(a) for a in answers[:2]} == {texts.tab_not_in_workspace(TAB), texts.tab_not_in_workspace(TAB + 1)}
+    listed = await h.call("tabs_create_mcp", {}, ws)
+    assert listed.kind == "ok", text(listed)  # not paused
+    answers = [await h.call("get_page_text", {"tabId": TAB + n}, ws) for n in range(3)]
+    assert {a.kind for a in answers} == {"denied"}
+    paused = await h.call("tabs_create_mcp", {}, ws)
+    assert paused.kind == "held" and "Attention required" in text(paused)
+    again = await h.call("tabs_context_mcp", {})  # a later mint on this connection: no grace
+    assert again.kind == "held"  # the pause follows the client
+    await h.settled()
+    assert [r["rule"] for r in h.records()].count("unowned_tab") == 11

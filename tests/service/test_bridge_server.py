@@ -255,3 +255,40 @@ async def test_a_stream_holds_its_own_workspace_once_however_many_calls_use_it(e
     await trio.sleep(0.5)
     assert registry.summaries()[0].held_by_streams == 0  # its grace runs now
     nursery.cancel_scope.cancel()
+
+
+async def _denials_until_paused(stream, attention, workspace: str, first_sequence: int) -> int:
+    """Calls naming tab ids outside ``workspace`` (each a new one), all denied, until the
+    attention circuit pauses the workspace: how many it took."""
+    for count in range(1, 21):
+        sequence = first_sequence + count
+        arguments = {"tabId": 1000 + count}
+        await stream.send(
+            Start(sequence=sequence, operation="get_page_text", arguments=arguments, workspace_id=workspace)
+        )
+        assert isinstance(await stream.receive(), Started)
+        outcome = await stream.receive()
+        assert isinstance(outcome, Outcome) and outcome.kind == "denied", outcome
+        if attention.is_open(workspace):
+            return count
+    raise AssertionError("never paused")
+
+
+async def test_a_workspace_replacing_one_lost_in_a_restart_is_excused_its_old_tab_ids(
+    endpoints, nursery
+):
+    """After a service restart an edge asks for its workspace back and gets a new one: the
+    agent's first tries with its tab ids from before are denied as ever, but do not pause
+    it. A fresh workspace, and one replacing another past that grace, pause as before."""
+    running = await start_service(nursery, endpoints, build=build_service_parts)
+    attention = running.parts.governance.governor.attention
+    paused_after = {}
+    for reattach in (None, "a-handle-from-before-the-restart"):
+        stream, _ = await open_bridge(endpoints)
+        await stream.send(OpenWorkspace(sequence=1, reattach=reattach, client_label="client"))
+        opened = await stream.receive()
+        assert isinstance(opened, WorkspaceOpened) and not opened.reattached
+        paused_after[reattach] = await _denials_until_paused(stream, attention, opened.workspace_id, 2)
+        await stream.aclose()
+    assert paused_after == {None: 3, "a-handle-from-before-the-restart": 8 + 3}
+    nursery.cancel_scope.cancel()
