@@ -57,6 +57,11 @@ UNANSWERED_AFTER = (
     " screenshot) before repeating the action; if it stays stuck, close the tab with tab_control"
     " and open a new one."
 )
+PRESSED_ELSEWHERE = (
+    "What was at that point moved or changed as the pointer arrived, so the press landed on"
+    " another element (named in the receipt) and may have done something else than meant. Take"
+    " a screenshot to see the page now before clicking again."
+)
 TYPE_MAX_CHARS = 2000
 NO_FOCUS = (
     "no field received the text (the page itself got the key presses). Click the field first"
@@ -165,13 +170,18 @@ class ComputerTool:
         target: dict[str, Any] | None,
         near: bool = False,
         typed: str | None = None,
+        pressed: bool = False,
     ) -> ToolResult:
         """The receipt once the page settled. With ``near``, each observation also lists the
         interactive elements shown around the target, so that what the action revealed (a menu
         shown by CSS alone) is named. With ``typed``, a field that does not hold what was typed
-        afterwards (cut at its limit, rewritten) says what it holds."""
+        afterwards (cut at its limit, rewritten) says what it holds. With ``pressed`` (a click
+        at a point whose press the page watched), a press that landed on something else than
+        what was at the point before the pointer came says so."""
         ref = target.get("ref") if near and isinstance(target, dict) else None
         where: dict[str, Any] = {"ref": ref, "near": True} if isinstance(ref, str) else {}
+        if pressed:
+            where["press"] = True
         try:
             after = await observe_settled(lambda: self._observe(call, tab, **where))
         except PageDialog as stop:
@@ -183,6 +193,8 @@ class ComputerTool:
             receipt = build_receipt(action, tab, before, after, assurance=assurance, target=target)
             if typed is not None:
                 summary += _field_kept(after.get("focused"), typed)
+            if "pressedInstead" in receipt["observedAfter"]:
+                summary += f" {PRESSED_ELSEWHERE}"
         elif await self._page_unresponsive(call, tab):
             return ToolResult.text(f"{summary} {UNANSWERED_AFTER}", kind="outcome_unknown")
         return receipt_result(summary, receipt, call.context.workspace_id)
@@ -200,14 +212,16 @@ class ComputerTool:
         return False
 
     async def _target_point(
-        self, call: ToolCall, tab: int
+        self, call: ToolCall, tab: int, *, watch_press: bool = False
     ) -> tuple[float, float, dict[str, Any] | None, dict[str, Any] | None, str]:
-        """Where to act: (css x, css y, target element, observation before, assurance)."""
+        """Where to act: (css x, css y, target element, observation before, assurance).
+        ``watch_press``: the page also notes where the next press at a point lands."""
         ref = call.arguments.get("ref")
         if isinstance(ref, str) and ref:
             return await self._ref_point(call, tab, ref)
         x, y = self._model_point(call, tab, "coordinate")
-        before = await self._observe(call, tab, x=x, y=y, near=True)
+        watch = {"watchPress": True} if watch_press else {}
+        before = await self._observe(call, tab, x=x, y=y, near=True, **watch)
         viewport = before.get("viewport") if before else None
         if isinstance(viewport, dict) and not _inside(x, y, viewport):
             given = call.arguments["coordinate"]
@@ -314,7 +328,7 @@ class ComputerTool:
         action = str(call.arguments["action"])
         button, count = CLICKS[action]
         bits = modifier_bits(call.arguments.get("modifiers"))
-        x, y, target, before, assurance = await self._target_point(call, tab)
+        x, y, target, before, assurance = await self._target_point(call, tab, watch_press=True)
         steps = [_mouse_step("mouseMoved", x, y, modifiers=bits)]
         if assurance == "ref":
             x, y, target = await self._under_pointer(call, tab, x, y, bits)
@@ -329,8 +343,9 @@ class ComputerTool:
         summary = f"{action} at {self._label(call, x, y)}."
         await self._send(call, tab, steps, summary=summary)
         return await self._finish(
-            call, tab, summary, before, assurance=assurance, target=target, near=True
-        )
+            call, tab, summary, before, assurance=assurance, target=target, near=True,
+            pressed=assurance == "coordinate",
+        )  # fmt: skip
 
     async def _under_pointer(
         self, call: ToolCall, tab: int, x: float, y: float, bits: int

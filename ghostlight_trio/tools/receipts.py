@@ -90,6 +90,15 @@ def build_receipt(
     pending = after.get("pendingUrl")
     if isinstance(pending, str) and pending and pending != before.get("pendingUrl"):
         observed["navigationPending"] = pending
+    pressed = after.get("pressed")
+    if (
+        target
+        and isinstance(pressed, dict)
+        and pressed.get("reached") is False
+        and isinstance(pressed.get("target"), dict)
+    ):
+        # The press the page saw went down on something other than what was at the point.
+        observed["pressedInstead"] = actionable(pressed["target"])
     new_status = [
         t for t in after.get("statusTexts") or [] if t not in (before.get("statusTexts") or [])
     ]
@@ -169,6 +178,13 @@ def receipt_facts(receipt: dict[str, Any]) -> str:
     """The receipt's facts as one short sentence (page-sourced: the caller fences it)."""
     observed = receipt["observedAfter"]
     facts: list[str] = []
+    instead = observed.get("pressedInstead")
+    if isinstance(instead, dict):
+        named = str(instead["role"]) + (f' "{instead["name"]}"' if instead.get("name") else "")
+        named += f" [{instead['ref']}]" if instead.get("ref") else ""
+        facts.append(
+            f"the press landed on {named}, not on what was at the point before the pointer came"
+        )
     if "urlChanged" in observed:
         facts.append(f"URL changed to {observed['urlChanged']}")
     if "titleChanged" in observed:

@@ -443,6 +443,38 @@ async def test_a_click_by_ref_follows_a_target_that_moves_when_the_pointer_arriv
     assert await events(service, ws, tab) == ["catch"]
 
 
+async def test_a_click_at_a_point_whose_target_jumps_away_says_where_the_press_landed(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    """A click by coordinate goes where it was aimed, but what was there may move as the
+    pointer arrives: the answer then names what the press really went down on, instead of
+    reporting the element that had been at the point. One that stays put is not remarked."""
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/truth/evasive")
+    found = await service.call("find", ws, tabId=tab, query="Catch me")
+    button = found.structured["results"][0]
+    at = [round(button["x"]), round(button["y"])]
+    missed = await service.call("computer", ws, tabId=tab, action="left_click", coordinate=at)
+    assert missed.kind == "ok", text(missed)
+    assert await events(service, ws, tab) == []  # the button jumped aside: it got no click
+    receipt = missed.structured["interactionReceipt"]
+    assert receipt["target"]["name"] == "Catch me"  # what was at the point before
+    instead = receipt["observedAfter"]["pressedInstead"]
+    assert instead["name"] != "Catch me", instead
+    assert "the press landed on another element" in text(missed)
+    assert "the press landed on" in text(missed).split("---", 1)[1]  # named inside the fence
+    moved = await service.call("find", ws, tabId=tab, query="Catch me")
+    now = moved.structured["results"][0]
+    assert now["x"] > button["x"] + 100, now
+    caught = await service.call(
+        "computer", ws, tabId=tab, action="left_click", coordinate=[round(now["x"]), round(now["y"])]
+    )
+    assert caught.kind == "ok", text(caught)
+    assert await events(service, ws, tab) == ["catch"]
+    assert "pressedInstead" not in caught.structured["interactionReceipt"]["observedAfter"]
+    assert "landed on another element" not in text(caught)
+
+
 async def test_input_a_stuck_page_never_answers_about_is_an_unknown_outcome_not_a_success(
     extended_service: Service, extended_browser: Any, web: str
 ) -> None:

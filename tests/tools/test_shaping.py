@@ -258,3 +258,26 @@ def test_a_list_rebuilt_with_new_refs_reveals_nothing_but_a_new_item_does() -> N
     }
     receipt = build_receipt("left_click", 7, before, grown, assurance="ref", target=None)
     assert receipt["observedAfter"]["revealed"] == [{"ref": "ref_9", "role": "link", "name": "Ann"}]
+
+
+def test_a_press_the_page_saw_land_elsewhere_is_named_and_one_that_reached_is_not() -> None:
+    """The observation after a click at a point carries where the page saw the press go
+    down: on what was at the point (or inside it) says nothing more; on anything else names
+    it, inside the page fence, so a target that jumped away is never reported as clicked."""
+    before = {"url": "http://a.test/", "title": "A", "renderSerial": 1, "mutations": 5}
+    body = {**ELEMENT, "ref": "ref_9", "role": "body", "name": "", "tag": "body"}
+    reached = {**before, "pressed": {"reached": True, "target": ELEMENT}}
+    receipt = build_receipt("left_click", 7, before, reached, assurance="coordinate", target=ELEMENT)
+    assert "pressedInstead" not in receipt["observedAfter"]
+    missed = {**before, "pressed": {"reached": False, "target": body}}
+    receipt = build_receipt("left_click", 7, before, missed, assurance="coordinate", target=ELEMENT)
+    assert receipt["observedAfter"]["pressedInstead"]["ref"] == "ref_9"
+    assert receipt_facts(receipt) == (
+        "the press landed on body [ref_9], not on what was at the point before the pointer came"
+    )
+    result = receipt_result("left_click at (1, 2).", receipt, "ws")
+    text = result.content[0].text  # type: ignore[union-attr]
+    fence = text.index("---")
+    assert text.index("the press landed on body") > fence  # page-sourced: inside the fence
+    unseen = build_receipt("left_click", 7, before, {**before}, assurance="coordinate", target=ELEMENT)
+    assert "pressedInstead" not in unseen["observedAfter"]
