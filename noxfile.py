@@ -37,10 +37,20 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Everything a change must pass: unit, seam, process, transcripts, quick fuzz, real-browser e2e."""
+    """Everything a change must pass: unit, seam, process, transcripts, quick fuzz, real-browser
+    e2e, and the extension's own unit tests (node), unless arguments pick some tests out."""
     _install(session)
     _node_clients(session)
     session.run("pytest", "-q", "-p", "no:cacheprovider", *session.posargs)
+    if not session.posargs:
+        _extension_unit_tests(session)
+
+
+def _extension_unit_tests(session: nox.Session) -> None:
+    """The extension's JavaScript, with node's own test runner (fakes of chrome.* and a DOM)."""
+    if shutil.which("node") is None:
+        session.error("the extension's unit tests need node (Node 18 or later) on PATH")
+    session.run("node", "--test", "tests/extension/", external=True)
 
 
 @nox.session
