@@ -137,6 +137,7 @@ const dispatcher = createDispatcher({
         timeoutMs: Number.isFinite(args.timeoutMs) ? Math.max(1, args.timeoutMs) : CONTENT_TIMEOUT_MS,
         signal,
         refFloor,
+        cdp: (id, method, params) => debuggers.send(id, method, params, signal),
       });
     const out = await gate.run(tabId, run);
     return out.dialog ? { value: null, dialog: out.dialog } : out.value;

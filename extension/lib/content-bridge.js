@@ -13,6 +13,7 @@
 import { CONTENT_CHANNEL, CONTENT_TIMEOUT_MS, HOPS } from "./constants.js";
 import { PAGE_CRASHED, pageCrashedError, tabCrashes } from "./debugger.js";
 import { OpError, requireTabId, stoppedError } from "./frames.js";
+import { errorPageCause } from "./navigation.js";
 import { onStop, throwIfStopped } from "./stopping.js";
 import { getTab, pendingUrlOf } from "./tab-lookup.js";
 
@@ -28,7 +29,9 @@ export function contentScriptFiles(manifest) {
   return scripts.length ? [...scripts[0].js] : [];
 }
 
-export async function runContent(chromeApi, args, { files, timeoutMs = CONTENT_TIMEOUT_MS, signal, refFloor = null } = {}) {
+// `cdp(tabId, method, params)`: a CDP sender, used only to read why a tab shows the browser's
+// error page when a request fails there.
+export async function runContent(chromeApi, args, { files, timeoutMs = CONTENT_TIMEOUT_MS, signal, refFloor = null, cdp = null } = {}) {
   const tabId = requireTabId(args);
   if (typeof args.fn !== "string" || !args.fn) {
     throw new OpError("args.fn must name a content mechanism", { code: "bad_args" });
@@ -52,7 +55,7 @@ export async function runContent(chromeApi, args, { files, timeoutMs = CONTENT_T
   if (refFloor) message.refFloor = await refFloor.take(tabId);
   let reply;
   try {
-    reply = await askOnce(chromeApi, tabId, { files, crashes, ask, during, signal, timeoutMs });
+    reply = await askOnce(chromeApi, tabId, { files, crashes, ask, during, signal, timeoutMs, cdp });
   } finally {
     if (refFloor) refFloor.settle(tabId, reply && reply.refHigh);
   }
@@ -60,7 +63,7 @@ export async function runContent(chromeApi, args, { files, timeoutMs = CONTENT_T
 }
 
 // The page's reply, asking once more after injecting the content script where none answered.
-async function askOnce(chromeApi, tabId, { files, crashes, ask, during, signal, timeoutMs }) {
+async function askOnce(chromeApi, tabId, { files, crashes, ask, during, signal, timeoutMs, cdp }) {
   let reply;
   try {
     reply = await ask();
@@ -71,7 +74,7 @@ async function askOnce(chromeApi, tabId, { files, crashes, ask, during, signal, 
     }
     if (!NO_RECEIVER.test(messageOf(err))) throw pageFailure(err);
     throwIfStopped(signal);
-    await inject(chromeApi, tabId, files, crashes, timeoutMs);
+    await inject(chromeApi, tabId, files, crashes, timeoutMs, cdp);
     throwIfStopped(signal);
     try {
       reply = await ask();
@@ -102,7 +105,7 @@ function answerOf(reply, tab) {
   return answer;
 }
 
-async function inject(chromeApi, tabId, files, crashes, timeoutMs) {
+async function inject(chromeApi, tabId, files, crashes, timeoutMs, cdp) {
   let timer;
   try {
     // At once, not at document idle: a page whose parsing waits on a script or stylesheet that
@@ -121,9 +124,13 @@ async function inject(chromeApi, tabId, files, crashes, timeoutMs) {
     if (err instanceof OpError) throw err;
     if (crashes.has(tabId)) throw pageCrashedError(tabId);
     if (ERROR_PAGE.test(messageOf(err))) {
+      // What failed, as the error page shows it (best effort, bounded): the agent learns why
+      // the tab has no page, not only that it has none.
+      const errorPage = await errorPageCause(cdp, tabId);
       throw new OpError("The tab shows the browser's error page (the page did not load), so there is no page content to read", {
         hop: HOPS.page,
         code: "error_page",
+        errorPage,
       });
     }
     if (DOCUMENT_GONE.test(messageOf(err))) {

@@ -6,12 +6,15 @@ import { FEATURES, GROUP_COLORS, HOPS, WIRE_VERSION } from "./constants.js";
 // `dialog`: the JavaScript dialog that stopped it (code `dialog_open`), sent along.
 // `completed`: for a command sequence, how many of its commands were answered before it failed.
 export class OpError extends Error {
-  constructor(message, { hop = HOPS.extension, code, dialog } = {}) {
+  // `errorPage`: why the tab shows the browser's error page ({netError, httpStatus?}), when a
+  // request failed on one and the cause could be read.
+  constructor(message, { hop = HOPS.extension, code, dialog, errorPage } = {}) {
     super(message);
     this.name = "OpError";
     this.hop = hop;
     if (code) this.code = code;
     if (dialog && typeof dialog === "object") this.dialog = dialog;
+    if (errorPage && typeof errorPage === "object" && errorPage.netError) this.errorPage = errorPage;
   }
 }
 
@@ -48,6 +51,7 @@ export function errorFrameFrom(id, err) {
   if (err instanceof OpError) {
     const frame = errorFrame(id, err.message, err.hop, err.code);
     if (err.dialog) frame.error.dialog = err.dialog;
+    if (err.errorPage) frame.error.errorPage = err.errorPage;
     if (Number.isInteger(err.completed)) frame.error.completed = err.completed;
     if (err.delivered === true) frame.error.delivered = true;
     return frame;

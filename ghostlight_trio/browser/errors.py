@@ -34,6 +34,9 @@ class BrowserError(BrowserFailure):
     failed (so a tool can say exactly how much of an action took effect).
     ``delivered``: the request had reached the page when it failed (its page crashed under
     it), so whether it took effect is not known.
+    ``error_page``: for a request that met the browser's error page (code ``error_page``),
+    what that page shows failed (``netError``, and ``httpStatus`` for an HTTP error), when the
+    extension could read it.
     """
 
     def __init__(
@@ -45,6 +48,7 @@ class BrowserError(BrowserFailure):
         *,
         completed: int | None = None,
         delivered: bool = False,
+        error_page: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.hop = hop
@@ -52,6 +56,7 @@ class BrowserError(BrowserFailure):
         self.dialog = dialog
         self.completed = completed
         self.delivered = delivered
+        self.error_page = error_page
 
 
 class OutcomeUnknown(BrowserFailure):

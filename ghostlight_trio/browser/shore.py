@@ -669,6 +669,7 @@ class BrowserShore:
             return
         dialog = error.get("dialog")
         completed = error.get("completed")
+        error_page = error.get("errorPage")
         pending.fail(
             BrowserError(
                 message,
@@ -677,6 +678,7 @@ class BrowserShore:
                 dialog if isinstance(dialog, dict) else None,
                 completed=completed if type(completed) is int and completed >= 0 else None,
                 delivered=error.get("delivered") is True,
+                error_page=error_page if isinstance(error_page, dict) else None,
             )
         )
 

@@ -111,9 +111,8 @@ def error_page_result(
     final_url: str, result: dict[str, Any], structured: dict[str, Any]
 ) -> ToolResult:
     """The load ended on the browser's own error page: say why, when the browser told."""
-    code = result.get("netError")
-    status = result.get("httpStatus")
-    if not isinstance(code, str) or not _NET_ERROR.match(code):
+    known = _error_page_cause(result)
+    if known is None:
         return ToolResult.text(
             f"Navigated to {final_url}, but the page did not load: the tab shows the browser's"
             " error page, and what failed could not be read. Next step: take a screenshot to"
@@ -121,19 +120,43 @@ def error_page_result(
             kind="tool_error",
             structured=structured,
         )
-    structured = structured | {"netError": code}
-    if type(status) is int and 400 <= status <= 599:
-        structured["httpStatus"] = status
-        cause = f"the server answered HTTP {status}{http_reason(status)} with no page"
-        step = _http_next_step(status)
-    else:
-        cause, step = _net_error_words(code)
+    facts, cause, step = known
     return ToolResult.text(
         f"Navigated to {final_url}, but the page did not load: {cause}, so the tab shows the"
-        f" browser's error page ({code}). Next step: {step}.",
+        f" browser's error page ({facts['netError']}). Next step: {step}.",
         kind="tool_error",
-        structured=structured,
+        structured=structured | facts,
     )
+
+
+def error_page_read_result(error_page: dict[str, Any] | None) -> ToolResult | None:
+    """A request that met the browser's error page where a page was to be read or acted on,
+    saying what failed when the extension could read it (else None: the general words)."""
+    known = _error_page_cause(error_page or {})
+    if known is None:
+        return None
+    facts, cause, step = known
+    return ToolResult.text(
+        f"[hop: page] The tab shows the browser's error page ({facts['netError']}): {cause},"
+        f" so there is no page content to read. Next step: {step}.",
+        kind="tool_error",
+        structured=facts,
+    )
+
+
+def _error_page_cause(shown: dict[str, Any]) -> tuple[dict[str, Any], str, str] | None:
+    """What the error page shows, as (structured facts, cause, next step); None when it names
+    no net error this module can trust."""
+    code = shown.get("netError")
+    status = shown.get("httpStatus")
+    if not isinstance(code, str) or not _NET_ERROR.match(code):
+        return None
+    facts: dict[str, Any] = {"netError": code}
+    if type(status) is int and 400 <= status <= 599:
+        facts["httpStatus"] = status
+        return facts, f"the server answered HTTP {status}{http_reason(status)} with no page", _http_next_step(status)
+    cause, step = _net_error_words(code)
+    return facts, cause, step
 
 
 def _net_error_words(code: str) -> tuple[str, str]:

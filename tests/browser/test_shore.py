@@ -255,6 +255,26 @@ async def test_a_request_the_page_took_before_it_crashed_is_marked_delivered(
     assert seen == [("page_crashed", True), ("page_crashed", False)]
 
 
+async def test_an_error_page_failure_keeps_what_the_page_shows_failed(
+    shore: BrowserShore, endpoints: Endpoints, nursery: trio.Nursery
+) -> None:
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+
+    async def extension() -> None:
+        for shown in ({"netError": "ERR_CONNECTION_REFUSED"}, "ERR_CONNECTION_REFUSED"):
+            request = await peer.receive()
+            error = {"message": "error page", "hop": "page", "code": "error_page", "errorPage": shown}
+            await peer.send({"type": "error", "id": request["id"], "error": error})
+
+    nursery.start_soon(extension)
+    seen = []
+    for _ in range(2):
+        with pytest.raises(BrowserError) as caught:
+            await shore.request(None, "content", {"tabId": compose(1, 4), "fn": "page_text"}, timeout=2)
+        seen.append(caught.value.error_page)
+    assert seen == [{"netError": "ERR_CONNECTION_REFUSED"}, None]  # only an object is taken
+
+
 async def test_an_error_message_nested_past_what_is_followed_stays_prose(
     shore: BrowserShore, endpoints: Endpoints, nursery: trio.Nursery
 ) -> None:

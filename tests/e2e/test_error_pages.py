@@ -67,7 +67,13 @@ async def test_a_redirect_loop_is_named_and_not_retried(
     assert unreadable.kind == "tool_error", text(unreadable)
     assert "The tab shows the browser's error page" in text(unreadable)
     assert "navigate to the page again" not in text(unreadable)
-    assert "a redirect loop" in text(unreadable)
+    # It says what failed, as navigate did: a tab an agent finds this way learns why too.
+    assert text(unreadable).startswith(
+        "[hop: page] The tab shows the browser's error page (ERR_TOO_MANY_REDIRECTS): the server"
+        " redirected too many times (a redirect loop), so there is no page content to read."
+    ), text(unreadable)
+    assert "Next step: do not navigate to this URL again" in text(unreadable), text(unreadable)
+    assert unreadable.structured["netError"] == "ERR_TOO_MANY_REDIRECTS"
 
 
 async def test_http_errors_and_a_refused_connection_are_told_apart(
@@ -105,3 +111,8 @@ async def test_http_errors_and_a_refused_connection_are_told_apart(
     ), text(refused)
     assert refused.structured["netError"] == "ERR_CONNECTION_REFUSED"
     assert "httpStatus" not in refused.structured
+    for reader, arguments in (("read_page", {}), ("find", {"query": "anything"})):
+        read = await service.call(reader, ws, tabId=tab, **arguments)
+        assert read.kind == "tool_error", text(read)
+        assert "error page (ERR_CONNECTION_REFUSED): the connection was refused" in text(read)
+        assert read.structured["netError"] == "ERR_CONNECTION_REFUSED"

@@ -7,6 +7,7 @@ import { fakeChrome } from "./helpers/fake-chrome.mjs";
 const { navigate, navigationTimeout } = await import(lib("navigation.js"));
 const { runContent, contentScriptFiles } = await import(lib("content-bridge.js"));
 const { DebuggerSessions } = await import(lib("debugger.js"));
+const { errorFrameFrom } = await import(lib("frames.js"));
 
 const world = () => fakeChrome({ windows: [{ id: 1 }], tabs: [{ id: 7, windowId: 1, index: 0, url: "https://a.test/", title: "A" }] });
 
@@ -202,7 +203,19 @@ test("content: blocked injection, page errors and silence are page-hop errors", 
   chromeApi.onInject = async () => {
     throw new Error("Frame with ID 0 is showing error page");
   };
-  await assert.rejects(runContent(chromeApi, { tabId: 7, fn: "ping" }, { files: [] }), (e) => e.code === "error_page" && /browser's error page/.test(e.message));
+  await assert.rejects(runContent(chromeApi, { tabId: 7, fn: "ping" }, { files: [] }), (e) => e.code === "error_page" && /browser's error page/.test(e.message) && !("errorPage" in e));
+  // With the debugger at hand, the failure also says what the error page shows, and its
+  // error frame carries that on.
+  const asked = [];
+  const cdp = async (tabId, method) => {
+    asked.push([tabId, method]);
+    return { result: { value: "ERR_CONNECTION_REFUSED" } };
+  };
+  const failure = await runContent(chromeApi, { tabId: 7, fn: "ping" }, { files: [], cdp }).catch((e) => e);
+  assert.equal(failure.code, "error_page");
+  assert.deepEqual(failure.errorPage, { netError: "ERR_CONNECTION_REFUSED" });
+  assert.deepEqual(asked, [[7, "Runtime.evaluate"]]);
+  assert.deepEqual(errorFrameFrom(3, failure).error.errorPage, { netError: "ERR_CONNECTION_REFUSED" });
   chromeApi.onInject = async () => {
     throw new Error("Frame with ID 0 was removed.");
   };
