@@ -180,6 +180,11 @@ def write_host_wrapper(endpoints: Endpoints) -> Path:
             exports[name] = os.environ[name]
     lines = ["#!/bin/sh", "# Written by Ghostlight for this instance's managed browser."]
     lines += [f"export {name}={shlex.quote(value)}" for name, value in exports.items()]
+    # Chromium runs with a TMPDIR of the instance's own (``browser_environment``), and the host
+    # it starts inherits it; without XDG_RUNTIME_DIR the instance's sockets are found through
+    # the temporary directory, so the host gets back the one every other process sees.
+    tmp = os.environ.get("TMPDIR")
+    lines.append(f"export TMPDIR={shlex.quote(tmp)}" if tmp else "unset TMPDIR")
     lines.append(f'exec {shlex.quote(sys.executable)} -m ghostlight_browser_connector "$@"')
     wrapper = directory / "ghostlight-browser-connector"
     wrapper.write_text("\n".join(lines) + "\n")

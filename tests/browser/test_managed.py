@@ -7,6 +7,7 @@ import json
 import os
 import stat
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -62,6 +63,46 @@ def test_the_browser_s_temporary_files_go_to_a_directory_of_the_instance(
     managed.browser_environment(endpoints)
     assert list(temp.iterdir()) == []
     assert first["PATH"] == os.environ["PATH"]
+
+
+WHERE_THE_SERVICE_IS = (
+    "from ghostlight_trio.transport.endpoints import Endpoints;"
+    " print(Endpoints.for_instance().browser_socket)"
+)
+
+
+@pytest.mark.parametrize("own_tmpdir", [False, True])
+def test_the_host_chrome_starts_finds_the_instance_s_sockets_where_the_service_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, own_tmpdir: bool
+) -> None:
+    """Without XDG_RUNTIME_DIR (a container, root, an ssh session) the sockets live under the
+    temporary directory. Chromium runs with a TMPDIR of the instance's own and its host
+    inherits it: the host script must give the host back the one the service saw, or the
+    host looks for the service somewhere else and the browser never connects."""
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setenv("GHOSTLIGHT_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("GHOSTLIGHT_INSTANCE", "hostenv")
+    if own_tmpdir:
+        (tmp_path / "tmp").mkdir()
+        monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    else:
+        monkeypatch.delenv("TMPDIR", raising=False)
+    # Each answer from a process of its own: a process keeps the temporary directory it saw.
+    service_side = subprocess.run(
+        [sys.executable, "-c", WHERE_THE_SERVICE_IS], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    endpoints = Endpoints.for_instance()  # where the host script and the browser's TMPDIR go
+    browser_env = managed.browser_environment(endpoints)
+    assert browser_env is not None and browser_env["TMPDIR"] != os.environ.get("TMPDIR")
+    wrapper = managed.write_host_wrapper(endpoints)
+    # The host script as Chrome runs it (in the browser's environment), its relay replaced by
+    # a line that prints where the host would look for the service.
+    *setup, _relay = wrapper.read_text().splitlines()
+    wrapper.write_text("\n".join([*setup, f'exec {sys.executable} -c "{WHERE_THE_SERVICE_IS}"']) + "\n")
+    host_side = subprocess.run(
+        [str(wrapper)], env=browser_env, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert host_side == service_side
 
 
 def test_a_temporary_directory_too_deep_for_chromium_s_socket_is_not_used(
