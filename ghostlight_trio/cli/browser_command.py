@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from ..browser import managed
@@ -10,7 +11,24 @@ from .background import ensure_service
 from .control import wait_for_browser
 
 
+def has_screen() -> bool:
+    """Whether a windowed browser can open here: macOS always has one; elsewhere an X or
+    Wayland display must be named."""
+    return sys.platform == "darwin" or bool(
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    )
+
+
 async def launch(endpoints: Endpoints, headless: bool, browser_path: str | None) -> int:
+    if not headless and not has_screen():
+        # A windowed browser cannot start here at all: Chromium would exit at once with
+        # "Missing X server or $DISPLAY", and the launch would only say it exited.
+        print(
+            "ghostlight: no screen here (neither DISPLAY nor WAYLAND_DISPLAY is set), so the"
+            " browser is launched headless.",
+            file=sys.stderr,
+        )
+        headless = True
     try:
         await ensure_service(endpoints)
         browser = await managed.launch(endpoints, headless=headless, browser_path=browser_path)

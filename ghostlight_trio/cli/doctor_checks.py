@@ -335,7 +335,7 @@ def managed_browser_stopped(endpoints: Endpoints) -> Path | None:
 
 
 def relaunch_command(endpoints: Endpoints) -> str:
-    return f"ghostlight browser launch --instance {endpoints.instance} (add --headless without a screen)"
+    return f"ghostlight browser launch --instance {endpoints.instance} (headless where there is no screen)"
 
 
 def managed_browser_running(endpoints: Endpoints) -> int | None:
