@@ -16,7 +16,7 @@ import trio
 
 from ghostlight_trio.tools import javascript
 
-from .conftest import Service, open_page, page_value, text
+from .conftest import Service, held_page_server, open_page, page_value, text
 
 pytestmark = pytest.mark.e2e
 
@@ -125,12 +125,18 @@ async def test_a_script_behind_a_busy_page_is_an_unknown_outcome_not_a_started_o
     monkeypatch.setattr(javascript, "PENDING_AFTER_MS", 3_000)
     service = tools_service
     ws, tab = await open_page(service, f"{web}/form")
-    busy = await _run(
-        service, ws, tab,
-        "setTimeout(() => { const end = Date.now() + 8000; while (Date.now() < end) {} }, 100); 1",
-    )
-    assert busy.kind == "ok", text(busy)
-    await trio.sleep(0.5)
+    with held_page_server("/spinning", hold_s=0) as (port, spinning):
+        # The page says, by a request its server sees, that it is about to spin: a timer's
+        # delay alone (throttled, or late on a loaded machine) would leave it free still.
+        mark = f"http://127.0.0.1:{port}/spinning"
+        busy = await _run(
+            service, ws, tab,
+            "setTimeout(() => { try { const x = new XMLHttpRequest(); x.open('GET', '" + mark + "', false);"
+            " x.send(); } catch (e) {} const end = Date.now() + 8000; while (Date.now() < end) {} }, 100); 1",
+        )  # fmt: skip
+        assert busy.kind == "ok", text(busy)
+        assert await trio.to_thread.run_sync(spinning.wait, 10), "the page never began to spin"
+    await trio.sleep(0.2)
     queued = await _run(service, ws, tab, "window.ranLater = true; 2")
     assert queued.kind == "outcome_unknown", text(queued)
     assert "Whether this script has started is not known" in text(queued)
