@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import trio
 
-from .conftest import PAGES, Service, open_page, page_value, text
+from .conftest import PAGES, Service, held_page_server, open_page, page_value, text
 
 pytestmark = pytest.mark.e2e
 
@@ -42,9 +42,8 @@ header{position:sticky;top:0;height:80px;background:#fd0;z-index:10}
 <div><button id="catch" onmouseenter="this.style.left='250px'" onclick="L('catch')">Catch me</button></div>
 <div><button id="shy" onmouseenter="this.style.visibility='hidden'" onclick="L('shy')">Shy</button></div>
 <script>window.events = []; function L(m) { events.push(m); }</script>""",
-        # Spins forever half a second after it loads.
-        "/truth/spin": """<!doctype html><title>spinning</title><p>busy soon</p>
-<script>setTimeout(() => { while (true) {} }, 500)</script>""",
+        # Spun for good by the test that loads it (the page itself only waits for it).
+        "/truth/spin": """<!doctype html><title>spinning</title><p>busy soon</p>""",
         # A same-origin frame and a cross-origin one (the same server reached as localhost).
         "/truth/frames": """<!doctype html><title>Frames truth</title>
 <h1>Frames page</h1>
@@ -482,7 +481,17 @@ async def test_input_a_stuck_page_never_answers_about_is_an_unknown_outcome_not_
     the page did. Said as unknown, with what to do, never as a plain success."""
     service = extended_service
     ws, tab = await open_page(service, f"{web}/truth/spin")
-    await trio.sleep(1.5)  # now spinning
+    with held_page_server("/spinning", hold_s=0) as (port, spinning):
+        # The page spins for good once it has told its server so (a synchronous request): a
+        # timer's delay alone could leave it free still on a loaded machine.
+        mark = f"http://127.0.0.1:{port}/spinning"
+        await page_value(
+            service, ws, tab,
+            "setTimeout(() => { try { const x = new XMLHttpRequest(); x.open('GET', '" + mark + "', false);"
+            " x.send(); } catch (e) {} while (true) {} }, 0); 1",
+        )  # fmt: skip
+        assert await trio.to_thread.run_sync(spinning.wait, 10), "the page never began to spin"
+    await trio.sleep(0.2)  # now spinning
     # A navigation to the same site cannot commit while the stuck page holds its process.
     await service.call("navigate", ws, url=f"{web}/truth/plain", tabId=tab)
     for arguments in ({"action": "left_click", "coordinate": [100, 50]}, {"action": "type", "text": "hi"}):
