@@ -92,56 +92,11 @@
     }
   }
 
-  // A press watch, armed by the observation before a click at a point: the element the
-  // button really went down on, seen by a capturing listener at the top of the event's path.
-  // A target that moves or changes as the pointer arrives (a "catch me" button) is pressed
-  // somewhere else, and the receipt says so instead of naming what was at the point before.
+  // The press watch the observation before a click at a point arms (one at a time).
   let pressWatch = null;
-  function interactiveAncestor(el) {
-    for (let node = el, hops = 0; node && hops < 64; hops++) {
-      if (node.nodeType === 1 && ns.dom.isInteractive(node)) return node;
-      node = node.parentNode || node.host || null;
-    }
-    return null;
-  }
   function disarmPressWatch() {
-    if (!pressWatch) return;
-    for (const view of pressWatch.views) view.removeEventListener("mousedown", pressWatch.onDown, true);
+    if (pressWatch) pressWatch.disarm();
     pressWatch = null;
-  }
-  function armPressWatch(aimed) {
-    disarmPressWatch();
-    const control = interactiveAncestor(aimed);
-    const watch = { views: [], landed: null };
-    watch.onDown = (event) => {
-      if (watch.landed) return;
-      const path = typeof event.composedPath === "function" ? event.composedPath() : [event.target];
-      const el = path.find((node) => node && node.nodeType === 1) || null;
-      if (!el) return;
-      const reached = path.some(
-        (node) => node === aimed || (control && node === control) || (ns.dom.tagOf(node) === "LABEL" && node.control === aimed),
-      );
-      let target = null;
-      try {
-        target = ns.find.describeElement(el, ctx);
-      } catch {
-        target = null;
-      }
-      watch.landed = { reached, target };
-      for (const view of watch.views) view.removeEventListener("mousedown", watch.onDown, true);
-    };
-    const views = new Set([root]);
-    const own = aimed.ownerDocument && aimed.ownerDocument.defaultView;
-    if (own) views.add(own);
-    for (const view of views) {
-      try {
-        view.addEventListener("mousedown", watch.onDown, true);
-        watch.views.push(view);
-      } catch {
-        // a view this script cannot reach: the press there goes unseen, and nothing is said
-      }
-    }
-    pressWatch = watch;
   }
 
   // One observation of the page for interaction receipts: where it is, how much it changed,
@@ -162,8 +117,8 @@
       const el = ns.find.elementAtPoint(document, args.x, args.y);
       out.target = el ? ns.find.describeElement(el, ctx) : null;
       if (args.watchPress) {
-        if (el) armPressWatch(el);
-        else disarmPressWatch();
+        disarmPressWatch();
+        if (el) pressWatch = ns.find.watchPress(el, ctx);
       }
       if (el && args.near) out.nearby = ns.find.nearby(el, ctx);
       const frame = opaqueFrameSrc(el);

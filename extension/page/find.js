@@ -420,11 +420,59 @@
     const at = elementAtPoint(top || el.ownerDocument, target.x, target.y);
     let reaches = false;
     for (let node = at, hops = 0; node && hops < 256 && !reaches; hops++) {
-      reaches = node === el || (dom.tagOf(node) === "LABEL" && node.control === el);
+      reaches = standsFor(node, el);
       // Up through shadow hosts and, from a frame's document, to the frame element.
       node = node.parentNode || node.host || (node.nodeType === 9 ? dom.hostFrame(node) : null);
     }
     return { reaches, at };
+  }
+
+  // Whether input that reaches `node` reaches `el`: it is `el`, or a label of it.
+  function standsFor(node, el) {
+    return node === el || (dom.tagOf(node) === "LABEL" && node.control === el);
+  }
+
+  // A one-shot watch on where the next press goes down, armed before a click at a point on
+  // `aimed` (what is there now): a capturing listener at the top of the event's path in this
+  // window and in the aimed element's own (a same-origin frame's). `landed` becomes
+  // {reached, target}: whether the press went to `aimed`, inside it, to the control around it
+  // or to a label of it, and the element it went down on. A target that moves or changes as
+  // the pointer arrives (a "catch me" button) is pressed somewhere else, and the receipt says
+  // so. A press the page hides from every listener, or one in another frame, is not seen.
+  function watchPress(aimed, ctx) {
+    let control = null;
+    for (let node = aimed, hops = 0; node && hops < 64 && !control; hops++, node = dom.composedParent(node)) {
+      if (dom.isInteractive(node)) control = node;
+    }
+    const watch = { landed: null, views: [] };
+    const onDown = (event) => {
+      const path = typeof event.composedPath === "function" ? event.composedPath() : [event.target];
+      const el = path.find((node) => node && node.nodeType === 1);
+      if (!el) return;
+      const reached = path.some((node) => standsFor(node, aimed) || (control !== null && node === control));
+      let target = null;
+      try {
+        target = describeElement(el, ctx);
+      } catch {
+        target = null; // said as a press that landed elsewhere, on nothing it could name
+      }
+      watch.landed = { reached, target };
+      watch.disarm();
+    };
+    watch.disarm = () => {
+      for (const view of watch.views) view.removeEventListener("mousedown", onDown, true);
+      watch.views = [];
+    };
+    const own = aimed.ownerDocument && aimed.ownerDocument.defaultView;
+    for (const view of new Set([root, own].filter(Boolean))) {
+      try {
+        view.addEventListener("mousedown", onDown, true);
+        watch.views.push(view);
+      } catch {
+        // a view this script cannot reach: a press there goes unseen, and nothing is said
+      }
+    }
+    return watch;
   }
 
   // A result on screen that something else covers (a cookie banner, a dialog) says what: a
@@ -459,6 +507,6 @@
 
   ns.find = {
     WALK_CAP, RANK_CAP, normalize, rankMatch, sortMatches, mayMatch, describeElement, findText, elementAtPoint, hitTest,
-    opaqueFrames, unsearchedNote, nearby, restingBox,
+    opaqueFrames, unsearchedNote, nearby, restingBox, watchPress,
   };
 })(globalThis);
