@@ -6,6 +6,7 @@ import re
 
 from ..engine.contracts import ToolResult
 from .errors import BrowserError, BrowserFailure, BrowserStopped, OutcomeUnknown
+from .net_errors import error_page_read_result
 
 UNANSWERED_CODES = frozenset({"page_timeout", "read_timeout"})
 """A request the tab's page (``page_timeout``) or the browser (``read_timeout``) did not answer
@@ -107,6 +108,9 @@ def failure_result(failure: BrowserFailure, *, reaches_page: bool = False) -> To
             kind="outcome_unknown",
         )
     if isinstance(failure, BrowserError):
+        named = error_page_read_result(failure.error_page) if failure.code == "error_page" else None
+        if named is not None:  # the browser's error page, and what it shows failed
+            return named
         step = _CODE_NEXT_STEP.get(failure.code or "", _NEXT_STEP[hop])
         if failure.delivered:
             # The page took the request and then went away: nothing is left running there to

@@ -18,7 +18,6 @@ from ..browser.failures import OUT_OF_REACH_CODES, UNANSWERED_CODES, failure_res
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from .atomic import atomic_request
 from .browser_context import BrowserRequests
-from .net_errors import error_page_read_result
 from .page_dialogs import PageDialog, check_answer, refusal, stopped_result
 from .provenance import page_facts
 
@@ -327,10 +326,7 @@ def guarded(body: Body, on_dialog: DialogWording = _stopped) -> ToolHandler:
         except ToolInputError as problem:
             return ToolResult.error(str(problem))
         except BrowserFailure as failure:
-            named = None
-            if isinstance(failure, BrowserError) and failure.code == "error_page":
-                named = error_page_read_result(failure.error_page)  # what failed, when known
-            return named or failure_result(failure, reaches_page=True)
+            return failure_result(failure, reaches_page=True)
         except PageDialog as stop:
             return on_dialog(call, tab, stop)
 

@@ -19,6 +19,7 @@ import trio
 
 from ..browser.errors import BrowserError, BrowserFailure
 from ..browser.failures import failure_result
+from ..browser.net_errors import error_page_result, http_reason
 from ..engine.contracts import (
     ToolCall,
     ToolHandler,
@@ -27,7 +28,6 @@ from ..engine.contracts import (
 )
 from ..transport.excerpt import quoted
 from .atomic import atomic_request
-from .net_errors import error_page_result, http_reason
 from .page_dialogs import dialog_name, dialog_result, refusal, stopped_result
 
 log = logging.getLogger("ghostlight.tools")
