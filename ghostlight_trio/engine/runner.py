@@ -101,7 +101,7 @@ class CallRunner:
     async def _execute(self, call: CallState) -> None:
         spec, arguments, context = call.spec, call.arguments, call.context
         refused = self._refusal(spec, arguments, context.workspace_id)
-        if refused is not None and refused[0] == "left" and acts_on_held_state(spec, arguments):
+        if _held_state_only(spec, arguments, refused):
             call.tab_left, refused = True, None
         if refused is not None:
             kind, text = refused
@@ -136,7 +136,7 @@ class CallRunner:
                 # The tab may have left the workspace while the call waited its turn (the user
                 # moved it into another group, or closed it): it is no longer this call's.
                 gone = None if call.tab_left else self._tab_refusal(arguments, context.workspace_id)
-                if gone is not None and gone[0] == "left" and acts_on_held_state(spec, arguments):
+                if _held_state_only(spec, arguments, gone):
                     call.tab_left, gone = True, None
                 if gone is not None:  # not counted: the user moved or closed it, not a probe
                     call.gate_facts = _UNOWNED_TAB
@@ -246,7 +246,7 @@ class CallRunner:
             return "invalid", spec
         arguments = _with_tab(spec, arguments, tab)
         refused = self._refusal(spec, arguments, parent.context.workspace_id)
-        if refused is None or (refused[0] == "left" and acts_on_held_state(spec, arguments)):
+        if refused is None or _held_state_only(spec, arguments, refused):
             return None
         kind, text = refused
         return ("denied" if kind in ("denied", "left") else "invalid"), text
@@ -475,6 +475,14 @@ class _StepSink:
 
     def post_progress(self, message: Progress) -> None:
         pass
+
+
+def _held_state_only(
+    spec: ToolSpec, arguments: Mapping[str, Any], refused: tuple[str, str] | None
+) -> bool:
+    """The refusal is only that the tab left the workspace, and the call needs nothing of the
+    tab but what the service holds for it (a recording): it goes on, reaching no tab."""
+    return refused is not None and refused[0] == "left" and acts_on_held_state(spec, arguments)
 
 
 def _with_tab(spec: ToolSpec, arguments: Mapping[str, Any], tab: int | None) -> Mapping[str, Any]:

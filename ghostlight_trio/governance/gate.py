@@ -246,6 +246,12 @@ class GovernanceGate:
             decision = combine(tiers, needed, domain)
         else:
             decision = ALL_OPEN
+        return self._decided(call, needed, where, decision)
+
+    def _decided(
+        self, call: CallState, needed: Requirement, where: HostResolution | None, decision: Decision
+    ) -> GateStop | None:
+        """Record the decision for the audit; a denial is counted and answered."""
         call.gate_facts = _facts(needed, where, decision)
         if decision.verdict != "deny":
             return None
@@ -303,15 +309,12 @@ class GovernanceGate:
             return self._hostless(call, tiers, needed)
         policy = _CallPolicy(tiers, sacred, needed)
         judged = [(where, policy.decide(where)) for where in places]
-        where, decision = next(
-            (pair for pair in judged if pair[1].verdict == "deny"),
-            next((pair for pair in judged if pair[1].verdict == "shadow_deny"), judged[-1]),
-        )
-        call.gate_facts = _facts(needed, where, decision)
-        if decision.verdict != "deny":
-            return None
-        self._count_denial(call, where, needed, decision)
-        return GateStop("denied", _denial_text(decision, needed, where))
+        # The first page that denies decides; else the first only observed as denied; else
+        # the last page, where the recording ended.
+        denied = [pair for pair in judged if pair[1].verdict == "deny"]
+        observed = [pair for pair in judged if pair[1].verdict == "shadow_deny"]
+        where, decision = (denied or observed or judged[-1:])[0]
+        return self._decided(call, needed, where, decision)
 
     async def after(self, call: CallState, effects: Effects, result: ToolResult) -> ToolResult:
         facts = call.gate_facts
