@@ -118,5 +118,5 @@ async def watch_policy(
     handlers = list(names)
     while True:
         await trio.sleep(poll)
-        if governor.reload_if_changed():
+        if await governor.reload_off_loop_if_changed():
             advertise(governor, catalog, handlers)

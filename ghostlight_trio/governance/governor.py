@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import trio
 
 from ..catalog.registry import ToolSpec
 from .attention import AttentionCircuits
@@ -140,6 +141,22 @@ class Governor:
         if self.sources is None or not self.sources.changed():
             return False
         self.set_state(state_from(self.sources.load()))
+        return True
+
+    async def reload_off_loop_if_changed(self) -> bool:
+        """``reload_if_changed`` with the files read in a worker thread, so a slow disk never
+        holds the service up (each read is bounded besides). True when a snapshot was installed."""
+        self.catch_up_saved_switches()
+        sources = self.sources
+        if sources is None:
+            return False
+        reading = await trio.to_thread.run_sync(sources.read_if_changed)
+        if reading is None:
+            return False
+        loaded = sources.install(reading)
+        if loaded is None:  # a reload installed meanwhile; the next poll looks again
+            return False
+        self.set_state(state_from(loaded))
         return True
 
     def restriction(self, raw: Mapping[str, Any]) -> Restriction:

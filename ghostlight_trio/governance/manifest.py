@@ -8,6 +8,7 @@ the canonical JSON form, so reformatting a file does not change denial ids.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 from collections.abc import Iterator, Mapping
@@ -16,6 +17,7 @@ from typing import Any, Literal
 
 import attrs
 
+from ..transport.safe_files import UnsafeFile, read_regular
 from ..transport.unicode import has_lone_surrogate
 from .hosts import HostPattern, PatternError
 
@@ -74,20 +76,21 @@ def canonical_hash(value: Any) -> str:
 def load_manifest(path: Path) -> Manifest:
     """Read and parse a manifest file; raises ``ManifestError`` (also for unreadable files)."""
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_MANIFEST_BYTES + 1)  # /dev/zero or a FIFO would not end
+        # A link is followed (an administrator's or the user's own arrangement); what it leads
+        # to must be a regular file all the same, and the manifest may be someone else's.
+        data = read_regular(path, limit=MAX_MANIFEST_BYTES, follow_links=True, owned=False)
+        if data is None:
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory")
         text = data.decode("utf-8")
+    except UnsafeFile as exc:
+        raise ManifestError(str(path), [exc.reason]) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ManifestError(str(path), [f"cannot read the file: {exc}"]) from None
-    if len(data) > MAX_MANIFEST_BYTES:
-        raise ManifestError(
-            str(path), [f"the file is larger than {MAX_MANIFEST_BYTES} bytes; no manifest is"]
-        )
     return parse_manifest_text(text, source=str(path))
 
 
 MAX_MANIFEST_BYTES = 1024 * 1024
-"""Far past any real manifest; a read stops here, so no file can hold the reader up."""
+"""Far past any real manifest; a larger file is refused unread, so none can hold the reader up."""
 
 
 def parse_manifest_text(text: str, *, source: str = "manifest") -> Manifest:

@@ -13,10 +13,14 @@ from typing import Any
 
 import attrs
 
+from ..transport.safe_files import UnsafeFile, read_regular
 from ..transport.unicode import escapes_lone_surrogate
 from .hosts import HostPattern, PatternError
 
 SETTINGS_ENV = "GHOSTLIGHT_USER_CONFIG"
+
+MAX_SETTINGS_BYTES = 1024 * 1024
+"""Far past any real settings file; a larger one is refused unread."""
 
 
 @attrs.frozen
@@ -53,11 +57,15 @@ def parse_settings(value: Any, *, source: str = "config") -> Settings:
 
 
 def load_settings(path: Path) -> Settings:
-    """Missing file: defaults. Unreadable JSON: defaults plus a warning."""
+    """Missing file: defaults. Unreadable JSON: defaults plus a warning. Only the user's own
+    regular file is read (never a link, a FIFO, a device), and never past its bound."""
     try:
-        text = path.read_text("utf-8")
-    except FileNotFoundError:
-        return Settings()
+        data = read_regular(path, limit=MAX_SETTINGS_BYTES)
+        if data is None:
+            return Settings()
+        text = data.decode("utf-8")
+    except UnsafeFile as exc:
+        return _unreadable(str(exc))
     except (OSError, UnicodeDecodeError) as exc:
         return _unreadable(f"{path}: cannot read: {exc}")
     try:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import attrs
 
+from ..transport.safe_files import read_regular
 from .hosts import HostPattern
 from .manifest import Manifest, ManifestError, canonical_hash, load_manifest
 from .settings import SETTINGS_ENV, Settings, load_settings
@@ -44,11 +45,18 @@ def user_manifest_path(
 
 
 def recorded_manifest(data_dir: Path) -> Path | None:
+    record = data_dir / MANIFEST_RECORD
     try:
-        raw = (data_dir / MANIFEST_RECORD).read_text(encoding="utf-8").strip()
+        data = read_regular(record, limit=_MAX_RECORD_BYTES)
+        raw = data.decode("utf-8").strip() if data is not None else ""
     except (OSError, UnicodeDecodeError):
-        return None
+        # The user's policy is there but cannot be named: the tier reads the record itself,
+        # which fails, so it stands closed and its problem names the record and the fix.
+        return record
     return Path(raw) if raw else None
+
+
+_MAX_RECORD_BYTES = 64 * 1024
 
 
 def record_manifest(data_dir: Path, path: Path | None) -> None:
@@ -96,12 +104,25 @@ def _stamp(path: Path | None) -> tuple[int, int, int] | None:
     return (info.st_mtime_ns, info.st_size, info.st_ino)
 
 
+@attrs.frozen
+class Reading:
+    """What the files said at one look, before any of it is installed: taken off the event
+    loop, installed on it."""
+
+    stamps: tuple[object, ...]
+    generation: int
+    org: Manifest | ManifestError | None
+    user: Manifest | ManifestError | None
+    settings: Settings
+
+
 class PolicySources:
     """Loads the sources and notices when any file changed since the last load."""
 
     def __init__(self, files: PolicyFiles) -> None:
         self.files = files
         self._stamps: tuple[object, ...] = ()
+        self._generation = 0
         self.current = Loaded()
 
     def changed(self) -> bool:
@@ -112,12 +133,41 @@ class PolicySources:
 
     def load(self, *, initial: bool = False) -> Loaded:
         """Re-read every source; a broken one keeps its previous value. Returns the snapshot."""
-        self._stamps = self._current_stamps()
+        installed = self.install(self.read(), initial=initial)
+        assert installed is not None  # nothing installed between this read and its install
+        return installed
+
+    def read_if_changed(self) -> Reading | None:
+        """``read`` when a file changed since the last install (None otherwise). Safe to run
+        in a worker thread: it changes nothing here."""
+        return self.read() if self.changed() else None
+
+    def read(self) -> Reading:
+        """Every source as its file says now. Each read is bounded (a regular file only, a
+        size cap, an open that never waits), so no file can stop the reader."""
+        generation = self._generation
+        stamps = self._current_stamps()
+        return Reading(
+            stamps=stamps,
+            generation=generation,
+            org=self._manifest(self.files.org, "org"),
+            user=self._manifest(self.files.user, "user"),
+            settings=load_settings(self.files.settings) if self.files.settings else Settings(),
+        )
+
+    def install(self, reading: Reading, *, initial: bool = False) -> Loaded | None:
+        """Make ``reading`` the current snapshot, each broken source keeping its previous value.
+        None (and nothing changes) when another reading was installed since this one began:
+        it may be older than what is in force."""
+        if reading.generation != self._generation:
+            return None
+        self._generation += 1
+        self._stamps = reading.stamps
         previous = self.current
         problems: list[str] = []
-        org = self._manifest(self.files.org, previous.org, problems, "org")
-        user = self._manifest(self.files.user, previous.user, problems, "user")
-        settings = load_settings(self.files.settings) if self.files.settings else Settings()
+        org = self._kept(reading.org, previous.org, problems, "org")
+        user = self._kept(reading.user, previous.user, problems, "user")
+        settings = reading.settings
         for warning in settings.warnings:
             log.warning("settings: %s", warning)
         if settings.unreadable:
@@ -133,9 +183,8 @@ class PolicySources:
             log.info("policy reloaded%s", f" with {len(problems)} problems" if problems else "")
         return self.current
 
-    def _manifest(
-        self, path: Path | None, previous: Manifest | None, problems: list[str], tier: str
-    ) -> Manifest | None:
+    @staticmethod
+    def _manifest(path: Path | None, tier: str) -> Manifest | ManifestError | None:
         if path is None:
             return None
         if not path.exists() and tier == "org":
@@ -143,9 +192,20 @@ class PolicySources:
         try:
             return load_manifest(path)
         except ManifestError as exc:
-            problems.append(str(exc))
-            log.error("%s manifest rejected, keeping the last good policy: %s", tier, exc)
-            return previous if previous is not None else unloadable(tier)
+            return exc
+
+    @staticmethod
+    def _kept(
+        read: Manifest | ManifestError | None,
+        previous: Manifest | None,
+        problems: list[str],
+        tier: str,
+    ) -> Manifest | None:
+        if not isinstance(read, ManifestError):
+            return read
+        problems.append(str(read))
+        log.error("%s manifest rejected, keeping the last good policy: %s", tier, read)
+        return previous if previous is not None else unloadable(tier)
 
 
 _UNREADABLE_AT_START = Settings(sacred=(HostPattern.parse("*"),))

@@ -21,9 +21,12 @@ from pathlib import Path
 
 import attrs
 
+from ..transport.safe_files import read_regular
+
 log = logging.getLogger("ghostlight.governance")
 
 SWITCHES_FILE = "switches.json"
+_MAX_SWITCHES_BYTES = 64 * 1024
 
 
 @attrs.frozen
@@ -45,9 +48,10 @@ def read_switches(path: Path) -> Switches:
     """The switches as last saved; off when never saved. Raises ``UnreadableSwitches`` when the
     record cannot be read, so each reader picks its own safe answer (and says why)."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return Switches()
+        data = read_regular(path, limit=_MAX_SWITCHES_BYTES)  # read every second: bounded
+        if data is None:
+            return Switches()
+        raw = json.loads(data.decode("utf-8"))
     except (OSError, ValueError) as exc:
         raise UnreadableSwitches(f"{path} cannot be read ({exc})") from exc
     if not isinstance(raw, dict) or not all(
