@@ -40,6 +40,7 @@ import { loadIdentity } from "./lib/identity.js";
 import { NativeLink } from "./lib/native-link.js";
 import { navigate } from "./lib/navigation.js";
 import { Openers } from "./lib/openers.js";
+import { privilegedScheme, refuseProtectedTab } from "./lib/privileged.js";
 import { createRefFloor } from "./lib/ref-floor.js";
 import { createScreenshots } from "./lib/screenshot.js";
 import { stopWorkspaceLoads } from "./lib/stop-loads.js";
@@ -110,26 +111,27 @@ const dispatcher = createDispatcher({
       () => navigate(chrome, args, { cdp: (tabId, method, params) => debuggers.send(tabId, method, params, signal), signal }),
       { navigates: true },
     ),
-  cdp: (args, _request, { signal }) =>
-    cdpCommand(requireTabId(args), args.method, args.params, { signal, waitMs: args.wait_ms }),
-  cdp_sequence: (args, _request, { signal }) => cdpSequence(requireTabId(args), requireCommands(args), signal),
+  cdp: enteringPage((args, _request, { signal }) =>
+    cdpCommand(requireTabId(args), args.method, args.params, { signal, waitMs: args.wait_ms })),
+  cdp_sequence: enteringPage((args, _request, { signal }) =>
+    cdpSequence(requireTabId(args), requireCommands(args), signal)),
   // Only a reload can meet a new dialog (beforeunload); focus and close need no watching.
   tab_control: (args, _request, { signal }) =>
     browserSide(args, () => tabControl.tabControl(args, { signal }), {
       watch: args.action === "reload",
       navigates: args.action === "reload",
     }),
-  dialog: (args) => dialogs.dialog(args),
+  dialog: enteringPage((args) => dialogs.dialog(args)),
   // Starting capture enables a CDP domain, which waits for the page; reading a buffer does not.
-  capture_read: async (args) => {
+  capture_read: enteringPage(async (args) => {
     const tabId = requireTabId(args);
     if (buffers.isCapturing(tabId, args.kind)) return capture.captureRead(args);
     return pageRead(tabId, () => capture.captureRead(args));
-  },
-  screenshot: (args, _request, { signal }) =>
-    pageRead(requireTabId(args), () => screenshots.screenshot(args, { signal })),
+  }),
+  screenshot: enteringPage((args, _request, { signal }) =>
+    pageRead(requireTabId(args), () => screenshots.screenshot(args, { signal }))),
   window_resize: (args) => resizeWindow(chrome, args),
-  content: async (args, _request, { signal }) => {
+  content: enteringPage(async (args, _request, { signal }) => {
     const tabId = requireTabId(args);
     const run = () =>
       runContent(chrome, args, {
@@ -141,8 +143,17 @@ const dispatcher = createDispatcher({
       });
     const out = await gate.run(tabId, run);
     return out.dialog ? { value: null, dialog: out.dialog } : out.value;
-  },
+  }),
 });
+
+// An operation that reads, scripts, captures or drives the tab's page: refused, with nothing
+// sent, on a page no agent may enter (privileged.js), whatever the service asked.
+function enteringPage(handler) {
+  return async (args, request, options) => {
+    await refuseProtectedTab(chrome, requireTabId(args));
+    return handler(args, request, options);
+  };
+}
 
 // capture_read and screenshot: through the gate; a dialog that opens meanwhile fails them like
 // one that was already open (they have no use for a partial answer).
@@ -377,6 +388,8 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
 
 chrome.tabs.onUpdated.addListener((tabId, changeInfo) => {
   if (changeInfo.url) buffers.noteHost(tabId, hostOf(changeInfo.url));
+  // A debugger session never stays on a page no agent may enter (however the tab got there).
+  if (changeInfo.url && privilegedScheme(changeInfo.url)) debuggers.detach(tabId).catch(() => {});
   if (changeInfo.groupId !== undefined) {
     ready
       .then(() => tabOps.groupChanged(tabId, changeInfo.groupId))

@@ -23,6 +23,7 @@
 
 import { CDP_PROTOCOL_VERSION, HOPS } from "./constants.js";
 import { OpError } from "./frames.js";
+import { refuseProtectedTab } from "./privileged.js";
 import { throwIfStopped } from "./stopping.js";
 
 const ALREADY_ATTACHED = /already attached/i;
@@ -150,6 +151,18 @@ export class DebuggerSessions {
     this.attached.delete(tabId);
   }
 
+  // Ends our session on the tab, if there is one (the tab went to a page no agent may enter).
+  async detach(tabId) {
+    const pending = this.attaching.get(tabId);
+    if (pending) await pending.catch(() => {});
+    if (!this.attached.delete(tabId)) return;
+    try {
+      await this.chrome.debugger.detach({ tabId });
+    } catch {
+      // already gone (the tab closed, or Chrome ended it itself)
+    }
+  }
+
   // Whether the tab's page is known to have crashed (and not loaded again since).
   crashed(tabId) {
     return this.crashes.has(tabId);
@@ -210,6 +223,8 @@ export class DebuggerSessions {
   }
 
   async #attach(tabId) {
+    // Never into a page no agent may enter, whichever operation asked (privileged.js).
+    await refuseProtectedTab(this.chrome, tabId, { unreadable: "pass" });
     try {
       await this.chrome.debugger.attach({ tabId }, CDP_PROTOCOL_VERSION);
     } catch (err) {

@@ -5,6 +5,7 @@
 
 import { NAVIGATE_DEFAULT_TIMEOUT_MS, NAVIGATE_MAX_TIMEOUT_MS } from "./constants.js";
 import { OpError, requireTabId, stoppedError } from "./frames.js";
+import { privilegedScheme, protectedPageError, protectedTargetError } from "./privileged.js";
 import { onStop, throwIfStopped } from "./stopping.js";
 import { getTab, tabUrl } from "./tab-lookup.js";
 import { normalizeNavigateTarget } from "./urls.js";
@@ -48,6 +49,8 @@ export async function navigate(chromeApi, args, deps = {}) {
   } catch (err) {
     throw new OpError(err.message, { code: "bad_args" });
   }
+  const refused = target.kind === "url" ? privilegedScheme(target.url) : null;
+  if (refused) throw protectedTargetError(refused);
   const before = await getTab(chromeApi, tabId);
   throwIfStopped(deps.signal);
   const waiter = watchLoad(chromeApi, tabId, tabUrl(before), navigationTimeout(args), deps.signal);
@@ -63,6 +66,7 @@ export async function navigate(chromeApi, args, deps = {}) {
   }
   const { loaded, started, dropped } = await waiter.done;
   const after = await getTab(chromeApi, tabId);
+  await leaveProtectedLanding(chromeApi, tabId, after);
   const out = { url: after.url || tabUrl(after), title: after.title || "", loaded };
   // A navigation waiting for a slow server has not committed yet: the tab still shows its page,
   // but Chrome names where it is going.
@@ -81,6 +85,19 @@ export async function navigate(chromeApi, args, deps = {}) {
     if (page.status >= 400) out.httpStatus = page.status;
   }
   return out;
+}
+
+// A navigation that landed (or is landing) on a page no agent may enter, by a redirect or a
+// step through history: the tab is moved to about:blank and the navigation is refused.
+async function leaveProtectedLanding(chromeApi, tabId, tab) {
+  const scheme = privilegedScheme(tab.url) || privilegedScheme(tab.pendingUrl);
+  if (!scheme) return;
+  try {
+    await chromeApi.tabs.update(tabId, { url: "about:blank" });
+  } catch {
+    throw protectedPageError(tabId, scheme, "was taken to");
+  }
+  throw protectedPageError(tabId, scheme, "was taken to (and has been moved to about:blank from)");
 }
 
 // The HTTP status the page's document came with (0 when not known: a page that is not HTTP, a
@@ -159,6 +176,8 @@ async function stepHistory(chromeApi, tabId, direction, cdp, signal) {
   if (history && Array.isArray(history.entries)) {
     const entry = history.entries[history.currentIndex + (direction === "back" ? -1 : 1)];
     if (!entry) throw noHistory(direction);
+    const refused = privilegedScheme(entry.url);
+    if (refused) throw protectedTargetError(refused);
     await cdp(tabId, "Page.navigateToHistoryEntry", { entryId: entry.id });
     return;
   }

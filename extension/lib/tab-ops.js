@@ -7,6 +7,7 @@ import { DEFAULT_GROUP_TITLE, ENDED_GROUP_COLOR, GROUP_COLOR, LEGACY_WORKSPACE_K
 import { OpError, groupColorOf, groupTitleOf, requireTabId } from "./frames.js";
 import { chooseGroup, choosePlacementWindow, indexAfterGroup } from "./placement.js";
 import { getTab, groupIdOf, pendingUrlOf, tabUrl } from "./tab-lookup.js";
+import { privilegedScheme, protectedTargetError } from "./privileged.js";
 import { normalizeNavigateTarget } from "./urls.js";
 import { workspaceKey } from "./workspaces.js";
 
@@ -110,6 +111,8 @@ export function createTabOps({ chromeApi, book, persist }) {
         throw new OpError(err.message, { code: "bad_args" });
       }
       if (target.kind !== "url") throw new OpError("tabs_create needs a URL, not back/forward", { code: "bad_args" });
+      const refused = privilegedScheme(target.url);
+      if (refused) throw protectedTargetError(refused);
       url = target.url;
     }
     const { tab, group } = await createWorkspaceTab(request, url);

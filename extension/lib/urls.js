@@ -5,7 +5,9 @@
 // with a port ("localhost:8000") or a bare host, and gets a scheme added.
 const KNOWN_SCHEMES = new Set([
   "http", "https", "about", "chrome", "chrome-extension", "file", "data", "blob",
-  "view-source", "ftp", "ws", "wss", "mailto", "tel", "edge", "brave",
+  "view-source", "ftp", "ws", "wss", "mailto", "tel", "edge", "brave", "chrome-untrusted",
+  "chrome-search", "chrome-native", "chrome-devtools", "devtools", "opera", "vivaldi",
+  "extension", "isolated-app", "moz-extension", "filesystem",
 ]);
 
 const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?(?:[/?#]|$)/i;

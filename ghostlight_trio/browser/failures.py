@@ -16,6 +16,9 @@ BUSY_CODES = UNANSWERED_CODES | {"no_answer", "navigation_pending"}
 answers until the next one commits: one that does not, while a navigation waits, is held)."""
 OUT_OF_REACH_CODES = frozenset({"content_unavailable", "error_page"})
 """A page no content script may read (about:blank, chrome://, the browser's error page)."""
+PROTECTED_PAGE_CODE = "protected_page"
+"""The extension refused: the tab shows the browser's own page, an extension's or a file, where
+no agent is let in whatever the service asks."""
 
 _NEXT_STEP = {
     "extension": "check the Ghostlight extension in chrome://extensions, then retry",
@@ -107,6 +110,10 @@ def failure_result(failure: BrowserFailure, *, reaches_page: bool = False) -> To
             " tabs_context_mcp before doing anything else.",
             kind="outcome_unknown",
         )
+    if isinstance(failure, BrowserError) and failure.code == PROTECTED_PAGE_CODE:
+        # The extension's own floor: the tab shows a page no agent may enter. The governance
+        # gate words it as the denial it is (``GovernanceGate.after``).
+        return ToolResult.text(message, kind="denied")
     if isinstance(failure, BrowserError):
         named = error_page_read_result(failure.error_page) if failure.code == "error_page" else None
         if named is not None:  # the browser's error page, and what it shows failed

@@ -28,10 +28,25 @@ def sacred_text(ident: str, host: str) -> str:
 
 
 def protected_text(ident: str, scheme: str) -> str:
+    if scheme == "file":
+        return (
+            f"Denied ({ident}): {scheme}: URLs (the computer's own files) are never opened for an"
+            " agent; nothing was opened. Do not retry; if a file is needed, ask the user for its"
+            " contents."
+        )
     return (
-        f"Denied ({ident}): {scheme}: URLs (the computer's own files) are never opened for an"
-        " agent; nothing was opened. Do not retry; if a file is needed, ask the user for its"
-        " contents."
+        f"Denied ({ident}): {scheme}: pages (the browser's own pages and its extensions') are"
+        " never opened, read or driven for an agent, under any policy: script there would act"
+        " with the browser's own powers. Nothing was opened. Do not retry or work around this;"
+        " if something must be done there, ask the user to do it."
+    )
+
+
+def protected_page_text(ident: str, message: str) -> str:
+    """A tab found on such a page (the user took it there, or history did): nothing was sent."""
+    return (
+        f"Denied ({ident}): {message.rstrip('.')}. Agents are never let into the browser's own"
+        " pages or its extensions'. Navigate the tab to a web page, or ask the user."
     )
 
 

@@ -32,6 +32,7 @@ from .governor import ALWAYS_ADVERTISED, Governor
 from .hosts import Blank, Host, HostPattern, HostResolution, Indeterminate, OutOfScope, resolve_url
 from .policy import (
     ALL_OPEN,
+    PROTECTED_PAGE,
     PROTECTED_SCHEMES,
     Decision,
     TierPolicy,
@@ -318,6 +319,8 @@ class GovernanceGate:
 
     async def after(self, call: CallState, effects: Effects, result: ToolResult) -> ToolResult:
         facts = call.gate_facts
+        if facts is not None and result.kind == "denied" and facts.decision != "deny":
+            return self._refused_by_browser(call, facts, result)
         if facts is None or result.kind != "ok":
             return result
         structured = result.structured or {}
@@ -344,6 +347,20 @@ class GovernanceGate:
             if isinstance(origin, str):
                 call.gate_facts = attrs.evolve(facts, host=host_text(resolve_url(origin)))
         return result
+
+    def _refused_by_browser(
+        self, call: CallState, facts: GateFacts, result: ToolResult
+    ) -> ToolResult:
+        """The extension refused the call on a page no agent may enter (the browser's own, an
+        extension's, a file), which the tab showed without this call having asked for it: the
+        record says so, the refusal counts like any denial, and the agent reads it as one."""
+        decision = protected_decision(PROTECTED_PAGE)
+        call.gate_facts = attrs.evolve(
+            facts, decision="deny", rule=decision.rule, denial_id=decision.denial_id
+        )
+        self._count_denial(call, None, requirement(call.spec, call.arguments), decision)
+        said = " ".join(block.text for block in result.content if isinstance(block, TextBlock))
+        return ToolResult.text(denial.protected_page_text(decision.denial_id, said), kind="denied")
 
     async def may_see(self, workspace: WorkspaceId | None, tab: int) -> bool:
         """Whether ``workspace`` may see the tab's page as it is now, as a screenshot of it
@@ -394,6 +411,17 @@ class GovernanceGate:
         facts = call.gate_facts
         assert facts is not None
         policy = self._policies.get(call)
+        if isinstance(landing, OutOfScope) and landing.scheme in PROTECTED_SCHEMES:
+            # Reached by a redirect or through history: refused in every mode, as asked for.
+            needed = policy.requirement if policy is not None else requirement(
+                call.spec, call.arguments
+            )
+            decision = protected_decision(landing.scheme)
+            call.gate_facts = _facts(needed, landing, decision)
+            text = denial.protected_text(decision.denial_id, landing.scheme)
+            return await self._deny_and_park(
+                call, effects, _CallPolicy((), (), needed), landing, decision, text
+            )
         if policy is None:
             call.gate_facts = attrs.evolve(facts, host=host_text(landing))
             return result

@@ -209,9 +209,36 @@ def sacred_decision(pattern: HostPattern) -> Decision:
     return Decision("deny", f"sacred/{pattern.text}", tier="sacred")
 
 
-PROTECTED_SCHEMES = frozenset({"file"})
-"""Never opened for an agent, whatever the policy: the user's own files are not the web, and a
-page the agent reads could tell it which file to fetch."""
+FILE_SCHEMES = frozenset({"file"})
+"""The computer's own files: not the web, and a page the agent reads could name the file."""
+PRIVILEGED_SCHEMES = frozenset(
+    {
+        "about",  # about:settings and the like are the browser's own pages (blank is not)
+        "chrome",
+        "chrome-extension",
+        "chrome-untrusted",
+        "chrome-search",
+        "chrome-native",
+        "chrome-devtools",
+        "devtools",
+        "edge",
+        "brave",
+        "opera",
+        "vivaldi",
+        "extension",
+        "isolated-app",
+        "moz-extension",
+    }
+)
+"""The browser's own pages and every extension's: script there runs with the browser's or an
+extension's powers (Ghostlight's own pages reach chrome.tabs and chrome.debugger, every tab of
+every workspace and the computer's files), so no agent is let in, under any policy."""
+PROTECTED_SCHEMES = FILE_SCHEMES | PRIVILEGED_SCHEMES
+"""Never opened for an agent, whatever the policy (all-open included); no grant opens them."""
+
+
+PROTECTED_PAGE = "page"
+"""The rule's tail when the browser itself refused a call on such a page (the tab was there)."""
 
 
 def protected_decision(scheme: str) -> Decision:

@@ -49,8 +49,13 @@ OUTSIDE_WORKSPACE = (
     "The browser returned tabs outside the requested workspace; nothing was adopted."
 )
 _PASS_THROUGH = re.compile(
-    r"^(?:about|chrome|chrome-extension|edge|brave|data|file|view-source|blob):", re.IGNORECASE
+    r"^(?:about|chrome|chrome-extension|chrome-untrusted|chrome-search|chrome-native"
+    r"|chrome-devtools|devtools|edge|brave|opera|vivaldi|extension|isolated-app|moz-extension"
+    r"|data|file|view-source|blob|filesystem):",
+    re.IGNORECASE,
 )
+"""Taken as written (the browser's own pages among them, which the gate then refuses), never
+completed into ``https://<scheme>/...``."""
 _SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*):", re.IGNORECASE)
 _HANDED_OFF = "an address the browser hands to another app on this computer"
 _NOT_PAGES = {
@@ -108,7 +113,7 @@ def not_a_page(raw: str) -> str | None:
         return None
     what, instead = known
     return (
-        f"navigate opens web pages (http and https) and the browser's own pages; {quoted(raw)} is"
+        f"navigate opens web pages (http and https); {quoted(raw)} is"
         f" {what}. Nothing was done: {instead}."
     )
 

@@ -245,7 +245,7 @@ async def test_navigate_rejects_an_invalid_url_without_browser_traffic(
     )
     assert mail.kind == "tool_error"
     assert text(mail) == (
-        "navigate opens web pages (http and https) and the browser's own pages;"
+        "navigate opens web pages (http and https);"
         ' "mailto:ada@example.test" is an address the browser hands to another app on this'
         " computer. Nothing was done: there is no page to open; tell the user the address instead."
     )

@@ -80,9 +80,9 @@ test("navigate tells a load that ended on the browser's error page", async () =>
   const failed = await navigate(chromeApi, { tabId: 7, url: "http://127.0.0.1:1/", timeoutMs: 2000 });
   assert.deepEqual(failed, { url: "http://127.0.0.1:1/", title: "Loaded", loaded: true, errorPage: true });
   chromeApi.onInject = async () => {
-    throw new Error("Cannot access a chrome:// URL");
+    throw new Error("The extensions gallery cannot be scripted.");
   };
-  const restricted = await navigate(chromeApi, { tabId: 7, url: "chrome://settings", timeoutMs: 2000 });
+  const restricted = await navigate(chromeApi, { tabId: 7, url: "https://chromewebstore.google.com/", timeoutMs: 2000 });
   assert.equal("errorPage" in restricted, false);
   // A page paused in a dialog never answers the probe: navigate still returns (the probe has a
   // bound of its own), and the page is not called an error page.

@@ -195,6 +195,90 @@ async def test_local_files_are_never_opened_for_an_agent_whatever_the_policy(nur
             assert {r["rule"] for r in h.records()} == {"protected/file"}
 
 
+PRIVILEGED_PAGES = (
+    "chrome-extension://hgjbmbmgbodbkmedffdmejgepdfckjpe/manifest.json",
+    "CHROME-EXTENSION://hgjbmbmgbodbkmedffdmejgepdfckjpe/service-worker.js",
+    "chrome://settings/passwords",
+    "chrome-untrusted://print/",
+    "devtools://devtools/bundled/inspector.html",
+    "edge://settings",
+    "about:settings",
+    "view-source:chrome-extension://hgjbmbmgbodbkmedffdmejgepdfckjpe/manifest.json",
+    "blob:chrome-extension://hgjbmbmgbodbkmedffdmejgepdfckjpe/0f3c",
+)
+
+
+async def test_the_browsers_and_extensions_own_pages_are_never_opened_whatever_the_policy(
+    nursery, tmp_path
+):
+    everything = manifest(grant("all", ["*"], ["read", "action", "write", "execute"]))
+    rules = set()
+    for index, policy in enumerate((None, state(None, sacred=["bank.test"]), state(everything))):
+        for number, url in enumerate(PRIVILEGED_PAGES):
+            place = tmp_path / f"{index}-{number}"  # one workspace each: no attention pause
+            place.mkdir()
+            h = harness(nursery, place, policy)
+            ws = h.workspace(TAB)
+            out = await h.call("navigate", {"url": url, "tabId": TAB}, ws)
+            assert out.kind == "denied" and DENIAL.match(text(out)), (url, text(out))
+            assert "never opened, read or driven for an agent" in text(out)
+            assert h.browser.navigations == []
+            [record] = h.records()
+            rules.add(record["rule"])
+    assert {rule.split("/")[0] for rule in rules} == {"protected"}
+    assert {"protected/chrome-extension", "protected/chrome", "protected/about"} <= rules
+
+
+async def test_a_redirect_or_a_step_back_onto_a_privileged_page_is_parked_in_every_mode(
+    nursery, tmp_path
+):
+    own = PRIVILEGED_PAGES[0]
+    for index, policy in enumerate((None, state(NARROW))):
+        place = tmp_path / str(index)
+        place.mkdir()
+        h = harness(nursery, place, policy)
+        h.engine.handlers["navigate"] = navigating_handler(
+            h.browser, {"https://docs.example.com/go": own, "back": own}
+        )
+        ws = h.workspace(TAB)
+        h.browser.urls[TAB] = "https://docs.example.com/"
+        for target in ("https://docs.example.com/go", "back"):
+            out = await h.call("navigate", {"url": target, "tabId": TAB}, ws)
+            assert out.kind == "denied" and "chrome-extension: pages" in text(out), text(out)
+            assert h.browser.urls[TAB] == "about:blank"
+        records = h.records()
+        assert [(r["decision"], r["rule"]) for r in records] == [
+            ("deny", "protected/chrome-extension")
+        ] * 2
+
+
+async def test_a_call_the_browser_refused_on_a_privileged_page_is_a_recorded_denial(
+    nursery, tmp_path
+):
+    from ghostlight_trio.browser.errors import BrowserError
+    from ghostlight_trio.browser.failures import failure_result
+
+    async def refused(call: ToolCall) -> ToolResult:
+        return failure_result(
+            BrowserError(
+                "Tab 7 shows a chrome-extension: page, which no agent may read, script, capture"
+                " or drive; nothing was sent",
+                code="protected_page",
+            )
+        )
+
+    h = harness(nursery, tmp_path)
+    h.engine.handlers["javascript_tool"] = refused
+    ws = h.workspace(TAB)
+    args = {"action": "javascript_exec", "text": "chrome.tabs.query({})", "tabId": TAB}
+    out = await h.call("javascript_tool", args, ws)
+    assert out.kind == "denied" and DENIAL.match(text(out)), text(out)
+    assert "shows a chrome-extension: page" in text(out)
+    assert "never let into the browser's own pages" in text(out)
+    [record] = h.records()
+    assert (record["decision"], record["rule"]) == ("deny", "protected/page")
+
+
 async def test_sacred_is_never_shadowed_by_observe_mode(nursery, tmp_path):
     observe = manifest(grant("all", ["*"], ["read", "action", "write", "execute"]), mode="observe")
     h = harness(nursery, tmp_path, state(observe, sacred=["bank.test"]))
