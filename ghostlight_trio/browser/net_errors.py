@@ -108,13 +108,14 @@ _NET_ERROR_FAMILIES = (
 
 
 def error_page_result(
-    final_url: str, result: dict[str, Any], structured: dict[str, Any]
+    asked: str, result: dict[str, Any], structured: dict[str, Any]
 ) -> ToolResult:
-    """The load ended on the browser's own error page: say why, when the browser told."""
+    """The load of ``asked`` (the address the navigation was given, not the page's) ended on
+    the browser's own error page: say why, when the browser told."""
     known = _error_page_cause(result)
     if known is None:
         return ToolResult.text(
-            f"Navigated to {final_url}, but the page did not load: the tab shows the browser's"
+            f"Navigated to {asked}, but the page did not load: the tab shows the browser's"
             " error page, and what failed could not be read. Next step: take a screenshot to"
             " see the browser's error before navigating again.",
             kind="tool_error",
@@ -122,7 +123,7 @@ def error_page_result(
         )
     facts, cause, step = known
     return ToolResult.text(
-        f"Navigated to {final_url}, but the page did not load: {cause}, so the tab shows the"
+        f"Navigated to {asked}, but the page did not load: {cause}, so the tab shows the"
         f" browser's error page ({facts['netError']}). Next step: {step}.",
         kind="tool_error",
         structured=structured | facts,

@@ -8,13 +8,13 @@ slot) are adopted atomically, and nothing else is.
 from __future__ import annotations
 
 import ipaddress
-import json
 import logging
 import re
 from collections.abc import Iterable
 from typing import Any, Protocol, TypeGuard
 from urllib.parse import urlsplit
 
+import attrs
 import trio
 
 from ..browser.errors import BrowserError, BrowserFailure
@@ -26,9 +26,11 @@ from ..engine.contracts import (
     ToolResult,
     WorkspaceId,
 )
-from ..transport.excerpt import quoted
+from ..transport.bridge import TextBlock
+from ..transport.excerpt import excerpt, quoted
 from .atomic import atomic_request
 from .page_dialogs import dialog_name, dialog_result, refusal, stopped_result
+from .provenance import URL_LIMIT, fenced_place, page_title, page_url
 
 log = logging.getLogger("ghostlight.tools")
 
@@ -45,6 +47,9 @@ NO_TABS_TEXT = (
     " moved out of its group). Call tabs_context_mcp with createIfEmpty: true, or"
     " tabs_create_mcp, to open one."
 )
+NOW_SHOWS = "The tab now shows (its address and title, the page's own words):"
+STILL_SHOWS = "The tab still shows (its address and title, the page's own words):"
+LISTED = "its address and title, the page's own words"
 OUTSIDE_WORKSPACE = (
     "The browser returned tabs outside the requested workspace; nothing was adopted."
 )
@@ -189,7 +194,7 @@ class _ContextTools:
         structured = {"mcpGroupId": group, "tabs": tabs}
         if not tabs:
             return ToolResult.text(NO_TABS_TEXT, structured=structured, workspace_id=ws)
-        return ToolResult.text(_compact(structured), structured=structured, workspace_id=ws)
+        return ToolResult.text(_listing(group, tabs, ws), structured=structured, workspace_id=ws)
 
     async def tabs_create(self, call: ToolCall) -> ToolResult:
         ws = call.context.workspace_id
@@ -215,9 +220,8 @@ class _ContextTools:
         if tab_id not in {tab["tabId"] for tab in tabs}:
             tabs.append(_tab_entry(created))
         tabs = self._claim(ws, tabs)
-        listing = json.dumps({"mcpGroupId": group, "tabs": tabs}, ensure_ascii=False, indent=2)
         return ToolResult.text(
-            f"Created tab {tab_id}.\n{listing}",
+            f"Created tab {tab_id}.\n{_listing(group, tabs, ws)}",
             structured={"tabId": tab_id, "tabs": tabs},
             workspace_id=ws,
         )
@@ -249,44 +253,54 @@ class _ContextTools:
             )
         except BrowserFailure as failure:
             return failure_result(failure)
-        final_url = str(result.get("url", ""))
-        title = str(result.get("title", ""))
+        # Where the tab is, and its title, are the page's to set (a redirect, a script's
+        # history.pushState, document.title): named only inside the fence, as shown there.
+        final_url = page_url(str(result.get("url", "")))
+        title = page_title(str(result.get("title", "")))
         structured = {"tabId": int(tab_id), "url": final_url, "title": title}
+        place = {"url": final_url, "title": title}
+        asked = excerpt(url, URL_LIMIT)
         dialog = result.get("dialog")
         if isinstance(dialog, dict):
             # e.g. beforeunload: the page asks first, and the navigation waits for the answer.
             lead = (
-                f"The navigation of tab {int(tab_id)} to {url} started, but {dialog_name(dialog)}"
-                f" opened; the tab is still at {final_url} and the navigation waits for the"
-                " answer."
+                f"The navigation of tab {int(tab_id)} to {asked} started, but"
+                f" {dialog_name(dialog)} opened; the tab still shows the page it had (named at"
+                " the end) and the navigation waits for the answer."
             )
-            return dialog_result(call, int(tab_id), lead, dialog, structured=structured)
+            answer = dialog_result(call, int(tab_id), lead, dialog, structured=structured)
+            return _ending_with(answer, f"{STILL_SHOWS}\n{fenced_place(place, ws)}")
         if result.get("errorPage") is True:
-            return error_page_result(final_url, result, structured)
+            answer = error_page_result(asked, result, structured)
+            return _ending_with(answer, f"{NOW_SHOWS}\n{fenced_place(place, ws)}")
         pending = result.get("pendingUrl")
         if isinstance(pending, str) and pending:
+            pending = page_url(pending)
+            going = fenced_place(place | {"pendingUrl": pending}, ws)
             return ToolResult.text(
-                f"The navigation to {pending} is under way but the page has not answered within"
-                f" {LOAD_WAIT_MS // 1000} s; the tab still shows {final_url} until it does. Check"
-                " with tabs_context or wait_for before acting on the page.",
+                f"The navigation to {asked} is under way but the page has not answered within"
+                f" {LOAD_WAIT_MS // 1000} s; the tab still shows the page it had until it does."
+                " Check with tabs_context or wait_for before acting on the page. The tab, and"
+                f" where it is going (pendingUrl):\n{going}",
                 structured=structured | {"pendingUrl": pending},
             )
         if result.get("noPage") is True and not url.lower().startswith("data:"):
             return ToolResult.text(
-                f"The browser went to {url}, and the answer was not a page to show: most likely"
-                " a file, which the browser downloads instead (into its downloads folder), or an"
-                f" empty response (HTTP 204). The tab still shows {final_url}. Do not navigate"
-                " there again to retry: each time downloads the file again.",
+                f"The browser went to {asked}, and the answer was not a page to show: most"
+                " likely a file, which the browser downloads instead (into its downloads"
+                " folder), or an empty response (HTTP 204). Do not navigate there again to"
+                f" retry: each time downloads the file again. {STILL_SHOWS}\n"
+                f"{fenced_place(place, ws)}",
                 structured=structured | {"noPage": True},
             )
         if result.get("started") is False or result.get("noPage") is True:
             # Never started, or a data: URL Chrome took and then refused to open.
             waited = "" if result.get("noPage") is True else f" within {LOAD_WAIT_MS // 1000} s"
             return ToolResult.text(
-                f"The navigation to {url} did not start{waited}: the tab"
-                f" is still at {final_url} and the browser shows no navigation under way. Some"
-                " URLs do not open this way: data: URLs, and a link to a file, which starts a"
-                " download instead of showing a page.",
+                f"The navigation to {asked} did not start{waited}: the browser shows no"
+                " navigation under way. Some URLs do not open this way: data: URLs, and a link"
+                " to a file, which starts a download instead of showing a page."
+                f" {STILL_SHOWS}\n{fenced_place(place, ws)}",
                 kind="tool_error",
                 structured=structured,
             )
@@ -299,18 +313,44 @@ class _ContextTools:
             # The server's own error page loaded: a page, but not the one asked for.
             structured["httpStatus"] = status
             suffix += f", but the server answered HTTP {status}{http_reason(status)}: the page is its error page"
-        return ToolResult.text(f"Navigated to {final_url}{suffix}.", structured=structured)
+        went = f"Navigated {url}" if url in ("back", "forward") else f"Navigated to {asked}"
+        return ToolResult.text(
+            f"{went}{suffix}. {NOW_SHOWS}\n{fenced_place(place, ws)}", structured=structured
+        )
+
+
+def _ending_with(result: ToolResult, words: str) -> ToolResult:
+    """``result`` with ``words`` as a last line of its text."""
+    content = list(result.content)
+    for index in range(len(content) - 1, -1, -1):
+        block = content[index]
+        if isinstance(block, TextBlock):
+            content[index] = TextBlock(text=f"{block.text}\n{words}")
+            return attrs.evolve(result, content=content)
+    return attrs.evolve(result, content=[*content, TextBlock(text=words)])
+
+
+def _listing(group: int, tabs: list[dict[str, Any]], ws: WorkspaceId) -> str:
+    """The workspace's tabs: each one's id, in our words, then its address and title, which
+    are its page's, inside the fence (one fence per tab: each has its own origin)."""
+    lines = [f"The tabs of this workspace (tab group {group}), each with {LISTED}:"]
+    for tab in tabs:
+        place = {key: value for key, value in tab.items() if key != "tabId"}
+        lines += [f"tabId {tab['tabId']}:", fenced_place(place, ws)]
+    return "\n".join(lines)
 
 
 def _tab_entry(tab: dict[str, Any]) -> dict[str, Any]:
+    """A listed tab; its title and addresses as shown (``page_title``, ``page_url``), here and
+    in the listing's text alike."""
     entry = {
         "tabId": tab["tabId"],
-        "title": str(tab.get("title") or ""),
-        "url": str(tab.get("url") or ""),
+        "title": page_title(str(tab.get("title") or "")),
+        "url": page_url(str(tab.get("url") or "")),
     }
     pending = tab.get("pendingUrl")
     if isinstance(pending, str) and pending:
-        entry["pendingUrl"] = pending  # navigating there; the tab still shows ``url``
+        entry["pendingUrl"] = page_url(pending)  # navigating there; the tab still shows ``url``
     return entry
 
 
@@ -330,7 +370,3 @@ def _group_id(result: dict[str, Any]) -> int:
 
 def _is_tab_id(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
-
-
-def _compact(value: dict[str, Any]) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

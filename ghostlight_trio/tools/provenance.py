@@ -9,13 +9,22 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import secrets
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
+
+from ..transport.unicode import one_line
 
 _KEY = secrets.token_bytes(32)
 """Per-process key: nonces are stable per workspace but reveal nothing about its handle."""
 ORIGIN_LIMIT = 240
+TITLE_LIMIT = 200
+"""The most of a page's title shown (characters, with the mark of a cut): a title is a name,
+and one of thousands of characters is a page speaking to the agent."""
+URL_LIMIT = 2000
+"""The most of a page's address shown (characters, with the mark of a cut)."""
 
 
 def session_nonce(workspace_id: str | None) -> str:
@@ -63,6 +72,35 @@ def clip_fenced(text: str, limit: int, workspace_id: str | None) -> str:
     if opened > closed:
         return f"{kept} (truncated)\n{closing}"
     return f"{kept} (truncated)"
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` whole up to ``limit`` characters, else its start marked as cut, ``limit``
+    characters in all (so cutting again changes nothing)."""
+    if len(text) <= limit:
+        return text
+    mark = f"… (cut from {len(text)} characters)"
+    return text[: limit - len(mark)] + mark
+
+
+def page_title(title: str) -> str:
+    """A page's title as a tool shows it: one line, its controls neutralised, at most
+    ``TITLE_LIMIT`` characters."""
+    return _cut(one_line(title), TITLE_LIMIT)
+
+
+def page_url(url: str) -> str:
+    """A page's address (which its script may set: ``history.pushState``) as a tool shows it:
+    one line, its controls neutralised, at most ``URL_LIMIT`` characters."""
+    return _cut(one_line(url), URL_LIMIT)
+
+
+def fenced_place(place: Mapping[str, str], workspace_id: str | None) -> str:
+    """Where a tab is (``url``, ``title``, a ``pendingUrl``), already shown with ``page_url``
+    and ``page_title``: the page's own words, so one JSON line inside the fence, whose origin
+    is the address's."""
+    line = json.dumps(dict(place), ensure_ascii=False)
+    return wrap_page_text(line, workspace_id, origin_of(str(place.get("url", ""))))
 
 
 def provenance(workspace_id: str | None, origin: str) -> dict[str, Any]:

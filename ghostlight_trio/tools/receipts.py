@@ -13,7 +13,7 @@ from typing import Any
 import trio
 
 from ..engine.contracts import ToolResult
-from .provenance import page_facts, provenance, wrap_page_text
+from .provenance import page_facts, page_title, page_url, provenance, wrap_page_text
 from .shaping import actionable
 
 SETTLE_POLL_SECONDS = 0.05
@@ -186,9 +186,9 @@ def receipt_facts(receipt: dict[str, Any]) -> str:
             f"the press landed on {named}, not on what was at the point before the pointer came"
         )
     if "urlChanged" in observed:
-        facts.append(f"URL changed to {observed['urlChanged']}")
+        facts.append(f"URL changed to {page_url(str(observed['urlChanged']))}")
     if "titleChanged" in observed:
-        facts.append(f'title changed to "{observed["titleChanged"]}"')
+        facts.append(f'title changed to "{page_title(str(observed["titleChanged"]))}"')
     if observed.get("tabClosed"):
         facts.append("the tab is closed")
     if observed.get("tabReloaded"):
@@ -198,8 +198,9 @@ def receipt_facts(receipt: dict[str, Any]) -> str:
     if observed.get("newDocument"):
         facts.append("a new document loaded (the page reloaded or navigated)")
     if "navigationPending" in observed:
+        going = page_url(str(observed["navigationPending"]))
         facts.append(
-            f"a navigation to {observed['navigationPending']} started and has not loaded yet"
+            f"a navigation to {going} started and has not loaded yet"
             " (the tab still shows the page it leaves; wait_for state settled waits for it)"
         )
     if observed.get("mutations"):

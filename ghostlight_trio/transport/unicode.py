@@ -4,6 +4,9 @@ JSON may escape one (``"\\ud800"``), and Python then holds it in a ``str``, but 
 character: UTF-8, CBOR, the audit trail and the logs cannot encode it. Inputs are checked where
 they are read, so nothing past that point meets one: what clients and users send is refused,
 what pages show (and we only carry) is mended to U+FFFD.
+
+And text that can be carried but not shown as it is: a page's title or address named on a line
+of our own keeps no line break, control or bidirectional control (``one_line``).
 """
 
 from __future__ import annotations
@@ -63,3 +66,21 @@ def mend_lone_surrogates(raw: str | bytes, value: Any) -> Any:
                 item[_HALF_PAIR.sub("\ufffd", name)] = item.pop(name)
             pending.extend((item, name) for name in item)
     return holder[0]
+
+
+_LINE_BREAKS = re.compile("[\t\n\v\f\r\x1c-\x1f\x85\u2028\u2029]")
+_UNSHOWN = re.compile(
+    "[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+    "\U000e0000-\U000e007f]"
+)
+"""Controls, and what changes how the text around it reads without being seen itself: the
+bidirectional marks, embeddings, overrides and isolates (text shown in another order than it
+is read), and the tag characters (invisible letters)."""
+
+
+def one_line(text: str) -> str:
+    """Text others wrote (a page's title or address), as one line of plain text: each line
+    break is a space, and each other control, bidirectional control or tag character is
+    U+FFFD, so it can neither start a line of its own nor reorder or hide what it says. Every
+    character stays one character: cutting the result cuts the text at the same place."""
+    return _UNSHOWN.sub("\ufffd", _LINE_BREAKS.sub(" ", text))

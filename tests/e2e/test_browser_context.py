@@ -31,7 +31,11 @@ async def test_workspaces_create_navigate_list_and_never_see_each_other(
     landed = await service.call("navigate", ws_a, url=f"{web}/", tabId=tab_a)
     assert landed.kind == "ok", text(landed)
     assert landed.structured == {"tabId": tab_a, "url": f"{web}/", "title": "Ghostlight test page"}
-    assert text(landed) == f"Navigated to {web}/."
+    said = text(landed).splitlines()
+    assert said[0] == (
+        f"Navigated to {web}/. The tab now shows (its address and title, the page's own words):"
+    )
+    assert said[2] == f'{{"url": "{web}/", "title": "Ghostlight test page"}}', said
 
     second = await service.call("navigate", ws_a, url=f"{web}/second", tabId=tab_a)
     assert second.structured["title"] == "Second page"

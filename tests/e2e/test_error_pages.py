@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from ghostlight_trio.tools.browser_context import NOW_SHOWS
+
 from .conftest import QuietHandler, Service, loopback_server, open_page, text
 
 pytestmark = pytest.mark.e2e
@@ -95,10 +97,12 @@ async def test_http_errors_and_a_refused_connection_are_told_apart(
     # A 500 that comes with the server's own page loads that page, as any page.
     paged = await service.call("navigate", ws, tabId=tab, url=f"{failing}/page-500")
     assert paged.kind == "ok", text(paged)
-    assert text(paged) == (
+    said = text(paged).splitlines()
+    assert said[0] == (
         f"Navigated to {failing}/page-500, but the server answered HTTP 500 (Internal Server"
-        " Error): the page is its error page."
+        f" Error): the page is its error page. {NOW_SHOWS}"
     )
+    assert said[2].startswith(f'{{"url": "{failing}/page-500", "title": '), said
     assert paged.structured["httpStatus"] == 500 and "netError" not in paged.structured
 
     closed = f"http://127.0.0.1:{_closed_port()}/"

@@ -6,12 +6,14 @@ Every effect is read back independently of the tool that caused it: through a di
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 import pytest
 import trio
 
+from ghostlight_trio.tools.browser_context import NOW_SHOWS
 from ghostlight_trio.tools.screenshots import jpeg_size
 from ghostlight_trio.transport.bridge import ImageBlock, Outcome, encode_message
 
@@ -460,10 +462,12 @@ async def test_the_managed_browser_keeps_downloads_with_the_instance_and_fits_co
     assert "downloads" in text(followed) and followed.structured["noPage"] is True
     missing = await service.call("navigate", ws, tabId=tab, url=f"{web}/missing")
     assert missing.kind == "ok" and missing.structured["httpStatus"] == 404, text(missing)
-    assert text(missing) == (
+    said = text(missing).splitlines()
+    assert said[0] == (
         f"Navigated to {web}/missing, but the server answered HTTP 404 (Not Found): the page is"
-        " its error page."
+        f" its error page. {NOW_SHOWS}"
     )
+    assert said[2] == json.dumps({"url": f"{web}/missing", "title": "Not here"}), said
     fine = await service.call("navigate", ws, tabId=tab, url=f"{web}/")
     assert fine.kind == "ok" and "httpStatus" not in fine.structured, text(fine)
     empty = await service.call("navigate", ws, tabId=tab, url=f"{web}/nothing")

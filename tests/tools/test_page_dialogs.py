@@ -98,9 +98,14 @@ async def test_navigate_held_by_beforeunload_says_where_the_tab_is_and_what_to_a
     assert result.kind == "ok"
     assert text(result).startswith(
         "The navigation of tab 7 to http://b.test/ started, but a beforeunload dialog (the page"
-        " asks whether to leave it) opened; the tab is still at http://a.test/ and the"
-        " navigation waits for the answer. Next step: call dialog with tabId 7 and action"
-        " accept to leave the page, or dismiss to stay."
+        " asks whether to leave it) opened; the tab still shows the page it had (named at the"
+        " end) and the navigation waits for the answer. Next step: call dialog with tabId 7"
+        " and action accept to leave the page, or dismiss to stay."
+    )
+    # Where the tab is: the page's own words, inside the fence, last.
+    assert text(result).endswith(
+        '\n{"url": "http://a.test/", "title": "A"}\n--- END GHOSTLIGHT PAGE CONTENT'
+        f" {result.structured['provenance']['sessionNonce']} ---"
     )
     assert result.structured is not None
     assert result.structured["url"] == "http://a.test/"
