@@ -3,6 +3,8 @@
 // chrome.storage.session so the book survives service-worker suspension.
 //
 // This records topology only. Whether a workspace may use a tab is the service's decision.
+// Workspaces are keyed by the request's `guid`: the service's browser key for the workspace,
+// an opaque string stable for the workspace's life, never the handle its client holds.
 
 import { LEGACY_WORKSPACE_KEY } from "./constants.js";
 

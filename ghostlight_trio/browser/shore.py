@@ -4,6 +4,10 @@ Each admitted relay connection is one task in ``serve``'s nursery. Requests are 
 calling task (shielded per frame) and settled by the connection's reader task; replies are
 accepted only from the connection the request went out on. ``stop_all`` (the kill switch) tells
 every browser to answer what it is running at once, so shielded calls settle promptly.
+
+Browsers know a workspace only by its browser key (``WorkspaceRegistry.browser_key``), never by
+the handle its client holds: whatever speaks to this endpoint learns nothing it could present
+on the bridge as a workspace.
 """
 
 from __future__ import annotations
@@ -80,6 +84,8 @@ class WorkspaceDirectory(Protocol):
     def tab_released(self, composite_id: int) -> bool: ...
     def purge_slot(self, slot: int) -> None: ...
     def presentation(self, ws: Any) -> Presentation: ...
+    def browser_key(self, ws: Any) -> str: ...
+    def live_browser_keys(self) -> list[str]: ...
 
 
 class SurfaceScheduler(Protocol):
@@ -130,8 +136,9 @@ class BrowserShore:
         """Tabs opened from workspaces' pages and closed, for calls to report."""
         self._known_workspaces: OrderedDict[Any, str] = OrderedDict()
         """Workspaces recently sent to a browser, with their group's title (most recent last)."""
-        self._ended: OrderedDict[Any, str] = OrderedDict()
-        """Workspaces that ended, with their ended group title, for browsers attaching later.
+        self._ended: OrderedDict[str, str] = OrderedDict()
+        """Browser keys of workspaces that ended, with their ended group title, for browsers
+        attaching later.
         An extension that reads the welcome's ``liveWorkspaces`` needs no replay; an older one
         (a browser still running the extension it loaded before an update) does."""
         self._nursery: trio.Nursery | None = None
@@ -249,7 +256,8 @@ class BrowserShore:
         frame: dict[str, Any] = {
             "type": "request",
             "id": request_id,
-            "guid": workspace_id,
+            # The browser key, never the handle (the wire keeps the field's old name).
+            "guid": None if workspace_id is None else self._workspaces.browser_key(workspace_id),
             "op": op,
             "args": native_args,
         }
@@ -357,22 +365,23 @@ class BrowserShore:
         title = self._known_workspaces.pop(workspace_id, None)
         if title is None:
             return  # nothing of it ever reached a browser
+        key = self._workspaces.browser_key(workspace_id)
         # Kept for browsers that attach later (one whose link was down now, or restarted):
         # each is told on attaching; a browser that never had the workspace ignores it.
         ended = self._ended
-        ended[workspace_id] = title + ENDED_SUFFIX
+        ended[key] = title + ENDED_SUFFIX
         while len(ended) > _KNOWN_WORKSPACES:
             ended.popitem(last=False)
         for connection in list(self._live.values()):
-            self._tell_ended(connection, [(workspace_id, ended[workspace_id])])
+            self._tell_ended(connection, [(key, ended[key])])
 
-    def _tell_ended(self, connection: BrowserConnection, ended: list[tuple[Any, str]]) -> None:
+    def _tell_ended(self, connection: BrowserConnection, ended: list[tuple[str, str]]) -> None:
         nursery = self._nursery
         if nursery is None or not ended:
             return
         frames = [
-            wire.encode(wire.workspace_ended_frame(ws, title, close_tabs=connection.hello.headless))
-            for ws, title in ended
+            wire.encode(wire.workspace_ended_frame(key, title, close_tabs=connection.hello.headless))
+            for key, title in ended
         ]
         nursery.start_soon(self._send_notices, connection, frames)
 
@@ -520,8 +529,9 @@ class BrowserShore:
             "features": sorted(features),
             "serviceVersion": self._service_version,
             # Every other workspace the browser remembers is over (this service never had it:
-            # it restarted since), so its group is marked ended instead of looking live.
-            "liveWorkspaces": self._workspaces.live_ids(),
+            # it restarted since), so its group is marked ended instead of looking live. Browser
+            # keys: whoever says hello here is told them, so they must not be handles.
+            "liveWorkspaces": self._workspaces.live_browser_keys(),
         }
         # Published first: send_frames takes the (uncontended) link lock before yielding, so
         # the welcome still precedes any request frame on this link.

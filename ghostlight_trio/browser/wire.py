@@ -88,13 +88,13 @@ def stop_request_frame(request_id: str, reason: str) -> dict[str, Any]:
     return {"type": "stop_request", "id": request_id, "reason": reason}
 
 
-def workspace_ended_frame(workspace_id: str, group_title: str, *, close_tabs: bool) -> dict[str, Any]:
-    """Tell an extension a workspace is over: its tab group is retitled and greyed, its tabs
-    stay open for the user and are nobody's from now on; or, in a browser no one sees
-    (``close_tabs``), its tabs are closed, since no one else ever will."""
+def workspace_ended_frame(browser_key: str, group_title: str, *, close_tabs: bool) -> dict[str, Any]:
+    """Tell an extension a workspace (named by its browser key) is over: its tab group is
+    retitled and greyed, its tabs stay open for the user and are nobody's from now on; or, in a
+    browser no one sees (``close_tabs``), its tabs are closed, since no one else ever will."""
     return {
         "type": "workspace_ended",
-        "guid": workspace_id,
+        "guid": browser_key,
         "workspace": {"groupTitle": group_title},
         "closeTabs": close_tabs,
     }

@@ -1,13 +1,15 @@
 """The workspace registry: which handles exist, which tabs each owns, and when each expires.
 
 A ``WorkspaceId`` is an unguessable bearer capability inside the admitted same-user boundary.
-It is compared exactly and never logged raw: logs and audit use ``fingerprint``. Expiry is
+It is compared exactly and never logged raw: logs and audit use ``fingerprint``. Browsers know
+a workspace only by its ``browser_key``, which no bridge call accepts as a handle. Expiry is
 evaluated against the Trio clock whenever the registry is consulted, so no timer task is needed
 and tests drive it with a mock clock.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import logging
@@ -107,6 +109,9 @@ class WorkspaceRegistry:
         self._limits = limits
         self._clock = clock
         self._key = fingerprint_key or secrets.token_bytes(32)
+        self._route_key = secrets.token_bytes(32)
+        """Keys the browser routing keys; never leaves this object, and lives as long as the
+        service (which no workspace outlives)."""
         self._live: dict[WorkspaceId, _Workspace] = {}
         self._tab_owner: dict[int, WorkspaceId] = {}
         self._minted = 0
@@ -250,10 +255,10 @@ class WorkspaceRegistry:
             for workspace, entry in self._live.items()
         ]
 
-    def live_ids(self) -> list[WorkspaceId]:
-        """Every live workspace's handle (for the browsers, which know workspaces by it)."""
+    def live_browser_keys(self) -> list[str]:
+        """Every live workspace's browser key (for the browsers, which know workspaces by it)."""
         self.reap()
-        return list(self._live)
+        return [self.browser_key(workspace) for workspace in self._live]
 
     def __len__(self) -> int:
         self.reap()
@@ -265,6 +270,20 @@ class WorkspaceRegistry:
             return None
         digest = hmac.new(self._key, workspace.encode(), hashlib.sha256).hexdigest()
         return f"ws-{digest[:16]}"
+
+    def browser_key(self, workspace: str) -> str:
+        """The workspace's routing key on the browser wire: what the extension files its tabs
+        and group under, names in its session storage, and is told has ended.
+
+        Any local process of the user can speak to the browser endpoint and be told these, so
+        a key is never the handle: it is a keyed hash of it under a secret of this service
+        life, which cannot be turned back into the handle and is no handle itself (it has
+        another length and a prefix no minted handle has), so the bridge refuses it as it
+        refuses any unknown handle. Stable for as long as the workspace lives (a reattach keeps
+        it; the service ending ends the workspace), and computable after the workspace went, so
+        its end can still be told."""
+        digest = hmac.new(self._route_key, workspace.encode(), hashlib.sha256).digest()
+        return "bk-" + base64.urlsafe_b64encode(digest[:24]).decode("ascii")
 
     # --- tab ownership ----------------------------------------------------------------------
 

@@ -185,7 +185,7 @@ async def test_requests_and_results_rewrite_tab_ids(
         ws, "tabs_context", {"ownedTabIds": [compose(1, 7), compose(2, 5)]}, timeout=2
     )
     request = seen[0]
-    assert request["guid"] == ws
+    assert request["guid"] == registry.browser_key(ws) != ws  # the browser key, never the handle
     assert request["op"] == "tabs_context"
     assert request["args"] == {"ownedTabIds": [7]}
     assert request["workspace"] == {"groupTitle": "Ghostlight · Claude Code", "groupColor": "blue"}
@@ -569,7 +569,7 @@ async def test_workspaces_are_told_apart_and_their_end_is_announced(
     await until(lambda: len(seen) == 4)
     assert seen[3] == {
         "type": "workspace_ended",
-        "guid": second,
+        "guid": registry.browser_key(second),
         "workspace": {"groupTitle": "Ghostlight · Claude Code 2 (ended)"},
         "closeTabs": False,
     }
@@ -653,7 +653,7 @@ async def test_a_browser_attaching_after_a_workspace_ended_is_told(
     notice = await again.receive()
     assert notice == {
         "type": "workspace_ended",
-        "guid": workspace,
+        "guid": registry.browser_key(workspace),
         "workspace": {"groupTitle": "Ghostlight · agent (ended)"},
         "closeTabs": True,
     }
@@ -668,7 +668,37 @@ async def test_the_welcome_names_the_live_workspaces_and_no_ended_one(
     gone, _ = registry.open(None, "agent-b")
     registry.release(gone)
     _, welcome = await FakeExtension.attach(endpoints.browser_socket, "browser-a")
-    assert welcome["liveWorkspaces"] == [kept]
+    assert welcome["liveWorkspaces"] == [registry.browser_key(kept)]
+
+
+async def test_a_workspace_keeps_its_browser_key_for_its_life_and_the_key_is_no_handle(
+    shore: BrowserShore, endpoints: Endpoints, registry: WorkspaceRegistry, nursery: trio.Nursery
+) -> None:
+    """The extension files a workspace's tabs under the key its requests carry, in storage that
+    outlives its worker and its native host: every later welcome names the same key, also after
+    the workspace's client reattached. The key is no handle the registry knows; another service
+    life (a restart, which ends every workspace) keys the same handle differently."""
+    ws, _ = registry.open(None, "agent")
+    peer, welcome = await FakeExtension.attach(endpoints.browser_socket)
+    seen: list[dict] = []
+
+    async def answer_once() -> None:
+        seen.append(await peer.receive())
+        await peer.reply(seen[0], {})
+
+    nursery.start_soon(answer_once)
+    await shore.request(ws, "ping", {}, timeout=2)
+    key = seen[0]["guid"]
+    assert welcome["liveWorkspaces"] == [key]
+    assert key != ws and not registry.exists(key)
+    registry.detach(ws)  # its client's stream was lost; it comes back for its workspace
+    assert registry.open(ws, "agent") == (ws, True)
+    await peer.aclose()
+    await until(lambda: shore.connected_count == 0)
+    again, welcome = await FakeExtension.attach(endpoints.browser_socket)
+    assert welcome["liveWorkspaces"] == [key] == [registry.browser_key(ws)]
+    assert WorkspaceRegistry().browser_key(ws) != key
+    await again.aclose()
 
 
 async def test_status_tells_a_slow_page_from_a_browser_that_answers_nothing(

@@ -154,6 +154,17 @@ async def test_the_user_can_tell_workspaces_apart_and_see_which_have_ended(
         ]
 
 
+async def _replace_native_host(service: Service) -> None:
+    """Kill the browser's native host and wait until the browser attached through a fresh one."""
+    relay_pid = service.shore.relay_pid(1)
+    assert relay_pid is not None
+    os.kill(relay_pid, signal.SIGKILL)
+    await until(
+        lambda: service.shore.connected_count and service.shore.relay_pid(1) != relay_pid,
+        within=30,
+    )
+
+
 async def test_workspaces_the_service_no_longer_has_are_marked_ended_when_the_browser_attaches(
     service: Service,
 ) -> None:
@@ -169,13 +180,7 @@ async def test_workspaces_the_service_no_longer_has_are_marked_ended_when_the_br
         service.registry.release(first.workspace_id)
         live_looking = [["Ghostlight · e2e", "blue", 1], ["Ghostlight · e2e 2", "red", 1]]
         assert await _groups(launched.profile) == live_looking
-        relay_pid = service.shore.relay_pid(1)
-        assert relay_pid is not None
-        os.kill(relay_pid, signal.SIGKILL)
-        await until(
-            lambda: service.shore.connected_count and service.shore.relay_pid(1) != relay_pid,
-            within=30,
-        )
+        await _replace_native_host(service)
         with trio.fail_after(10):
             while ["Ghostlight · e2e (ended)", "grey", 1] not in await _groups(launched.profile):  # noqa: ASYNC110
                 await trio.sleep(0.1)
@@ -184,6 +189,44 @@ async def test_workspaces_the_service_no_longer_has_are_marked_ended_when_the_br
         ]
         still = await service.call("tabs_context_mcp", second.workspace_id)
         assert [t["tabId"] for t in still.structured["tabs"]] == [second.structured["tabId"]]
+
+
+async def _stored(profile: Any, area: str) -> Any:
+    return await in_extension_worker(profile, f"chrome.storage.{area}.get(null)")
+
+
+async def test_the_browser_keeps_workspaces_under_browser_keys_never_their_handles(
+    service: Service,
+) -> None:
+    """The extension files each workspace's tabs under the key its requests carry, in session
+    storage that outlives its worker; the handle, its client's credential, never reaches the
+    browser. Through a native host replaced mid-life the key stays the workspace's: its tab is
+    still filed under it and still its own."""
+    async with launched_for(service, *DEVTOOLS_FLAGS) as launched:
+        first = await service.call("tabs_create_mcp")
+        second = await service.call("tabs_create_mcp")
+        assert first.kind == second.kind == "ok", (text(first), text(second))
+        handles = [first.workspace_id, second.workspace_id]
+        keys = [service.registry.browser_key(handle) for handle in handles]
+
+        async def book() -> dict[str, Any]:
+            with trio.fail_after(10):
+                while True:
+                    stored = (await _stored(launched.profile, "session")).get("ghostlight_topology")
+                    if stored and set(keys) <= set(stored["workspaces"]):
+                        return dict(stored["workspaces"])
+                    await trio.sleep(0.1)
+
+        filed = await book()
+        assert filed[keys[0]]["tabIds"] == [first.structured["tabId"] % 2**32]
+        assert filed[keys[1]]["tabIds"] == [second.structured["tabId"] % 2**32]
+        everything = repr([await _stored(launched.profile, area) for area in ("session", "local")])
+        assert not [handle for handle in handles if handle in everything]
+
+        await _replace_native_host(service)
+        still = await service.call("tabs_context_mcp", handles[0])
+        assert [t["tabId"] for t in still.structured["tabs"]] == [first.structured["tabId"]]
+        assert (await book())[keys[0]]["tabIds"] == [first.structured["tabId"] % 2**32]
 
 
 async def test_in_a_browser_no_one_sees_an_ended_workspace_s_tabs_are_closed(
