@@ -96,6 +96,9 @@ class Outbox:
                 await stream.send_many(batch)
             finally:
                 self._in_flight = 0
+                # Not kept while this task waits for the next answer: an answer can be large
+                # (an exported GIF), and it is the caller's once written.
+                del batch
             if self._has_room:
                 self._has_room.unpark_all()
 

@@ -3,22 +3,37 @@
 ``start_recording`` takes a first frame (no frame, no recording); every successful call on the
 tab afterwards adds one (``gif_recorder.Recorder.after_call``); ``export`` encodes the recording,
 then returns it (``download: true``), puts it into a file input (``ref``) or drops it at a
-screenshot point (``coordinate``), and only once delivered stops it as exported. Memory only,
-never logged.
+screenshot point (``coordinate``), and only once delivered stops it as exported. A GIF larger
+than its delivery carries is not delivered: the export says so and how to make it smaller
+(``options: {"maxWidth": N}``), and the recording stays as it was. Memory only, never logged.
 """
 
 from __future__ import annotations
 
 import base64
+import math
+from functools import partial
 from typing import Any
 
 import trio
 
+from ..browser import wire
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.bridge import ImageBlock
+from ..transport.framing import BRIDGE_FRAME_CEILING
 from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
-from .gif_recorder import IDLE_S, KEPT_S, OPTIONS, TOTAL_S, Recorder, Recording, encode_gif
+from .gif_recorder import (
+    GIF_WIDTH,
+    IDLE_S,
+    KEPT_S,
+    OPTIONS,
+    TOTAL_S,
+    GifTooLarge,
+    Recorder,
+    Recording,
+    encode_gif,
+)
 from .placement import byte_size, drop_point, place_files
 from .screenshots import ContextBook
 from .tab_changes import TabOwners
@@ -27,6 +42,14 @@ AUTO_STOPS = frozenset(
     {"idle", "time_limit", "frame_limit", "size_limit", "tab_closed", "tab_left"}
 )
 DEFAULT_NAME = "recording.gif"
+MIN_WIDTH = 100
+"""The narrowest GIF an export's ``maxWidth`` asks for."""
+HEADROOM = 256 * 1024
+"""Room left in a delivery for what goes with the GIF (the answer's text and facts)."""
+DOWNLOAD_LIMIT = BRIDGE_FRAME_CEILING - HEADROOM
+"""The largest GIF a download carries: the answer travels in one bridge frame."""
+PLACE_LIMIT = (wire.MAX_CHUNKED_BYTES - HEADROOM) * 3 // 4
+"""The largest GIF put into a page: it travels base64-encoded in one browser request."""
 
 
 def gif_creator_handlers(
@@ -92,10 +115,25 @@ class GifCreator:
                 " input) or coordinate (a drop point); nothing was exported."
             )
         at = None if point is None else drop_point(point, "nothing was exported")
+        width = _export_width(arguments.get("options"))
         if not recording.frames:
             raise ToolInputError("The recording has no frames; nothing was exported.")
+        limit = DOWNLOAD_LIMIT if download else PLACE_LIMIT
         # The call holds the tab's lease: no frame is added while the GIF is made and delivered.
-        data = await trio.to_thread.run_sync(encode_gif, recording)
+        # Made one frame at a time in a worker thread, which stops at the next frame when the
+        # call is cancelled, and as soon as the GIF outgrows what its delivery carries.
+        try:
+            data = await trio.to_thread.run_sync(
+                partial(
+                    encode_gif,
+                    recording,
+                    max_width=width,
+                    limit=limit,
+                    check=trio.from_thread.check_cancelled,
+                )
+            )
+        except GifTooLarge as large:
+            return self._too_large(recording, large, "download" if download else "page")
         name = str(arguments.get("filename") or DEFAULT_NAME)
         what = f"{name} ({len(recording.frames)} frames, {byte_size(len(data))})"
         delivery = {"gif_bytes": len(data), "filename": name}
@@ -122,6 +160,33 @@ class GifCreator:
         recording.stop("exported", trio.current_time())
         structured = {**(placed.structured or {}), **self._facts(recording), **delivery}
         return ToolResult(kind="ok", content=placed.content, structured=structured)
+
+    def _too_large(self, recording: Recording, large: GifTooLarge, delivery: str) -> ToolResult:
+        """An export whose GIF would not fit its delivery: nothing was delivered, and the
+        recording is left as it was, to be exported again smaller."""
+        smaller = max(MIN_WIDTH, int(large.width * math.sqrt(large.limit / large.estimate) * 0.9))
+        smaller -= smaller % 10
+        carried = "a download" if delivery == "download" else "one request into a page"
+        how = (
+            f"export again with options {{\"maxWidth\": {smaller}}} (it is {large.width} px"
+            " wide now)"
+            if large.width > MIN_WIDTH
+            else "clear it and record fewer calls"
+        )
+        lead = (
+            f"Nothing was exported: the GIF of {len(recording.frames)} frames would be about"
+            f" {byte_size(large.estimate)}, more than the {byte_size(large.limit)} {carried}"
+            f" carries. The recording is left as it was: {how}."
+        )
+        state = self._summary(recording, lead)
+        structured = {
+            "exported": False,
+            "gif_bytes_estimate": large.estimate,
+            "limit_bytes": large.limit,
+            "suggested_max_width": smaller,
+            "recording": state.structured,
+        }
+        return ToolResult(kind="tool_error", content=state.content, structured=structured)
 
     def _not_exported(self, failed: ToolResult, recording: Recording) -> ToolResult:
         """A placement that failed, saying so and that the recording was left as it was (a
@@ -177,6 +242,27 @@ class GifCreator:
         if recording.stopped_at is not None:
             facts["expires_in_ms"] = round(max(0.0, recording.stopped_at + KEPT_S - now) * 1000)
         return facts
+
+
+def _export_width(given: Any) -> int:
+    """The width an export's ``options`` ask for (``maxWidth``), else the usual one."""
+    if given is None:
+        return GIF_WIDTH
+    bad = (
+        f"export takes options {{\"maxWidth\": N}} only, N a whole number of pixels from"
+        f" {MIN_WIDTH} to {GIF_WIDTH} (the drawing options are chosen at start_recording);"
+        " nothing was exported."
+    )
+    width = given.get("maxWidth", GIF_WIDTH) if isinstance(given, dict) else None
+    if (
+        not isinstance(width, int | float)
+        or isinstance(width, bool)
+        or set(given) - {"maxWidth"}
+        or not MIN_WIDTH <= width <= GIF_WIDTH
+        or width != int(width)
+    ):
+        raise ToolInputError(bad)
+    return int(width)
 
 
 def _options(given: Any) -> dict[str, bool]:

@@ -1,6 +1,7 @@
 """GIF recordings: frames of different sizes make one well-formed GIF; recordings stop and go by
 themselves on their bounds, checked whenever they are used; a start, an export or a frame that
-fails leaves a recording in a state that says what happened."""
+fails (an export too large to deliver among them) leaves a recording in a state that says what
+happened."""
 
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ from PIL import Image
 
 from ghostlight_trio.browser.errors import BrowserError
 from ghostlight_trio.engine.contracts import ToolResult
+from ghostlight_trio.tools import gif_creator
 from ghostlight_trio.tools.browser_calls import PageChannel
 from ghostlight_trio.tools.gif_creator import gif_creator_handlers
 from ghostlight_trio.tools.gif_recorder import IDLE_S, KEPT_S, TOTAL_S, Frame, Recorder, encode_gif
 from ghostlight_trio.tools.screenshots import ContextBook
+from ghostlight_trio.transport.bridge import ImageBlock
 
 from .fakes import ScriptedBrowser, tool_call
 
@@ -245,3 +248,50 @@ def test_a_recording_names_the_pages_its_frames_show_once_each_in_order() -> Non
         recording.frames.append(Frame(b"x", 100.0, "step", url=url))
     assert recorder.pages("ws", 7) == ["https://a.test/1", "https://b.test/"]
     assert recorder.pages("other", 7) == [] and recorder.pages("ws", 8) == []
+
+
+async def test_an_export_too_large_to_deliver_keeps_the_recording_and_a_smaller_one_works(
+    monkeypatch,
+) -> None:
+    """A GIF over what its delivery carries is not sent to be refused on the way (which cost
+    the recording before): the export says so, and what to ask for instead, and the
+    recording goes on as it was, frames and all."""
+    gif, recorder, browser = gif_tool(Tab())
+    await gif(tool_call("gif_creator", action="start_recording"))
+    done = ToolResult.text("done")
+    for x in (100, 300, 500):
+        await recorder.after_call(tool_call("computer", action="left_click", coordinate=[x, 90]), done)
+    recording = recorder.get("ws", 7)
+    assert recording is not None and len(recording.frames) == 4
+    full, small = len(encode_gif(recording)), len(encode_gif(recording, max_width=200))
+    assert small < full
+    monkeypatch.setattr(gif_creator, "DOWNLOAD_LIMIT", (small + full) // 2)
+    monkeypatch.setattr(gif_creator, "PLACE_LIMIT", (small + full) // 2)
+
+    asked = len(browser.seen)
+    placed = await gif(tool_call("gif_creator", action="export", ref="ref_1"))
+    assert placed.kind == "tool_error" and "Nothing was exported" in said(placed), said(placed)
+    assert len(browser.seen) == asked  # nothing was sent towards the page
+    too_large = await gif(tool_call("gif_creator", action="export", download=True))
+    assert too_large.kind == "tool_error", said(too_large)
+    assert not [block for block in too_large.content if isinstance(block, ImageBlock)]
+    assert "Nothing was exported" in said(too_large) and "left as it was" in said(too_large)
+    assert too_large.structured["recording"]["state"] == "recording"
+    assert too_large.structured["recording"]["frame_count"] == 4
+    width = too_large.structured["suggested_max_width"]
+    assert f'options {{"maxWidth": {width}}}' in said(too_large) and 100 <= width < 800
+    assert too_large.structured["gif_bytes_estimate"] > gif_creator.DOWNLOAD_LIMIT
+    assert recording.state == "recording" and recording.stop_reason == "" and len(recording.frames) == 4
+    status = await gif(tool_call("gif_creator", action="status"))
+    assert status.structured["state"] == "recording" and status.structured["frame_count"] == 4
+
+    smaller = await gif(
+        tool_call("gif_creator", action="export", download=True, options={"maxWidth": 200})
+    )
+    assert smaller.kind == "ok", said(smaller)
+    exported = Image.open(io.BytesIO(smaller.content[-1].data))
+    assert exported.n_frames == 4 and exported.width == 200
+    assert smaller.structured["stop_reason"] == "exported"
+    for wrong in ({"maxWidth": 20}, {"maxWidth": 300.5}, {"showWatermark": False}, {"maxWidth": True}):
+        refused = await gif(tool_call("gif_creator", action="export", download=True, options=wrong))
+        assert refused.kind == "tool_error" and 'options {"maxWidth": N} only' in said(refused)
