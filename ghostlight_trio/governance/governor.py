@@ -145,10 +145,12 @@ class Governor:
 
     async def reload_off_loop_if_changed(self) -> bool:
         """``reload_if_changed`` with the files read in a worker thread, so a slow disk never
-        holds the service up (each read is bounded besides). True when a snapshot was installed."""
+        holds the service up (each read is bounded besides). True when a snapshot was installed.
+        Whether anything changed is looked at here (a ``stat`` of each file, which never waits
+        on what is there), so an unchanged poll costs no thread."""
         self.catch_up_saved_switches()
         sources = self.sources
-        if sources is None:
+        if sources is None or not sources.changed():
             return False
         reading = await trio.to_thread.run_sync(sources.read_if_changed)
         if reading is None:
