@@ -198,12 +198,21 @@
     }
   }
 
-  // Child elements, including those of a shadow root (open or closed).
+  // Child elements, including those of a shadow root (open or closed). Copied one by one:
+  // spread into a call (push(...children)), 130000 children are as many arguments, past what
+  // the stack holds.
   function childElements(el) {
     const out = [];
     const shadow = shadowOf(el);
-    if (shadow && shadow.children) out.push(...shadow.children);
-    if (el.children) out.push(...el.children);
+    if (shadow && shadow.children) appendAll(out, shadow.children);
+    if (el.children) appendAll(out, el.children);
+    return out;
+  }
+
+  // `items` (any iterable: a list, a NodeList, an HTMLCollection) added to the end of `out`, for
+  // lists of any length (see childElements).
+  function appendAll(out, items) {
+    for (const item of items) out.push(item);
     return out;
   }
 
@@ -386,7 +395,7 @@
     for (let seen = 0; stack.length && seen < 5000; seen++) {
       const node = stack.pop();
       if (isInteractive(node)) return true;
-      stack.push(...(node.children || []));
+      appendAll(stack, node.children || []);
     }
     return false;
   }
@@ -860,7 +869,7 @@
     const out = [];
     let node = el;
     for (let depth = 0; node && depth <= MAX_FRAME_DEPTH; depth++) {
-      out.push(...clipAncestors(node, env));
+      appendAll(out, clipAncestors(node, env));
       const frame = hostFrame(node.ownerDocument);
       if (!frame) break;
       const box = frameContentBox(frame);
@@ -939,6 +948,7 @@
     clip,
     attr,
     isSkipped,
+    appendAll,
     childElements,
     composedParent,
     shadowOf,

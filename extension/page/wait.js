@@ -197,7 +197,7 @@
   function selectorMatches(doc, selector, scan) {
     const out = [];
     try {
-      for (const searched of selectorRoots(doc, scan)) out.push(...searched.querySelectorAll(selector));
+      for (const searched of selectorRoots(doc, scan)) dom.appendAll(out, searched.querySelectorAll(selector));
     } catch (err) {
       throw new ns.PageError(`Invalid CSS selector ${JSON.stringify(selector)}: ${err.message}`, "bad_selector");
     }

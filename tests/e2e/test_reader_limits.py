@@ -12,9 +12,21 @@ from typing import Any
 
 import pytest
 
-from .conftest import Service, open_page, page_value, text
+from .conftest import PAGES, Service, open_page, page_value, text
 
 pytestmark = pytest.mark.e2e
+
+# One element holding 200000 buttons, built by the page itself.
+PAGES["/limits/wide"] = """<!doctype html><title>Wide</title><body><h1>Wide</h1><div id="wide"></div>
+<script>
+const items = document.createDocumentFragment();
+for (let i = 0; i < 200000; i++) {
+  const item = document.createElement('button');
+  item.textContent = 'Item ' + i;
+  items.append(item);
+}
+document.getElementById('wide').append(items);
+</script>"""
 
 
 async def test_wait_for_reads_a_large_page_whole_and_says_when_it_cannot(
@@ -121,3 +133,23 @@ async def test_read_page_lists_the_controls_in_view_on_a_page_too_large_to_walk_
     await page_value(service, ws, tab, "scrollTo(0, document.body.scrollHeight * 0.7); true")
     middle = text(await service.call("read_page", ws, tabId=tab, filter="interactive"))
     assert 'button "Btn 7' in middle, middle[-600:]
+
+
+async def test_read_page_answers_on_an_element_with_200000_children(
+    more_service: Service, more_browser: Any, web: str
+) -> None:
+    """Listing an element's children never takes them as one call's arguments (past what the
+    stack holds): the page is read as far as the limits go, and the answer says it was cut."""
+    service = more_service
+    ws, tab = await open_page(service, f"{web}/limits/wide")
+    assert await page_value(service, ws, tab, "document.getElementById('wide').children.length") == 200000
+    read = await service.call("read_page", ws, tabId=tab)
+    said = text(read)
+    assert read.kind == "ok", said[:600]
+    assert 'heading "Wide"' in said and 'button "Item 0" [ref_' in said, said[:600]
+    assert "[element cap reached: examined 20000 elements;" in said, said[-800:]
+    assert "output reached max_chars=50000" in said, said[-800:]
+    assert len(said) < 52000
+    # The interactive view (controls in view, found one by one on a page this large) answers.
+    shown = await service.call("read_page", ws, tabId=tab, filter="interactive")
+    assert shown.kind == "ok" and 'button "Item 0"' in text(shown), text(shown)[-600:]

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { FakeInput, attachShadow, fakeDocument, fakeEnv, h, loadPageScripts, pageContext, windowFor } from "./helpers/fake-dom.mjs";
 
 const page = loadPageScripts();
-const { find, wait } = page;
+const { find, tree, wait } = page;
 
 const context = () => pageContext(page);
 
@@ -58,6 +58,47 @@ describe("wait_probe on a large page", () => {
     assert.deepEqual(Array.from(wait.textMatches(doc, "grosse strasse"), (el) => el.tagName), ["P"]);
     assert.equal(wait.textMatches(doc, "full stop").length, 1);
     assert.equal(wait.textMatches(doc, "Z\u00dcRICH").length, 1);
+  });
+});
+
+// One element holding `count` buttons, after a heading (built child by child: spread into a
+// call, that many children would overflow the test's own stack).
+function widePage(count) {
+  const wide = h("div", { id: "wide" });
+  for (let i = 0; i < count; i++) wide.append(h("button", {}, `Item ${i}`));
+  return fakeDocument(h("body", {}, h("h1", {}, "Wide"), wide));
+}
+
+describe("one element with 200000 children", () => {
+  const doc = widePage(200_000);
+
+  test("read_page lists its first children within max_chars and says where it stopped", () => {
+    const out = tree.readPage(doc, { max_chars: 20_000 }, context());
+    const lines = out.text.split("\n");
+    assert.deepEqual(lines.slice(0, 3), ['heading "Wide" [ref_1] level=1', 'button "Item 0" [ref_2]', 'button "Item 1" [ref_3]']);
+    assert.equal(out.truncated, true);
+    assert.ok(out.text.length <= 20_000, `length ${out.text.length}`);
+    assert.ok(out.shown > 500, `shown ${out.shown}`);
+    assert.equal(lines[out.shown - 1], `button "Item ${out.shown - 2}" [ref_${out.shown}]`);
+    assert.match(out.text, /\[element cap reached: examined 20000 elements; use ref_id to read a part of the page\]/);
+    assert.match(out.text, new RegExp(`\\[showing ${out.shown} of \\d+ elements: output reached max_chars=20000`));
+  });
+
+  test("a read of the element itself, and the interactive view, answer too", () => {
+    const ctx = context();
+    tree.readPage(doc, { depth: 1 }, ctx);
+    const wideRef = ctx.refs.refFor(doc.getElementById("wide"));
+    const sub = tree.readPage(doc, { ref_id: wideRef, max_chars: 3000 }, ctx);
+    assert.equal(sub.truncated, true);
+    assert.match(sub.text, new RegExp(`^div \\[${wideRef}\\]\n button "Item 0" \\[ref_\\d+\\]\n button "Item 1"`));
+    assert.ok(sub.text.length <= 3000 && /output reached max_chars=3000/.test(sub.text), sub.text.slice(-300));
+    const interactive = tree.readPage(doc, { filter: "interactive" }, context());
+    assert.match(interactive.text, /button "Item 0"/);
+  });
+
+  test("wait_probe counts a selector's 200000 matches", () => {
+    const out = wait.probe(doc, { selector: "button" }, context());
+    assert.deepEqual([out.count, out.element.name], [200_000, "Item 0"]);
   });
 });
 
