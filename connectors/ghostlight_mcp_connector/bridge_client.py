@@ -1,8 +1,9 @@
 """Connect the bridge to this instance's service, starting the service once if needed.
 
 Bounded: a connection attempt gives up after ``CONNECT_BUDGET`` seconds. A squatter, a bridge
-major mismatch, a service this process has no secret for, or a service that stops as it starts
-fails at once with a message for the user; nothing is retried behind their back. Of several
+major mismatch, a service this process has no secret for, a service that serves as many
+connections as it may, or a service that stops as it starts fails at once with a message for
+the user; nothing is retried behind their back. Of several
 connectors that find no service at once, only the one holding the instance's spawn lock starts
 it; the others wait for its socket.
 """
@@ -16,6 +17,7 @@ import trio
 from ghostlight_trio.transport.bridge import ServiceHello
 from ghostlight_trio.transport.endpoints import Endpoints, UnsafeDirectoryError
 from ghostlight_trio.transport.handshake import (
+    BridgeRefused,
     BridgeVersionError,
     ProofError,
     SecretMissing,
@@ -81,7 +83,7 @@ class BridgeConnector:
                 except ProofError:
                     _log.error("%s", SQUATTER_MESSAGE)
                     raise ConnectFailed(SQUATTER_MESSAGE) from None
-                except (BridgeVersionError, ServiceUnresponsive, SecretMissing) as exc:
+                except (BridgeVersionError, BridgeRefused, ServiceUnresponsive, SecretMissing) as exc:
                     _log.error("%s", exc)
                     raise ConnectFailed(str(exc)) from None
                 except SecretFileError as exc:

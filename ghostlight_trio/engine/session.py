@@ -12,7 +12,6 @@ import logging
 import math
 import secrets
 from collections import OrderedDict
-from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 import trio
@@ -64,17 +63,20 @@ class WorkSession:
         self._watcher_wakes_at = -math.inf
         """When the watcher will look next by itself (-inf while it is running or starting)."""
         self._watcher_wake = trio.lowlevel.ParkingLot()
+        self._share: OrderedDict[WorkspaceId, None] = OrderedDict()
+        """This stream's share of the workspaces: those it opened, minted or used that may
+        still be live, least recently used first (see ``EngineLimits``)."""
         self._held: OrderedDict[WorkspaceId, None] = OrderedDict()
+        """Of those, the ones it keeps alive (one attachment each), least recently used first."""
+        self._opened: set[WorkspaceId] = set()
+        """Of those, the ones it opened itself (its implicit workspace): kept alive until it
+        releases them or closes, however many others it uses."""
         self._used: OrderedDict[WorkspaceId, None] = OrderedDict()
         """Workspaces this stream's calls used, most recent last, well past those it holds:
         the kin a pause carries over from (see ``minted``)."""
-        """Workspaces this stream's calls used, most recent last: they live while it does."""
         self._named_unknown = False
         """A call on this stream named a workspace the service does not know (one from before
         a restart, say): the next workspace minted here is taken as its replacement."""
-        self.opened_here: Collection[str] = ()
-        """Set by the stream's owner: the workspaces the stream opened itself (its implicit
-        workspace), which it holds already."""
 
     @property
     def active(self) -> int:
@@ -109,7 +111,38 @@ class WorkSession:
         for workspace in self._held:
             registry.detach(workspace)
         self._held.clear()
+        self._share.clear()
+        self._opened.clear()
         self._watcher_wake.unpark_all()
+
+    # --- workspaces the stream opens itself -------------------------------------------------
+
+    def open_workspace(self, reattach: str | None, client_label: str) -> tuple[WorkspaceId, bool]:
+        """``OpenWorkspace``: the workspace named by ``reattach`` when it is still live, else a
+        fresh one; kept alive until the stream releases it or closes. True when reattached.
+
+        Raises ``WorkspaceLimitReached`` when neither the stream's share nor the service has
+        room for it."""
+        registry = self._engine.workspaces
+        known = reattach is not None and registry.exists(reattach)
+        if not (known and WorkspaceId(str(reattach)) in self._share):
+            try:
+                self._make_room()
+            except _Refusal as refusal:
+                raise WorkspaceLimitReached(refusal.message) from None
+        holding = known and WorkspaceId(str(reattach)) in self._held
+        workspace, reattached = registry.open(reattach, client_label, attached=not holding)
+        if not reattached:  # a handle it asked for back that the service no longer knows
+            self.minted(workspace, replacing=reattach is not None)
+        self._opened.add(workspace)
+        self._take(workspace, attach=False)  # ``open`` attached it (or the stream held it)
+        return workspace, reattached
+
+    def release_workspace(self, workspace: str) -> None:
+        """``ReleaseWorkspace``: the client is done with it; it ends now, or once the calls
+        running in it settle."""
+        self._forget(WorkspaceId(workspace))
+        self._engine.workspaces.release(workspace)
 
     # --- admission --------------------------------------------------------------------------
 
@@ -145,32 +178,72 @@ class WorkSession:
         )
         if workspace is not None:
             engine.workspaces.acquire_pin(workspace)
-            self._hold(workspace)
+            self._take(workspace)
         self._active[work_id] = call
         engine.work_began()
         self._nursery.start_soon(self._run, call, name=f"work {work_id} {spec.name}")
         self._watch_reply_deadline(call)
         return Started(sequence=message.sequence, work_id=work_id)
 
-    def _hold(self, workspace: WorkspaceId) -> None:
-        """Keep a workspace this stream uses alive while the stream lasts. A stateless client
-        names its workspace on every call and may pause between calls for as long as its user
-        takes; the idle grace starts only once no stream holds it (or this stream has gone on
-        to many newer ones). The registry ends workspaces in their grace first when it is full,
-        so no one client can use up the workspaces every client shares."""
+    def _take(self, workspace: WorkspaceId, *, attach: bool = True) -> None:
+        """Count a workspace this stream uses in its share (room was made first: see
+        ``_make_room``) and keep it alive while the stream lasts. A stateless client names its
+        workspace on every call and may pause between calls for as long as its user takes; the
+        idle grace starts only once no stream holds it (or this stream has gone on to many newer
+        ones). ``attach=False``: the stream holds it already."""
         self._remember(workspace)
+        share = self._share
+        share[workspace] = None
+        share.move_to_end(workspace)
         held = self._held
         if workspace in held:
             held.move_to_end(workspace)
             return
-        if workspace in self.opened_here:
-            return  # the stream opened it itself, and holds it until it closes
         registry = self._engine.workspaces
-        registry.attach(workspace)
+        if attach:
+            registry.attach(workspace)
         held[workspace] = None
         if len(held) > self._engine.limits.max_held_workspaces_per_stream:
-            oldest, _ = held.popitem(last=False)
+            oldest = next((ws for ws in held if ws not in self._opened), None)
+            if oldest is not None:
+                del held[oldest]
+                registry.detach(oldest)
+
+    def _make_room(self) -> None:
+        """Before one more workspace joins this stream's share: when the share is full, end
+        the stream's own least recently used workspace that has no call in flight (only give
+        it up when another stream holds it too). Another stream's workspace is never touched:
+        the service's bound is sized so that shares always fit in it. Refused as busy when
+        each of the stream's workspaces has a call in flight."""
+        share = self._share
+        limit = self._engine.limits.max_workspaces_per_stream
+        if len(share) < limit:
+            return
+        registry = self._engine.workspaces
+        for gone in [ws for ws in share if not registry.exists(ws)]:
+            self._forget(gone)
+        if len(share) < limit:
+            return
+        oldest = next((ws for ws in share if registry.active_calls(ws) == 0), None)
+        if oldest is None:
+            raise _Refusal("busy", texts.WORKSPACE_SHARE_BUSY.format(limit=limit))
+        held = oldest in self._held
+        self._forget(oldest)
+        if held:
             registry.detach(oldest)
+        if registry.holders(oldest) == 0:
+            log.info(
+                "workspace %s ended to make room in its connection's share of %d",
+                registry.fingerprint(oldest),
+                limit,
+            )
+            registry.release(oldest)
+
+    def _forget(self, workspace: WorkspaceId) -> None:
+        """The workspace no longer counts in this stream's share (it went, or was let go)."""
+        self._share.pop(workspace, None)
+        self._held.pop(workspace, None)
+        self._opened.discard(workspace)
 
     def _remember(self, workspace: WorkspaceId) -> None:
         used = self._used
@@ -186,7 +259,7 @@ class WorkSession:
         ``replacing``: the client asked for a workspace the service no longer knows (so did
         any earlier call on the stream that named one)."""
         replacing, self._named_unknown = replacing or self._named_unknown, False
-        kin = [*self._used, *map(WorkspaceId, self.opened_here)]
+        kin = [*self._used, *(ws for ws in self._opened if ws != workspace)]
         if kin or replacing:
             self._engine.gate.minted(workspace, kin, replacing=replacing)
 
@@ -195,13 +268,14 @@ class WorkSession:
         handle = message.workspace_id
         if spec.workspace_use == "independent":
             if handle is not None and registry.exists(handle):
-                return WorkspaceId(handle), False
+                return self._joining(WorkspaceId(handle)), False
             return None, False
         if handle is None and spec.workspace_use == "uses":
             raise _Refusal(
                 "workspace_required", texts.WORKSPACE_REQUIRED, texts.WORKSPACE_NEXT_STEP
             )
         if handle is None:
+            self._make_room()
             try:
                 minted, _ = registry.open(None, message.context.client_label, attached=False)
             except WorkspaceLimitReached as exc:
@@ -211,7 +285,14 @@ class WorkSession:
         if not registry.exists(handle):
             self._named_unknown = True
             raise _Refusal("unknown_workspace", texts.UNKNOWN_WORKSPACE, texts.WORKSPACE_NEXT_STEP)
-        return WorkspaceId(handle), False
+        return self._joining(WorkspaceId(handle)), False
+
+    def _joining(self, workspace: WorkspaceId) -> WorkspaceId:
+        """A live workspace a call names: room is made for it in the share when it is new
+        there."""
+        if workspace not in self._share:
+            self._make_room()
+        return workspace
 
     async def _run(self, call: CallState) -> None:
         engine = self._engine
@@ -225,7 +306,7 @@ class WorkSession:
                 if call.minted_workspace and call.reported != "ok":
                     # The caller never learned this handle, so nothing could ever reattach it.
                     engine.workspaces.release(workspace)
-                    self._held.pop(workspace, None)  # gone: it no longer takes a place
+                    self._forget(workspace)  # gone: it no longer takes a place
             engine.work_ended()
             if self._closed and not self._active:
                 self._watcher_wake.unpark_all()

@@ -25,6 +25,11 @@ TOO_MUCH_ACTIVE_WORK = (
     "Ghostlight is busy: this connection already has {limit} calls in flight; nothing was"
     " started. Retry after some of them finish."
 )
+WORKSPACE_SHARE_BUSY = (
+    "Ghostlight is busy: this connection already uses {limit} workspaces, its share, and each"
+    " has a call in flight; nothing was started. Retry once one of those calls finishes, or"
+    " keep working in a workspace you already have (pass its workspaceId)."
+)
 
 
 def unknown_tool(name: str) -> str:

@@ -23,6 +23,7 @@ from ..transport.bridge import (
     Cancel,
     CatalogProjection,
     CatalogRequest,
+    ClientHello,
     ControlCommand,
     ControlResult,
     Fatal,
@@ -35,8 +36,12 @@ from ..transport.bridge import (
     WorkspaceOpened,
 )
 from ..transport.endpoints import Endpoints
-from ..transport.framing import FrameError
-from ..transport.handshake import BridgeVersionError, accept_bridge
+from ..transport.framing import (
+    BRIDGE_FRAME_CEILING,
+    FrameBudgetExceeded,
+    FrameError,
+)
+from ..transport.handshake import HELLO_CEILING, BridgeRefused, BridgeVersionError, accept_bridge
 from ..transport.peercred import is_same_user
 from ..transport.stream import BridgeClosed, MessageStream
 from ..workspace import WorkspaceLimitReached, WorkspaceRegistry
@@ -76,22 +81,45 @@ class BridgeServer:
             log.warning("refused a bridge connection from another user")
             await connection.aclose()
             return
-        stream = MessageStream(connection)
+        streams = self.streams
+        if streams.opening >= streams.limits.max_opening:
+            log.warning(
+                "closed a bridge connection unread: %d others are still in their opening",
+                streams.opening,
+            )
+            await connection.aclose()
+            return
+        stream = MessageStream(connection, budget=streams.frame_budget)
+        stream.receive_ceiling = HELLO_CEILING  # raised once the client is admitted
+        placed: list[str] = []
+
+        def admit(hello: ClientHello) -> str | None:
+            refusal = streams.reserve(hello.role)
+            if refusal is None:
+                placed.append(hello.role)
+            else:
+                log.warning("refused a bridge connection: %s", refusal)
+            return refusal
+
+        streams.opening += 1
         try:
             hello = await accept_bridge(
                 stream,
                 secret=self.secret,
                 instance=self.endpoints.instance,
                 service_version=SERVICE_VERSION,
+                admit=admit,
             )
         except (BridgeClosed, BridgeProtocolError, BridgeVersionError, FrameError) as exc:
-            log.info("bridge opening failed: %s", exc)
-            await stream.aclose()
-            return
+            if not isinstance(exc, BridgeRefused):
+                log.info("bridge opening failed: %s", exc)
+            return await self._close_unadmitted(stream, placed)
         except trio.TooSlowError:
             log.info("bridge opening timed out")
-            await stream.aclose()
-            return
+            return await self._close_unadmitted(stream, placed)
+        finally:
+            streams.opening -= 1
+        stream.receive_ceiling = BRIDGE_FRAME_CEILING
         try:
             await self._serve_admitted(stream, hello.role)
         except* Exception as failure:
@@ -99,23 +127,25 @@ class BridgeServer:
             # never the service every other client is using.
             log.error("a bridge stream failed and was closed", exc_info=failure)
 
+    async def _close_unadmitted(self, stream: MessageStream, placed: list[str]) -> None:
+        for role in placed:
+            self.streams.unreserve(role)
+        with trio.CancelScope(shield=True):
+            await stream.aclose()
+
     async def _serve_admitted(self, stream: MessageStream, role: str) -> None:
         outbox = Outbox(stream)
-        opened: set[str] = set()
         async with trio.open_nursery() as calls:
             session = self.engine.open_session(calls, outbox)
-            session.opened_here = opened
-            self.streams.add(outbox, role)
+            self.streams.add(outbox, role, reserved=True)
             try:
                 async with trio.open_nursery() as io:
                     io.start_soon(_write_until_lost, outbox, io.cancel_scope)
-                    await self._read_until_lost(stream, outbox, session, opened)
+                    await self._read_until_lost(stream, outbox, session)
                     io.cancel_scope.cancel()
             finally:
                 self.streams.discard(outbox)
                 session.abandon()
-                for workspace in opened:
-                    self.workspaces.detach(workspace)
                 outbox.close()
                 with trio.CancelScope(shield=True):
                     await stream.aclose()
@@ -123,7 +153,7 @@ class BridgeServer:
                 log.info("stream lost; %d calls still settling", session.active)
 
     async def _read_until_lost(
-        self, stream: MessageStream, outbox: Outbox, session: WorkSession, opened: set[str]
+        self, stream: MessageStream, outbox: Outbox, session: WorkSession
     ) -> None:
         while True:
             await outbox.wait_for_room()
@@ -135,16 +165,17 @@ class BridgeServer:
                 message = await stream.receive()
             except BridgeClosed:
                 return
+            except FrameBudgetExceeded as exc:
+                await _send_fatal(stream, str(exc))
+                return
             except (BridgeProtocolError, FrameError) as exc:
                 await _send_fatal(stream, f"protocol violation: {exc}")
                 return
-            if not self._dispatch(message, outbox, session, opened):
+            if not self._dispatch(message, outbox, session):
                 await _send_fatal(stream, f"unexpected {type(message).__name__} from the connector")
                 return
 
-    def _dispatch(
-        self, message: Message, outbox: Outbox, session: WorkSession, opened: set[str]
-    ) -> bool:
+    def _dispatch(self, message: Message, outbox: Outbox, session: WorkSession) -> bool:
         """Handle one message; False when it has no business arriving at the service."""
         if isinstance(message, Start):
             session.start(message)
@@ -160,10 +191,9 @@ class BridgeServer:
                 )
             )
         elif isinstance(message, OpenWorkspace):
-            outbox.post(self._open_workspace(message, session, opened))
+            outbox.post(self._open_workspace(message, session))
         elif isinstance(message, ReleaseWorkspace):
-            opened.discard(message.workspace_id)
-            self.workspaces.release(message.workspace_id)
+            session.release_workspace(message.workspace_id)
         elif isinstance(message, StatusRequest):
             outbox.post(
                 status_report(
@@ -194,15 +224,12 @@ class BridgeServer:
         return ControlResult(message.sequence, ok, text)
 
     def _open_workspace(
-        self, message: OpenWorkspace, session: WorkSession, opened: set[str]
+        self, message: OpenWorkspace, session: WorkSession
     ) -> WorkspaceOpened | Rejected:
         try:
-            workspace, reattached = self.workspaces.open(message.reattach, message.client_label)
+            workspace, reattached = session.open_workspace(message.reattach, message.client_label)
         except WorkspaceLimitReached as exc:
             return Rejected(sequence=message.sequence, code="busy", message=str(exc))
-        if not reattached:  # a handle it asked for back that the service no longer knows
-            session.minted(workspace, replacing=message.reattach is not None)
-        opened.add(workspace)
         log.info(
             "workspace %s %s",
             self.workspaces.fingerprint(workspace),

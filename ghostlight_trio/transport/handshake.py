@@ -3,13 +3,15 @@
 Edge:    ClientHello(nonce)            ->
 Service:                               <- ServiceHello (exact bytes B), ServiceProof(HMAC(secret, B))
 Edge verifies the MAC over B before sending anything more; on failure it closes silently and
-reports ``SQUATTER_MESSAGE`` to its own user.
+reports ``SQUATTER_MESSAGE`` to its own user. A service that cannot take one more connection
+still proves itself, then sends ``Fatal`` with why in the same write, and closes.
 """
 
 from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Callable
 from pathlib import Path
 
 import trio
@@ -19,6 +21,7 @@ from .bridge import (
     BRIDGE_MINOR,
     BridgeProtocolError,
     ClientHello,
+    Fatal,
     ServiceHello,
     ServiceProof,
     VersionMismatch,
@@ -29,13 +32,20 @@ from .endpoints import Endpoints
 from .framing import FrameError
 from .peercred import peer_credentials
 from .proof import ProofError, load_secret, sign, verify
-from .stream import MessageStream
+from .stream import BridgeClosed, MessageStream
 
 HANDSHAKE_TIMEOUT = 5.0
+HELLO_CEILING = 64 * 1024
+"""Largest frame the service reads before the opening is done (a hello is a few dozen bytes)."""
 
 
 class BridgeVersionError(Exception):
     """The two sides speak different bridge majors; upgrading one of them is the fix."""
+
+
+class BridgeRefused(BridgeClosed):
+    """The service proved itself and then refused the connection (it serves as many as it
+    may); the message says why and what to do. Nothing sent on it was read."""
 
 
 class ServiceUnresponsive(OSError):
@@ -116,6 +126,9 @@ async def open_bridge(
                     f"service speaks bridge {hello.bridge_major}.{hello.bridge_minor}, this"
                     f" connector speaks {BRIDGE_MAJOR}.{BRIDGE_MINOR}; upgrade both to one release"
                 )
+            refusal = await stream.peek_ready()  # sent with the proof, so it is here already
+            if isinstance(refusal, Fatal):
+                raise BridgeRefused(refusal.message)
     except trio.TooSlowError:
         silent_owner = _own_silent_peer(sock_stream, answered=heard)
         await stream.aclose()
@@ -154,9 +167,18 @@ def _own_silent_peer(sock_stream: trio.SocketStream, *, answered: bool) -> int |
 
 
 async def accept_bridge(
-    stream: MessageStream, *, secret: bytes, instance: str, service_version: str
+    stream: MessageStream,
+    *,
+    secret: bytes,
+    instance: str,
+    service_version: str,
+    admit: Callable[[ClientHello], str | None] | None = None,
 ) -> ClientHello:
-    """Service side: read the client hello, answer with a signed hello, or refuse a major."""
+    """Service side: read the client hello, answer with a signed hello, or refuse a major.
+
+    ``admit`` is asked once the hello is read: None admits the client, a text refuses it. A
+    refused client still gets the signed hello and proof (so it can trust the refusal) and then
+    ``Fatal`` with that text, all in one write; then ``BridgeRefused`` is raised."""
     with trio.fail_after(HANDSHAKE_TIMEOUT):
         hello = await stream.receive()
         if not isinstance(hello, ClientHello):
@@ -182,12 +204,18 @@ async def accept_bridge(
                 instance=instance,
             )
         )
-        await stream.send_body(body)
-        await stream.send(ServiceProof(mac=sign(secret, body)))
+        refusal = admit(hello) if admit is not None else None
+        answer = [body, encode_message(ServiceProof(mac=sign(secret, body)))]
+        if refusal is not None:
+            answer.append(encode_message(Fatal(message=refusal)))
+        await stream.send_bodies(answer)
+        if refusal is not None:
+            raise BridgeRefused(refusal)
     return hello
 
 
 __all__ = [
+    "BridgeRefused",
     "BridgeVersionError",
     "ProofError",
     "SecretMissing",

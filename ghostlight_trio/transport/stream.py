@@ -9,7 +9,7 @@ import cbor2
 import trio
 
 from .bridge import BridgeProtocolError, Message, decode_message, encode_message
-from .framing import BRIDGE_FRAME_CEILING, FrameDecoder, FrameError, encode_frame
+from .framing import BRIDGE_FRAME_CEILING, FrameBudget, FrameDecoder, FrameError, encode_frame
 
 _RECEIVE_CHUNK = 256 * 1024
 _ENCODING_FAILURES = (ValueError, TypeError, cbor2.CBORError, FrameError)
@@ -26,10 +26,18 @@ class BridgeClosed(Exception):
 class MessageStream:
     """Send and receive whole bridge messages. Sends are serialised; receive from one task."""
 
-    def __init__(self, stream: trio.abc.Stream, *, ceiling: int = BRIDGE_FRAME_CEILING) -> None:
+    def __init__(
+        self,
+        stream: trio.abc.Stream,
+        *,
+        ceiling: int = BRIDGE_FRAME_CEILING,
+        budget: FrameBudget | None = None,
+    ) -> None:
         self.stream = stream
-        self._decoder = FrameDecoder(ceiling=ceiling)
+        self._decoder = FrameDecoder(ceiling=ceiling, budget=budget)
         self._ceiling = ceiling
+        self._unread: Message | None = None
+        """A message taken ahead of its turn (``peek``), handed out by the next ``receive``."""
         self.stand_in: StandIn | None = None
         """Set by whoever answers on the stream (the service's ``Outbox``) when one message that
         cannot be encoded must not cost the others their answers. Without it, ``send_many``
@@ -107,6 +115,26 @@ class MessageStream:
     async def send_body(self, body: bytes) -> None:
         """Send an already-encoded body (the hello whose exact bytes get signed)."""
         await self._send_frame(encode_frame(body, ceiling=self._ceiling))
+
+    async def send_bodies(self, bodies: Sequence[bytes]) -> None:
+        """Send already-encoded bodies with one write, so the peer reads them together."""
+        await self._send_frame(
+            b"".join(encode_frame(body, ceiling=self._ceiling) for body in bodies)
+        )
+
+    @property
+    def receive_ceiling(self) -> int:
+        """The largest frame body ``receive`` accepts."""
+        return self._decoder.ceiling
+
+    @receive_ceiling.setter
+    def receive_ceiling(self, ceiling: int) -> None:
+        self._decoder.ceiling = ceiling
+
+    @property
+    def buffered(self) -> int:
+        """Bytes received and not yet taken out as frames."""
+        return self._decoder.buffered
 
     async def _send_frame(self, data: bytes) -> None:
         if self._sending:
@@ -191,9 +219,20 @@ class MessageStream:
 
     async def receive(self) -> Message:
         """Next decoded message; BridgeProtocolError / FrameError mean the stream is unusable."""
+        if self._unread is not None:
+            message, self._unread = self._unread, None
+            return message
         return decode_message(await self.receive_body())
 
+    async def peek_ready(self) -> Message | None:
+        """The next message when it is here already (whole in the buffer), else None; either
+        way the next ``receive`` still returns it. Never waits for the peer."""
+        if self._unread is None and self._decoder.frame_ready:
+            self._unread = decode_message(await self.receive_body())
+        return self._unread
+
     async def aclose(self) -> None:
+        self._decoder.release()
         await self.stream.aclose()
 
 

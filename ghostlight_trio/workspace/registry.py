@@ -41,7 +41,10 @@ class WorkspaceLimitReached(RuntimeError):
 
 @attrs.frozen
 class WorkspaceLimits:
-    max_workspaces: int = 64
+    max_workspaces: int = 256
+    """The service's bound: at least every connection's share (``StreamLimits.max_streams``
+    times ``EngineLimits.max_workspaces_per_stream``), so however the connections use theirs,
+    a workspace nothing holds any more can always make room for another connection's."""
     idle_grace: float = 120.0
     """How long a workspace with no attached stream and no active work survives."""
 
@@ -231,6 +234,16 @@ class WorkspaceRegistry:
             self._retire(ws)
             return False
         return True
+
+    def active_calls(self, workspace: str) -> int:
+        """Calls running in the workspace now (0 for one that is gone)."""
+        entry = self._live.get(WorkspaceId(workspace))
+        return 0 if entry is None else entry.pins
+
+    def holders(self, workspace: str) -> int:
+        """Streams keeping the workspace alive now (0 for one that is gone)."""
+        entry = self._live.get(WorkspaceId(workspace))
+        return 0 if entry is None else entry.attachments
 
     def label(self, workspace: str) -> str:
         return self._live[self.resolve(workspace)].label
