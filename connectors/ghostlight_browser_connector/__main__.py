@@ -13,7 +13,8 @@ import sys
 
 import trio
 
-from ghostlight_trio.transport.endpoints import Endpoints, ensure_private_dir
+from ghostlight_trio.transport.endpoints import Endpoints, UnsafeDirectoryError, ensure_private_dir
+from ghostlight_trio.transport.safe_files import PrivateFileHandler
 
 from .relay import Relay
 
@@ -23,9 +24,9 @@ def _configure_logging(endpoints: Endpoints | None) -> None:
     if endpoints is not None:
         try:
             ensure_private_dir(endpoints.data_dir)
-            handlers.append(logging.FileHandler(endpoints.data_dir / "browser-connector.log"))
-        except OSError:
-            pass
+            handlers.append(PrivateFileHandler(endpoints.data_dir / "browser-connector.log"))
+        except (OSError, UnsafeDirectoryError) as exc:  # it still relays; stderr says why
+            print(f"ghostlight-browser-connector: not logging to a file: {exc}", file=sys.stderr)
     logging.basicConfig(
         level=logging.INFO,
         format="%(asctime)s ghostlight-browser-connector[%(process)d] %(levelname)s %(message)s",

@@ -16,6 +16,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+from ..transport.safe_files import open_private
 from .records import call_line, dispatched_line, event_line, unsettled_line
 
 log = logging.getLogger("ghostlight.audit")
@@ -65,7 +66,7 @@ class RotatingAuditLog:
             log.error("audit record %s not written: %s", what, exc)
 
     def _open(self) -> int:
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = open_private(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         self._fd = fd
         self._size = os.fstat(fd).st_size
         self._finalizer = weakref.finalize(self, _close_quietly, fd)

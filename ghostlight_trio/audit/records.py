@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from ..transport.safe_files import open_private_reader
 from ..transport.unicode import escapes_lone_surrogate
 
 if TYPE_CHECKING:
@@ -190,7 +191,7 @@ def read_lines(path: Path) -> Iterator[dict[str, Any]]:
 def file_records(file: Path) -> Iterator[dict[str, Any]]:
     """Every parsable record of one audit file (none when it cannot be opened)."""
     try:
-        handle = file.open("rb")
+        handle = open_private_reader(file)
     except OSError:
         return
     with handle:

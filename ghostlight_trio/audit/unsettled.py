@@ -18,6 +18,7 @@ from typing import BinaryIO
 
 import trio
 
+from ..transport.safe_files import open_private_reader
 from .log import RotatingAuditLog
 from .records import generations, parse_record
 
@@ -45,8 +46,10 @@ class Trail:
         files = []
         for file in generations(path)[-2:]:
             try:
-                handle = file.open("rb")
-            except OSError:
+                handle = open_private_reader(file)
+            except OSError as exc:
+                if not isinstance(exc, FileNotFoundError):
+                    log.error("the audit trail's %s is not read for unsettled calls: %s", file, exc)
                 continue
             files.append((handle, _size(handle)))
         return cls(files)

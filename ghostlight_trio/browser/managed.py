@@ -25,6 +25,7 @@ import trio
 
 from ..transport.endpoints import HOME_ENV, INSTANCE_ENV, Endpoints, ensure_private_dir
 from ..transport.native_host import NATIVE_HOST_NAME, host_manifest
+from ..transport.safe_files import open_private, read_regular, replace_private
 from .priority import run_in_background
 
 BROWSER_NAMES = (
@@ -113,9 +114,10 @@ def prepare_profile(endpoints: Endpoints, extension_dir: Path | None = None) -> 
     ensure_private_dir(profile)
     wrapper = write_host_wrapper(endpoints)
     hosts = profile / "NativeMessagingHosts"
-    hosts.mkdir(mode=0o700, exist_ok=True)
+    ensure_private_dir(hosts)
     manifest = host_manifest(wrapper, ext_id)
-    (hosts / f"{NATIVE_HOST_NAME}.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    text = json.dumps(manifest, indent=2) + "\n"
+    replace_private(hosts / f"{NATIVE_HOST_NAME}.json", text.encode())
     keep_downloads_in(profile, endpoints.data_dir / "downloads")
     refresh_extension_worker(profile, extension_dir)
     return profile
@@ -142,12 +144,13 @@ def refresh_extension_worker(profile: Path, extension_dir: Path) -> bool:
     marker = profile / EXTENSION_FINGERPRINT
     current = extension_fingerprint(extension_dir)
     try:
-        if marker.read_text().strip() == current:
+        kept = read_regular(marker, limit=4096)
+        if kept is not None and kept.decode(errors="replace").strip() == current:
             return False
     except OSError:
         pass
     shutil.rmtree(profile / "Default" / "Service Worker", ignore_errors=True)
-    marker.write_text(current + "\n")
+    replace_private(marker, f"{current}\n".encode())
     return True
 
 
@@ -156,9 +159,9 @@ def keep_downloads_in(profile: Path, directory: Path) -> None:
     browser saves its file with the instance, not in the user's own Downloads folder."""
     ensure_private_dir(directory)
     preferences = profile / "Default" / "Preferences"
-    preferences.parent.mkdir(mode=0o700, exist_ok=True)
+    ensure_private_dir(preferences.parent)
     try:
-        settings = json.loads(preferences.read_text())
+        settings = json.loads(read_regular(preferences, limit=_MAX_PREFERENCES) or b"{}")
     except (OSError, ValueError):
         settings = {}
     if not isinstance(settings, dict):
@@ -167,7 +170,11 @@ def keep_downloads_in(profile: Path, directory: Path) -> None:
     download: dict[str, Any] = dict(kept) if isinstance(kept, dict) else {}
     download.update(default_directory=str(directory), prompt_for_download=False)
     settings["download"] = download
-    preferences.write_text(json.dumps(settings))
+    replace_private(preferences, json.dumps(settings).encode())
+
+
+_MAX_PREFERENCES = 16 * 1024 * 1024
+"""Far past what the browser keeps there; a larger file is taken for none."""
 
 
 def write_host_wrapper(endpoints: Endpoints) -> Path:
@@ -187,8 +194,7 @@ def write_host_wrapper(endpoints: Endpoints) -> Path:
     lines.append(f"export TMPDIR={shlex.quote(tmp)}" if tmp else "unset TMPDIR")
     lines.append(f'exec {shlex.quote(sys.executable)} -m ghostlight_browser_connector "$@"')
     wrapper = directory / "ghostlight-browser-connector"
-    wrapper.write_text("\n".join(lines) + "\n")
-    wrapper.chmod(0o700)
+    replace_private(wrapper, ("\n".join(lines) + "\n").encode(), mode=0o700)
     return wrapper
 
 
@@ -335,7 +341,7 @@ async def launch(
     )
     args[-1:-1] = list(extra_args)
     log_path = endpoints.data_dir / "browser.log"
-    log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    log_fd = open_private(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     try:
         # A session of its own, so that its scheduling group is its own (see ``priority``).
         process = await trio.lowlevel.open_process(

@@ -14,6 +14,7 @@ from typing import IO, Any
 
 from ..audit.records import DISPATCHED, generations, parse_record, read_records
 from ..transport.endpoints import Endpoints
+from ..transport.safe_files import open_private_reader
 from .arguments import TimeBound
 
 COLUMNS = (
@@ -172,9 +173,8 @@ class Skipped:
 def every_record(path: Path, skipped: Skipped) -> Iterator[dict[str, Any]]:
     """Every record of every generation of the trail at ``path``, oldest first."""
     for file in generations(path):
-        try:
-            handle = file.open("rb")
-        except OSError:
+        handle = _open_generation(file)
+        if handle is None:
             continue
         with handle:
             yield from records_from(handle, skipped)
@@ -208,9 +208,8 @@ def newest(path: Path, count: int, skipped: Skipped) -> list[dict[str, Any]]:
     for file in reversed(generations(path)):
         if len(found) >= count:
             break
-        try:
-            handle = file.open("rb")
-        except OSError:
+        handle = _open_generation(file)
+        if handle is None:
             continue
         with handle:
             found += _back(handle, handle.seek(0, os.SEEK_END), count - len(found), skipped)
@@ -277,11 +276,11 @@ def tail(endpoints: Endpoints, *, count: int, as_json: bool, follow: bool = Fals
     for older in reversed(generations(path)):
         if older == path or len(history) >= count:
             continue
-        try:
-            with older.open("rb") as handle:
-                history += _back(handle, handle.seek(0, os.SEEK_END), count - len(history), skipped)
-        except OSError:
+        handle = _open_generation(older)
+        if handle is None:
             continue
+        with handle:
+            history += _back(handle, handle.seek(0, os.SEEK_END), count - len(history), skipped)
     skipped.say()
     if not as_json:
         print(HEADER)
@@ -301,9 +300,22 @@ FOLLOW_INTERVAL = 0.25
 
 
 def _open(path: Path) -> IO[bytes] | None:
+    """The live file to follow; None while there is none. A file that is not the trail's own
+    (a link, a FIFO, another user's) raises ``UnsafeFile``: the command says why and stops."""
     try:
-        return open(path, "rb")  # noqa: SIM115 - followed, closed by its reader
+        return open_private_reader(path)
     except FileNotFoundError:
+        return None
+
+
+def _open_generation(file: Path) -> IO[bytes] | None:
+    """One file of the trail to read, or None (the reader says why when it is refused)."""
+    try:
+        return open_private_reader(file)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        print(f"ghostlight: not read: {exc}", file=sys.stderr)
         return None
 
 

@@ -74,6 +74,8 @@ _KINDS = {"file": stat.S_ISREG, "socket": stat.S_ISSOCK, "directory": stat.S_ISD
 
 
 def _kind_of(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "symbolic link"
     return next((kind for kind, test in _KINDS.items() if test(mode)), "special file")
 
 
@@ -98,7 +100,7 @@ def private_file(
     everyone else. ``missing_hint`` is the command that makes it again (a restart);
     ``replace_if_open``: a secret others could read is replaced, not just closed."""
     try:
-        info = path.stat()
+        info = path.lstat()  # as the service opens it: a link is never followed
     except FileNotFoundError:
         verdict: Verdict = "fail" if required else "info"
         return Check(section, name, verdict, f"absent: {path}", missing_hint if required else "")
@@ -112,6 +114,11 @@ def private_file(
     if info.st_uid != os.getuid():
         return Check(
             section, name, "fail", f"{path} is owned by uid {info.st_uid}, not by you",
+            f"remove it (`rm {shlex.quote(str(path))}`) and restart: {missing_hint}",
+        )
+    if kind == "file" and info.st_nlink > 1:  # the service refuses it: it is another file too
+        return Check(
+            section, name, "fail", f"{path} has {info.st_nlink - 1} other name(s) (hard links)",
             f"remove it (`rm {shlex.quote(str(path))}`) and restart: {missing_hint}",
         )
     mode = stat.S_IMODE(info.st_mode)

@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import io
 import sys
 import time
 from collections import deque
 
 from ..transport.endpoints import Endpoints
+from ..transport.safe_files import open_private_reader
 
 
 def show(endpoints: Endpoints, lines: int, follow: bool) -> int:
     path = endpoints.log_file
     try:
-        handle = open(path, encoding="utf-8", errors="replace")  # noqa: SIM115 - followed below
+        handle = io.TextIOWrapper(open_private_reader(path), encoding="utf-8", errors="replace")
     except FileNotFoundError:
         print(f"ghostlight: no log yet at {path} (the service has not run)", file=sys.stderr)
+        return 1
+    except OSError as exc:  # a link, a FIFO, another user's file: not the instance's log
+        print(f"ghostlight: {exc}", file=sys.stderr)
         return 1
     with handle:
         print(f"==> {path} <==", file=sys.stderr)

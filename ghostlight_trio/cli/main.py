@@ -11,6 +11,7 @@ import trio
 
 from .. import __version__
 from ..transport.endpoints import Endpoints, InstanceNameError, UnsafeDirectoryError
+from ..transport.safe_files import UnsafeFile
 from . import arguments, everyday, governance_commands
 
 
@@ -96,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return trio.run(demo, endpoints, args.browser, not args.headed, args.out)
     except KeyboardInterrupt:
         return 130
-    except UnsafeDirectoryError as exc:
+    except (UnsafeDirectoryError, UnsafeFile) as exc:
         print(f"ghostlight: {exc}", file=sys.stderr)
         return 1
     except BrokenPipeError:

@@ -8,6 +8,7 @@ import trio
 
 from ..transport.endpoints import Endpoints, UnsafeDirectoryError
 from ..transport.proof import SecretFileError
+from ..transport.safe_files import UnsafeFile
 
 
 def run(endpoints: Endpoints, *, keep_warm: bool, idle_timeout: float) -> int:
@@ -39,7 +40,9 @@ def _conditions_of_the_machine(exc: BaseException) -> list[BaseException]:
     from ..service import ServiceAlreadyRunning
     from ..service.listener import SocketPathBlocked
 
-    known = (ServiceAlreadyRunning, SecretFileError, UnsafeDirectoryError, SocketPathBlocked)
+    known = (
+        ServiceAlreadyRunning, SecretFileError, UnsafeDirectoryError, UnsafeFile, SocketPathBlocked
+    )
     leaves = _leaves(exc)
     return leaves if all(isinstance(leaf, known) for leaf in leaves) else []
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import attrs
 
-from ..transport.safe_files import read_regular
+from ..transport.safe_files import read_regular, replace_private
 from .hosts import HostPattern
 from .manifest import Manifest, ManifestError, canonical_hash, load_manifest
 from .settings import SETTINGS_ENV, Settings, load_settings
@@ -66,10 +66,7 @@ def record_manifest(data_dir: Path, path: Path | None) -> None:
         record.unlink(missing_ok=True)
         return
     data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-    partial = record.with_name(f".{MANIFEST_RECORD}.{os.getpid()}")
-    partial.write_text(f"{path}\n", encoding="utf-8")
-    partial.chmod(0o600)
-    partial.replace(record)
+    replace_private(record, f"{path}\n".encode())
 
 
 def settings_path(data_dir: Path) -> Path:

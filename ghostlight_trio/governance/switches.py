@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 from pathlib import Path
 
 import attrs
 
-from ..transport.safe_files import read_regular
+from ..transport.safe_files import read_regular, replace_private
 
 log = logging.getLogger("ghostlight.governance")
 
@@ -74,13 +72,4 @@ def save_switches(path: Path, switches: Switches) -> None:
     """Replace the record atomically (a crash leaves the old one or the new one, whole)."""
     body = json.dumps({"held": switches.held, "panicked": switches.panicked}) + "\n"
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".switches-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(body)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    replace_private(path, body.encode())

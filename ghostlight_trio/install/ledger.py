@@ -8,12 +8,12 @@ and its containers: an empty container is harmless, deleting the user's content 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import attrs
+
+from ..transport.safe_files import read_regular, replace_private
 
 RECORD_NAME = "install-record.json"
 
@@ -93,7 +93,7 @@ def _tidy(path: Path, directories: tuple[Path, ...]) -> None:
 
 def _load(store: Path) -> dict[str, Any]:
     try:
-        value = json.loads(store.read_bytes().decode("utf-8"))
+        value = json.loads((read_regular(store, limit=_MAX_LEDGER_BYTES) or b"{}").decode("utf-8"))
     except (OSError, ValueError):
         return {}
     return value if isinstance(value, dict) else {}
@@ -104,11 +104,8 @@ def _save(store: Path, entries: dict[str, Any]) -> None:
         store.unlink(missing_ok=True)
         return
     store.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=store.parent, prefix=f".{store.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(entries, handle, indent=2, sort_keys=True)
-        os.replace(tmp, store)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    replace_private(store, json.dumps(entries, indent=2, sort_keys=True).encode())
+
+
+_MAX_LEDGER_BYTES = 4 * 1024 * 1024
+"""Far past any real record of what install wrote; a larger file is taken for none."""

@@ -17,6 +17,7 @@ from pathlib import Path
 import attrs
 
 from ..transport.endpoints import Endpoints
+from ..transport.safe_files import open_private
 
 LOCK_NAME = "service.lock"
 
@@ -61,8 +62,8 @@ def instance_lock(endpoints: Endpoints) -> Iterator[None]:
 def data_lock_holder(endpoints: Endpoints) -> Holder | None:
     """The live service holding this instance's data, if any (whatever its runtime directory)."""
     try:
-        fd = os.open(data_lock_file(endpoints), os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
+        fd = open_private(data_lock_file(endpoints), os.O_RDONLY)
+    except OSError:  # none, or one this service would refuse to take (it says why then)
         return None
     try:
         try:
@@ -77,7 +78,7 @@ def data_lock_holder(endpoints: Endpoints) -> Holder | None:
 
 def _take(held: ExitStack, path: Path, runtime_dir: str = "") -> Holder | None:
     """Lock ``path`` for the rest of ``held``; the holder instead when another process has it."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fd = open_private(path, os.O_RDWR | os.O_CREAT)  # truncated below: never through a link
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ..transport.endpoints import Endpoints
+from ..transport.safe_files import PrivateFileHandler
 
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
@@ -20,7 +21,7 @@ def configure_logging(endpoints: Endpoints, *, level: int = logging.INFO) -> Non
     try:
         endpoints.ensure_private_dirs()
         if not _stderr_is(endpoints.log_file):  # a background start already sends stderr there
-            handlers.append(logging.FileHandler(endpoints.log_file, encoding="utf-8"))
+            handlers.append(PrivateFileHandler(endpoints.log_file))
     except OSError as exc:
         print(f"ghostlight: not logging to {endpoints.log_file}: {exc}", file=sys.stderr)
     for handler in handlers:

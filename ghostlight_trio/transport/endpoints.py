@@ -6,6 +6,7 @@ so named instances never touch each other (tests run several side by side).
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -104,28 +105,46 @@ def ensure_private_dir(directory: Path) -> None:
 
     The parent is always one of ours (``ghostlight-trio``, ``instances``, a short-path root):
     it is made 0700 too, and one that another user owns or may write to is refused or
-    tightened, since whoever can write there can swap the directory below it.
+    tightened, since whoever can write there can swap the directory below it. Neither is
+    followed through a symbolic link: a link is refused, never tightened in its target's place.
     """
     parent = directory.parent
     parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    parent_mode = stat.S_IMODE(_check_owned(parent).st_mode)
-    if parent_mode & 0o022:
-        os.chmod(parent, parent_mode & ~0o022)
-    directory.mkdir(mode=0o700, exist_ok=True)
-    info = _check_owned(directory)
-    if stat.S_IMODE(info.st_mode) & 0o077:
-        os.chmod(directory, 0o700)
+    _tighten(parent, 0o022)
+    try:
+        directory.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    _tighten(directory, 0o077)
 
 
-def _check_owned(directory: Path) -> os.stat_result:
-    info = directory.stat()
-    if info.st_uid != os.getuid():
+def _tighten(directory: Path, loose: int) -> None:
+    """Check ``directory`` is a real directory of the user's, and take ``loose`` off its mode,
+    through a descriptor on the directory itself (so no link is followed in between)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+            raise
+        kind = "a symbolic link" if directory.is_symlink() else "not a directory"
         raise UnsafeDirectoryError(
-            f"{directory} is owned by uid {info.st_uid}, not by you, so that user could swap what"
-            " Ghostlight keeps there. Remove it, or point XDG_RUNTIME_DIR (sockets) or"
-            " GHOSTLIGHT_HOME (data) at a directory of your own."
-        )
-    return info
+            f"{directory} is {kind}; Ghostlight keeps its files only in a directory of its own,"
+            " never through a link. Remove it (Ghostlight makes the directory again), or point"
+            " XDG_RUNTIME_DIR (sockets) or GHOSTLIGHT_HOME (data) at a directory of your own."
+        ) from None
+    try:
+        info = os.fstat(fd)
+        if info.st_uid != os.getuid():
+            raise UnsafeDirectoryError(
+                f"{directory} is owned by uid {info.st_uid}, not by you, so that user could swap"
+                " what Ghostlight keeps there. Remove it, or point XDG_RUNTIME_DIR (sockets) or"
+                " GHOSTLIGHT_HOME (data) at a directory of your own."
+            )
+        mode = stat.S_IMODE(info.st_mode)
+        if mode & loose:
+            os.fchmod(fd, mode & ~loose)
+    finally:
+        os.close(fd)
 
 
 def _runtime_root() -> Path:

@@ -19,6 +19,7 @@ import attrs
 
 from .endpoints import INSTANCE_ENV, Endpoints
 from .excerpt import excerpt
+from .safe_files import open_private, open_private_reader
 
 _REASON_WINDOW = 16 * 1024
 """How much of the end of this start's log output is read for its last words."""
@@ -62,7 +63,7 @@ def spawn_service(endpoints: Endpoints, *extra: str) -> ServiceLaunch:
     be made or opened: the service could not start there either, and this says why at once.
     """
     endpoints.ensure_private_dirs()
-    fd = os.open(endpoints.log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fd = open_private(endpoints.log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     try:
         offset = os.fstat(fd).st_size
         process = subprocess.Popen(
@@ -100,11 +101,7 @@ def claim_spawn(endpoints: Endpoints) -> SpawnClaim | None:
     kernel drops it with its holder.
     """
     endpoints.ensure_private_dirs()
-    fd = os.open(
-        endpoints.spawn_lock_file,
-        os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW,
-        0o600,
-    )
+    fd = open_private(endpoints.spawn_lock_file, os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -120,8 +117,8 @@ def service_lock_holder(endpoints: Endpoints) -> int | None:
     """The pid of the service holding the instance lock (-1 when it wrote none), or None when no
     service holds it. A start that lost the race to another one finds it here."""
     try:
-        fd = os.open(endpoints.lock_file, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
+        fd = open_private(endpoints.lock_file, os.O_RDONLY)
+    except OSError:  # none, or one a service would refuse to take (it says why then)
         return None
     try:
         try:
@@ -139,7 +136,7 @@ def last_words(log_file: Path, offset: int = 0) -> str:
     """What the service last said in ``log_file`` after ``offset``: its last line that is not
     traceback scaffolding (so a traceback gives its exception), shortened; empty if none."""
     try:
-        with open(log_file, "rb") as log:
+        with open_private_reader(log_file) as log:
             size = log.seek(0, os.SEEK_END)
             log.seek(max(offset, size - _REASON_WINDOW))
             tail = log.read()

@@ -10,8 +10,9 @@ import hashlib
 import hmac
 import os
 import secrets
-import stat
 from pathlib import Path
+
+from .safe_files import UnsafeFile, open_private
 
 SQUATTER_MESSAGE = (
     "ghostlight: refusing this endpoint: it did not prove it is your ghostlight service"
@@ -34,8 +35,8 @@ class SecretFileError(RuntimeError):
 def load_or_create_secret(path: Path) -> bytes:
     """Read the instance secret, creating it 0600 on first use; refuse a shared one."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:  # O_EXCL: a link standing there is not written through either
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     except FileExistsError:
         pass
     else:
@@ -45,13 +46,18 @@ def load_or_create_secret(path: Path) -> bytes:
 
 
 def load_secret(path: Path) -> bytes:
-    info = path.stat()
-    if info.st_uid != os.getuid() or stat.S_IMODE(info.st_mode) & 0o077:
+    """The instance secret: only the user's own owner-only regular file, never through a link
+    or a second name (any other 0600 file would otherwise be taken for the secret)."""
+    try:
+        fd = open_private(path, os.O_RDONLY, refuse_shared=True)
+    except UnsafeFile as exc:
         raise SecretFileError(
-            f"{path} must be owned by you and mode 0600; others may have read it: delete it and"
-            " start the service again (it makes a fresh one)"
-        )
-    data = path.read_bytes()
+            f"{path} must be owned by you and mode 0600, a regular file of its own, but it"
+            f" {exc.finding}; others may have read it: delete it and start the service again"
+            " (it makes a fresh one)"
+        ) from None
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(_SECRET_BYTES * 64)
     if len(data) < _SECRET_BYTES:
         raise SecretFileError(f"{path} is truncated; delete it and restart the service")
     return data
