@@ -21,6 +21,7 @@ from typing import Any, Protocol, TypeGuard
 
 import trio
 
+from ..engine.contracts import left_unanswered
 from ..scheduler import TabSurface
 from ..transport.bridge import BrowserSummary
 from ..transport.endpoints import DEFAULT_INSTANCE, Endpoints
@@ -291,6 +292,7 @@ class BrowserShore:
             self._pending.pop(request_id, None)
             if pending.sent and not pending.done.is_set():
                 self._remember_unanswered(request_id, pending)
+                left_unanswered(pending.proof)
         if not pending.done.is_set():
             raise OutcomeUnknown(
                 f"The browser did not answer within {timeout:g}s", proof=pending.proof

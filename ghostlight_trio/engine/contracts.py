@@ -7,7 +7,9 @@ returns one ``ToolResult``. Handlers never see protocol shapes, work maps or str
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Literal, NewType, Protocol, TypeVar
 
 import attrs
@@ -83,8 +85,9 @@ class Effects(Protocol):
         """Run one step of a composition as a call of its own, through the whole pipeline
         (validation, tab ownership, governance, its own lease, audit as ``<work id>/<number>``).
         ``tab`` is the tabId a step gets when it takes one and names none; at ``deadline``
-        (Trio time) the step is cancelled and settles as cancelled. Raises
-        ``trio.Cancelled`` when the composition is cancelled (the step settles first)."""
+        (Trio time) the step is cancelled and settles as cancelled, or, when an effect it sent
+        is still unanswered shortly after, as an unknown outcome. Raises ``trio.Cancelled``
+        when the composition is cancelled (the step settles first)."""
 
     def denied_at(self, url: str) -> str | None:
         """Why this call may not reach a document at ``url`` (an embedded frame of another
@@ -119,6 +122,29 @@ class UncertainEffect(Exception):
     def __init__(self, proof: str, message: str = "") -> None:
         super().__init__(message or "the effect's outcome is unknown")
         self.proof = proof
+
+
+_CUT_REQUESTS: ContextVar[list[str] | None] = ContextVar("ghostlight_cut_requests", default=None)
+
+
+def left_unanswered(proof: str) -> None:
+    """Said by the browser side of a request that was sent and then given up before its answer
+    came (the effect running it was cut at its bound): ``proof`` is what that answer, if it
+    comes late, proves. ``Effects.atomic`` quarantines with it, so the answer frees the tab."""
+    cut = _CUT_REQUESTS.get()
+    if cut is not None:
+        cut.append(proof)
+
+
+@contextmanager
+def requests_left_unanswered() -> Iterator[list[str]]:
+    """The proofs ``left_unanswered`` is told within this block, in order (this task only)."""
+    cut: list[str] = []
+    token = _CUT_REQUESTS.set(cut)
+    try:
+        yield cut
+    finally:
+        _CUT_REQUESTS.reset(token)
 
 
 class NotDispatched(Exception):

@@ -12,7 +12,7 @@ import trio
 from ..transport.bridge import Progress
 from . import texts
 from .call import CallState
-from .contracts import NotDispatched, ToolResult, UncertainEffect
+from .contracts import NotDispatched, ToolResult, UncertainEffect, requests_left_unanswered
 
 T = TypeVar("T")
 
@@ -52,7 +52,8 @@ class CallEffects:
             call.dispatch_recorded = True
             self._steps.dispatching(call)
         call.effects_dispatched += 1
-        with trio.CancelScope(shield=True, deadline=call.settle_by):
+        shielded = trio.CancelScope(shield=True, deadline=call.settle_by)
+        with requests_left_unanswered() as cut, shielded:
             try:
                 return await effect()
             except UncertainEffect as uncertain:
@@ -61,7 +62,9 @@ class CallEffects:
             except NotDispatched:
                 call.effects_dispatched -= 1  # it failed before anything was sent
                 raise
-        call.uncertain_proof = f"unsettled:{call.context.work_id}"
+        # Cut at the bound: the browser's late answer to the request it cut, when the browser
+        # side named it, is the proof that frees the tab again.
+        call.uncertain_proof = cut[-1] if cut else f"unsettled:{call.context.work_id}"
         raise UncertainEffect(call.uncertain_proof, texts.UNSETTLED)
 
     async def checkpoint(self) -> None:

@@ -202,8 +202,10 @@ class CallRunner:
         pipeline (validation, tab ownership, governance, its own lease, settling, an audit
         record of its own) with the composition's workspace, restriction and bounds. Its work
         id is the composition's with ``/<number>``, so the audit trail ties them together. At
-        ``deadline`` the step is cancelled as a caller's cancel would (what it dispatched
-        drains) and settles as such."""
+        ``deadline`` the step is cancelled as a caller's cancel would and settles as such; an
+        effect it had dispatched drains for ``STEP_DRAIN_S`` more at most, not for the whole
+        composition's settlement bound: still unanswered then, it is cut, its tab quarantined,
+        and the step settles as an unknown outcome, so the composition can answer."""
         spec = self._step_spec(tool)
         if isinstance(spec, str):
             return ToolResult.error(spec)
@@ -223,7 +225,7 @@ class CallRunner:
             producer=parent.producer,
             sink=sink,
             started_at=self._clock(),
-            settle_by=parent.settle_by,
+            settle_by=min(parent.settle_by, deadline + STEP_DRAIN_S),
         )
         step.scope.deadline = deadline
         try:
@@ -437,6 +439,8 @@ class CallRunner:
 AfterCall = Callable[[ToolCall, ToolResult], Awaitable[None]]
 """Told of every successful call on a tab, with the tab still leased."""
 AFTER_CALL_BOUND = 5.0
+STEP_DRAIN_S = 2.0
+"""How long past its deadline a composed step's dispatched effect may still drain."""
 
 _UNOWNED_TAB = GateFacts(decision="deny", rule="unowned_tab")
 

@@ -34,8 +34,9 @@ BUDGET_MS = 45_000
 caller's 60 s reply deadline unless the last step itself runs long. ``budget_ms`` can only
 lower it."""
 STEP_CUTOFF_S = 52.0
-"""A step still running this long after its composition started is cancelled (what it
-dispatched drains), so the answer, saying what ran, comes within the caller's 60 s."""
+"""A step still running this long after its composition started is cancelled, so the answer,
+saying what ran, comes within the caller's 60 s: what it dispatched drains for 2 s at most
+(the engine's ``STEP_DRAIN_S``), and still unanswered then, the step's outcome is unknown."""
 BATCH_MAX = 100
 """Actions one browser_batch takes (a script takes 20): more could not run within the budget,
 and each is a call of its own in the audit trail."""
@@ -142,6 +143,11 @@ async def _run_one(
     step = _Step(number, tool, STATUS.get(result.kind, "error"), result)
     if step.status == "cancelled" and trio.current_time() >= cutoff:
         step.note = f"stopped {STEP_CUTOFF_S:g} s into the composition, to answer in time"
+    elif step.status == "outcome_unknown" and trio.current_time() >= cutoff:
+        step.note = (
+            f"still waiting on the browser {STEP_CUTOFF_S:g} s into the composition and cut"
+            " there, to answer in time"
+        )
     run.record(call, step)
     return step
 
@@ -151,6 +157,8 @@ def _stop_reason(step: _Step) -> str:
         return f"step {step.number} was {step.note}"
     if step.status == "error":
         return f"step {step.number} failed"
+    if step.note and step.status == "outcome_unknown":
+        return f"the outcome of step {step.number} is unknown: it was {step.note}"
     if step.status == "outcome_unknown":
         return f"the outcome of step {step.number} is unknown"
     return f"step {step.number} {step.status}"

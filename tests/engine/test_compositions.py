@@ -10,9 +10,12 @@ from typing import Any
 import trio
 from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
-from ghostlight_trio.engine.contracts import ToolCall, ToolResult, UncertainEffect
+from ghostlight_trio.engine.contracts import ToolCall, ToolResult, UncertainEffect, left_unanswered
+from ghostlight_trio.engine.limits import EngineLimits
+from ghostlight_trio.engine.runner import STEP_DRAIN_S
 from ghostlight_trio.scheduler import TabSurface
-from ghostlight_trio.tools.compositions import composition_handlers
+from ghostlight_trio.tools.compositions import STEP_CUTOFF_S, composition_handlers
+from ghostlight_trio.tools.page_tools import page_tool_handlers
 from ghostlight_trio.tools.provenance import session_nonce, wrap_page_text
 from ghostlight_trio.workspace import split_tab_id
 
@@ -285,13 +288,78 @@ async def test_a_step_still_running_near_the_reply_deadline_is_stopped_so_the_an
 async def test_an_answer_the_reply_deadline_overtakes_still_says_which_steps_ran(
     autojump_clock, nursery
 ):
-    tools = Tools(seconds=35)  # step 2's effect, dispatched at 35 s, drains past 60 s
-    h, ws = harness(nursery, tools)
+    # A reply deadline before the steps' cutoff: step 2's effect, dispatched at 35 s, still
+    # drains when the caller's 40 s come.
+    tools = Tools(seconds=35)
+    h = Harness(nursery, tools.handlers(), engine_limits=EngineLimits(reply_deadline=40.0))
+    ws = h.workspace(TAB)
     work = h.work_id(h.start("browser_batch", {"actions": [FIND, NAV]}, ws))
-    await trio.sleep(61)
+    await trio.sleep(41)
     outcome = h.only_outcome(work)
     assert outcome.kind == "outcome_unknown"
     assert text(outcome).endswith("So far: 1 of 2 steps ran (1 find ok).")
+
+
+class SpinningPage:
+    """The browser side of a page busy in an endless loop: a script sent to it never comes
+    back (nor does anything else). A request given up unanswered is named by its proof, as
+    the browser shore names it."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    async def request(
+        self, workspace_id: Any, op: str, args: dict[str, Any], *, timeout: float, **_: Any  # noqa: ASYNC109
+    ) -> dict[str, Any]:
+        self.asked.append(f"{op} {args.get('method', '')}".strip())
+        try:
+            await trio.sleep_forever()
+        finally:
+            left_unanswered(f"browser:1:r{len(self.asked)}")
+        raise AssertionError("unreachable")
+
+
+async def test_a_step_whose_script_never_answers_is_cut_at_the_cutoff_and_the_report_kept(
+    autojump_clock, nursery
+):
+    """javascript_tool's effect drains shielded once sent: a step still waiting on it at the
+    cutoff ends shortly after as that step's unknown outcome, and the script answers with
+    every step's report before the caller's 60 s, not "still settling" with the report lost."""
+    tools = Tools(seconds=44)
+    page = SpinningPage()
+    handlers = {
+        **tools.handlers(),
+        "javascript_tool": page_tool_handlers(None, page)["javascript_tool"],  # type: ignore[arg-type]
+    }
+    h = Harness(nursery, handlers)
+    ws = h.workspace(TAB)
+    steps = [
+        {"tool": "find", "args": {"query": "Buy"}},  # 0 s to 44 s
+        {"tool": "javascript_tool", "args": {"action": "javascript_exec", "text": "while (true) {}"}},
+        {"tool": "find", "args": {"query": "Sell"}},
+    ]
+    began = trio.current_time()
+    work = h.work_id(h.start("script", {"tabId": TAB, "steps": steps}, ws))
+    await trio.sleep(70)
+    [(answered_at, outcome)] = h.outcomes(work)
+    assert answered_at - began <= STEP_CUTOFF_S + STEP_DRAIN_S + 0.5
+    assert page.asked == ["cdp Runtime.evaluate"]
+    assert outcome.kind == "outcome_unknown"
+    body = script_body(outcome)
+    assert [r["status"] for r in body["results"]] == ["ok", "outcome_unknown", "not_run"]
+    assert body["results"][0]["structured"]["results"][0]["ref"] == "ref_7"  # step 1 kept
+    assert "did not settle within its time bound" in body["results"][1]["result"]
+    assert body["summary"] == (
+        "1/3 steps completed; the outcome of step 2 is unknown: it was still waiting on the"
+        " browser 52 s into the composition and cut there, to answer in time"
+    )
+    records = {record.work_id: record.outcome for record in h.audit}
+    assert records[f"{work}/1"] == "ok" and records[f"{work}/2"] == "outcome_unknown"
+    assert records[work] == "outcome_unknown" and f"{work}/3" not in records
+    surface = TabSurface(*split_tab_id(TAB))
+    assert h.scheduler.is_quarantined(surface)  # what it sent may still run
+    assert h.scheduler.clear_proven("browser:1:r1")  # the browser's late answer frees the tab
+    assert not h.scheduler.is_quarantined(surface)
 
 
 async def test_a_dry_run_dispatches_nothing_and_says_what_would_be_refused(
