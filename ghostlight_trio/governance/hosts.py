@@ -6,13 +6,21 @@ are dropped, a backslash in a web URL's authority is a slash, tabs and newlines 
 percent-escapes in the host are decoded, case is folded, trailing dots are removed, IDN labels
 become punycode A-labels and numeric IPv4 spellings become a dotted quad. A host that cannot be
 normalised resolves as ``Indeterminate`` and governance fails closed on it.
+
+Host identity: every name and address of the machine the browser runs on is one host,
+``localhost`` (``LOCAL_MACHINE``), for every check. A rule naming ``127.0.0.1`` and a URL
+reaching the same server as ``[::1]``, ``0.0.0.0`` or ``app.localhost`` meet on that one name.
 """
 
 from __future__ import annotations
 
+import functools
 import ipaddress
+import os
 import re
 import socket
+import stat
+from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import attrs
@@ -58,8 +66,120 @@ class Indeterminate:
 HostResolution = Host | Blank | OutOfScope | Indeterminate
 
 
+LOCAL_MACHINE = "localhost"
+"""The one name of the machine the browser runs on: loopback and unspecified addresses in every
+spelling, ``localhost`` and ``*.localhost``, the machine's host name and the names the hosts
+file gives those addresses (see ``specs/governance.md``, Host identity)."""
+HOSTS_FILE = Path("/etc/hosts")
+_HOSTS_FILE_LIMIT = 64 << 20
+_LOOPBACK_V4 = ipaddress.IPv4Network("127.0.0.0/8")
+_UNSPECIFIED_V4 = ipaddress.IPv4Address("0.0.0.0")
+_EMBEDDING_V4 = (
+    ipaddress.IPv6Network("::ffff:0:0/96"),  # IPv4-mapped
+    ipaddress.IPv6Network("::/96"),  # IPv4-compatible (also holds ::1 and ::)
+    ipaddress.IPv6Network("::ffff:0:0:0/96"),  # IPv4-translated
+    ipaddress.IPv6Network("64:ff9b::/96"),  # NAT64, well-known prefix
+)
+"""IPv6 ranges whose low 32 bits are an IPv4 address the packet is meant for."""
+
+
 def normalize_host(raw: str) -> str | None:
-    """The canonical form of a host, or None when it is not a valid host name."""
+    """The canonical form of a host (``LOCAL_MACHINE`` for any name or address of this
+    machine), or None when it is not a valid host name."""
+    host = _spelled(raw)
+    if host is None:
+        return None
+    return LOCAL_MACHINE if _is_local_machine(host) else host
+
+
+def _is_local_machine(host: str) -> bool:
+    """Whether ``host`` (as ``_spelled`` gives it) names the machine the browser runs on."""
+    if host.startswith("["):
+        try:
+            return _machine_address(ipaddress.IPv6Address(host[1:-1]))
+        except ValueError:
+            return False
+    if host[-1:].isdigit():  # a dotted quad, or a name whose last label ends in a digit
+        try:
+            return _machine_address(ipaddress.IPv4Address(host))
+        except ValueError:
+            pass
+    return host == LOCAL_MACHINE or host.endswith("." + LOCAL_MACHINE) or host in _named_locally()
+
+
+def _machine_address(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Loopback (``127.0.0.0/8``, ``::1``) and unspecified (``0.0.0.0``, ``::``) addresses,
+    the IPv4 ones also as IPv6 carries them: a connection to any of them reaches this machine."""
+    if isinstance(address, ipaddress.IPv6Address):
+        plain = ipaddress.IPv6Address(int(address))  # without a zone (``%lo``)
+        if plain.is_loopback or plain.is_unspecified:
+            return True
+        if not any(plain in network for network in _EMBEDDING_V4):
+            return False
+        address = ipaddress.IPv4Address(int(plain) & 0xFFFFFFFF)
+    return address in _LOOPBACK_V4 or address == _UNSPECIFIED_V4
+
+
+def local_names(hosts_text: str, hostname: str) -> frozenset[str]:
+    """The names a hosts file (its text) gives to this machine's addresses, and its host name,
+    each as ``_spelled`` gives it."""
+    names: set[str] = set()
+    for line in hosts_text.splitlines():
+        fields = line.split("#", 1)[0].split()
+        if len(fields) < 2:
+            continue
+        try:
+            address = ipaddress.ip_address(fields[0])
+        except ValueError:
+            continue
+        if _machine_address(address):
+            names.update(fields[1:])
+    names.add(hostname)
+    spelled = (_spelled(name) for name in names)
+    return frozenset(name for name in spelled if name is not None and not _ip_literal(name))
+
+
+@functools.cache
+def _named_locally() -> frozenset[str]:
+    """``local_names`` of this machine, read once per process: patterns parsed and URLs
+    resolved later all fold the same names."""
+    return local_names(_read_hosts_file(HOSTS_FILE), socket.gethostname())
+
+
+def _read_hosts_file(path: Path) -> str:
+    """The hosts file's text; empty when it cannot be read. The open never waits and only a
+    regular file is read."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return ""
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return ""
+        chunks = []
+        left = _HOSTS_FILE_LIMIT
+        while left > 0 and (chunk := os.read(descriptor, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks).decode("utf-8", "replace")
+    except OSError:
+        return ""
+    finally:
+        os.close(descriptor)
+
+
+def _ip_literal(host: str) -> bool:
+    if host.startswith("["):
+        return True
+    try:
+        ipaddress.IPv4Address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def _spelled(raw: str) -> str | None:
+    """A host as the browser spells it (case, escapes, IDN, IPv4 forms), or None."""
     text = _INVISIBLE.sub("", raw).strip()
     if "%" in text:
         text = unquote(text)
@@ -68,7 +188,7 @@ def normalize_host(raw: str) -> str | None:
             address = ipaddress.IPv6Address(text[1:-1])
         except ValueError:
             return None
-        # An IPv4 address written as IPv6 (``[::ffff:127.0.0.4]``) reaches that IPv4 host, so
+        # An IPv4 address written as IPv6 (``[::ffff:10.0.0.4]``) reaches that IPv4 host, so
         # it is that host: rules name it once, in its dotted form.
         mapped = address.ipv4_mapped
         return str(mapped) if mapped is not None else f"[{address.compressed}]"
@@ -138,7 +258,8 @@ class PatternError(ValueError):
 
 @attrs.frozen
 class HostPattern:
-    """One parsed pattern. ``*.x`` matches strict subdomains of ``x``, never ``x`` itself."""
+    """One parsed pattern. ``*.x`` matches strict subdomains of ``x``, never ``x`` itself;
+    every name under ``localhost`` being this machine, ``*.localhost`` is ``localhost``."""
 
     text: str
     """The pattern as written (what rules and explanations quote)."""
@@ -166,12 +287,23 @@ class HostPattern:
                     f' e.g. "[{body}]"'
                 )
             raise PatternError(f"{text!r} names a port; patterns match hosts only")
-        host = normalize_host(body)
-        if host is None:
+        if kind == "exact":
+            host = normalize_host(body)
+            if host is None:
+                raise PatternError(f"{text!r} is not a valid host name")
+            return cls(text=text, kind=kind, host=host)
+        # A suffix is taken as written: ``*.devbox`` is the names under ``devbox``, even when
+        # ``devbox`` itself is this machine's name.
+        suffix = _spelled(body)
+        if suffix is None:
             raise PatternError(f"{text!r} is not a valid host name")
-        if kind == "subdomains" and host.startswith("["):
+        if suffix.startswith("["):
             raise PatternError(f"{text!r}: an IP address has no subdomains")
-        return cls(text=text, kind=kind, host=host)
+        if suffix == LOCAL_MACHINE or suffix.endswith("." + LOCAL_MACHINE):
+            # Every name under localhost is this machine, which is the one host LOCAL_MACHINE:
+            # ``*.localhost`` names it, as ``localhost`` does (else it could match nothing).
+            return cls(text=text, kind="exact", host=LOCAL_MACHINE)
+        return cls(text=text, kind=kind, host=suffix)
 
     def specificity(self, host: str) -> tuple[int, int] | None:
         """How specifically this pattern matches ``host`` (higher wins), None if it does not."""

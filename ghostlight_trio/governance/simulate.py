@@ -17,7 +17,7 @@ import attrs
 from ..catalog.registry import ToolSpec
 from .directory import Requirement
 from .governor import PolicyState
-from .hosts import Blank, Host, HostResolution, Indeterminate, OutOfScope
+from .hosts import Blank, Host, HostResolution, Indeterminate, OutOfScope, normalize_host
 from .policy import (
     ALL_OPEN,
     PROTECTED_SCHEMES,
@@ -48,7 +48,9 @@ def _resolution(spec: ToolSpec, host: Any) -> HostResolution | None:
             return Blank()
         if host.endswith(":"):
             return OutOfScope(host[:-1])
-        return Host(host)
+        # Named as the live decision names it now: a record written before every form of this
+        # machine became one host holds ``127.0.0.1`` where a rule now reads ``localhost``.
+        return Host(normalize_host(host) or host)
     tab_bound = "tabId" in spec.input_schema.get("properties", {})
     return Indeterminate("not recorded") if tab_bound or spec.name == "navigate" else None
 

@@ -33,11 +33,16 @@ URLS = [
     ("https://XN--BCHER-KVA.DE./", Host("xn--bcher-kva.de")),
     ("https://ｅｖｉｌ．ｃｏｍ/", Host("evil.com")),
     ("https://аpple.com/", Host("xn--pple-43d.com")),
-    ("http://0x7f.1/", Host("127.0.0.1")),
-    ("http://2130706433/", Host("127.0.0.1")),
-    ("http://[0:0::1]:80/", Host("[::1]")),
-    ("http://[::ffff:127.0.0.4]:8080/", Host("127.0.0.4")),  # IPv4 written as IPv6
-    ("http://[::FFFF:7f00:4]/", Host("127.0.0.4")),
+    ("http://0x7f.1/", Host("localhost")),  # every form of this machine is one host
+    ("http://2130706433/", Host("localhost")),
+    ("http://[0:0::1]:80/", Host("localhost")),
+    ("http://[::ffff:127.0.0.4]:8080/", Host("localhost")),
+    ("http://[::FFFF:7f00:4]/", Host("localhost")),
+    ("http://0xa.1/", Host("10.0.0.1")),
+    ("http://167772161/", Host("10.0.0.1")),
+    ("http://[2001:0db8:0::1]:80/", Host("[2001:db8::1]")),
+    ("http://[::ffff:10.0.0.4]:8080/", Host("10.0.0.4")),  # IPv4 written as IPv6
+    ("http://[::FFFF:a00:4]/", Host("10.0.0.4")),
     ("blob:https://evil.com/uuid", Host("evil.com")),
     ("view-source:https://evil.com/", Host("evil.com")),
     ("about:blank", Blank()),
@@ -81,14 +86,17 @@ def test_bad_patterns_are_refused(text: object) -> None:
         HostPattern.parse(text)
 
 
-@pytest.mark.parametrize(("text", "bracketed"), [("::1", "[::1]"), ("2001:db8::1", "[2001:db8::1]")])
-def test_a_bare_ipv6_address_is_told_to_use_brackets(text: str, bracketed: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "bracketed", "host"),
+    [("::1", "[::1]", "localhost"), ("2001:db8::1", "[2001:db8::1]", "[2001:db8::1]")],
+)
+def test_a_bare_ipv6_address_is_told_to_use_brackets(text: str, bracketed: str, host: str) -> None:
     """Its colons are no port: the refusal says how to write it, and that way it parses."""
     with pytest.raises(PatternError) as refused:
         HostPattern.parse(text)
     assert "port" not in str(refused.value)
     assert f'write IPv6 addresses in brackets, e.g. "{bracketed}"' in str(refused.value)
-    assert HostPattern.parse(bracketed).host == bracketed
+    assert HostPattern.parse(bracketed).host == host
 
 
 def test_a_host_with_a_port_is_still_told_so() -> None:
