@@ -26,7 +26,7 @@ from ..engine.contracts import ToolCall, ToolResult
 from ..transport.bridge import TextBlock
 from .browser_calls import INFO_BOUND, PageChannel, ToolInputError
 from .page_dialogs import PageDialog, dialog_name, dialog_result
-from .provenance import provenance, wrap_page_text
+from .provenance import fenced_place, page_url, provenance, wrap_page_text
 from .shaping import clip_text
 
 JS_RESULT_LIMIT = 50 * 1024
@@ -160,9 +160,9 @@ class JavascriptTool:
         if not script.threw:
             return result
         # The script failed: an error the agent can act on, the page's words still fenced.
-        lead = TextBlock(text="The script threw (what it did before that stays done):")
+        threw = TextBlock(text="The script threw (what it did before that stays done):")
         return ToolResult(
-            kind="tool_error", content=[lead, *result.content], structured=result.structured
+            kind="tool_error", content=[threw, *result.content], structured=result.structured
         )
 
     async def _navigated_away(self, call: ToolCall, tab: int) -> ToolResult:
@@ -179,6 +179,7 @@ class JavascriptTool:
             " happened (a submitted form may have been sent)."
         )
         structured: dict[str, Any] | None = None
+        place = ""  # where the tab is: the page's to say (a script sets location), so fenced
         try:
             info = await self._channel.read(call, "tab_info", {"tabId": tab}, INFO_BOUND)
         except BrowserError as gone:
@@ -188,12 +189,16 @@ class JavascriptTool:
         else:
             pending, url = info.get("pendingUrl"), info.get("url")
             if isinstance(pending, str) and pending:
-                where, structured = f"The tab is on its way to {pending}.", {"pendingUrl": pending}
+                structured = {"pendingUrl": page_url(pending)}
+                where = "The tab is on its way to another page: pendingUrl, below."
             elif isinstance(url, str) and url:
-                where, structured = f"The tab now shows {url} (it may still be loading).", {"url": url}
+                structured = {"url": page_url(url)}
+                where = "Where the tab is now: url, below (it may still be loading)."
             else:
                 where = ""
-        words = " ".join(part for part in (lead, where, advice) if part)
+            if structured is not None:
+                place = "\n" + fenced_place(structured, call.context.workspace_id)
+        words = " ".join(part for part in (lead, where, advice) if part) + place
         return ToolResult.text(words, kind="outcome_unknown", structured=structured)
 
     async def _answer(self, call: ToolCall, tab: int, text: str) -> ToolResult:

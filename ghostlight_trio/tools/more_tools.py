@@ -23,7 +23,7 @@ from ..transport.excerpt import quoted
 from .browser_calls import INFO_BOUND, PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
 from .page_dialogs import PageDialog, dialog_name, dialog_result
-from .provenance import page_facts, provenance, wrap_page_text
+from .provenance import fenced_place, page_facts, page_url, provenance, wrap_page_text
 from .receipts import receipt_result
 from .shaping import actionable, element_line
 
@@ -310,15 +310,17 @@ class _MoreTools:
                 f" mutation(s) between polls; {watch.final_rate()} mutation(s)/s at the end."
             )
         pending = last.get("pendingUrl")
+        going = None
         if isinstance(pending, str) and pending:
             summary += (
-                f" The tab is navigating to {pending}, which has not loaded yet: what was"
-                " observed is the page it is leaving."
+                " The tab is navigating to another page (pendingUrl, below), which has not"
+                " loaded yet: what was observed is the page it is leaving."
             )
-            structured["pendingUrl"] = pending
+            structured["pendingUrl"] = page_url(pending)
+            going = fenced_place({"pendingUrl": structured["pendingUrl"]}, ws)
         structured["page"] = page
         structured["provenance"] = provenance(ws, page["origin"])
-        blocks = [summary]
+        blocks = [summary] if going is None else [summary, going]
         if element is not None and plan.state != "gone":
             blocks.append(
                 wrap_page_text(

@@ -24,7 +24,7 @@ from .field_values import OVER_LIMIT_NOTE, changed, refused_value
 from .image_store import ImageStore
 from .javascript import JavascriptTool
 from .page_dialogs import PageDialog, dialog_name, dialog_result
-from .provenance import page_facts, provenance, wrap_page_text
+from .provenance import fenced_place, page_facts, page_url, provenance, wrap_page_text
 from .receipts import settled_receipt
 from .screenshots import ContextBook
 from .shaping import actionable, element_line, redact_secrets, tree_diff
@@ -101,10 +101,12 @@ class _PageTools:
         fenced = wrap_page_text(text, ws, origin)
         pending = (ping or {}).get("pendingUrl")
         if isinstance(pending, str) and pending:
-            structured["pendingUrl"] = pending
+            # Where it goes is the page's to say (a script sets location): fenced, as shown.
+            pending = structured["pendingUrl"] = page_url(pending)
             fenced = (
-                f"The tab is navigating to {pending}, which has not loaded yet: what follows is"
-                f" the page it is leaving.\n{fenced}"
+                "The tab is navigating to another page (pendingUrl, first below), which has not"
+                " loaded yet: what follows it is the page it is leaving.\n"
+                f"{fenced_place({'pendingUrl': pending}, ws)}\n{fenced}"
             )
         return ToolResult.text(fenced, structured=structured)
 

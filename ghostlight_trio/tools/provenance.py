@@ -98,9 +98,10 @@ def page_url(url: str) -> str:
 def fenced_place(place: Mapping[str, str], workspace_id: str | None) -> str:
     """Where a tab is (``url``, ``title``, a ``pendingUrl``), already shown with ``page_url``
     and ``page_title``: the page's own words, so one JSON line inside the fence, whose origin
-    is the address's."""
+    is the address's (the pending one's when that is all there is)."""
     line = json.dumps(dict(place), ensure_ascii=False)
-    return wrap_page_text(line, workspace_id, origin_of(str(place.get("url", ""))))
+    origin = origin_of(str(place.get("url") or place.get("pendingUrl") or ""))
+    return wrap_page_text(line, workspace_id, origin)
 
 
 def provenance(workspace_id: str | None, origin: str) -> dict[str, Any]:

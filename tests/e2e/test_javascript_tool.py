@@ -161,11 +161,13 @@ async def test_a_script_whose_page_navigates_away_is_an_unknown_outcome_naming_t
         "The script started, but its page navigated away, reloaded or closed before its value"
         " came back"
     )
-    # Where the tab is going, whether or not the new page has committed yet.
+    # Where the tab is going, whether or not the new page has committed yet: the page's to
+    # say (its script set location), so inside the fence, last.
     assert (
-        f"The tab now shows {web}/missing" in text(moved)
-        or f"The tab is on its way to {web}/missing" in text(moved)
+        f'\n{{"url": "{web}/missing"}}\n--- END GHOSTLIGHT PAGE CONTENT' in text(moved)
+        or f'\n{{"pendingUrl": "{web}/missing"}}\n--- END GHOSTLIGHT PAGE CONTENT' in text(moved)
     ), text(moved)
+    assert f"{web}/missing" not in text(moved).split("--- GHOSTLIGHT PAGE CONTENT")[0]
     assert "Do not run it again automatically" in text(moved)
     assert "Runtime.evaluate" not in text(moved)
 

@@ -46,6 +46,9 @@ async def test_a_click_into_a_slow_navigation_is_said_to_be_under_way(
     assert waited.structured["found"] is False and waited.structured["settled"] is False
     assert waited.structured["pendingUrl"] == f"{web}/unanswered"
     assert "The tab is navigating to" in text(waited)
+    # Where it goes is the page's to say (a link, a script): only inside the fence.
+    assert f'\n{{"pendingUrl": "{web}/unanswered"}}\n--- END GHOSTLIGHT' in text(waited)
+    assert "/unanswered" not in text(waited).split("--- GHOSTLIGHT PAGE CONTENT")[0]
     assert (await tab_info(service, ws, tab))["pendingUrl"] == f"{web}/unanswered"
     listed = await service.call("tabs_context_mcp", ws)
     assert listed.structured["tabs"] == [
