@@ -92,6 +92,12 @@
     }
   }
 
+  // Whether `el` is an embedded frame (whatever its `src` says) or in one's document.
+  const EMBEDDING = new Set(["OBJECT", "EMBED"]);
+  function inFrame(el) {
+    return !!el && (ns.dom.isFrame(el) || EMBEDDING.has(ns.dom.tagOf(el)) || el.ownerDocument !== document);
+  }
+
   // The press watch the observation before a click at a point arms (one at a time).
   let pressWatch = null;
   function disarmPressWatch() {
@@ -123,6 +129,8 @@
       if (el && args.near) out.nearby = ns.find.nearby(el, ctx);
       const frame = opaqueFrameSrc(el);
       if (frame) out.frameAt = frame;
+      // Input there reaches an embedded frame's document: the service asks the browser which.
+      if (inFrame(el)) out.pointInFrame = true;
       ns.narrate.noteActivity(args.y);
       out.viewport = { width: window.innerWidth, height: window.innerHeight };
     }
@@ -133,6 +141,7 @@
     else if (document.designMode === "on" || (document.body && document.body.isContentEditable)) out.editableDocument = true;
     const focusFrame = opaqueFrameSrc(focused);
     if (focusFrame) out.focusFrame = focusFrame;
+    if (inFrame(focused)) out.focusInFrame = true;
     out.statusTexts = statusTexts();
     // Where the armed press landed, when it was seen (a press that went into another frame,
     // or that the page hid from every listener, is not: then nothing is said of it).

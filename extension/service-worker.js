@@ -131,6 +131,14 @@ const dispatcher = createDispatcher({
   screenshot: enteringPage((args, _request, { signal }) =>
     pageRead(requireTabId(args), () => screenshots.screenshot(args, { signal }))),
   window_resize: (args) => resizeWindow(chrome, args),
+  // The page the browser committed in an embedded frame of another site (a process of its own,
+  // absent from the tab's frame tree), by the frame's id: never what its `src` says.
+  frame_url: async (args) => {
+    requireTabId(args);
+    const frameId = typeof args.frameId === "string" ? args.frameId : "";
+    const found = frameId ? (await chrome.debugger.getTargets()).find((target) => target.id === frameId) : null;
+    return { frameId, url: found && typeof found.url === "string" ? found.url : null };
+  },
   content: enteringPage(async (args, _request, { signal }) => {
     const tabId = requireTabId(args);
     const run = () =>

@@ -490,18 +490,31 @@ class GovernanceGate:
         requirement as if the call were made on that site; None when it may go on."""
         policy = self._policies.get(call)
         where = resolve_url(url)
-        if policy is None or not isinstance(where, Host):
+        if isinstance(where, OutOfScope) and where.scheme in PROTECTED_SCHEMES:
+            # Another extension's page, the browser's own, a file: in every mode.
+            needed = policy.requirement if policy is not None else requirement(
+                call.spec, call.arguments
+            )
+            decision = protected_decision(where.scheme)
+            call.gate_facts = _facts(needed, where, decision)
+            self._count_denial(call, where, needed, decision)
+            return (
+                f"Nothing was sent: the point is inside an embedded frame showing a {where.scheme}:"
+                " page. " + denial.protected_text(decision.denial_id, where.scheme)
+            )
+        if policy is None or not isinstance(where, Host | Indeterminate):
             return None
         facts = call.gate_facts
-        if facts is not None and facts.host == where.name:
+        if isinstance(where, Host) and facts is not None and facts.host == where.name:
             return None
         decision = policy.decide(where)
         if decision.verdict != "deny":
             return None
         call.gate_facts = _facts(policy.requirement, where, decision)
         self._count_denial(call, where, policy.requirement, decision)
+        named = where.name if isinstance(where, Host) else "an address that could not be read"
         return (
-            f"Nothing was sent: the point is inside an embedded frame of {where.name}. "
+            f"Nothing was sent: the point is inside an embedded frame of {named}. "
             + _denial_text(decision, policy.requirement, where)
         )
 

@@ -21,6 +21,7 @@ from ..engine.contracts import ToolCall, ToolResult
 from ..transport.bridge import ContentBlock, ImageBlock, TextBlock
 from ..transport.excerpt import excerpt
 from .browser_calls import KEPT_MOVING, SETTLE_THEN_RETRY, PageChannel, ToolInputError, guarded
+from .frame_reach import OtherSiteRefused, refuse_frames_at, refuse_frames_focused
 from .image_store import ImageStore
 from .keys import combo_events, key_events, modifier_bits, parse_keys, type_steps
 from .page_dialogs import PageDialog, dialog_name, dialog_result
@@ -232,6 +233,8 @@ class ComputerTool:
                 " and pick a point inside it, or use a ref from read_page or find."
             )
         _refuse_other_site(call, before, "frameAt")
+        if before is None or before.get("pointInFrame"):
+            await refuse_frames_at(self._channel, call, tab, x, y)
         target = before.get("target") if before else None
         return x, y, target, before, "coordinate"
 
@@ -248,7 +251,10 @@ class ComputerTool:
         if not hit.get("hit"):
             raise RefUnreachable(_unreachable(call, ref, hit, before))
         target = hit["target"]
-        return float(target["x"]), float(target["y"]), target, before, "ref"
+        x, y = float(target["x"]), float(target["y"])
+        if str(target.get("tag", "")).upper() in FRAME_TAGS:
+            await refuse_frames_at(self._channel, call, tab, x, y)
+        return x, y, target, before, "ref"
 
     def _model_point(self, call: ToolCall, tab: int, key: str) -> tuple[float, float]:
         point = call.arguments.get(key)
@@ -313,6 +319,21 @@ class ComputerTool:
                     _note_done(call, done, first + error.completed)
                 raise
             _note_done(call, done, end)
+
+    async def _refuse_focused_frames(
+        self, call: ToolCall, tab: int, before: dict[str, Any] | None
+    ) -> None:
+        """Typing and keys go where the keyboard focus is: into an embedded frame, they reach
+        that frame's site (named by the browser, not by the frame's ``src``)."""
+        _refuse_other_site(call, before, "focusFrame")
+        if before is None or before.get("focusInFrame"):
+            focused = before.get("focused") if before else None
+            point = (
+                (float(focused["x"]), float(focused["y"]))
+                if isinstance(focused, dict) and _is_number(focused.get("x")) and _is_number(focused.get("y"))
+                else None
+            )
+            await refuse_frames_focused(self._channel, call, tab, point)
 
     def _label(self, call: ToolCall, x: float, y: float) -> str:
         given = call.arguments.get("coordinate")
@@ -406,7 +427,7 @@ class ComputerTool:
                 " text in parts, or set a field's whole value with form_input."
             )
         before = await self._observe(call, tab)
-        _refuse_other_site(call, before, "focusFrame")
+        await self._refuse_focused_frames(call, tab, before)
         steps: list[Step] = []
         done: dict[int, str] = {}
         plan = type_steps(text)
@@ -447,7 +468,7 @@ class ComputerTool:
         if not 1 <= repeat <= 100:
             raise ToolInputError("repeat must be between 1 and 100.")
         before = await self._observe(call, tab)
-        _refuse_other_site(call, before, "focusFrame")
+        await self._refuse_focused_frames(call, tab, before)
         steps: list[Step] = []
         for _ in range(repeat):
             for combo in combos:
@@ -477,6 +498,9 @@ class ComputerTool:
                 f"{_n(viewport.get('height'))} CSS px); nothing was sent. Take a screenshot and"
                 " pick both points inside it."
             )
+        if before is None or before.get("pointInFrame"):
+            await refuse_frames_at(self._channel, call, tab, sx, sy)
+        await refuse_frames_at(self._channel, call, tab, ex, ey)  # where it is dropped
         summary = f"Dragged ({_n(start[0])}, {_n(start[1])}) -> ({_n(end[0])}, {_n(end[1])})."
         press: dict[str, Any] = {"button": "left", "clickCount": 1, "modifiers": bits}
         grab = [
@@ -588,6 +612,7 @@ class ComputerTool:
         else:
             view = await probe(self._channel, call, tab)
             x, y = view.width / 2, view.height / 2
+        await refuse_frames_at(self._channel, call, tab, x, y)  # the wheel goes to what is there
         before = await self._scroll_probe(call, tab, x, y)
         wheel = _mouse_step("mouseWheel", x, y, deltaX=dx, deltaY=dy)
         done = f"Scrolled {direction} {distance // WHEEL_TICK} tick(s)."
@@ -733,10 +758,8 @@ def _inside(x: float, y: float, viewport: dict[str, Any]) -> bool:
     return 0 <= x < width and 0 <= y < height
 
 
-class OtherSiteRefused(Exception):
-    """Input would reach an embedded frame of a site this call may not act on."""
-
-
+FRAME_TAGS = frozenset({"IFRAME", "FRAME", "OBJECT", "EMBED"})
+"""Elements that hold a document of their own: input on them goes into it."""
 POINTER_FOLLOWS = 5
 """Times a click by ref follows its element to where it went once the pointer arrived (it
 jumped aside, or it is still sliding into place as the page lays itself out)."""
@@ -853,6 +876,10 @@ def _refuse_other_site(call: ToolCall, before: dict[str, Any] | None, key: str) 
         denied = call.effects.denied_at(frame)
         if denied is not None:
             raise OtherSiteRefused(denied)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _refuse_aim(call: ToolCall) -> None:

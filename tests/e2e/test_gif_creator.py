@@ -12,7 +12,19 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from .conftest import PAGES, Service, open_page, page_value, text
+from ghostlight_trio.workspace.tab_ids import split_tab_id
+
+from .conftest import PAGES, Service, launched_for, open_page, page_value, text
+from .devtools import DEVTOOLS_FLAGS, in_extension_worker
+
+
+async def _user_takes_tab_to(launched: Any, tab: int, url: str) -> None:
+    """The user (not an agent, who may not go there) takes the tab to a browser page."""
+    await in_extension_worker(
+        launched.profile,
+        f"chrome.tabs.update({split_tab_id(tab)[1]}, {{url: '{url}'}})"
+        ".then(() => new Promise(r => setTimeout(r, 500)))",
+    )
 
 pytestmark = pytest.mark.e2e
 
@@ -82,17 +94,22 @@ async def test_misuse_is_refused_and_clear_forgets_the_frames(
 
 
 async def test_a_chrome_page_refuses_a_start_without_leaving_a_recording_behind(
-    extended_service: Service, extended_browser: Any, web: str
+    extended_service: Service, web: str
 ) -> None:
     service = extended_service
+    async with launched_for(service, *DEVTOOLS_FLAGS) as launched:
+        await _refused_on_a_chrome_page(service, launched, web)
+
+
+async def _refused_on_a_chrome_page(service: Service, launched: Any, web: str) -> None:
     ws, tab = await open_page(service, f"{web}/gif")
     moved = await service.call("navigate", ws, tabId=tab, url="chrome://version")
-    assert moved.kind == "ok", text(moved)
+    assert moved.kind == "denied", text(moved)  # an agent may not go there
+    await _user_takes_tab_to(launched, tab, "chrome://version")
     for _ in range(2):  # the second try is refused the same way, not as "already being recorded"
         refused = await service.call("gif_creator", ws, tabId=tab, action="start_recording")
-        assert refused.kind == "tool_error", text(refused)
-        assert "Chrome does not let extensions into this page" in text(refused)
-        assert "Next step: navigate the tab to a web page" in text(refused)
+        assert refused.kind == "denied", text(refused)
+        assert "shows a chrome: page" in text(refused)
     status = await service.call("gif_creator", ws, tabId=tab, action="status")
     assert status.kind == "tool_error" and "No recording on tab" in text(status)
     back = await service.call("navigate", ws, tabId=tab, url=f"{web}/gif")
@@ -102,13 +119,22 @@ async def test_a_chrome_page_refuses_a_start_without_leaving_a_recording_behind(
 
 
 async def test_a_chrome_page_costs_a_frame_and_a_closed_tab_stops_the_recording_quietly(
-    extended_service: Service, extended_browser: Any, web: str, caplog: pytest.LogCaptureFixture
+    extended_service: Service, web: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     service = extended_service
+    async with launched_for(service, *DEVTOOLS_FLAGS) as launched:
+        await _a_chrome_page_costs_a_frame(service, launched, web, caplog)
+
+
+async def _a_chrome_page_costs_a_frame(
+    service: Service, launched: Any, web: str, caplog: pytest.LogCaptureFixture
+) -> None:
     ws, tab = await open_page(service, f"{web}/gif")
     started = await service.call("gif_creator", ws, tabId=tab, action="start_recording")
     assert started.kind == "ok", text(started)
-    await service.call("navigate", ws, tabId=tab, url="chrome://version")
+    await _user_takes_tab_to(launched, tab, "chrome://version")
+    focused = await service.call("tab_control", ws, tabId=tab, action="focus")  # then a frame
+    assert focused.kind == "ok", text(focused)
     status = await service.call("gif_creator", ws, tabId=tab, action="status")
     assert status.structured["state"] == "recording", text(status)
     assert status.structured["frame_count"] == 1 and status.structured["frames_skipped"] == 1

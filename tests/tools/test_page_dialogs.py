@@ -32,7 +32,7 @@ async def test_a_drag_cut_short_by_a_dialog_sends_no_release_to_the_paused_page(
         nonlocal moves
         if op == "content":
             return {"value": OBSERVED}
-        if args["params"]["type"] == "mouseMoved":
+        if args["params"].get("type") == "mouseMoved":
             moves += 1
             if moves == 3:  # the second step of the drag: a dragover handler calls alert()
                 return {"dialog": ALERT}

@@ -1,0 +1,137 @@
+"""An embedded frame is judged by the page the browser committed in it, never by its ``src``:
+a frame with no ``src`` filled by ``window.open(url, name)``, a ``src`` that redirects, and a
+frame that navigated itself all show a never-touch site, and a click, a scroll, the drop end of
+a drag and typing into them are refused before anything is sent (its server never hears of it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+import trio
+
+from ghostlight_trio.governance.sources import PolicyFiles
+from ghostlight_trio.tools.page_tools import page_tool_handlers
+
+from .conftest import QuietHandler, Service, launched_for, loopback_server, text
+from .test_governance import _governed_service, _tab
+
+pytestmark = pytest.mark.e2e
+
+SHOP, BANK = "shop.test", "bank.test"
+RESOLVES = f"--host-resolver-rules=MAP {SHOP} 127.0.0.1, MAP {BANK} 127.0.0.1"
+FRAME_BOX = "iframe{position:absolute;left:0;top:0;width:400px;height:300px;border:0}"
+
+
+class _Pages(QuietHandler):
+    log: list[tuple[str, str]] = []
+
+    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        host = (self.headers.get("Host") or "").split(":")[0]
+        type(self).log.append((host, self.path))
+        port = self.server.server_address[1]
+        inner = f"http://{BANK}:{port}/inner"
+        style = f"<style>body{{margin:0;height:3000px}} {FRAME_BOX}</style>"
+        if self.path == "/opened":  # no src: window.open fills the named frame
+            body = f"{style}<iframe name=slot></iframe><script>window.open('{inner}', 'slot')</script>"
+        elif self.path == "/redirected":  # src on the shop's own host, answered by a redirect
+            body = f"{style}<iframe src='/redirect'></iframe>"
+        elif self.path == "/wandered":  # src on the shop's own host, which moves itself on
+            body = f"{style}<iframe src='/hop'></iframe>"
+        elif self.path == "/redirect":
+            self.send_response(302)
+            self.send_header("Location", inner)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        elif self.path == "/hop":
+            body = f"<script>location.href = '{inner}'</script>"
+        elif self.path == "/focused":  # the page puts the keyboard focus into the frame itself
+            body = (
+                f"{style}<iframe name=slot></iframe><script>window.open('{inner}', 'slot');"
+                "setTimeout(() => frames[0].focus(), 300)</script>"
+            )
+        else:
+            body = (
+                "<style>body{margin:0;height:3000px} input{width:380px;height:280px}</style>"
+                "<input id=box onmousedown=\"fetch('/pressed')\" onkeydown=\"fetch('/typed')\""
+                " onwheel=\"fetch('/wheel')\"><script>box.focus()</script>"
+            )
+        self.send_html(body.encode())
+
+
+@pytest.fixture
+def site() -> Iterator[tuple[int, list[tuple[str, str]]]]:
+    log: list[tuple[str, str]] = []
+    with loopback_server(type("Handler", (_Pages,), {"log": log})) as port:
+        yield port, log
+
+
+async def _on(service: Service, port: int, log: list[tuple[str, str]], path: str) -> tuple[str, int]:
+    """A new workspace (so that denials in one do not pause another) on the shop's ``path``,
+    once its frame has loaded the bank's page."""
+    ws, tab = await _tab(service)
+    landed = await service.call("navigate", ws, url=f"http://{SHOP}:{port}{path}", tabId=tab)
+    assert landed.kind == "ok", text(landed)
+    with trio.fail_after(10):
+        while (BANK, "/inner") not in log:  # noqa: ASYNC110 - the frame loads
+            await trio.sleep(0.05)
+    return ws, tab
+
+
+def _refused(outcome, what: str) -> None:
+    assert outcome.kind == "denied", (what, text(outcome))
+    assert f"embedded frame of {BANK}" in text(outcome) and "never-touch" in text(outcome), what
+
+
+async def test_input_reaches_no_frame_whose_committed_page_is_never_touch(tmp_path, endpoints, nursery, site):
+    port, log = site
+    settings = tmp_path / "config.json"
+    settings.write_text(json.dumps({"sacred_domains": [BANK]}))
+    files = PolicyFiles(org=None, user=None, settings=settings)
+    service = await _governed_service(endpoints, nursery, files, page_tool_handlers)
+    async with launched_for(service, RESOLVES):
+        for path in ("/opened", "/redirected", "/wandered"):
+            log.clear()
+            ws, tab = await _on(service, port, log, path)
+            click = await service.call("computer", ws, tabId=tab, action="left_click", coordinate=[200, 150])
+            _refused(click, f"click {path}")
+            scroll = await service.call(
+                "computer", ws, tabId=tab, action="scroll", coordinate=[200, 150],
+                scroll_direction="down", scroll_amount=2,
+            )  # fmt: skip
+            _refused(scroll, f"scroll {path}")
+
+        log.clear()
+        ws, tab = await _on(service, port, log, "/opened")
+        drag = await service.call(
+            "computer", ws, tabId=tab, action="left_click_drag",
+            start_coordinate=[600, 400], coordinate=[200, 150],
+        )  # fmt: skip
+        _refused(drag, "the drop end of a drag")
+
+        log.clear()
+        ws, tab = await _on(service, port, log, "/focused")
+        await trio.sleep(0.6)  # the page moves the focus into the frame
+        typed = await service.call("computer", ws, tabId=tab, action="type", text="4242")
+        _refused(typed, "typing")
+        await trio.sleep(0.5)
+        assert not [path for host, path in log if host == BANK and path != "/inner"], log
+
+
+async def test_a_frame_of_an_allowed_site_still_takes_input(tmp_path, endpoints, nursery, site):
+    """The same pages with nothing on the never-touch list: the frame takes the click."""
+    port, log = site
+    settings = tmp_path / "config.json"
+    settings.write_text(json.dumps({"sacred_domains": ["elsewhere.example"]}))
+    files = PolicyFiles(org=None, user=None, settings=settings)
+    service = await _governed_service(endpoints, nursery, files, page_tool_handlers)
+    async with launched_for(service, RESOLVES):
+        ws, tab = await _on(service, port, log, "/opened")
+        click = await service.call("computer", ws, tabId=tab, action="left_click", coordinate=[200, 150])
+        assert click.kind == "ok", text(click)
+        with trio.fail_after(5):
+            while (BANK, "/pressed") not in log:  # noqa: ASYNC110 - the frame reports it
+                await trio.sleep(0.05)
