@@ -148,10 +148,10 @@ export function createDialogOps({ book, cdp, waitMs = WATCH_WAIT_MS, followUpMs 
     if (book.current(tabId) === open) book.closed(tabId);
     next.arm();
     const out = { resolved: true, open: false, action: args.action };
-    if (open) Object.assign(out, { type: open.type, message: open.message });
+    if (open) Object.assign(out, { type: open.type, message: open.message }, frameOf(open));
     const following = await next.settled;
     if (following && book.current(tabId) === following) {
-      Object.assign(out, { open: true, next: { type: following.type, message: following.message } });
+      Object.assign(out, { open: true, next: { type: following.type, message: following.message, ...frameOf(following) } });
     }
     return out;
   }
@@ -179,6 +179,12 @@ export function createDialogOps({ book, cdp, waitMs = WATCH_WAIT_MS, followUpMs 
   }
 
   return { dialog, watch, detached };
+}
+
+// The URL of the frame that opened a dialog (the browser's word), for the service to judge whose
+// words they are; nothing when it is not known.
+function frameOf(dialog) {
+  return dialog.url ? { url: dialog.url } : {};
 }
 
 // The page did not answer Page.enable in time: most likely it shows a dialog that opened before

@@ -248,6 +248,9 @@ export class EventBuffers {
         method: request.method || "GET",
         url: clipText(request.url, URL_LIMIT),
         type: params.type || "",
+        // The document the request is for (the browser's word): a frame's requests are that
+        // frame's site's, which the service judges on its own.
+        documentURL: clipText(params.documentURL || "", URL_LIMIT),
         timestamp: params.wallTime || params.timestamp || 0,
       };
       buf.push(entry);

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from ..transport.excerpt import excerpt
 from ..transport.safe_files import open_private_reader
 from ..transport.unicode import escapes_lone_surrogate
 
@@ -89,9 +90,11 @@ def call_line(record: AuditRecord) -> bytes:
         middle = _MIDDLES.get(values)  # only strings and nulls are ever stored
         if middle is None:
             middle = _middle(values)
-            if len(_MIDDLES) >= _MIDDLES_LIMIT:
-                _MIDDLES.clear()
-            _MIDDLES[values] = middle
+            # A field that was cut is not kept whole as a key.
+            if all(value is None or len(value) <= FIELD_LIMIT for value in values):
+                if len(_MIDDLES) >= _MIDDLES_LIMIT:
+                    _MIDDLES.clear()
+                _MIDDLES[values] = middle
         work_id = record.work_id
         call = "null" if work_id is None else _string(work_id)
         return (
@@ -102,10 +105,23 @@ def call_line(record: AuditRecord) -> bytes:
         return _encoded_call_line(record)
 
 
+FIELD_LIMIT = 256
+"""Characters of one text field a record keeps: the client's label, a restriction's name and
+grant ids come from clients, and one of a megabyte would otherwise go into every line."""
+
+
+def _field(value: Any) -> Any:
+    """A text field as a record keeps it: cut past ``FIELD_LIMIT`` characters (then it says
+    how long it was)."""
+    if type(value) is str and len(value) > FIELD_LIMIT:
+        return excerpt(value, FIELD_LIMIT)
+    return value
+
+
 def _middle(values: tuple[Any, ...]) -> str:
-    quote = _string
+    quote, field = _string, _field
     (workspace, client, tool, action, host, decision, rule, grant, denial_id, manifest, outcome,
-     reported) = ["null" if value is None else quote(value) for value in values]  # fmt: skip
+     reported) = ["null" if value is None else quote(field(value)) for value in values]  # fmt: skip
     return (
         f',"workspace":{workspace},"client":{client},"tool":{tool},"action":{action}'
         f',"host":{host},"decision":{decision},"rule":{rule},"grant":{grant}'
@@ -134,7 +150,8 @@ def _encoded_call_line(record: AuditRecord) -> bytes:
         round(record.duration * 1000, 1),
         record.effects_dispatched,
     )
-    return (_encoder.encode(dict(zip(CALL_KEYS, values, strict=True))) + "\n").encode()
+    body = dict(zip(CALL_KEYS, map(_field, values), strict=True))
+    return (_encoder.encode(body) + "\n").encode()
 
 
 DISPATCHED = "dispatched"
@@ -168,7 +185,8 @@ def unsettled_line(dispatched: dict[str, Any]) -> bytes:
 
 
 def event_line(event: str, epoch: float, **fields: Any) -> bytes:
-    body = {"time": rfc3339(epoch), "event": event, **fields}
+    body = {"time": rfc3339(epoch), "event": event}
+    body.update((key, _field(value)) for key, value in fields.items())
     return (_encoder.encode(body) + "\n").encode()
 
 

@@ -66,6 +66,9 @@ class CallState:
     for it (``resources.acts_on_held_state``): nothing may reach the tab."""
     gate_facts: Any = None
     """The governance gate's ``GateFacts`` for the audit record, once it has decided."""
+    unfit: tuple[str, str] | None = None
+    """Which field of the call (``arguments`` or ``restriction``) held values JSON cannot, and
+    what: the call is refused as having bad arguments, and those values go nowhere."""
 
     _caller_cancelled: trio.Event | None = attrs.field(default=None, init=False)
 

@@ -94,6 +94,11 @@ class Effects(Protocol):
         site where a click lands or typing goes), or None when it may: the call was judged by
         its page's host, and a frame of another site is not that page."""
 
+    def closed_at(self, url: str) -> str | None:
+        """The host (or ``<scheme>:``) of a document at ``url`` whose words this call's
+        workspace may not read (a dialog or a request of an embedded frame of a never-touch
+        or denied site), or None when they may be shown. Decides nothing and counts nothing."""
+
     def check_step(
         self, tool: str, arguments: Mapping[str, Any], *, tab: int | None = None
     ) -> tuple[str, str] | None:

@@ -31,6 +31,8 @@ class StepRunner(Protocol):
 
     def denied_at(self, call: CallState, url: str) -> str | None: ...
 
+    def closed_at(self, call: CallState, url: str) -> str | None: ...
+
     def dispatching(self, call: CallState) -> None:
         """The call is about to send its first effect."""
         ...
@@ -96,6 +98,9 @@ class CallEffects:
 
     def denied_at(self, url: str) -> str | None:
         return None if self._steps is None else self._steps.denied_at(self._call, url)
+
+    def closed_at(self, url: str) -> str | None:
+        return None if self._steps is None else self._steps.closed_at(self._call, url)
 
     def check_step(
         self, tool: str, arguments: Mapping[str, Any], *, tab: int | None = None

@@ -58,6 +58,10 @@ class CallGate(Protocol):
         another site), or None."""
         ...
 
+    def closed_at(self, call: CallState, url: str) -> str | None:
+        """The host of a document at ``url`` the call's workspace may not read, or None."""
+        ...
+
     def minted(
         self, workspace: WorkspaceId, kin: Collection[WorkspaceId], *, replacing: bool = False
     ) -> None:
@@ -90,6 +94,9 @@ class OpenGate:
         return None
 
     def denied_at(self, call: CallState, url: str) -> str | None:
+        return None
+
+    def closed_at(self, call: CallState, url: str) -> str | None:
         return None
 
     def minted(

@@ -257,6 +257,10 @@ class CallRunner:
         """Asked by a handler before it reaches into an embedded document of its page."""
         return self._gate.denied_at(call, url)
 
+    def closed_at(self, call: CallState, url: str) -> str | None:
+        """Asked by a handler before it shows words of an embedded document of its page."""
+        return self._gate.closed_at(call, url)
+
     def _refusal(
         self, spec: ToolSpec, arguments: Mapping[str, Any], workspace: WorkspaceId | None
     ) -> tuple[str, str] | None:

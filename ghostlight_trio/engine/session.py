@@ -82,10 +82,11 @@ class WorkSession:
     def active(self) -> int:
         return len(self._active)
 
-    def start(self, message: Start) -> Started | Rejected:
-        """Admit one call and post ``Started`` (or ``Rejected``: then nothing ran)."""
+    def start(self, message: Start, *, unfit: tuple[str, str] | None = None) -> Started | Rejected:
+        """Admit one call and post ``Started`` (or ``Rejected``: then nothing ran). ``unfit``:
+        a field of the call held values JSON cannot (which, and what: see ``CallState``)."""
         try:
-            reply: Started | Rejected = self._admit(message)
+            reply: Started | Rejected = self._admit(message, unfit)
         except _Refusal as refusal:
             reply = Rejected(
                 sequence=message.sequence,
@@ -146,7 +147,7 @@ class WorkSession:
 
     # --- admission --------------------------------------------------------------------------
 
-    def _admit(self, message: Start) -> Started:
+    def _admit(self, message: Start, unfit: tuple[str, str] | None) -> Started:
         engine = self._engine
         spec = engine.catalog.callable_spec(message.operation)
         if spec is None or message.operation not in engine.handlers:
@@ -175,6 +176,7 @@ class WorkSession:
             settle_by=now + engine.limits.settlement_deadline,
             wants_progress=message.context.wants_progress,
             minted_workspace=minted,
+            unfit=unfit,
         )
         if workspace is not None:
             engine.workspaces.acquire_pin(workspace)

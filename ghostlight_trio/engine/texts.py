@@ -32,6 +32,17 @@ WORKSPACE_SHARE_BUSY = (
 )
 
 
+def unfit_values(tool: str, field: str, problem: str) -> str:
+    """A call whose arguments (or restriction) hold values JSON cannot: ``problem`` says which
+    and where (``jsonshape.json_problem``)."""
+    what = "arguments" if field == "arguments" else "restriction"
+    return (
+        f"Invalid {what} for {tool}: {problem}; nothing ran. They must be JSON: text, whole"
+        " numbers within ±(2^53 − 1), finite numbers, true, false, null, and lists and objects"
+        " (with text keys) of those, nested at most 256 levels."
+    )
+
+
 def unknown_tool(name: str) -> str:
     return f"Unknown tool {excerpt(name)!r}; list the tools to see what is available."
 

@@ -518,6 +518,18 @@ class GovernanceGate:
             + _denial_text(decision, policy.requirement, where)
         )
 
+    def closed_at(self, call: CallState, url: str) -> str | None:
+        """The host (or ``<scheme>:``) of a document at ``url`` whose words this workspace may
+        not read under the policy now (never-touch first, then the tiers, as a read); a
+        protected page in every mode. Decides nothing about the call and counts nothing."""
+        where = resolve_url(url)
+        if isinstance(where, OutOfScope) and where.scheme in PROTECTED_SCHEMES:
+            return f"{where.scheme}:"
+        reading = self._reading(call.spec.name)
+        if reading is None or not isinstance(where, Host):
+            return None
+        return where.name if reading.decide(where).verdict == "deny" else None
+
     def _withhold_listed(self, call: CallState, result: ToolResult) -> ToolResult:
         """A tab listing names each tab's URL and title: page content. A tab on a site this
         workspace may not read (never-touch, or denied read) is listed by its origin only."""

@@ -33,9 +33,12 @@ from ..transport.bridge import (
     ReleaseWorkspace,
     Start,
     StatusRequest,
+    UnfitValues,
     WorkspaceOpened,
+    decode_from_client,
 )
 from ..transport.endpoints import Endpoints
+from ..transport.excerpt import excerpt
 from ..transport.framing import (
     BRIDGE_FRAME_CEILING,
     FrameBudgetExceeded,
@@ -54,6 +57,7 @@ log = logging.getLogger("ghostlight.service")
 
 SERVICE_VERSION = __version__
 _FATAL_SEND_TIMEOUT = 1.0
+_FATAL_TEXT_LIMIT = 1000
 
 
 @attrs.frozen
@@ -89,7 +93,7 @@ class BridgeServer:
             )
             await connection.aclose()
             return
-        stream = MessageStream(connection, budget=streams.frame_budget)
+        stream = MessageStream(connection, budget=streams.frame_budget, decode=decode_from_client)
         stream.receive_ceiling = HELLO_CEILING  # raised once the client is admitted
         placed: list[str] = []
 
@@ -168,6 +172,9 @@ class BridgeServer:
             except FrameBudgetExceeded as exc:
                 await _send_fatal(stream, str(exc))
                 return
+            except UnfitValues as unfit:  # answered as that call's bad arguments
+                session.start(unfit.start, unfit=(unfit.field, unfit.problem))
+                continue
             except (BridgeProtocolError, FrameError) as exc:
                 await _send_fatal(stream, f"protocol violation: {exc}")
                 return
@@ -249,6 +256,7 @@ async def _write_until_lost(outbox: Outbox, io_scope: trio.CancelScope) -> None:
 
 
 async def _send_fatal(stream: MessageStream, text: str) -> None:
+    text = excerpt(text, _FATAL_TEXT_LIMIT)  # it may quote what the client sent
     log.warning("closing a bridge stream: %s", text)
     with trio.move_on_after(_FATAL_SEND_TIMEOUT):
         try:

@@ -12,6 +12,8 @@ from typing import Any
 
 import regex
 
+from ..engine.contracts import ToolCall
+
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1_000
 ERROR_LEVELS = frozenset({"error", "exception", "assert"})
@@ -136,6 +138,18 @@ def _console_lines(
         )
         lines.append(f"[{entry.get('level', 'log')}] {entry.get('text', '')}{where}")
     return lines, len(kept)
+
+
+def withheld_request(call: ToolCall, entry: dict[str, Any]) -> dict[str, Any]:
+    """A request to, or made for a document of, a site this workspace may not read (an embedded
+    frame of a never-touch site loading, and what it loads in turn) keeps its method and status
+    but not its address: its path, query and redirect target are that site's."""
+    shown = {key: value for key, value in entry.items() if key != "documentURL"}
+    for url in (entry.get("url"), entry.get("documentURL")):
+        closed = call.effects.closed_at(url) if isinstance(url, str) and url else None
+        if closed:
+            return shown | {"url": f"(withheld: a request of {closed}, which this workspace may not read)"}
+    return shown
 
 
 def network_lines(

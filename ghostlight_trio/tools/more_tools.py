@@ -22,7 +22,7 @@ from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.excerpt import quoted
 from .browser_calls import INFO_BOUND, PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
-from .page_dialogs import PageDialog, dialog_name, dialog_result
+from .page_dialogs import PageDialog, dialog_name, dialog_result, withheld_from, withheld_text
 from .provenance import fenced_place, page_facts, page_url, provenance, wrap_page_text
 from .receipts import receipt_result
 from .shaping import actionable, element_line
@@ -350,6 +350,7 @@ class _MoreTools:
             answer = await self._channel.request(call, "dialog", args, DIALOG_BOUND)
         page = await self._channel.tab_page(call, tab)
         origin = page["origin"]
+        answer = _withhold_closed_words(call, answer)
         if action == "status":
             text_out, structured = _dialog_status(answer, tab, ws, origin)
         else:
@@ -357,6 +358,23 @@ class _MoreTools:
             text_out += _next_dialog(answer, structured, tab, ws, origin)
         structured.update(page=page, provenance=provenance(ws, origin))
         return ToolResult.text(text_out, structured=structured)
+
+
+def _withhold_closed_words(call: ToolCall, answer: dict[str, Any]) -> dict[str, Any]:
+    """The extension's answer with the words of a dialog an embedded frame of a site this
+    workspace may not read opened (the one open, answered, or opened next) replaced by a note."""
+    answer = dict(answer)
+    following = answer.get("next")
+    if isinstance(following, dict):
+        closed = withheld_from(call, following)
+        if closed:
+            answer["next"] = {**following, "message": withheld_text(closed), "withheld": closed}
+    closed = withheld_from(call, answer)
+    if closed:
+        answer.update(message=withheld_text(closed), withheld=closed)
+        if "defaultPrompt" in answer:
+            answer["defaultPrompt"] = ""
+    return answer
 
 
 def _dialog_status(

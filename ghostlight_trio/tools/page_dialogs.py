@@ -90,6 +90,20 @@ def next_step(tab: int, dialog: Mapping[str, Any]) -> str:
     )
 
 
+def withheld_from(call: ToolCall, dialog: Mapping[str, Any]) -> str | None:
+    """The host of the embedded frame that opened ``dialog`` (named by the browser: the frame's
+    committed URL) when this workspace may not read that site's words; None when it may."""
+    url = dialog.get("url")
+    return call.effects.closed_at(url) if isinstance(url, str) and url else None
+
+
+def withheld_text(host: str) -> str:
+    return (
+        f"(Its words are withheld: the dialog was opened by an embedded frame of {host}, which"
+        " this workspace may not read. Dismiss it, or ask the user.)"
+    )
+
+
 def dialog_result(
     call: ToolCall,
     tab: int,
@@ -103,11 +117,15 @@ def dialog_result(
     ws = call.context.workspace_id
     origin = origin_of(str(dialog.get("url") or ""))
     kind = dialog_kind(dialog)
-    message = str(dialog.get("message") or "")
+    closed = withheld_from(call, dialog)
+    message = "" if closed else str(dialog.get("message") or "")
     info: dict[str, Any] = {"open": True, "type": kind, "message": message}
     if kind == "prompt":
-        info["defaultPrompt"] = str(dialog.get("defaultPrompt") or "")
+        info["defaultPrompt"] = "" if closed else str(dialog.get("defaultPrompt") or "")
     text = f"{lead} {next_step(tab, dialog)}"
+    if closed:
+        info["withheld"] = closed
+        text += f"\n{withheld_text(closed)}"
     if message:
         text += f"\nDialog message:\n{wrap_page_text(message, ws, origin)}"
     if kind == "prompt" and info["defaultPrompt"]:

@@ -17,7 +17,14 @@ from ..transport.bridge import TextBlock
 from ..transport.excerpt import quoted
 from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
-from .buffers import bounded_limit, buffer_notes, console_lines, limit_notes, network_lines
+from .buffers import (
+    bounded_limit,
+    buffer_notes,
+    console_lines,
+    limit_notes,
+    network_lines,
+    withheld_request,
+)
 from .computer import ComputerTool
 from .field_input import set_value
 from .field_values import OVER_LIMIT_NOTE, changed, refused_value
@@ -304,7 +311,7 @@ class _PageTools:
 
     async def read_network(self, call: ToolCall, tab: int) -> ToolResult:
         answer = await self._capture(call, tab, "network")
-        entries = list(answer.get("entries") or [])
+        entries = [withheld_request(call, entry) for entry in answer.get("entries") or []]
         lines, matched = network_lines(
             entries,
             url_pattern=call.arguments.get("urlPattern"),

@@ -32,8 +32,12 @@ class MessageStream:
         *,
         ceiling: int = BRIDGE_FRAME_CEILING,
         budget: FrameBudget | None = None,
+        decode: Callable[[bytes], Message] = decode_message,
     ) -> None:
         self.stream = stream
+        self._decode = decode
+        """How a body becomes a message (the service takes a connector's frames more strictly:
+        ``bridge.decode_from_client``)."""
         self._decoder = FrameDecoder(ceiling=ceiling, budget=budget)
         self._ceiling = ceiling
         self._unread: Message | None = None
@@ -222,13 +226,13 @@ class MessageStream:
         if self._unread is not None:
             message, self._unread = self._unread, None
             return message
-        return decode_message(await self.receive_body())
+        return self._decode(await self.receive_body())
 
     async def peek_ready(self) -> Message | None:
         """The next message when it is here already (whole in the buffer), else None; either
         way the next ``receive`` still returns it. Never waits for the peer."""
         if self._unread is None and self._decoder.frame_ready:
-            self._unread = decode_message(await self.receive_body())
+            self._unread = self._decode(await self.receive_body())
         return self._unread
 
     async def aclose(self) -> None:

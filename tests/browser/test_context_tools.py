@@ -46,6 +46,9 @@ class ShieldedEffects:
     def denied_at(self, url: str) -> str | None:
         return None
 
+    def closed_at(self, url: str) -> str | None:
+        return None
+
 
 def call(operation: str, ws: Any, **arguments: Any) -> ToolCall:
     context = WorkContext(work_id="w1", operation=operation, workspace_id=ws)

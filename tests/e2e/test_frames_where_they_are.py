@@ -13,9 +13,10 @@ import pytest
 import trio
 
 from ghostlight_trio.governance.sources import PolicyFiles
+from ghostlight_trio.tools.more_tools import more_tool_handlers
 from ghostlight_trio.tools.page_tools import page_tool_handlers
 
-from .conftest import QuietHandler, Service, launched_for, loopback_server, text
+from .conftest import QuietHandler, Service, dialog_when_open, launched_for, loopback_server, text
 from .test_governance import _governed_service, _tab
 
 pytestmark = pytest.mark.e2e
@@ -40,6 +41,13 @@ class _Pages(QuietHandler):
             body = f"{style}<iframe src='/redirect'></iframe>"
         elif self.path == "/wandered":  # src on the shop's own host, which moves itself on
             body = f"{style}<iframe src='/hop'></iframe>"
+        elif self.path == "/late":  # a frame of the bank filled a moment after the page loads
+            body = (
+                f"{style}<iframe name=slot></iframe><script>setTimeout(() => window.open("
+                f"'http://{BANK}:{port}/alerting?account=4242', 'slot'), 1500)</script>"
+            )
+        elif self.path.startswith("/alerting"):
+            body = "<script>alert('bank secret 4242: transfer approved')</script>"
         elif self.path == "/redirect":
             self.send_response(302)
             self.send_header("Location", inner)
@@ -135,3 +143,28 @@ async def test_a_frame_of_an_allowed_site_still_takes_input(tmp_path, endpoints,
         with trio.fail_after(5):
             while (BANK, "/pressed") not in log:  # noqa: ASYNC110 - the frame reports it
                 await trio.sleep(0.05)
+
+
+async def test_a_never_touch_frames_dialog_and_requests_keep_their_words(tmp_path, endpoints, nursery, site):
+    """A frame of the never-touch site opens an alert and loads its page: the dialog is there to
+    answer, but its words are withheld, and the network listing names no address of that site."""
+    port, log = site
+    settings = tmp_path / "config.json"
+    settings.write_text(json.dumps({"sacred_domains": [BANK]}))
+    files = PolicyFiles(org=None, user=None, settings=settings)
+    service = await _governed_service(endpoints, nursery, files, page_tool_handlers, more_tool_handlers)
+    async with launched_for(service, RESOLVES):
+        ws, tab = await _tab(service)
+        landed = await service.call("navigate", ws, url=f"http://{SHOP}:{port}/late", tabId=tab)
+        assert landed.kind == "ok", text(landed)
+        started = await service.call("read_network_requests", ws, tabId=tab)
+        assert started.kind == "ok", text(started)
+        status = await dialog_when_open(service, ws, tab)
+        assert "4242" not in text(status) and "4242" not in json.dumps(status.structured), text(status)
+        assert f"embedded frame of {BANK}" in text(status)
+        dismissed = await service.call("dialog", ws, tabId=tab, action="dismiss")
+        assert dismissed.kind == "ok" and "4242" not in json.dumps(dismissed.structured), text(dismissed)
+        listed = await service.call("read_network_requests", ws, tabId=tab)
+        assert listed.kind == "ok", text(listed)
+        assert "alerting" not in text(listed) and "4242" not in text(listed), text(listed)
+        assert f"(withheld: a request of {BANK}" in text(listed), text(listed)

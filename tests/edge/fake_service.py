@@ -66,6 +66,9 @@ class _NoEffects:
     def denied_at(self, url: str) -> str | None:
         return None
 
+    def closed_at(self, url: str) -> str | None:
+        return None
+
 
 class FakeService:
     def __init__(self, instance: str) -> None:

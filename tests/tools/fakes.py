@@ -39,6 +39,10 @@ class Effects:
     def done_so_far(self, what: str) -> None:
         self.done = what
 
+    def closed_at(self, url: str) -> str | None:
+        """Set ``closed`` to the URLs whose documents' words the call may not read."""
+        return url if url in getattr(self, "closed", ()) else None
+
     def denied_at(self, url: str) -> str | None:
         """Set ``denied`` to the URLs whose documents the call may not reach."""
         return f"denied: {url}" if url in getattr(self, "denied", ()) else None
