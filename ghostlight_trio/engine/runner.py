@@ -100,7 +100,13 @@ class CallRunner:
 
     async def _execute(self, call: CallState) -> None:
         spec, arguments, context = call.spec, call.arguments, call.context
-        refused = self._refusal(spec, arguments, context.workspace_id)
+        if call.unfit is not None:
+            refused: tuple[str, str] | None = (
+                "tool_error",
+                texts.unfit_values(spec.name, *call.unfit),
+            )
+        else:
+            refused = self._refusal(spec, arguments, context.workspace_id)
         if _held_state_only(spec, arguments, refused):
             call.tab_left, refused = True, None
         if refused is not None:
