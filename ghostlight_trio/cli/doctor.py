@@ -52,7 +52,7 @@ async def collect(endpoints: Endpoints, place: Place | None = None) -> list[Chec
     rows += manifests(place, endpoints, extension_id)
     rows += _extension_rows(report, endpoints)
     rows += policy_rows(endpoints)
-    rows.append(_audit_row(endpoints))
+    rows.append(_audit_row(endpoints, report))
     return rows
 
 
@@ -189,9 +189,15 @@ def policy_rows(endpoints: Endpoints) -> list[Check]:
     return [Check("policy", "policy", "ok", detail)]
 
 
-def _audit_row(endpoints: Endpoints) -> Check:
+def _audit_row(endpoints: Endpoints, report: StatusReport | None = None) -> Check:
     path = endpoints.audit_file
     directory = path.parent
+    if report is not None and report.audit_problem:
+        return Check(
+            "audit", "audit log", "fail",
+            f"not written: {report.audit_problem}; calls that would reach a page are refused",
+            "free space on that disk (or fix the file); the next call writes the records again",
+        )
     if path.exists():
         return Check("audit", "audit log", "ok", f"JSONL at {path} ({path.stat().st_size} bytes)")
     if directory.exists() and not os.access(directory, os.W_OK):

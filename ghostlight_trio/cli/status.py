@@ -203,6 +203,8 @@ async def status(endpoints: Endpoints, as_json: bool = False) -> int:
     print(f"control    {state}")
     for line in differences:
         print(f"{'':11}{line}")
+    if report.audit_problem:
+        print(f"audit      {audit_line(report.audit_problem)}")
     print(f"clients    {report.edges} MCP connection(s) now")
     print(f"workspaces {report.workspaces}, active work {report.active_work}")
     for line in workspace_lines(report.workspace_list):
@@ -225,6 +227,14 @@ async def status(endpoints: Endpoints, as_json: bool = False) -> int:
             print(f"{'':11}{waits}")
     print(f"log        {endpoints.log_file}")
     return 0
+
+
+def audit_line(problem: str) -> str:
+    """The service cannot write its audit trail: what that stops, and what to do."""
+    return (
+        f"NOT WRITTEN: {problem}. Calls that would reach a page are refused until records are"
+        " written again: free space on that disk (or fix the file); the next call tries again"
+    )
 
 
 SLOW_AFTER = 15

@@ -1,8 +1,11 @@
 """One terminal audit record per settled call, as the engine hands it to its audit hook.
 
-The service's hook writes it (``ghostlight_trio.audit.log``). Auditing is best effort: a hook
-failure is logged and never changes the call's outcome. Workspaces appear only as keyed
-fingerprints.
+The service's hook writes it (``ghostlight_trio.audit.log``). Workspaces appear only as keyed
+fingerprints. A hook that raises is logged and never changes the call's outcome; but a hook that
+can tell its records are not being written (an ``unwritable`` method: the reason, or "") makes
+the audit fail closed: while it says so, the runner refuses every call that is not
+service-local before anything of it runs, and a call whose ``dispatched`` line (written ahead of
+its first browser request) did not reach the trail sends nothing and is refused the same way.
 """
 
 from __future__ import annotations
@@ -54,3 +57,20 @@ def safe_audit(hook: AuditHook, record: AuditRecord) -> None:
         hook(record)
     except Exception:
         log.exception("audit hook failed for work %s", record.work_id)
+
+
+class AuditUnavailable(Exception):
+    """Raised in place of a call's first browser request when its ``dispatched`` line could not
+    be written: nothing was sent. ``text`` is the refusal the caller gets."""
+
+    def __init__(self, reason: str) -> None:
+        self.text = audit_refusal(reason)
+        super().__init__(self.text)
+
+
+def audit_refusal(reason: str) -> str:
+    """What a call refused for an unwritable audit is told: why, and what to do."""
+    return (
+        f"Refused: the audit log cannot be written ({reason}); Ghostlight does not act"
+        " unrecorded. Free space on that disk (or fix the file), then call again."
+    )

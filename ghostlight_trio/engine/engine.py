@@ -65,6 +65,11 @@ class WorkEngine:
         )
         self._active_work = 0
 
+    def audit_problem(self) -> str:
+        """Why audit records cannot be written now (calls that reach a page are refused while
+        so); "" when they can."""
+        return self.runner.audit_problem()
+
     @property
     def active_work(self) -> int:
         """Calls not yet settled, across all streams, live or lost."""

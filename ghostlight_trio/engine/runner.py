@@ -22,7 +22,7 @@ from ..scheduler import SERVICE_LOCAL, Lease, Scheduler, SchedulerRefusal, TabSu
 from ..transport.bridge import ContentBlock, Message, Outcome, Progress, TextBlock
 from ..workspace import WorkspaceRegistry
 from . import texts
-from .audit import AuditHook, AuditRecord, safe_audit
+from .audit import AuditHook, AuditRecord, AuditUnavailable, audit_refusal, safe_audit
 from .call import CallState
 from .contracts import (
     ToolCall,
@@ -66,6 +66,7 @@ class CallRunner:
         self._scheduler = scheduler
         self._audit = audit
         self._audit_dispatch: AuditHook | None = getattr(audit, "dispatched", None)
+        self._audit_unwritable: Callable[[], str] | None = getattr(audit, "unwritable", None)
         self._limits = limits
         self._resolve = resolve_resource
         self._clock = clock
@@ -100,6 +101,11 @@ class CallRunner:
 
     async def _execute(self, call: CallState) -> None:
         spec, arguments, context = call.spec, call.arguments, call.context
+        if spec.scheduling_class != SERVICE_LOCAL_CLASS and (problem := self.audit_problem()):
+            # Nothing of a call runs that the trail could not record (see ``engine.audit``).
+            call.gate_facts = _AUDIT_UNWRITABLE
+            self._settle(call, "held", audit_refusal(problem))
+            return
         if call.unfit is not None:
             refused: tuple[str, str] | None = (
                 "tool_error",
@@ -180,6 +186,11 @@ class CallRunner:
             call.uncertain_proof = call.uncertain_proof or uncertain.proof
             self._quarantine_if_uncertain(call, lease)
             self._settle(call, "outcome_unknown", texts.UNSETTLED)
+            return
+        except AuditUnavailable as unrecorded:  # its first browser request was never sent
+            call.gate_facts = _AUDIT_UNWRITABLE
+            kind = "outcome_unknown" if call.effects_dispatched else "held"
+            self._settle(call, kind, unrecorded.text)
             return
         except Exception:
             log.exception("tool %s failed (work %s)", call.spec.name, call.context.work_id)
@@ -417,6 +428,15 @@ class CallRunner:
         write = self._audit_dispatch
         if write is not None:
             safe_audit(write, self._record(call, "dispatched", ""))
+        problem = self.audit_problem()
+        if problem:  # that line is not in the trail: the request is not sent
+            call.dispatch_recorded = False
+            raise AuditUnavailable(problem)
+
+    def audit_problem(self) -> str:
+        """Why audit records cannot be written now ("" when they can, or nobody can tell)."""
+        unwritable = self._audit_unwritable
+        return unwritable() if unwritable is not None else ""
 
     def _record(self, call: CallState, outcome: str, reported: str | None) -> AuditRecord:
         facts: GateFacts = call.gate_facts or NOT_EVALUATED
@@ -453,6 +473,10 @@ STEP_DRAIN_S = 2.0
 """How long past its deadline a composed step's dispatched effect may still drain."""
 
 _UNOWNED_TAB = GateFacts(decision="deny", rule="unowned_tab")
+_AUDIT_UNWRITABLE = GateFacts(decision="held", rule="audit_unwritable")
+SERVICE_LOCAL_CLASS = "service_local"
+"""The scheduling class of the calls the service answers itself (a plan, an explanation): they
+reach no page, so they still run while the audit cannot be written."""
 
 
 def _declared_action(spec: ToolSpec, arguments: Mapping[str, Any]) -> str | None:

@@ -36,6 +36,7 @@ def status_report(
         panicked=governor is not None and governor.panicked,
         quarantined=[key.describe() for key in engine.scheduler.quarantined],
         workspace_list=listed,
+        audit_problem=engine.audit_problem(),
     )
 
 

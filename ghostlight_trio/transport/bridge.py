@@ -303,6 +303,9 @@ class StatusReport:
     agent names it (e.g. ``tab 4294967303``)."""
     workspace_list: list[WorkspaceEntry] = attrs.Factory(list)
     """Each live workspace, oldest first (empty from a service that predates it)."""
+    audit_problem: str = ""
+    """Why the audit trail cannot be written now, while calls that reach a page are refused
+    for it ("" when it can, and from a service that predates it)."""
 
 
 @attrs.frozen

@@ -25,6 +25,7 @@ from trio_websocket import open_websocket_url
 
 from ghostlight_trio.transport.bridge import BRIDGE_MAJOR, BRIDGE_MINOR, ClientHello, encode_message
 from ghostlight_trio.transport.framing import encode_frame
+from ghostlight_trio.transport.mcp_client import result_text
 
 from .stack import (
     SLOW_SECONDS,
@@ -353,8 +354,9 @@ def _json_dumps(value: Any) -> str:
 
 
 async def audit_disk_full(row: Row) -> None:
-    """The audit file's filesystem is full: calls keep their true outcomes, the failure is
-    logged, and records resume when space returns."""
+    """The audit file's filesystem is full: calls that would reach a page are refused (not run
+    unrecorded) with the reason and the fix, status says so, service-local calls still answer,
+    and recording resumes, the held records first, when space returns."""
     with instance() as it:
         mount = it.endpoints.data_dir
         it.endpoints.ensure_private_dirs()
@@ -379,29 +381,42 @@ async def audit_disk_full(row: Row) -> None:
                     finally:
                         os.close(fd)
                     how = "tmpfs of 64 KiB filled"
-                else:
-                    it.endpoints.audit_file.touch()
-                    it.endpoints.audit_file.chmod(0o400)
-                    how = "read-only audit file (no tmpfs mount allowed)"
+                else:  # root or not, nothing can be written where a directory stands
+                    it.endpoints.audit_file.unlink(missing_ok=True)
+                    it.endpoints.audit_file.mkdir()
+                    how = "a directory in place of the audit file (no tmpfs mount allowed)"
                 plan = {"domains": ["127.0.0.1"], "approach": ["look"]}
-                during = [await call(client, "update_plan", plan) for _ in range(3)]
-                records_during = len(it.audit())
+                planned = await call(client, "update_plan", plan)  # service-local: answers
+                during = [await call(client, "tabs_create_mcp", {}) for _ in range(3)]
+                said = getattr(await it.status(), "audit_problem", "")
+                records_during = len(it.audit()) if mounted else 0
                 if mounted:
                     filler.unlink()
                 else:
-                    it.endpoints.audit_file.chmod(0o600)
+                    it.endpoints.audit_file.rmdir()
                 after = await call(client, "update_plan", plan)
-                records_after = len(it.audit())
+                records = it.audit()
             log = it.endpoints.log_file.read_text(errors="replace") if it.endpoints.log_file.exists() else ""
             logged = "not written" in log
+            refused = [
+                r for r in during
+                if summary(r) == "isError"
+                and "Refused: the audit log cannot be written" in result_text(r)
+                and "Free space on that disk" in result_text(r)
+            ]  # fmt: skip
+            held = [r["tool"] for r in records if r.get("rule") == "audit_unwritable"]
             row.observed = (
-                f"{how}: calls {[summary(r) for r in during]}, audit lines {records_during},"
-                f" failure logged: {logged}; after space returns: {summary(after)},"
-                f" audit lines {records_after}"
+                f"{how}: update_plan {summary(planned)}; page calls"
+                f" {['refused' if r in refused else summary(r) for r in during]}; status says"
+                f" {said!r}; audit lines {records_during}; failure logged: {logged}; after space"
+                f" returns: {summary(after)}, audit lines {len(records)} (refused calls recorded:"
+                f" {len(held)})"
             )
             row.passed = (
-                all(summary(r) == "ok" for r in during) and summary(after) == "ok"
-                and records_after == records_during + 1 and (logged or not mounted)
+                summary(planned) == "ok" and len(refused) == len(during) and bool(said)
+                and records_during == 0 and summary(after) == "ok"
+                and len(records) == 5 and held == ["tabs_create_mcp"] * 3
+                and (logged or not mounted)
             )
         finally:
             await it.aclose()
@@ -520,8 +535,9 @@ SCENARIOS: list[tuple[str, str, Scenario, bool, bool]] = [
      " stream are released", kill_mcp_client, False, True),
     ("stop the extension's service worker mid-call", "in-flight call is an error; the keepalive"
      " alarm revives the worker; later call ok", stop_service_worker, True, False),
-    ("audit disk full", "calls keep their true outcome; failure logged; records resume",
-     audit_disk_full, False, True),
+    ("audit disk full", "calls that would reach a page are refused, not run unrecorded (the"
+     " reason and the fix); status says so; service-local calls answer; failure logged; records"
+     " resume, the held ones first", audit_disk_full, False, True),
     ("squatter on the socket path", "no tool call ever reaches the squatter (refused as not sent,"
      " or a genuine service takes the path over); later calls ok", socket_squatter, False, True),
     ("peer from another uid", "closed before any frame; owner still served", other_uid_peer,
