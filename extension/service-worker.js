@@ -24,6 +24,7 @@ import { DebuggerSessions } from "./lib/debugger.js";
 import { createDialogGate, dialogOpenError } from "./lib/dialog-gate.js";
 import { DialogBook, createDialogOps } from "./lib/dialogs.js";
 import { createDispatcher } from "./lib/dispatcher.js";
+import { createGroupCaptions } from "./lib/group-caption.js";
 import { EventBuffers, hostOf } from "./lib/event-buffers.js";
 import {
   classifyIncoming,
@@ -76,6 +77,8 @@ const gate = createDialogGate({ book: dialogBook, watch: (tabId) => dialogs.watc
 const cdpSequence = createCdpSequence({ send: (...command) => debuggers.send(...command), gate });
 const cdpCommand = createCdpCommand({ send: (...command) => debuggers.send(...command), gate });
 const tabControl = createTabControl({ chromeApi: chrome });
+// narrate's caption in the tab group's title, where no page reaches.
+const groupCaptions = createGroupCaptions({ chromeApi: chrome, area: chrome.storage.session, log });
 let chunkSweepTimer = null;
 let identity = null;
 // What the service told us in its welcome (slot, negotiated features); informational.
@@ -131,6 +134,7 @@ const dispatcher = createDispatcher({
   screenshot: enteringPage((args, _request, { signal }) =>
     pageRead(requireTabId(args), () => screenshots.screenshot(args, { signal }))),
   window_resize: (args) => resizeWindow(chrome, args),
+  group_caption: (args) => groupCaptions.show(args),
   // The page the browser committed in an embedded frame of another site (a process of its own,
   // absent from the tab's frame tree), by the frame's id: never what its `src` says.
   frame_url: async (args) => {
@@ -218,6 +222,11 @@ const ready = (async () => {
     log("reconcile failed", err);
   }
   await store.persist();
+  try {
+    await groupCaptions.resume();
+  } catch (err) {
+    log("resuming narrate captions failed", err);
+  }
   await chrome.alarms.create(KEEPALIVE_ALARM, { periodInMinutes: KEEPALIVE_PERIOD_MINUTES });
   log(`worker ready; ${book.workspaces.size} workspace(s), ${book.managed.size} managed tab(s) restored`);
   link.start();
