@@ -98,11 +98,23 @@
     return !!el && (ns.dom.isFrame(el) || EMBEDDING.has(ns.dom.tagOf(el)) || el.ownerDocument !== document);
   }
 
-  // The press watch the observation before a click at a point arms (one at a time).
+  // The press watch the observation before a click or a drag arms on the element aimed at
+  // (one at a time): `watchPress` {presses, releases} says how many presses the action makes
+  // and whether where they come up counts. Its token, in the observation, is what the
+  // observations after that action ask by, so that no other action's press is read.
   let pressWatch = null;
   function disarmPressWatch() {
     if (pressWatch) pressWatch.disarm();
     pressWatch = null;
+  }
+  function armPressWatch(el, spec, out) {
+    disarmPressWatch();
+    if (!el) return;
+    const presses = Math.min(3, Math.max(1, Math.trunc(Number(spec && spec.presses)) || 1));
+    const releases = !!(spec && spec.releases === true);
+    pressWatch = ns.find.watchPress(el, ctx, { presses, releases });
+    pressWatch.token = Math.random().toString(36).slice(2, 10);
+    out.pressWatch = pressWatch.token;
   }
 
   // One observation of the page for interaction receipts: where it is, how much it changed,
@@ -114,6 +126,7 @@
       try {
         const el = refs.resolve(args.ref);
         out.target = ns.find.describeElement(el, ctx);
+        if (args.watchPress) armPressWatch(el, args.watchPress, out);
         if (args.near) out.nearby = ns.find.nearby(el, ctx);
         ns.narrate.noteActivity(out.target.y);
       } catch (err) {
@@ -122,10 +135,7 @@
     } else if (Number.isFinite(args.x) && Number.isFinite(args.y)) {
       const el = ns.find.elementAtPoint(document, args.x, args.y);
       out.target = el ? ns.find.describeElement(el, ctx) : null;
-      if (args.watchPress) {
-        disarmPressWatch();
-        if (el) pressWatch = ns.find.watchPress(el, ctx);
-      }
+      if (args.watchPress) armPressWatch(el, args.watchPress, out);
       if (el && args.near) out.nearby = ns.find.nearby(el, ctx);
       const frame = opaqueFrameSrc(el);
       if (frame) out.frameAt = frame;
@@ -143,9 +153,10 @@
     if (focusFrame) out.focusFrame = focusFrame;
     if (inFrame(focused)) out.focusInFrame = true;
     out.statusTexts = statusTexts();
-    // Where the armed press landed, when it was seen (a press that went into another frame,
-    // or that the page hid from every listener, is not: then nothing is said of it).
-    if (args.press && pressWatch && pressWatch.landed) out.pressed = pressWatch.landed;
+    // Where the presses of the watch `press` names landed, when they were seen (a press that
+    // went into another frame, or that the page hid from every listener, is not: then nothing
+    // is said of it).
+    if (args.press && pressWatch && pressWatch.token === args.press && pressWatch.landed) out.pressed = pressWatch.landed;
     return out;
   }
 

@@ -432,47 +432,110 @@
     return node === el || (dom.tagOf(node) === "LABEL" && node.control === el);
   }
 
-  // A one-shot watch on where the next press goes down, armed before a click at a point on
-  // `aimed` (what is there now): a capturing listener at the top of the event's path in this
-  // window and in the aimed element's own (a same-origin frame's). `landed` becomes
-  // {reached, target}: whether the press went to `aimed`, inside it, to the control around it
-  // or to a label of it, and the element it went down on. A target that moves or changes as
-  // the pointer arrives (a "catch me" button) is pressed somewhere else, and the receipt says
-  // so. A press the page hides from every listener, or one in another frame, is not seen.
-  function watchPress(aimed, ctx) {
+  // A watch on where the presses of one click (or the press of a drag) go down and come up,
+  // armed before it on `aimed` (what is at the point, or the ref's element): capturing
+  // listeners at the top of the event's path in this window and in the aimed element's own
+  // (a same-origin frame's), for the browser's own input only (a page's synthetic events
+  // say nothing). `landed` becomes {reached, target, release}: whether each press went down
+  // (and, with `releases`, came up) on `aimed`, inside it, on the control around it or on a
+  // label of it; if one did not, the element the first such went down (`release`: came up)
+  // on. What covers the target at that instant (an overlay a timer or the press itself
+  // shows) or a target that moves or changes as the pointer arrives (a "catch me" button)
+  // is so named, and the receipt says the press landed elsewhere. It stops listening once
+  // `presses` presses (and as many releases) were seen. A press the page hides from every
+  // listener, or one in another frame, is not seen.
+  function watchPress(aimed, ctx, { presses = 1, releases = false } = {}) {
     let control = null;
     for (let node = aimed, hops = 0; node && hops < 64 && !control; hops++, node = dom.composedParent(node)) {
       if (dom.isInteractive(node)) control = node;
     }
     const watch = { landed: null, views: [] };
-    const onDown = (event) => {
+    let downs = 0;
+    let ups = 0;
+    const onEvent = (event) => {
+      if (!event.isTrusted) return;
+      const release = event.type === "mouseup";
+      if (release && (!releases || ups >= downs)) return; // no press of this click went down
+      if (release) ups += 1;
+      else downs += 1;
+      if (downs >= presses && (!releases || ups >= presses)) watch.disarm();
+      if (watch.landed && watch.landed.reached === false) return; // the first miss is kept
       const path = typeof event.composedPath === "function" ? event.composedPath() : [event.target];
-      const el = path.find((node) => node && node.nodeType === 1);
-      if (!el) return;
-      const reached = path.some((node) => standsFor(node, aimed) || (control !== null && node === control));
+      const first = path.find((node) => node && node.nodeType === 1);
+      if (!first) return;
+      const hit = (node) => standsFor(node, aimed) || (control !== null && node === control);
+      // Inside a closed shadow root the path starts at its host: look in there.
+      const el = pressedInside(first, event);
+      let reached = path.some(hit);
+      for (let node = el, hops = 0; !reached && node && node !== first && hops < 256; hops++) {
+        reached = hit(node);
+        node = dom.composedParent(node);
+      }
+      // A target that went when pressed (a menu item that closes on mousedown) took the
+      // press: only one still there under the pointer had something come over it.
+      if (reached || (release && !stillUnder(aimed, event, ctx))) {
+        watch.landed = { reached: true, target: null, release };
+        return;
+      }
       let target = null;
       try {
         target = describeElement(el, ctx);
       } catch {
         target = null; // said as a press that landed elsewhere, on nothing it could name
       }
-      watch.landed = { reached, target };
-      watch.disarm();
+      watch.landed = { reached, target, release };
     };
     watch.disarm = () => {
-      for (const view of watch.views) view.removeEventListener("mousedown", onDown, true);
+      for (const view of watch.views) {
+        view.removeEventListener("mousedown", onEvent, true);
+        view.removeEventListener("mouseup", onEvent, true);
+      }
       watch.views = [];
     };
     const own = aimed.ownerDocument && aimed.ownerDocument.defaultView;
     for (const view of new Set([root, own].filter(Boolean))) {
       try {
-        view.addEventListener("mousedown", onDown, true);
+        view.addEventListener("mousedown", onEvent, true);
+        view.addEventListener("mouseup", onEvent, true);
         watch.views.push(view);
       } catch {
         // a view this script cannot reach: a press there goes unseen, and nothing is said
       }
     }
     return watch;
+  }
+
+  // The element under a mouse event's point inside `first` (where the event's path starts),
+  // through shadow roots a listener out here is not shown (closed ones): `first` itself when
+  // it hosts none, or nothing of it is there.
+  function pressedInside(first, event) {
+    let el = first;
+    for (let hops = 0; hops < 32; hops++) {
+      const shadow = dom.shadowOf(el);
+      const inner = shadow && typeof shadow.elementFromPoint === "function" ? shadow.elementFromPoint(event.clientX, event.clientY) : null;
+      if (!inner || inner === el || !within(inner, el)) break;
+      el = inner;
+    }
+    return el;
+  }
+
+  function within(node, ancestor) {
+    for (let up = node, hops = 0; up && hops < 256; hops++, up = dom.composedParent(up)) {
+      if (up === ancestor) return true;
+    }
+    return false;
+  }
+
+  // Whether `el` is still shown under the point of a mouse event (in its own window's
+  // viewport), in top-viewport px as `rectOf` gives its box.
+  function stillUnder(el, event, ctx) {
+    if (!el.isConnected || !dom.isVisible(el, ctx.env)) return false;
+    const doc = event.view && event.view.document;
+    const offset = doc && dom.hostFrame(doc) ? dom.frameOffset(doc.documentElement || doc.body) : { x: 0, y: 0 };
+    const x = event.clientX + offset.x;
+    const y = event.clientY + offset.y;
+    const box = dom.rectOf(el);
+    return x >= box.x && x <= box.x + box.width && y >= box.y && y <= box.y + box.height;
   }
 
   // A result on screen that something else covers (a cookie banner, a dialog) says what: a

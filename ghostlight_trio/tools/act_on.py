@@ -6,8 +6,10 @@ clear element: no match (``target_missing``), several equally good ones (``ambig
 with up to five candidates), a stale ref (``stale_ref``), or, for pointer actions, something
 else on top of it (``covered_target``). The action itself is the computer tool's real input
 (clicks, hover, scroll_to) or form_input's (set_value), under this call's own lease; ``expect``
-then runs wait_for's condition and says whether it was met. An ``expect`` selector the page
-cannot parse is refused before anything is done, as it could only fail after the action.
+then runs wait_for's condition and says whether it was met. A click whose press the page saw go
+down or come up on something else (an overlay shown at that instant) is an error, as computer's
+is, and nothing is waited for after it. An ``expect`` selector the page cannot parse is refused
+before anything is done, as it could only fail after the action.
 """
 
 from __future__ import annotations
@@ -104,15 +106,25 @@ class ActOn:
             done = await self._computer(
                 _sub(call, {"action": action, "ref": ref, "tabId": arguments["tabId"]})
             )
-        if done.kind != "ok":
-            return done
         structured = dict(done.structured or {})
         receipt = dict(structured.get("interactionReceipt") or {})
+        missed = "pressedInstead" in receipt.get("observedAfter", {})
+        if done.kind != "ok" and not missed:
+            return done
         lines = [f"act_on {action} on {ref} (target found by {how}, assurance {assurance})."]
         lines += [getattr(block, "text", "") for block in done.content]
         if receipt:
             receipt["targetAssurance"] = assurance
             receipt["action"] = action
+        if missed:
+            # The press went out but landed on something else (an overlay shown at that
+            # instant): the target was not acted on, so what should follow is not waited for.
+            if expect is not None:
+                lines.append(
+                    f"The expectation was not waited for: the target did not take the {action}."
+                )
+            structured["interactionReceipt"] = receipt
+            return ToolResult.text("\n".join(lines), kind="tool_error", structured=structured)
         if expect is not None:
             await call.effects.checkpoint()
             waited = await self._wait_for(_sub(call, {**expect, "tabId": arguments["tabId"]}))

@@ -264,12 +264,15 @@ class PageChannel:
 
     async def observe_ref(
         self, call: ToolCall, tab: int, ref: str, bound: float = CONTENT_TIMEOUT, *,
-        near: bool = False,
+        near: bool = False, watch_press: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """The page observed with the element behind ``ref`` as its ``target`` (and with
-        ``near``, what is shown around it); a ref the page cannot resolve (stale, gone) is a
-        page-hop ``BrowserError`` with the page's code."""
+        ``near``, what is shown around it; with ``watch_press``, the page watches where the
+        action's presses land on it, and ``pressWatch`` names that watch); a ref the page
+        cannot resolve (stale, gone) is a page-hop ``BrowserError`` with the page's code."""
         args: dict[str, Any] = {"ref": ref, "near": True} if near else {"ref": ref}
+        if watch_press is not None:
+            args["watchPress"] = watch_press
         seen = await self.content(call, tab, "observe", args, bound, read=True)
         if not isinstance(seen, dict):
             raise BrowserError("The page gave no answer", hop="page", code="no_answer")

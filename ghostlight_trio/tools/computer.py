@@ -59,9 +59,22 @@ UNANSWERED_AFTER = (
     " and open a new one."
 )
 PRESSED_ELSEWHERE = (
-    "What was at that point moved or changed as the pointer arrived, so the press landed on"
-    " another element (named in the receipt) and may have done something else than meant. Take"
-    " a screenshot to see the page now before clicking again."
+    "{summary} But the press landed on another element (named in the receipt below), not on"
+    " {aimed}: it moved, changed or was covered at the instant the button went down, so it did"
+    " not take the {what}, and the press may have done something else than meant. {then}"
+)
+"""A press the page saw go down on something else than what it was aimed at (an overlay shown
+at that instant, a target that jumped aside): not the action asked for, whatever it did."""
+RELEASED_ELSEWHERE = (
+    "{summary} But the press came up on another element (named in the receipt below), not on"
+    " {aimed}: something came over it while the button was down, so it got no click (only what"
+    " it does on the press itself, such as opening a menu, may have happened). {then}"
+)
+"""A press that went down on its target and came up on something else: the page gives the
+click to neither, so the target was not clicked, whatever its press alone did."""
+PRESSED_THEN = (
+    "Take a screenshot to see what the press did and whether what came over the target is gone"
+    " before trying again (if something keeps covering it, wait for it to go or close it first)."
 )
 TYPE_MAX_CHARS = 2000
 NO_FOCUS = (
@@ -171,18 +184,19 @@ class ComputerTool:
         target: dict[str, Any] | None,
         near: bool = False,
         typed: str | None = None,
-        pressed: bool = False,
+        press_watch: Any = None,
     ) -> ToolResult:
         """The receipt once the page settled. With ``near``, each observation also lists the
         interactive elements shown around the target, so that what the action revealed (a menu
         shown by CSS alone) is named. With ``typed``, a field that does not hold what was typed
-        afterwards (cut at its limit, rewritten) says what it holds. With ``pressed`` (a click
-        at a point whose press the page watched), a press that landed on something else than
-        what was at the point before the pointer came says so."""
+        afterwards (cut at its limit, rewritten) says what it holds. With ``press_watch`` (the
+        token of the watch the observation before armed on the target of a click or a drag), a
+        press that went down or came up on something else than the target makes the call an
+        error that names it: the target did not take the action."""
         ref = target.get("ref") if near and isinstance(target, dict) else None
         where: dict[str, Any] = {"ref": ref, "near": True} if isinstance(ref, str) else {}
-        if pressed:
-            where["press"] = True
+        if isinstance(press_watch, str) and press_watch:
+            where["press"] = press_watch
         try:
             after = await observe_settled(lambda: self._observe(call, tab, **where))
         except PageDialog as stop:
@@ -195,7 +209,12 @@ class ComputerTool:
             if typed is not None:
                 summary += _field_kept(after.get("focused"), typed)
             if "pressedInstead" in receipt["observedAfter"]:
-                summary += f" {PRESSED_ELSEWHERE}"
+                instead = receipt["observedAfter"]["pressedInstead"]
+                lead = _pressed_elsewhere(call, summary, released=bool(instead.get("release")))
+                missed = receipt_result(lead, receipt, call.context.workspace_id)
+                return ToolResult(
+                    kind="tool_error", content=missed.content, structured=missed.structured
+                )
         elif await self._page_unresponsive(call, tab):
             return ToolResult.text(f"{summary} {UNANSWERED_AFTER}", kind="outcome_unknown")
         return receipt_result(summary, receipt, call.context.workspace_id)
@@ -213,15 +232,17 @@ class ComputerTool:
         return False
 
     async def _target_point(
-        self, call: ToolCall, tab: int, *, watch_press: bool = False
+        self, call: ToolCall, tab: int, *, watch_press: dict[str, Any] | None = None
     ) -> tuple[float, float, dict[str, Any] | None, dict[str, Any] | None, str]:
         """Where to act: (css x, css y, target element, observation before, assurance).
-        ``watch_press``: the page also notes where the next press at a point lands."""
+        ``watch_press`` ({presses, releases}): the page also watches where the action's presses
+        land on the target (the ref's element, or what is at the point), and the observation
+        names that watch (``pressWatch``)."""
         ref = call.arguments.get("ref")
         if isinstance(ref, str) and ref:
-            return await self._ref_point(call, tab, ref)
+            return await self._ref_point(call, tab, ref, watch_press)
         x, y = self._model_point(call, tab, "coordinate")
-        watch = {"watchPress": True} if watch_press else {}
+        watch = {"watchPress": watch_press} if watch_press is not None else {}
         before = await self._observe(call, tab, x=x, y=y, near=True, **watch)
         viewport = before.get("viewport") if before else None
         if isinstance(viewport, dict) and not _inside(x, y, viewport):
@@ -239,13 +260,15 @@ class ComputerTool:
         return x, y, target, before, "coordinate"
 
     async def _ref_point(
-        self, call: ToolCall, tab: int, ref: str
+        self, call: ToolCall, tab: int, ref: str, watch_press: dict[str, Any] | None = None
     ) -> tuple[float, float, dict[str, Any] | None, dict[str, Any] | None, str]:
         """The ref's centre once a click there reaches it: out of view (below the fold, or
         scrolled away inside a scroll container) it is scrolled to the middle first, and what
         the point would hit is checked, as act_on does. A point that would reach something else
         (a sticky header, a banner, the container it is clipped by) is refused, no input sent."""
-        before = await self._channel.observe_ref(call, tab, ref, OBSERVE_TIMEOUT, near=True)
+        before = await self._channel.observe_ref(
+            call, tab, ref, OBSERVE_TIMEOUT, near=True, watch_press=watch_press
+        )
         in_view = bool(before["target"].get("inViewport"))
         hit = await self._channel.reach_ref(call, tab, ref, in_view=in_view)
         if not hit.get("hit"):
@@ -349,7 +372,10 @@ class ComputerTool:
         action = str(call.arguments["action"])
         button, count = CLICKS[action]
         bits = modifier_bits(call.arguments.get("modifiers"))
-        x, y, target, before, assurance = await self._target_point(call, tab, watch_press=True)
+        # Where each press goes down and comes up is watched on the target: one that lands on
+        # something else (an overlay shown at that instant) is not said to have clicked it.
+        watch = {"presses": count, "releases": True}
+        x, y, target, before, assurance = await self._target_point(call, tab, watch_press=watch)
         steps = [_mouse_step("mouseMoved", x, y, modifiers=bits)]
         if assurance == "ref":
             x, y, target = await self._under_pointer(call, tab, x, y, bits)
@@ -365,7 +391,7 @@ class ComputerTool:
         await self._send(call, tab, steps, summary=summary)
         return await self._finish(
             call, tab, summary, before, assurance=assurance, target=target, near=True,
-            pressed=assurance == "coordinate",
+            press_watch=before.get("pressWatch") if before else None,
         )  # fmt: skip
 
     async def _under_pointer(
@@ -486,7 +512,9 @@ class ComputerTool:
         sx, sy = self._model_point(call, tab, "start_coordinate")
         ex, ey = self._model_point(call, tab, "coordinate")
         bits = modifier_bits(call.arguments.get("modifiers"))
-        before = await self._observe(call, tab, x=sx, y=sy)
+        # Where the press goes down is watched (not where it comes up: elsewhere, by design).
+        watch = {"presses": 1, "releases": False}
+        before = await self._observe(call, tab, x=sx, y=sy, watchPress=watch)
         _refuse_other_site(call, before, "frameAt")
         start = call.arguments["start_coordinate"]
         end = call.arguments["coordinate"]
@@ -536,7 +564,10 @@ class ComputerTool:
                 with trio.CancelScope(shield=True):
                     await self._send(call, tab, [release], summary=summary, started=True)
         target = before.get("target") if before else None
-        return await self._finish(call, tab, summary, before, assurance="coordinate", target=target)
+        return await self._finish(
+            call, tab, summary, before, assurance="coordinate", target=target,
+            press_watch=before.get("pressWatch") if before else None,
+        )  # fmt: skip
 
     async def _scroll_to(self, call: ToolCall, tab: int) -> ToolResult:
         ref = call.arguments.get("ref")
@@ -862,6 +893,21 @@ def _unreachable(
         kind="tool_error",
         structured=structured,
     )
+
+
+def _pressed_elsewhere(call: ToolCall, summary: str, *, released: bool) -> str:
+    """The lead of a click or drag whose press the page saw go down (``released``: come up)
+    on another element than its target."""
+    action = str(call.arguments.get("action", ""))
+    ref = call.arguments.get("ref")
+    drag = action == "left_click_drag"
+    if isinstance(ref, str) and ref:
+        aimed = ref
+    else:
+        aimed = "what was at the start point" if drag else "what was at that point"
+    what = "drag" if drag else "click"
+    lead = RELEASED_ELSEWHERE if released else PRESSED_ELSEWHERE
+    return lead.format(summary=summary, aimed=aimed, what=what, then=PRESSED_THEN)
 
 
 def _said(result: ToolResult) -> str:

@@ -38,9 +38,8 @@ async def observe_settled(
     last: Observation | None = None
     while True:
         await trio.sleep(SETTLE_POLL_SECONDS)
-        current = await observe()
-        if not isinstance(current, dict):
-            current = None
+        seen = await observe()
+        current: Observation | None = seen if isinstance(seen, dict) else None
         if current is not None and last is not None and _signature(current) == _signature(last):
             return current
         if current is not None:
@@ -91,14 +90,16 @@ def build_receipt(
     if isinstance(pending, str) and pending and pending != before.get("pendingUrl"):
         observed["navigationPending"] = pending
     pressed = after.get("pressed")
-    if (
-        target
-        and isinstance(pressed, dict)
-        and pressed.get("reached") is False
-        and isinstance(pressed.get("target"), dict)
-    ):
-        # The press the page saw went down on something other than what was at the point.
-        observed["pressedInstead"] = actionable(pressed["target"])
+    if target and isinstance(pressed, dict) and pressed.get("reached") is False:
+        # A press the page saw go down (or, ``release``, come up) on something other than the
+        # target: what came over it at that instant, or what took its place.
+        landed = pressed.get("target")
+        instead: dict[str, Any] = {"role": "element", "name": ""}
+        if isinstance(landed, dict):
+            instead = actionable(landed)
+        if pressed.get("release") is True:
+            instead["release"] = True
+        observed["pressedInstead"] = instead
     new_status = [
         t for t in after.get("statusTexts") or [] if t not in (before.get("statusTexts") or [])
     ]
@@ -180,11 +181,7 @@ def receipt_facts(receipt: dict[str, Any]) -> str:
     facts: list[str] = []
     instead = observed.get("pressedInstead")
     if isinstance(instead, dict):
-        named = str(instead["role"]) + (f' "{instead["name"]}"' if instead.get("name") else "")
-        named += f" [{instead['ref']}]" if instead.get("ref") else ""
-        facts.append(
-            f"the press landed on {named}, not on what was at the point before the pointer came"
-        )
+        facts.append(_pressed_fact(receipt, instead))
     if "urlChanged" in observed:
         facts.append(f"URL changed to {page_url(str(observed['urlChanged']))}")
     if "titleChanged" in observed:
@@ -220,6 +217,21 @@ def receipt_facts(receipt: dict[str, Any]) -> str:
         facts.append(f"{len(revealed)} element(s) came into view: {named}{more}")
     text = "; ".join(facts) if facts else "no other page change seen"
     return text if len(text) <= FACTS_LIMIT else text[: FACTS_LIMIT - 1] + "…"
+
+
+def _pressed_fact(receipt: dict[str, Any], instead: dict[str, Any]) -> str:
+    """Where a press went instead of its target: down on another element, or (``release``)
+    down on the target but up on another, so that no click reached the target."""
+    named = str(instead.get("role", "")) + (f' "{instead["name"]}"' if instead.get("name") else "")
+    named += f" [{instead['ref']}]" if instead.get("ref") else ""
+    aimed = _ref(receipt.get("target"))
+    if receipt.get("targetAssurance") == "coordinate" or not aimed:
+        meant = "what was at the point before the pointer came"
+    else:
+        meant = f"the target [{aimed}]"
+    if instead.get("release"):
+        return f"the press went down on {meant} but came up on {named}, so no click reached it"
+    return f"the press landed on {named}, not on {meant}"
 
 
 def receipt_text(receipt: dict[str, Any], workspace_id: str | None) -> str:

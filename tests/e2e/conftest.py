@@ -563,3 +563,31 @@ customElements.define('shadow-text', class extends HTMLElement {
 </script>""",
 }
 PAGES.update(LIMIT_PAGES)
+
+
+# --- a cover over a button at the instant of a press (test_click_truth.py, test_act_on.py) -----
+
+# "Pay now" logs its clicks in window.events. A "Flash sale" dialog covers the whole page:
+# /cover/press from the instant each press goes down until just after it comes up (the press
+# goes down on the button, comes up on the cover, and the click reaches neither);
+# /cover/after once the button took a click, until the next press comes up (a second press
+# lands on the cover); /cover/arrive from when the pointer comes over the button until the
+# next press comes up. Each is set off by the input itself: no timing decides it.
+_COVER = """<!doctype html><title>Checkout</title>
+<style>body{margin:0;font:16px sans-serif} #pay{margin:80px;width:160px;height:50px}
+#cover{display:none;position:fixed;inset:0;z-index:50;background:rgba(0,0,0,.3)}</style>
+<button id="pay" onclick="L('pay')" ondblclick="L('pay dbl')">Pay now</button>
+<div id="cover" role="dialog" aria-label="Flash sale" onclick="L('cover')"></div>
+<script>window.events = []; function L(m) { events.push(m); }
+const show = () => { cover.style.display = 'block'; };
+const hide = () => setTimeout(() => { cover.style.display = 'none'; }, 0);
+%s</script>"""
+COVER_PAGES = {
+    "/cover/press": _COVER % "addEventListener('pointerdown', show, true);"
+    " addEventListener('pointerup', hide, true);",
+    "/cover/after": _COVER % "pay.addEventListener('click', show);"
+    " cover.addEventListener('pointerup', hide);",
+    "/cover/arrive": _COVER % "pay.addEventListener('pointerover', show);"
+    " addEventListener('pointerup', hide, true);",
+}
+PAGES.update(COVER_PAGES)

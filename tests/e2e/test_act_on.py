@@ -126,3 +126,37 @@ async def test_an_unparsable_expectation_is_refused_before_the_click_and_results
         'Expectation NOT met within 0 ms: expected that no element matching selector "h2" would'
         " be visible. Last observation: 1 matching element(s), 1 visible."
     )
+
+
+async def test_a_click_a_cover_takes_at_the_instant_of_the_press_is_not_reported_as_done(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    """The button is clear when act_on finds it and checks it, and a dialog comes over it at
+    the very instant of the press: the answer is an error that names the dialog inside the
+    page fence, waits for no expectation, and never says the button was clicked."""
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/cover/press")
+    by_name = await service.call(
+        "act_on", ws, tabId=tab, target={"name": "Pay now", "role": "button"},
+        action="left_click", expect={"text": "Paid", "timeout_ms": 3000},
+    )  # fmt: skip
+    said = text(by_name)
+    assert by_name.kind == "tool_error", said
+    assert said.startswith("act_on left_click on ref_") and "target found by name" in said, said
+    assert "the press came up on another element" in said and "got no click" in said, said
+    assert 'came up on dialog "Flash sale"' in said.split("---", 1)[1], said
+    assert "The expectation was not waited for" in said and "Expectation met" not in said, said
+    receipt = by_name.structured["interactionReceipt"]
+    assert receipt["targetAssurance"] == "semantic" and receipt["target"]["name"] == "Pay now"
+    assert receipt["observedAfter"]["pressedInstead"]["name"] == "Flash sale", receipt
+    assert "wait" not in by_name.structured
+    assert await page_value(service, ws, tab, "window.events") == []
+    # By query, a double click whose second press the dialog takes whole.
+    ws, tab = await open_page(service, f"{web}/cover/after", ws)
+    by_query = await service.call(
+        "act_on", ws, tabId=tab, target={"query": "Pay now"}, action="double_click"
+    )
+    said = text(by_query)
+    assert by_query.kind == "tool_error", said
+    assert 'the press landed on dialog "Flash sale"' in said.split("---", 1)[1], said
+    assert await page_value(service, ws, tab, "window.events") == ["pay", "cover"]

@@ -454,7 +454,7 @@ async def test_a_click_at_a_point_whose_target_jumps_away_says_where_the_press_l
     button = found.structured["results"][0]
     at = [round(button["x"]), round(button["y"])]
     missed = await service.call("computer", ws, tabId=tab, action="left_click", coordinate=at)
-    assert missed.kind == "ok", text(missed)
+    assert missed.kind == "tool_error", text(missed)
     assert await events(service, ws, tab) == []  # the button jumped aside: it got no click
     receipt = missed.structured["interactionReceipt"]
     assert receipt["target"]["name"] == "Catch me"  # what was at the point before
@@ -472,6 +472,57 @@ async def test_a_click_at_a_point_whose_target_jumps_away_says_where_the_press_l
     assert await events(service, ws, tab) == ["catch"]
     assert "pressedInstead" not in caught.structured["interactionReceipt"]["observedAfter"]
     assert "landed on another element" not in text(caught)
+
+
+def said_pressed_elsewhere(outcome: Any, *, came_up: bool) -> None:
+    """The answer of an action whose press the "Flash sale" cover took (as it went down, or
+    with ``came_up``, as it came up): an error that names the cover inside the page fence."""
+    said = text(outcome)
+    assert outcome.kind == "tool_error", said
+    if came_up:
+        assert "the press came up on another element" in said and "got no click" in said, said
+    else:
+        assert "the press landed on another element" in said and "did not take the" in said, said
+    instead = outcome.structured["interactionReceipt"]["observedAfter"]["pressedInstead"]
+    assert instead["name"] == "Flash sale" and instead.get("release", False) is came_up, instead
+    fenced = said.split("---", 1)[1]
+    landed = 'came up on dialog "Flash sale"' if came_up else 'landed on dialog "Flash sale"'
+    assert landed in fenced, said
+
+
+async def test_a_press_a_cover_takes_at_its_instant_is_never_said_to_have_clicked_the_target(
+    extended_service: Service, extended_browser: Any, web: str
+) -> None:
+    """A dialog comes over the button at the very instant of a press (the press itself shows
+    it): the page gets the press on the dialog and the button no click. Every way of pressing
+    (by ref, at a point, each kind of click, a drag) says the press landed elsewhere, names
+    what took it inside the page fence, and answers an error, never a click on the button."""
+    service = extended_service
+    ws, tab = await open_page(service, f"{web}/cover/press")
+    pay, _ = await found_ref(service, ws, tab, "Pay now")
+    for action in ("left_click", "right_click", "double_click", "triple_click"):
+        missed = await service.call("computer", ws, tabId=tab, action=action, ref=pay)
+        said_pressed_elsewhere(missed, came_up=True)
+    found = await service.call("find", ws, tabId=tab, query="Pay now")
+    button = found.structured["results"][0]
+    at = [round(button["x"]), round(button["y"])]
+    missed = await service.call("computer", ws, tabId=tab, action="left_click", coordinate=at)
+    said_pressed_elsewhere(missed, came_up=True)
+    assert await events(service, ws, tab) == []  # neither the button nor the cover: no click
+    # The cover comes once the button took a click: a double click's second press lands on it.
+    ws, tab = await open_page(service, f"{web}/cover/after", ws)
+    pay, _ = await found_ref(service, ws, tab, "Pay now")
+    missed = await service.call("computer", ws, tabId=tab, action="double_click", ref=pay)
+    said_pressed_elsewhere(missed, came_up=False)
+    assert await events(service, ws, tab) == ["pay", "cover"]
+    # The cover comes as the pointer arrives: a drag from the button grabs the cover.
+    ws, tab = await open_page(service, f"{web}/cover/arrive", ws)
+    dragged = await service.call(
+        "computer", ws, tabId=tab, action="left_click_drag", start_coordinate=at,
+        coordinate=[at[0] + 200, at[1] + 200],
+    )  # fmt: skip
+    said_pressed_elsewhere(dragged, came_up=False)
+    assert "not on what was at the start point" in text(dragged), text(dragged)
 
 
 async def test_input_a_stuck_page_never_answers_about_is_an_unknown_outcome_not_a_success(

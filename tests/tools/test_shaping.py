@@ -311,3 +311,21 @@ def test_a_press_the_page_saw_land_elsewhere_is_named_and_one_that_reached_is_no
     assert text.index("the press landed on body") > fence  # page-sourced: inside the fence
     unseen = build_receipt("left_click", 7, before, {**before}, assurance="coordinate", target=ELEMENT)
     assert "pressedInstead" not in unseen["observedAfter"]
+
+
+def test_a_press_that_came_up_elsewhere_or_on_nothing_nameable_is_said_against_its_target() -> None:
+    """By ref the receipt names the target the press missed; a press that went down on it and
+    came up on something else (a cover over it at that instant) says so; one on an element the
+    page could not describe is still a miss, not silence."""
+    before = {"url": "http://a.test/", "title": "A", "renderSerial": 1, "mutations": 5}
+    cover = {**ELEMENT, "ref": "ref_9", "role": "dialog", "name": "Flash sale", "tag": "div"}
+    came_up = {**before, "pressed": {"reached": False, "target": cover, "release": True}}
+    receipt = build_receipt("left_click", 7, before, came_up, assurance="ref", target=ELEMENT)
+    assert receipt["observedAfter"]["pressedInstead"]["release"] is True
+    assert receipt_facts(receipt) == (
+        f'the press went down on the target [{ELEMENT["ref"]}] but came up on dialog'
+        ' "Flash sale" [ref_9], so no click reached it'
+    )
+    nameless = {**before, "pressed": {"reached": False, "target": None}}
+    receipt = build_receipt("double_click", 7, before, nameless, assurance="ref", target=ELEMENT)
+    assert receipt_facts(receipt) == f'the press landed on element, not on the target [{ELEMENT["ref"]}]'
