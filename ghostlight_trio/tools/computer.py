@@ -254,7 +254,7 @@ class ComputerTool:
                 " and pick a point inside it, or use a ref from read_page or find."
             )
         _refuse_other_site(call, before, "frameAt")
-        if before is None or before.get("pointInFrame"):
+        if before is not None and before.get("pointInFrame"):
             await refuse_frames_at(self._channel, call, tab, x, y)
         target = before.get("target") if before else None
         return x, y, target, before, "coordinate"
@@ -349,8 +349,8 @@ class ComputerTool:
         """Typing and keys go where the keyboard focus is: into an embedded frame, they reach
         that frame's site (named by the browser, not by the frame's ``src``)."""
         _refuse_other_site(call, before, "focusFrame")
-        if before is None or before.get("focusInFrame"):
-            focused = before.get("focused") if before else None
+        if before is not None and before.get("focusInFrame"):
+            focused = before.get("focused")
             point = (
                 (float(focused["x"]), float(focused["y"]))
                 if isinstance(focused, dict) and _is_number(focused.get("x")) and _is_number(focused.get("y"))
@@ -526,9 +526,10 @@ class ComputerTool:
                 f"{_n(viewport.get('height'))} CSS px); nothing was sent. Take a screenshot and"
                 " pick both points inside it."
             )
-        if before is None or before.get("pointInFrame"):
+        if before is not None and before.get("pointInFrame"):
             await refuse_frames_at(self._channel, call, tab, sx, sy)
-        await refuse_frames_at(self._channel, call, tab, ex, ey)  # where it is dropped
+        if before is not None:  # a page that answers nothing (busy) answers no hit test either
+            await refuse_frames_at(self._channel, call, tab, ex, ey)  # where it is dropped
         summary = f"Dragged ({_n(start[0])}, {_n(start[1])}) -> ({_n(end[0])}, {_n(end[1])})."
         press: dict[str, Any] = {"button": "left", "clickCount": 1, "modifiers": bits}
         grab = [
