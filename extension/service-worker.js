@@ -101,7 +101,15 @@ const tabOps = createTabOps({
     workspaceOfTab: (t) => book.workspaceOfTab(t),
   },
   persist: () => store.persist(),
+  prepareTab: keepWorkersOut,
 });
+
+// An agent's tab is under a debugger session from its start: the session keeps service workers
+// out of its pages (debugger.js), so that a worker registered from another workspace's tab on
+// the same site can neither serve, watch nor steer it. Best effort.
+function keepWorkersOut(tabId) {
+  return debuggers.send(tabId, "Network.setBypassServiceWorker", { bypass: true });
+}
 
 const dispatcher = createDispatcher({
   ping: async () => ({}),
@@ -367,6 +375,7 @@ chrome.tabs.onCreated.addListener((tab) => {
     const owner = book.workspaceOfTab(opener);
     if (owner !== null) {
       book.addTab(owner, tab.id);
+      keepWorkersOut(tab.id).catch(() => {});
       store.persist();
       tabOps.placeChild(tab, owner).catch((err) => log("placing a child tab failed", err));
     }

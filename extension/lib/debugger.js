@@ -247,7 +247,10 @@ export class DebuggerSessions {
     }
     await this.#noticeCrash(tabId);
     // Focus emulation needs the page: on a crashed tab it would never answer.
-    if (!this.crashes.has(tabId)) await this.#emulateFocus(tabId);
+    if (!this.crashes.has(tabId)) {
+      await this.#emulateFocus(tabId);
+      await this.#bypassWorkers(tabId);
+    }
     this.attached.add(tabId);
   }
 
@@ -258,6 +261,21 @@ export class DebuggerSessions {
       await this.chrome.debugger.sendCommand({ tabId }, "Inspector.enable", {});
     } catch {
       // An older browser or a closing tab: crashes are still seen as they happen.
+    }
+  }
+
+  // Every request of an agent's tab goes to the network, past any service worker, and no
+  // worker controls its pages: a worker registered from another workspace's tab on the same
+  // site (workspaces share the profile) can then neither serve, watch nor steer this one. The
+  // browser answers it without the page. Best effort: an older browser lacks it.
+  async #bypassWorkers(tabId) {
+    try {
+      // The bypass holds only while the session's Network domain is on.
+      for (const [method, params] of [["Network.enable", {}], ["Network.setBypassServiceWorker", { bypass: true }]]) {
+        await this.crashes.guard(tabId, this.chrome.debugger.sendCommand({ tabId }, method, params), () => pageCrashedError(tabId));
+      }
+    } catch {
+      // e.g. the tab closed meanwhile; the caller's own command reports that
     }
   }
 

@@ -26,7 +26,9 @@ export function endedTitle(title) {
   return base.endsWith(ENDED_SUFFIX) ? base : `${base}${ENDED_SUFFIX}`;
 }
 
-export function createTabOps({ chromeApi, book, persist }) {
+// `prepareTab(tabId)`: readies a new workspace tab before it loads anything (its debugger
+// session, which keeps service workers out of its pages); best effort.
+export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
   // Group changes this module makes itself, so they are not taken for the user's: tabs being
   // grouped right now, and the group each was last put in.
   const placing = new Set();
@@ -116,6 +118,7 @@ export function createTabOps({ chromeApi, book, persist }) {
       url = target.url;
     }
     const { tab, group } = await createWorkspaceTab(request, url);
+    if (prepareTab) await Promise.resolve().then(() => prepareTab(tab.id)).catch(() => {});
     await persist();
     return { tabId: tab.id, title: tab.title || "", url: tabUrl(tab) || url, groupId: group ? group.id : null };
   }

@@ -303,7 +303,13 @@ test("cdp: focus emulation is best effort, also on an adopted attachment", async
   };
   const d = new DebuggerSessions(chromeApi);
   assert.deepEqual(await d.send(7, "Page.enable"), { ok: 1 });
-  assert.deepEqual(seen, ["Inspector.enable", "Emulation.setFocusEmulationEnabled", "Page.enable"]);
+  assert.deepEqual(seen, [
+    "Inspector.enable",
+    "Emulation.setFocusEmulationEnabled",
+    "Network.enable",
+    "Network.setBypassServiceWorker",
+    "Page.enable",
+  ]);
 });
 
 test("cdp: adopts an attachment that survived a worker restart", async () => {

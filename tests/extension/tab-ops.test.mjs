@@ -256,3 +256,19 @@ test("a new tab whose opener is still being worked out is taken by no workspace'
   const after = await ops.tabsContext({}, req("wA"));
   assert.deepEqual(after.tabs.map((t) => t.tabId).sort(), [a.tabId, 888].sort());
 });
+
+test("a new workspace tab is readied (its debugger session keeps service workers out) before tabs_create answers", async () => {
+  const chromeApi = fakeChrome(userWorld());
+  const readied = [];
+  const ops = createTabOps({
+    chromeApi,
+    book: new WorkspaceBook(),
+    persist: async () => {},
+    prepareTab: async (tabId) => {
+      readied.push(tabId);
+      throw new Error("best effort: a failure does not fail the creation");
+    },
+  });
+  const out = await ops.tabsCreate({}, req("w1"));
+  assert.deepEqual(readied, [out.tabId]);
+});
