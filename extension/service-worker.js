@@ -343,7 +343,7 @@ chrome.runtime.onStartup.addListener(() => {
 
 chrome.tabs.onRemoved.addListener((tabId) => {
   ready.then(() => {
-    debuggers.forget(tabId);
+    debuggers.closed(tabId);
     buffers.forget(tabId);
     openers.forget(tabId);
     dialogs.detached(tabId);

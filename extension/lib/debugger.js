@@ -34,6 +34,8 @@ const NO_SUCH_TAB = /no tab with (?:given )?id/i;
 // another extension's): the page is out of reach, as it is for content scripts.
 const KEPT_OUT = /cannot access|cannot attach to this target/i;
 export const PAGE_CRASHED = "page_crashed";
+// Session settings a new session of the tab must carry as well (see `kept`).
+const KEPT_METHODS = new Set(["Network.setBlockedURLs"]);
 // Commands the browser itself carries out for a crashed tab (no page needed): they can take it
 // somewhere else. Everything else waits for a renderer that is not there.
 const ANSWERED_WHEN_CRASHED = new Set([
@@ -144,6 +146,16 @@ export class DebuggerSessions {
     this.attached = new Set();
     this.attaching = new Map(); // tabId -> Promise, so concurrent calls attach once
     this.crashes = tabCrashes(chromeApi);
+    // Per tab, the session settings the service asked for that a new session must carry too
+    // (method -> params): today the blocked-URL list. Replayed on every attach; dropped with
+    // the tab.
+    this.kept = new Map();
+  }
+
+  // The tab closed: nothing of it is replayed again.
+  closed(tabId) {
+    this.kept.delete(tabId);
+    this.forget(tabId);
   }
 
   // Called from chrome.debugger.onDetach and tab removal.
@@ -179,6 +191,7 @@ export class DebuggerSessions {
     }
     await this.#ensureAttached(tabId);
     throwIfStopped(signal);
+    if (KEPT_METHODS.has(method)) this.#keep(tabId, method, params);
     try {
       return await this.#command(tabId, method, params);
     } catch (err) {
@@ -250,6 +263,7 @@ export class DebuggerSessions {
     if (!this.crashes.has(tabId)) {
       await this.#emulateFocus(tabId);
       await this.#bypassWorkers(tabId);
+      await this.#replayKept(tabId);
     }
     this.attached.add(tabId);
   }
@@ -276,6 +290,24 @@ export class DebuggerSessions {
       }
     } catch {
       // e.g. the tab closed meanwhile; the caller's own command reports that
+    }
+  }
+
+  #keep(tabId, method, params) {
+    const kept = this.kept.get(tabId) || new Map();
+    kept.set(method, params || {});
+    this.kept.set(tabId, kept);
+  }
+
+  // A session made again (the user cancelled the last one, the tab's worker restarted) carries
+  // what the service set on the one before.
+  async #replayKept(tabId) {
+    for (const [method, params] of this.kept.get(tabId) || []) {
+      try {
+        await this.crashes.guard(tabId, this.chrome.debugger.sendCommand({ tabId }, method, params), () => pageCrashedError(tabId));
+      } catch {
+        // the service's next setting, or its next call, tells what failed
+      }
     }
   }
 

@@ -261,7 +261,8 @@ export class EventBuffers {
       known.mimeType = response.mimeType || "";
     } else if (method === "Network.loadingFailed" && known) {
       known.status = known.status || 0; // 0: no response came, so there is no HTTP status
-      known.errorText = params.errorText || "failed";
+      // A request the browser itself refused says why (`inspector`: the tab's blocked-URL list).
+      known.errorText = params.blockedReason ? `blocked (${params.blockedReason})` : params.errorText || "failed";
       if (params.canceled) known.canceled = true;
     }
   }

@@ -58,7 +58,7 @@ def governance_parts(
     governor = Governor(
         PolicySources(files), fingerprint=fingerprint, switches_file=switches_file
     )
-    probe = park = None
+    probe = park = fence = None
     if browser is not None:
 
         async def probe(workspace: WorkspaceId, tab: int) -> str:
@@ -78,7 +78,17 @@ def governance_parts(
             except OutcomeUnknown as unknown:
                 raise UncertainEffect(unknown.proof or "browser:park", unknown.message) from unknown
 
-    return GovernanceParts(governor, GovernanceGate(governor, probe=probe, park=park))
+        async def fence(workspace: WorkspaceId, tab: int, patterns: tuple[str, ...]) -> None:
+            args = {
+                "tabId": tab,
+                "method": "Network.setBlockedURLs",
+                "params": {"urls": list(patterns)},
+            }
+            await browser.request(workspace, "cdp", args, timeout=PROBE_TIMEOUT)
+
+    return GovernanceParts(
+        governor, GovernanceGate(governor, probe=probe, park=park, fence=fence)
+    )
 
 
 async def inherited_origin(browser: BrowserRequests, workspace: WorkspaceId, tab: int) -> str | None:

@@ -30,6 +30,7 @@ from . import denial, texts
 from .directory import Requirement, action_of, requirement
 from .governor import ALWAYS_ADVERTISED, Governor
 from .hosts import Blank, Host, HostPattern, HostResolution, Indeterminate, OutOfScope, resolve_url
+from .network_fence import fenced_patterns
 from .policy import (
     ALL_OPEN,
     PROTECTED_PAGE,
@@ -48,6 +49,9 @@ TabProbe = Callable[[WorkspaceId, int], Awaitable[str]]
 """The live URL of a tab, read from the browser (never from arguments)."""
 TabPark = Callable[[WorkspaceId, int], Awaitable[None]]
 """Move a tab to about:blank."""
+TabFence = Callable[[WorkspaceId, int, tuple[str, ...]], Awaitable[None]]
+"""Have the browser block the tab's requests to URLs matching these patterns (none: unblock)."""
+_FENCED_LIMIT = 4096
 HeldPages = Callable[[WorkspaceId, int], Sequence[str]]
 """The URLs of the pages what the service holds for a workspace's tab shows, oldest first."""
 
@@ -94,11 +98,17 @@ class GovernanceGate:
         *,
         probe: TabProbe | None = None,
         park: TabPark | None = None,
+        fence: TabFence | None = None,
         clock: Callable[[], float] = trio.current_time,
     ) -> None:
         self._governor = governor
         self._probe = probe
         self._park = park
+        self._fence = fence
+        self._fence_state: object = None
+        self._fence_patterns: tuple[str, ...] = ()
+        self._fenced: dict[tuple[WorkspaceId, int], tuple[str, ...]] = {}
+        """The patterns each tab was last fenced with (oldest first, bounded)."""
         self._clock = clock
         self._active: set[CallState] = set()
         self._stopped: dict[CallState, str] = {}
@@ -197,6 +207,41 @@ class GovernanceGate:
         return GateStop("held", text)
 
     async def authorize(self, call: CallState) -> GateStop | None:
+        stop = await self._authorize(call)
+        if stop is None:
+            await self._fence_tab(call)
+        return stop
+
+    async def _fence_tab(self, call: CallState) -> None:
+        """Before a call acts on its tab: the tab's requests to the hosts the user closed
+        (never-touch, enforced deny lists) are blocked by the browser (``network_fence``), so
+        script the page runs cannot reach them either. Sent once per tab and policy; a tab the
+        browser will not fence (no debugger session there) is logged and fenced at its next
+        call."""
+        workspace = call.context.workspace_id
+        tab = tab_id_argument(call.arguments) if "tabId" in call.arguments else None
+        fence = self._fence
+        if fence is None or workspace is None or tab is None:
+            return
+        state = self._governor.state
+        if state is not self._fence_state:
+            self._fence_state = state
+            self._fence_patterns = fenced_patterns(state.tiers, state.sacred)
+        patterns = self._fence_patterns
+        key = (workspace, tab)
+        if self._fenced.get(key, ()) == patterns:
+            return
+        try:
+            await fence(workspace, tab, patterns)
+        except BrowserFailure as failure:
+            log.warning("could not fence tab %s off the closed hosts: %s", tab, failure)
+            return
+        self._fenced.pop(key, None)
+        self._fenced[key] = patterns
+        while len(self._fenced) > _FENCED_LIMIT:
+            del self._fenced[next(iter(self._fenced))]
+
+    async def _authorize(self, call: CallState) -> GateStop | None:
         stop = self._switch_stop(call)
         if stop is not None:
             return stop

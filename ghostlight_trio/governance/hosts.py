@@ -29,7 +29,7 @@ import idna
 WEB_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp"})
 """Schemes whose URLs name a host that grants can cover."""
 BLANK_URLS = frozenset({"about:blank", "about:srcdoc"})
-_WRAPPING_SCHEMES = frozenset({"blob", "view-source"})
+_WRAPPING_SCHEMES = frozenset({"blob", "view-source", "filesystem"})
 """``blob:https://host/...`` and ``view-source:https://...`` are judged by the inner URL."""
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
 _LABEL = re.compile(r"^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$")
@@ -137,6 +137,11 @@ def local_names(hosts_text: str, hostname: str) -> frozenset[str]:
     names.add(hostname)
     spelled = (_spelled(name) for name in names)
     return frozenset(name for name in spelled if name is not None and not _ip_literal(name))
+
+
+def local_machine_names() -> frozenset[str]:
+    """The names this machine's hosts file and host name give it (besides ``localhost``)."""
+    return _named_locally()
 
 
 @functools.cache

@@ -89,6 +89,14 @@ async def _on(service: Service, port: int, log: list[tuple[str, str]], path: str
     return ws, tab
 
 
+async def bank_never_touch(tmp_path, endpoints, nursery, *handler_sets) -> Service:
+    """A governed service whose user put the bank on the never-touch list, all else open."""
+    settings = tmp_path / "config.json"
+    settings.write_text(json.dumps({"sacred_domains": [BANK]}))
+    files = PolicyFiles(org=None, user=None, settings=settings)
+    return await _governed_service(endpoints, nursery, files, *handler_sets)
+
+
 def _refused(outcome, what: str) -> None:
     assert outcome.kind == "denied", (what, text(outcome))
     assert f"embedded frame of {BANK}" in text(outcome) and "never-touch" in text(outcome), what
@@ -96,10 +104,7 @@ def _refused(outcome, what: str) -> None:
 
 async def test_input_reaches_no_frame_whose_committed_page_is_never_touch(tmp_path, endpoints, nursery, site):
     port, log = site
-    settings = tmp_path / "config.json"
-    settings.write_text(json.dumps({"sacred_domains": [BANK]}))
-    files = PolicyFiles(org=None, user=None, settings=settings)
-    service = await _governed_service(endpoints, nursery, files, page_tool_handlers)
+    service = await bank_never_touch(tmp_path, endpoints, nursery, page_tool_handlers)
     async with launched_for(service, RESOLVES):
         for path in ("/opened", "/redirected", "/wandered"):
             log.clear()
@@ -150,10 +155,7 @@ async def test_a_never_touch_frames_dialog_and_requests_keep_their_words(tmp_pat
     """A frame of the never-touch site opens an alert and loads its page: the dialog is there to
     answer, but its words are withheld, and the network listing names no address of that site."""
     port, log = site
-    settings = tmp_path / "config.json"
-    settings.write_text(json.dumps({"sacred_domains": [BANK]}))
-    files = PolicyFiles(org=None, user=None, settings=settings)
-    service = await _governed_service(endpoints, nursery, files, page_tool_handlers, more_tool_handlers)
+    service = await bank_never_touch(tmp_path, endpoints, nursery, page_tool_handlers, more_tool_handlers)
     async with launched_for(service, RESOLVES):
         ws, tab = await _tab(service)
         landed = await service.call("navigate", ws, url=f"http://{SHOP}:{port}/late", tabId=tab)

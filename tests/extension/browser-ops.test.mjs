@@ -357,3 +357,24 @@ test("cdp: failures carry hop cdp and name the method", async () => {
   await assert.rejects(d.send(7, ""), (e) => e.code === "bad_args");
   await assert.rejects(d.send(7, "Page.enable", [1]), (e) => e.code === "bad_args");
 });
+
+test("cdp: the tab's blocked-URL list is carried into a session made again, and dropped with the tab", async () => {
+  const chromeApi = world();
+  const seen = [];
+  chromeApi.onCommand = async (tabId, method, params) => {
+    seen.push([method, params]);
+    return {};
+  };
+  const d = new DebuggerSessions(chromeApi);
+  await d.send(7, "Network.setBlockedURLs", { urls: ["*://bank.test/*"] });
+  d.forget(7); // the user cancelled the session from the browser's bar
+  seen.length = 0;
+  await d.send(7, "Runtime.evaluate", { expression: "1" });
+  const replayed = seen.findIndex(([m]) => m === "Network.setBlockedURLs");
+  assert.ok(replayed >= 0 && replayed < seen.findIndex(([m]) => m === "Runtime.evaluate"), JSON.stringify(seen));
+  assert.deepEqual(seen[replayed][1], { urls: ["*://bank.test/*"] });
+  d.closed(7);
+  seen.length = 0;
+  await d.send(7, "Runtime.evaluate", { expression: "1" });
+  assert.equal(seen.some(([m]) => m === "Network.setBlockedURLs"), false);
+});
