@@ -208,7 +208,8 @@ class GovernanceGate:
 
     async def authorize(self, call: CallState) -> GateStop | None:
         stop = await self._authorize(call)
-        if stop is None:
+        # Not for a tab that left (never reached again) nor a call that runs in the service only.
+        if stop is None and not call.tab_left and call.spec.scheduling_class != _SERVICE_LOCAL:
             await self._fence_tab(call)
         return stop
 
