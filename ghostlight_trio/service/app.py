@@ -156,8 +156,12 @@ def build_service_parts(endpoints: Endpoints) -> ServiceParts:
         switches_file=endpoints.data_dir / SWITCHES_FILE,
     )
     governance["parts"].gate.held_pages = browser.held_pages
+    plans = PlanBook()
+    # A workspace that goes takes its plan with it (else every workspace ever planned in
+    # would stay in memory for the service's life).
+    workspaces.retire_listeners.append(plans.forget_workspace)
     handlers: dict[str, ToolHandler] = {
-        "update_plan": PlanBook().update_plan,
+        "update_plan": plans.update_plan,
         **browser.handlers,
         **composition_handlers(),
         "explain": explain_handler(governance["parts"].governor, load_specs()),
