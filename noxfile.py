@@ -87,7 +87,9 @@ def faults(session: nox.Session) -> None:
 
 @nox.session
 def load(session: nox.Session) -> None:
-    """16 connectors, one service, one headless Chromium; e.g. ``nox -s load -- --seconds 300``."""
+    """16 connectors and more coming and going, one service, one headless Chromium, judged as
+    goals (service RSS and open fds flat after warm-up among them); a soak is e.g.
+    ``nox -s load -- --seconds 600``."""
     _install(session)
     session.run("python", "-m", "tests.load", *session.posargs)
 

@@ -1,0 +1,130 @@
+"""What a soak watches of the service process, and how the load run's goals are judged.
+
+The service's resident memory (``VmRSS``) and its open file descriptors are sampled every few
+seconds. Growth is judged from a baseline taken after a warm-up (the longer of 10% of the run
+and 30 s), as the median of the first few samples after it against the median of the last few,
+so one spike at either end decides nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import attrs
+import trio
+
+FLAT_GOAL_PERCENT = 10.0
+"""Growth after warm-up that still counts as flat."""
+FEW = 5
+"""Samples whose median is each end of the comparison."""
+
+
+@attrs.frozen
+class Sample:
+    at: float
+    """Seconds since the measured window began."""
+    rss_kib: int
+    fds: int
+
+
+@attrs.frozen
+class Growth:
+    before: float
+    after: float
+    samples: int
+    """Samples after the warm-up (0: none, so nothing was measured)."""
+
+    @property
+    def percent(self) -> float:
+        return (self.after - self.before) / self.before * 100 if self.before else 0.0
+
+    @property
+    def flat(self) -> bool:
+        return self.samples > 0 and self.percent < FLAT_GOAL_PERCENT
+
+
+def rss_kib(pid: int) -> int:
+    """The process's resident set (``VmRSS``) in KiB; 0 once it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def open_fds(pid: int) -> int:
+    """How many file descriptors the process has open now; 0 once it is gone."""
+    try:
+        return len(os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return 0
+
+
+def sample(pid: int, at: float) -> Sample:
+    return Sample(at, rss_kib(pid), open_fds(pid))
+
+
+def sample_interval(seconds: float) -> float:
+    """Every few seconds: about sixty samples in a short run, one per 5 s in a long one."""
+    return min(5.0, max(1.0, seconds / 60))
+
+
+def warm_up(seconds: float) -> float:
+    """The longer of 10% of the run and 30 s, but never more than half a short run."""
+    return min(max(0.1 * seconds, 30.0), seconds / 2)
+
+
+async def sample_until_cancelled(
+    pid: int, began: float, interval: float, into: list[Sample]
+) -> None:
+    while True:
+        into.append(sample(pid, trio.current_time() - began))
+        await trio.sleep(interval)
+
+
+def growth(samples: list[Sample], after: float, value: Callable[[Sample], float]) -> Growth:
+    """The median of the first few samples taken from ``after`` on against the median of the
+    last few (fewer of each when there are not enough to keep the two ends apart)."""
+    warm = [value(s) for s in samples if s.at >= after]
+    if not warm:
+        return Growth(0.0, 0.0, 0)
+    few = max(1, min(FEW, len(warm) // 3))
+    return Growth(statistics.median(warm[:few]), statistics.median(warm[-few:]), len(warm))
+
+
+def goal_line(name: str, detail: str, met: bool) -> str:
+    return f"goal: {name}: {detail} {'met' if met else 'NOT met'}"
+
+
+def flat_goal(name: str, measured: Growth, unit: Callable[[float], str]) -> tuple[str, bool]:
+    """The goal line of one flat-after-warm-up figure."""
+    title = f"{name} growth after warm-up < {FLAT_GOAL_PERCENT:g}%"
+    if not measured.samples:
+        return goal_line(title, "not measured (no sample after the warm-up)", False), False
+    detail = f"{unit(measured.before)} -> {unit(measured.after)} ({measured.percent:+.1f}%)"
+    return goal_line(title, detail, measured.flat), measured.flat
+
+
+def audit_calls(path: Path) -> list[dict[str, Any]]:
+    """Every call record of the audit trail, rotated generations included (oldest first);
+    event records (``dispatched``, hold, resume ...) are left out."""
+    generations = sorted(
+        path.parent.glob(f"{path.name}.*"),
+        key=lambda p: int(p.suffix[1:]) if p.suffix[1:].isdigit() else 0,
+        reverse=True,
+    )
+    records = []
+    for file in [*generations, path]:
+        try:
+            lines = file.read_text().splitlines()
+        except FileNotFoundError:
+            continue
+        records += [json.loads(line) for line in lines if line.strip()]
+    return [record for record in records if "event" not in record]
