@@ -33,6 +33,11 @@ class Link:
         self._held.append(message)
         return self.request_connection()
 
+    def withdraw(self, message: Message) -> None:
+        """A held message its sender no longer wants (a call cancelled before it was sent):
+        it is never sent."""
+        self._held = [held for held in self._held if held is not message]
+
     def request_connection(self, *, launch: bool = True) -> list[Action]:
         if self.state == "down":
             self.state = "connecting"

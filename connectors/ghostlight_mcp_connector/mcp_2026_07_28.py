@@ -287,6 +287,11 @@ class Mcp20260728:
         if self.subscriptions.pop(request_id, None) is not None:
             return []
         self.catalog.withdraw(request_id)
+        call = self.book.get(request_id)
+        if call is not None and call.stage == "queued":
+            # Its Start still waits in the link for the bridge: it must not go out later, or
+            # the service would run a call its client cancelled before anything was sent.
+            self.link.withdraw(call.start)
         return [SendBridge(m) for m in self.book.cancel(request_id)]
 
     # --- bridge --------------------------------------------------------------------------------

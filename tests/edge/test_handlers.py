@@ -247,6 +247,22 @@ def test_cancel_before_started_cancels_on_the_service_and_suppresses_the_answer(
     assert r.receive_bridge(Outcome("w", "cancelled")) == []
 
 
+def test_a_call_cancelled_while_the_bridge_connects_is_never_sent() -> None:
+    """Found by the wire-race fuzzer: a call that came while the bridge was still connecting
+    waited in the link; cancelled there, it still went out once the bridge was up, and the
+    service ran a call its client had cancelled before anything was sent."""
+    r = router()
+    first = {"_meta": M, "name": "navigate", "arguments": {"url": "u1"}}
+    assert feed(r, tools_call(1, first)) == [ConnectBridge(launch=True)]
+    second = {"_meta": M, "name": "navigate", "arguments": {"url": "u2"}}
+    assert feed(r, tools_call(2, second)) == []
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
+    assert feed(r, cancel) == []
+    [start] = sent(r.bridge_connected())
+    assert start.arguments == {"url": "u2"}
+    assert r.owed() == 1 and r.awaiting_service()
+
+
 def test_hostile_meta_values_get_an_answer_and_the_edge_serves_on() -> None:
     """A log level that is a list, a restriction given as JSON text that nests without end or
     holds half a surrogate pair, and a cursor naming a number of thousands of digits: each is
