@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import attrs
@@ -184,14 +185,33 @@ async def _serves_a_normal_call(stream: Any, sequence: int) -> None:
     assert outcome.kind == "ok", outcome
 
 
+class Logged(logging.Handler):
+    """What the service logs at WARNING and above. Its own handler, not pytest's ``caplog``:
+    ``nox -s fuzz`` runs pytest without its logging plugin."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
 @pytest.fixture
-def failures(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
-    caplog.set_level(logging.WARNING, logger="ghostlight")
-    return caplog
+def failures() -> Iterator[Logged]:
+    logger = logging.getLogger("ghostlight")
+    logged, level = Logged(), logger.level
+    logger.addHandler(logged)
+    logger.setLevel(logging.WARNING)
+    try:
+        yield logged
+    finally:
+        logger.removeHandler(logged)
+        logger.setLevel(level)
 
 
-def _no_tracebacks(caplog: pytest.LogCaptureFixture) -> None:
-    errors = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+def _no_tracebacks(logged: Logged) -> None:
+    errors = [r for r in logged.records if r.levelno >= logging.ERROR or r.exc_info]
     assert not errors, [r.getMessage() for r in errors]
 
 
