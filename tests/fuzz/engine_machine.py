@@ -51,7 +51,7 @@ from ghostlight_trio.tools.plan import PlanBook
 from ghostlight_trio.transport.bridge import Message, Outcome, Progress, RequestContext, Start
 from ghostlight_trio.workspace import WorkspaceRegistry, compose_tab_id, split_tab_id
 
-from .profiles import STATS
+from .profiles import INVARIANTS, STATS
 
 SLOT = 1
 TABS = (compose_tab_id(SLOT, 7), compose_tab_id(SLOT, 8))
@@ -327,6 +327,7 @@ class CancellationRace(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         STATS["cancellation race: examples"] += 1
+        self.checks_run = 0
         self.loop = TrioThread()
         self.browser = ScriptedBrowser()
         self.audit: list[AuditRecord] = []
@@ -524,10 +525,12 @@ class CancellationRace(RuleBasedStateMachine):
 
     @invariant()
     def truthful(self) -> None:
+        # Checked once after the machine is built and once after every step.
+        self.checks_run += 1
         self.loop.run_sync(self._check)
 
     def _check(self) -> None:
-        checked = 0
+        checked: Counter[str] = Counter()
         outcomes: dict[str, list[Outcome]] = defaultdict(list)
         for sink in self.sinks:
             for work_id, found in sink.outcomes.items():
@@ -542,7 +545,7 @@ class CancellationRace(RuleBasedStateMachine):
         active = self._active_ids()
 
         assert not self.browser.violations, self.browser.violations
-        checked += 1
+        checked["truthful"] += 1
         for work_id, model in self.calls_by_id.items():
             found = outcomes.get(work_id, [])
             requests = self.browser.by_work.get(work_id, [])
@@ -551,14 +554,14 @@ class CancellationRace(RuleBasedStateMachine):
             settled = work_id not in active
             if settled:
                 assert len(found) == 1, (work_id, model, "settled without an answer")
-            checked += 2
+            checked["one-outcome"] += 2
             # No effect dispatched twice (a script's steps are told apart by their URLs).
             identities = Counter((r.op, r.args.get("url")) for r in requests if r.op in MUTATING)
             assert all(n == 1 for n in identities.values()), (work_id, identities)
-            checked += 1
+            checked["truthful"] += 1
             # One audit record per settled call, none for a running one.
             assert audits[work_id] == (1 if settled else 0), (work_id, audits[work_id], settled)
-            checked += 1
+            checked["audit-once"] += 1
             if not found:
                 continue
             outcome = found[0]
@@ -566,7 +569,7 @@ class CancellationRace(RuleBasedStateMachine):
             # No success for an effect the browser never confirmed.
             if outcome.kind == "ok":
                 assert not unconfirmed[work_id], (work_id, unconfirmed[work_id])
-            checked += 1
+            checked["truthful"] += 1
             # Never "it did not happen" once something went out (for a script's steps: once
             # that step's own navigation went out).
             results = (outcome.structured or {}).get("results")
@@ -582,7 +585,7 @@ class CancellationRace(RuleBasedStateMachine):
             if outcome.kind == "cancelled" and sent[work_id]:
                 # The engine's or the kill switch's wording: either way it owns up to the effect.
                 assert "allowed to finish" in text, (work_id, text)
-            checked += 2
+            checked["truthful"] += 2
             if settled:
                 record = records[work_id]
                 if record.reported is None:
@@ -593,7 +596,7 @@ class CancellationRace(RuleBasedStateMachine):
                 assert record.effects_dispatched >= len(requests), (record, len(requests))
                 if record.outcome == "ok":
                     assert all(r.answer == "ok" for r in requests if r.op in MUTATING), requests
-                checked += 3
+                checked["audit-once"] += 3
         # Leases and pins are held by running calls only.
         assert self.engine.active_work == len(active), (self.engine.active_work, active)
         pinned = Counter(
@@ -609,8 +612,9 @@ class CancellationRace(RuleBasedStateMachine):
                 self.scheduler.active,
                 self.scheduler.queued,
             )
-        checked += 3
-        STATS["cancellation race: invariants checked"] += checked
+        checked["no-leak"] += 3
+        INVARIANTS.update(checked)
+        STATS["cancellation race: invariants checked"] += sum(checked.values())
 
     # --- the end ----------------------------------------------------------------------------
 
@@ -636,4 +640,5 @@ class CancellationRace(RuleBasedStateMachine):
             leftover = self.loop.finish()
         assert leftover == [], f"tasks still running when the nursery closed: {leftover}"
         STATS["cancellation race: calls settled"] += len(self.calls_by_id)
+        STATS["cancellation race: steps"] += max(0, self.checks_run - 1)
 

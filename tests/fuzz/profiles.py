@@ -39,6 +39,11 @@ DATABASE: ExampleDatabase = (
 STATS: Counter[str] = Counter()
 """Examples run and invariants checked, per fuzzer; printed at the end of the pytest run."""
 
+INVARIANTS: Counter[str] = Counter()
+"""The race harnesses' invariant checks that held, per invariant; printed with their steps."""
+BROKEN: Counter[str] = Counter()
+"""Those that did not (each fails its example; shrinking a failure breaks some more)."""
+
 
 def fuzz_settings(*, quick: int, long: int, steps: int | None = None) -> settings:
     """Settings for one fuzzer: ``quick`` examples by default, ``long`` under the long profile."""
