@@ -108,7 +108,7 @@ const tabOps = createTabOps({
 // out of its pages (debugger.js), so that a worker registered from another workspace's tab on
 // the same site can neither serve, watch nor steer it. Best effort.
 function keepWorkersOut(tabId) {
-  return debuggers.send(tabId, "Network.setBypassServiceWorker", { bypass: true });
+  return debuggers.prepare(tabId);
 }
 
 const dispatcher = createDispatcher({

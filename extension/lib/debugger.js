@@ -163,6 +163,12 @@ export class DebuggerSessions {
     this.attached.delete(tabId);
   }
 
+  // Makes the tab's session now (with its settings: focus, no service workers, what the service
+  // asked to keep) rather than at its first command.
+  async prepare(tabId) {
+    await this.#ensureAttached(tabId);
+  }
+
   // Ends our session on the tab, if there is one (the tab went to a page no agent may enter).
   async detach(tabId) {
     const pending = this.attaching.get(tabId);

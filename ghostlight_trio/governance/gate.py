@@ -394,6 +394,11 @@ class GovernanceGate:
                 call.gate_facts = attrs.evolve(facts, host=host_text(resolve_url(origin)))
         return result
 
+    def _requirement(self, call: CallState) -> Requirement:
+        """What the call needs, as its policy was judged (or, all-open, as the catalog says)."""
+        policy = self._policies.get(call)
+        return policy.requirement if policy is not None else requirement(call.spec, call.arguments)
+
     def _refused_by_browser(
         self, call: CallState, facts: GateFacts, result: ToolResult
     ) -> ToolResult:
@@ -404,7 +409,7 @@ class GovernanceGate:
         call.gate_facts = attrs.evolve(
             facts, decision="deny", rule=decision.rule, denial_id=decision.denial_id
         )
-        self._count_denial(call, None, requirement(call.spec, call.arguments), decision)
+        self._count_denial(call, None, self._requirement(call), decision)
         said = " ".join(block.text for block in result.content if isinstance(block, TextBlock))
         return ToolResult.text(denial.protected_page_text(decision.denial_id, said), kind="denied")
 
@@ -459,9 +464,7 @@ class GovernanceGate:
         policy = self._policies.get(call)
         if isinstance(landing, OutOfScope) and landing.scheme in PROTECTED_SCHEMES:
             # Reached by a redirect or through history: refused in every mode, as asked for.
-            needed = policy.requirement if policy is not None else requirement(
-                call.spec, call.arguments
-            )
+            needed = self._requirement(call)
             decision = protected_decision(landing.scheme)
             call.gate_facts = _facts(needed, landing, decision)
             text = denial.protected_text(decision.denial_id, landing.scheme)
@@ -538,9 +541,7 @@ class GovernanceGate:
         where = resolve_url(url)
         if isinstance(where, OutOfScope) and where.scheme in PROTECTED_SCHEMES:
             # Another extension's page, the browser's own, a file: in every mode.
-            needed = policy.requirement if policy is not None else requirement(
-                call.spec, call.arguments
-            )
+            needed = self._requirement(call)
             decision = protected_decision(where.scheme)
             call.gate_facts = _facts(needed, where, decision)
             self._count_denial(call, where, needed, decision)

@@ -18,38 +18,22 @@ top page, and the page could move a frame under the point between this check and
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any, Protocol
+from typing import Any
 
 from ..browser.errors import BrowserError
 from ..engine.contracts import ToolCall
+from .browser_calls import UNKNOWN_OP, PageChannel
 
 
 class OtherSiteRefused(Exception):
     """Input would reach an embedded frame of a site this call may not act on."""
 
 
-class FrameChannel(Protocol):
-    async def read(
-        self, call: ToolCall, op: str, args: dict[str, Any], bound: float
-    ) -> dict[str, Any]: ...
-
-    async def cdp(
-        self,
-        call: ToolCall,
-        tab: int,
-        method: str,
-        params: dict[str, Any] | None = None,
-        bound: float = ...,
-        *,
-        read: bool = False,
-    ) -> dict[str, Any]: ...
-
-
 _NOTHING_THERE = "no node found"
 FRAME_URL_TIMEOUT = 5.0
 
 
-async def refuse_frames_at(channel: FrameChannel, call: ToolCall, tab: int, x: float, y: float) -> None:
+async def refuse_frames_at(channel: PageChannel, call: ToolCall, tab: int, x: float, y: float) -> None:
     """Raise ``OtherSiteRefused`` when input at the point (CSS px of the viewport) would reach
     a frame of a site this call may not act on; nothing is sent to the page."""
     reached = await _frame_at(channel, call, tab, x, y)
@@ -61,7 +45,7 @@ async def refuse_frames_at(channel: FrameChannel, call: ToolCall, tab: int, x: f
 
 
 async def refuse_frames_focused(
-    channel: FrameChannel, call: ToolCall, tab: int, point: tuple[float, float] | None
+    channel: PageChannel, call: ToolCall, tab: int, point: tuple[float, float] | None
 ) -> None:
     """Raise ``OtherSiteRefused`` when the keyboard focus is inside an embedded frame of a site
     this call may not act on. ``point``: the middle of the focused element as the page's
@@ -75,7 +59,7 @@ async def refuse_frames_focused(
         _judge(call, frames.embedded())
 
 
-async def _frame_at(channel: FrameChannel, call: ToolCall, tab: int, x: float, y: float) -> str | None:
+async def _frame_at(channel: PageChannel, call: ToolCall, tab: int, x: float, y: float) -> str | None:
     """The id of the frame whose document takes input at the point, by the browser's hit test."""
     try:
         found = await channel.cdp(
@@ -112,22 +96,27 @@ class _FrameMap:
         self.frames = frames
 
     @classmethod
-    async def read(cls, channel: FrameChannel, call: ToolCall, tab: int) -> _FrameMap:
+    async def read(cls, channel: PageChannel, call: ToolCall, tab: int) -> _FrameMap:
         tree = await channel.cdp(call, tab, "Page.getFrameTree", read=True)
         root = tree.get("frameTree") or {}
         frames = {frame["id"]: (str(frame.get("url", "")), parent) for frame, parent in _walk(root, None)}
         return cls(str((root.get("frame") or {}).get("id", "")), frames)
 
-    async def under(self, channel: FrameChannel, call: ToolCall, tab: int, top: str) -> list[str]:
+    async def under(self, channel: PageChannel, call: ToolCall, tab: int, top: str) -> list[str]:
         """The committed URLs of frame ``top`` and of the frames the tree lists under it. A frame
         of another site lives in a process of its own and is absent from the tree: the browser
         names its page by its target (whose id is the frame's); what it embeds in turn is out
         of this page's sight. A frame the browser cannot name gives no URL to go by, which the
         gate refuses under a policy."""
         if top not in self.frames:
-            named = await channel.read(
-                call, "frame_url", {"tabId": tab, "frameId": top}, FRAME_URL_TIMEOUT
-            )
+            try:
+                named = await channel.read(
+                    call, "frame_url", {"tabId": tab, "frameId": top}, FRAME_URL_TIMEOUT
+                )
+            except BrowserError as error:
+                if error.code != UNKNOWN_OP:
+                    raise
+                return [""]  # an extension too old to name it: unnamed, as below
             url = named.get("url")
             return [url if isinstance(url, str) else ""]
         inside = {top}

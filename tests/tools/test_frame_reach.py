@@ -85,3 +85,14 @@ async def test_focus_in_a_frame_the_hit_test_cannot_name_judges_every_frame() ->
     with pytest.raises(OtherSiteRefused, match="bank.test/inner"):
         await refuse_frames_focused(browser, _call({"https://bank.test/inner"}), 7, (3, 3))
     await refuse_frames_focused(browser, _call(set()), 7, None)
+
+
+async def test_an_extension_too_old_to_name_a_frame_leaves_it_unnamed_for_the_gate() -> None:
+    class OldExtension(Browser):
+        async def read(self, call: Any, op: str, args: dict[str, Any], bound: float) -> dict[str, Any]:
+            raise BrowserError(f"Unknown operation: {op}", code="unknown_op")
+
+    browser = OldExtension({(10, 10): ("MAIN", "OOPIF")}, {})
+    with pytest.raises(OtherSiteRefused, match="denied: $"):
+        await refuse_frames_at(browser, _call({""}), 7, 10, 10)  # unnamed: refused under a policy
+    await refuse_frames_at(browser, _call(set()), 7, 10, 10)  # and let through all-open
