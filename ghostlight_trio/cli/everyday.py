@@ -6,6 +6,8 @@ Kept apart from ``main`` so the parser there stays a short list of commands.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import trio
 
@@ -17,7 +19,7 @@ from . import arguments
 SERVICE_ACTIONS = ("start", "stop", "restart")
 
 
-def add_parsers(commands, instance: argparse.ArgumentParser) -> None:
+def add_parsers(commands: Any, instance: argparse.ArgumentParser) -> None:
     for verb, text in (
         ("install", "register with MCP clients and browsers (idempotent)"),
         ("uninstall", "remove what install registered"),
@@ -41,7 +43,7 @@ def add_parsers(commands, instance: argparse.ArgumentParser) -> None:
     logs.add_argument("-f", "--follow", action="store_true")
 
 
-def dispatch(args, endpoints: Endpoints) -> int | None:
+def dispatch(args: argparse.Namespace, endpoints: Endpoints) -> int | None:
     """Run one of these commands; None when ``args`` names another command."""
     if args.command in ("install", "uninstall"):
         from .install_command import run
@@ -58,5 +60,6 @@ def dispatch(args, endpoints: Endpoints) -> int | None:
     if args.command == "service" and getattr(args, "action", None):
         from . import service_control
 
-        return trio.run(getattr(service_control, args.action), endpoints)
+        action: Callable[[Endpoints], Awaitable[int | None]] = getattr(service_control, args.action)
+        return trio.run(action, endpoints)
     return None

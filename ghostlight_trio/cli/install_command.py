@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 
@@ -17,7 +18,7 @@ from .arguments import instance_flag
 _EXTENSION_ID = re.compile(r"^[a-p]{32}$")
 
 
-def options_from(args, *, installing: bool) -> Options:
+def options_from(args: argparse.Namespace, *, installing: bool) -> Options:
     ids: tuple[str, ...] = ()
     problem = ""
     if installing:
@@ -47,7 +48,7 @@ def options_from(args, *, installing: bool) -> Options:
     )
 
 
-def run(endpoints: Endpoints, args, *, installing: bool) -> int:
+def run(endpoints: Endpoints, args: argparse.Namespace, *, installing: bool) -> int:
     try:
         options = options_from(args, installing=installing)
     except (ValueError, managed.ManagedBrowserError) as exc:

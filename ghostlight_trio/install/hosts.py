@@ -135,5 +135,5 @@ def plan_manifest(
         record = ledger.Update(store, path, None, tidy)
         return FileChange(path, before, None, mode=0o644, backup=False, record=record), ""
     text = manifest_text(program, extension_ids)
-    record = ledger.Update(store, path, ledger.Created(file=True)) if before is None else None
-    return FileChange(path, before, text, mode=0o644, backup=False, record=record), ""
+    created_record = ledger.Update(store, path, ledger.Created(file=True)) if before is None else None
+    return FileChange(path, before, text, mode=0o644, backup=False, record=created_record), ""

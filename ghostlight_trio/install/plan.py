@@ -6,7 +6,7 @@ Planning reads files but writes nothing, so ``--dry-run`` shows exactly what app
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import attrs
 
@@ -50,7 +50,17 @@ class Options:
     extension_problem: str = ""
 
 
-def _selected(ids: tuple[str, ...] | None, targets, place: Place) -> list:
+class _Target(Protocol):
+    @property
+    def id(self) -> str: ...
+
+    def detected(self, place: Place) -> bool: ...
+
+
+_T = TypeVar("_T", bound=_Target)
+
+
+def _selected(ids: tuple[str, ...] | None, targets: tuple[_T, ...], place: Place) -> list[_T]:
     if ids is None:
         return [t for t in targets if t.detected(place)]
     return [t for t in targets if t.id in ids]
@@ -98,7 +108,9 @@ def _own_file(label: str, path: Path, text: str, mode: int, manual: str = "") ->
     return Action(label, FileChange(path, before, text, mode, backup=False), manual=manual)
 
 
-def _client_action(target, place: Place, name: str, entry, label: str, store: Path) -> Action:
+def _client_action(
+    target: clients.ClientTarget, place: Place, name: str, entry: Any, label: str, store: Path
+) -> Action:
     path = target.path(place)
     try:
         existing = clients.current_entry(target, place, name)
@@ -131,7 +143,7 @@ def _switched_off(entry: Any) -> str:
     return ""
 
 
-def _runs_ours(target, entry) -> bool:
+def _runs_ours(target: clients.ClientTarget, entry: Any) -> bool:
     """The entry runs our connector (or runs nothing we can tell, which we may replace)."""
     argv = entry_argv(target.dialect, entry) or []
     return not argv or MCP_CONNECTOR in Path(argv[0]).name

@@ -1,8 +1,11 @@
 """Set or remove one ``[a.b]`` table in a TOML file, leaving every other line untouched.
 
-``tomllib`` reads but never writes, and a round trip through any writer would lose the user's
-comments and layout. The table is located by its header lines; the result is parsed again and
-must equal the intended data, otherwise the edit is refused and shown as a manual step.
+Values and keys are written by ``tomlkit``. The splice itself stays line-wise: a ``tomlkit``
+document keeps comments, but adding or removing a table through it mixes ``\n`` into a CRLF
+file and leaves the separator lines behind, so install followed by uninstall would no longer
+give back the user's file byte for byte. The table is located by its header lines; the result
+is parsed again and must equal the intended data, otherwise the edit is refused and shown as a
+manual step.
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ import re
 import tomllib
 from typing import Any
 
+import tomlkit
+from tomlkit.items import Item
+
 _HEADER = re.compile(r"^\s*\[\[?\s*(?P<name>[^\]#]*?)\s*\]\]?\s*(?:#.*)?$")
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 class TomlEditError(ValueError):
@@ -22,27 +27,29 @@ class TomlEditError(ValueError):
 
 
 def _key(name: str) -> str:
-    return name if _BARE_KEY.match(name) else _string(name)
+    return tomlkit.key(name).as_string()
 
 
-def _string(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+def _item(value: Any) -> Item:
+    """``value`` as a TOML item, maps as inline tables (the entry's nested maps stay on its
+    key's line, as clients' own documentation writes them)."""
+    if isinstance(value, dict):
+        table = tomlkit.inline_table()
+        for key, inner in value.items():
+            table.append(key, _item(inner))
+        return table
+    if isinstance(value, list):
+        array = tomlkit.array()
+        for inner in value:
+            array.append(_item(inner))
+        return array
+    if isinstance(value, bool | int | float | str):
+        return tomlkit.item(value)
+    raise TomlEditError(f"cannot write {type(value).__name__} values")
 
 
 def _value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return _string(value)
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        if not value:
-            return "{}"
-        return "{ " + ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items()) + " }"
-    raise TomlEditError(f"cannot write {type(value).__name__} values")
+    return _item(value).as_string()
 
 
 def inline_value(name: str, value: Any) -> str:
