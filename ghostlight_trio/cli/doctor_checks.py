@@ -158,10 +158,7 @@ def registrations(place: Place, endpoints: Endpoints) -> list[Check]:
             rows.append(Check("clients", target.label, "fail", detail, f"repair or remove {path}"))
             continue
         if entry is None:
-            if target.detected(place):
-                rows.append(Check("clients", target.label, "warn", f"detected, not registered ({path})", fix))
-            else:
-                rows.append(Check("clients", target.label, "skip", "not detected"))
+            rows.append(_absent("clients", target, place, f"detected, not registered ({path})", fix))
             continue
         argv = entry_argv(target.dialect, entry)
         if not argv:
@@ -243,6 +240,15 @@ def _targets_instance(argv: list[str], env: dict[str, str], instance: str) -> bo
     return named == instance
 
 
+def _absent(
+    area: str, target: clients.ClientTarget | hosts.BrowserTarget, place: Place, missing: str, fix: str
+) -> Check:
+    """A client or browser without our entry: a warning when it is installed, else a skip."""
+    if target.detected(place):
+        return Check(area, target.label, "warn", missing, fix)
+    return Check(area, target.label, "skip", "not detected")
+
+
 def manifests(place: Place, endpoints: Endpoints, extension_id: str) -> list[Check]:
     rows: list[Check] = []
     good = 0
@@ -252,10 +258,7 @@ def manifests(place: Place, endpoints: Endpoints, extension_id: str) -> list[Che
         fix = f"ghostlight install --browser {target.id}{instance_flag(endpoints)}"
         manifest = hosts.read_manifest(path)
         if manifest is None:
-            if target.detected(place):
-                rows.append(Check("browsers", target.label, "warn", f"no native host manifest at {path}", fix))
-            else:
-                rows.append(Check("browsers", target.label, "skip", "not detected"))
+            rows.append(_absent("browsers", target, place, f"no native host manifest at {path}", fix))
             continue
         if manifest.get("name") != NATIVE_HOST_NAME:
             rows.append(Check("browsers", target.label, "fail", f"{path} is not a valid manifest", fix))
