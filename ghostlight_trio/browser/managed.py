@@ -27,6 +27,7 @@ from ..transport.endpoints import HOME_ENV, INSTANCE_ENV, Endpoints, ensure_priv
 from ..transport.native_host import NATIVE_HOST_NAME, host_manifest
 from ..transport.safe_files import open_private, read_regular, replace_private
 from .priority import run_in_background
+from .quiet import quiet_arguments, with_quiet_preferences
 
 BROWSER_NAMES = (
     "chromium",
@@ -39,15 +40,6 @@ BROWSER_NAMES = (
 CONNECT_TIMEOUT = 30.0
 STOP_GRACE = 5.0
 _EXTENSION_ID = re.compile(r"^[a-p]{32}$")
-_QUIET_FLAGS = (
-    "--no-first-run",
-    "--no-default-browser-check",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-    "--disable-gpu",
-)
 
 
 HEADLESS_SCREEN = "1920x1080"
@@ -156,7 +148,8 @@ def refresh_extension_worker(profile: Path, extension_dir: Path) -> bool:
 
 def keep_downloads_in(profile: Path, directory: Path) -> None:
     """Point the profile's downloads at ``directory``: a link an agent follows in the managed
-    browser saves its file with the instance, not in the user's own Downloads folder."""
+    browser saves its file with the instance, not in the user's own Downloads folder. The
+    preferences that keep the browser quiet (``quiet.QUIET_PREFERENCES``) are written with it."""
     ensure_private_dir(directory)
     preferences = profile / "Default" / "Preferences"
     ensure_private_dir(preferences.parent)
@@ -170,7 +163,7 @@ def keep_downloads_in(profile: Path, directory: Path) -> None:
     download: dict[str, Any] = dict(kept) if isinstance(kept, dict) else {}
     download.update(default_directory=str(directory), prompt_for_download=False)
     settings["download"] = download
-    replace_private(preferences, json.dumps(settings).encode())
+    replace_private(preferences, json.dumps(with_quiet_preferences(settings)).encode())
 
 
 _MAX_PREFERENCES = 16 * 1024 * 1024
@@ -209,7 +202,7 @@ def browser_arguments(
         args += ["--headless", f"--screen-info={{{HEADLESS_SCREEN}}}"]
     if no_sandbox:
         args.append("--no-sandbox")
-    args += list(_QUIET_FLAGS)
+    args += quiet_arguments()
     args += [
         f"--user-data-dir={profile}",
         f"--load-extension={extension_dir}",

@@ -1,0 +1,86 @@
+"""Nothing leaves the machine that the agent's pages did not make.
+
+The demo, the installer's dry run, doctor, and an e2e session (navigate, read, click,
+screenshot, a GIF export) run under ``strace -f``; every process they start is followed, and
+any TCP connect, UDP datagram or DNS query beyond loopback fails the test with the process and
+the destination. The pages these runs open are served on loopback, so any attempt seen is the
+product's own, or its managed browser's.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from .trace import attempts, strace_command
+
+pytestmark = [pytest.mark.e2e, pytest.mark.process]
+ROOT = Path(__file__).resolve().parents[2]
+E2E_SESSION = [
+    "tests/e2e/test_gif_creator.py::test_a_recording_follows_the_work_on_its_tab_and_exports_a_gif",
+    "tests/e2e/test_page_tools.py",
+]
+"""Navigate, forms, clicks, keys and typing on screenshot coordinates, scrolling, console and
+network reads, JavaScript, page text, a download, and a GIF recording exported."""
+
+
+@pytest.fixture(scope="module")
+def strace() -> str:
+    found = shutil.which("strace")
+    assert found, "the egress test needs strace (apt-get install strace; .ci/run installs it)"
+    probe = subprocess.run([found, "-f", "-qq", "-o", os.devnull, "true"], capture_output=True)
+    assert probe.returncode == 0, f"strace cannot trace here: {probe.stderr.decode()}"
+    return found
+
+
+def _traced(command: list[str], log: Path, env: dict[str, str], timeout: float) -> str:
+    """Run ``command`` under strace; what reaches beyond loopback is judged before whether the
+    command itself succeeded, so a failing run still shows what it tried to reach."""
+    done = subprocess.run(
+        strace_command(str(log)) + command,
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout,
+    )  # fmt: skip
+    _assert_local(log)
+    assert done.returncode == 0, f"{command} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+def _assert_local(log: Path) -> None:
+    with log.open(encoding="utf-8", errors="replace") as lines:
+        found = attempts(lines)
+    shown = "\n".join(sorted({str(attempt) for attempt in found}))
+    assert not found, f"{len(found)} attempts to reach beyond this machine:\n{shown}"
+
+
+def test_the_demo_and_the_command_line_stay_local(strace: str, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    tmp = Path(tempfile.mkdtemp(prefix="gl-egress-", dir="/tmp"))  # short: socket paths fit
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GHOSTLIGHT_")}
+    env.update(HOME=str(home), TMPDIR=str(tmp))
+    env.pop("XDG_RUNTIME_DIR", None)
+    ghostlight = [sys.executable, "-m", "ghostlight_trio"]
+    try:
+        out = _traced(ghostlight + ["demo"], tmp_path / "demo.trace", env, 180)
+        assert "Demo finished" in out
+        _traced(ghostlight + ["install", "--dry-run"], tmp_path / "install.trace", env, 60)
+        subprocess.run(
+            strace_command(str(tmp_path / "doctor.trace")) + ghostlight + ["doctor"],
+            cwd=ROOT, env=env, capture_output=True, timeout=120,
+        )  # fmt: skip  (doctor exits 1 on a machine with nothing installed; its checks still run)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    _assert_local(tmp_path / "doctor.trace")
+
+
+def test_an_e2e_session_stays_local(strace: str, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GHOSTLIGHT_")}
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *E2E_SESSION]
+    out = _traced(command, tmp_path / "session.trace", env, 900)
+    assert " passed" in out and "skipped" not in out
