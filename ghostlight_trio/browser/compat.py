@@ -13,7 +13,7 @@ from typing import Final
 import attrs
 
 from .. import __version__
-from .wire import WIRE_MAJOR
+from ..transport.browser_link import WIRE_MAJOR
 
 
 @attrs.frozen

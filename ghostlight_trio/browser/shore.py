@@ -17,18 +17,20 @@ import logging
 import os
 from collections import OrderedDict
 from collections.abc import Iterable
-from typing import Any, Protocol, TypeGuard
+from typing import Any, Protocol
 
 import trio
 
 from ..engine.contracts import left_unanswered
 from ..scheduler import TabSurface
 from ..transport.bridge import BrowserSummary
+from ..transport.browser_link import MAX_FRAME_TO_CHROME, SERVICE_FRAME_CEILING, WIRE_MAJOR
 from ..transport.endpoints import DEFAULT_INSTANCE, Endpoints
 from ..transport.framing import FrameError
 from ..transport.peercred import is_same_user
 from ..transport.stream import BridgeClosed, MessageStream
 from ..workspace.registry import Presentation
+from ..workspace.tab_ids import compose_tab_id, is_native_tab_id, slot_of
 from . import wire
 from .admission import HELLO_TIMEOUT, AdmissionRefused, ExtensionHello, WireSkew, admit
 from .compat import skew_message
@@ -42,11 +44,11 @@ from .errors import (
     OutcomeUnknown,
 )
 from .tab_journal import TabJournal
-from .tabids import ForeignTabError, compose, rewrite_text, slot_for, split, to_composite, to_native
+from .tabids import ForeignTabError, rewrite_text, to_composite, to_native
 
 log = logging.getLogger("ghostlight.browser")
 
-__all__ = ["BrowserShore", "compose", "slot_for", "split"]
+__all__ = ["BrowserShore"]
 
 FIRST_CALL_WAIT = 5.0
 """How long a call waits for a browser to attach before reporting it unavailable."""
@@ -399,7 +401,7 @@ class BrowserShore:
         self, workspace_id: Any, args: dict[str, Any], slot: int | None
     ) -> BrowserConnection:
         if slot is None and isinstance(args.get("tabId"), int):
-            slot = slot_for(args["tabId"])
+            slot = slot_of(args["tabId"])
         connection = self._pick(workspace_id, slot)
         if connection is not None:
             return connection
@@ -437,7 +439,7 @@ class BrowserShore:
                 owned = self._workspaces.owned_tabs(workspace_id)
             except Exception:
                 owned = frozenset()
-            for owned_slot in sorted({slot_for(tab) for tab in owned}):
+            for owned_slot in sorted({slot_of(tab) for tab in owned}):
                 if owned_slot in self._live:
                     return self._live[owned_slot]
         for candidate in reversed(self._focus):
@@ -448,7 +450,7 @@ class BrowserShore:
     def _frames_for(
         self, connection: BrowserConnection, body: bytes, request_id: str
     ) -> list[bytes]:
-        if len(body) <= wire.MAX_FRAME_TO_CHROME:
+        if len(body) <= MAX_FRAME_TO_CHROME:
             return [body]
         if wire.FEATURE_CHUNKING not in connection.features:
             raise BrowserRefused(wire.TOO_OLD_FOR_LARGE)
@@ -474,7 +476,7 @@ class BrowserShore:
             log.warning("browser socket: refused a peer running as another user")
             await trio.aclose_forcefully(stream)
             return
-        messages = MessageStream(stream, ceiling=wire.SERVICE_FRAME_CEILING)
+        messages = MessageStream(stream, ceiling=SERVICE_FRAME_CEILING)
         try:
             hello = await admit(messages, within=self._hello_timeout)
         except AdmissionRefused as exc:
@@ -526,7 +528,7 @@ class BrowserShore:
         connection = BrowserConnection(slot=slot, hello=hello, stream=messages, features=features)
         welcome = {
             "type": "welcome",
-            "wire": wire.WIRE_MAJOR,
+            "wire": WIRE_MAJOR,
             "slot": slot,
             "features": sorted(features),
             "serviceVersion": self._service_version,
@@ -641,8 +643,8 @@ class BrowserShore:
             self._on_reply(connection, frame)
         elif kind == "tab_removed":
             native = frame.get("tabId")
-            if _is_native(native):
-                tab = compose(connection.slot, native)
+            if is_native_tab_id(native):
+                tab = compose_tab_id(connection.slot, native)
                 owner = self._workspaces.owner_of(tab)
                 if owner is not None:
                     self.tab_journal.closed(owner, tab)
@@ -653,7 +655,7 @@ class BrowserShore:
             self._on_tab_created(connection, frame)
         elif kind == "tab_released":
             native = frame.get("tabId")
-            if _is_native(native) and self._workspaces.tab_released(compose(connection.slot, native)):
+            if is_native_tab_id(native) and self._workspaces.tab_released(compose_tab_id(connection.slot, native)):
                 log.info("browser %d: the user moved a workspace's tab out of its group", connection.slot)
         elif kind == "focus":
             self._touch_focus(connection.slot)
@@ -710,23 +712,19 @@ class BrowserShore:
 
     def _on_tab_created(self, connection: BrowserConnection, frame: dict[str, Any]) -> None:
         child, opener = frame.get("tabId"), frame.get("openerTabId")
-        if not (_is_native(child) and _is_native(opener)):
+        if not (is_native_tab_id(child) and is_native_tab_id(opener)):
             return
-        opener_id = compose(connection.slot, opener)
+        opener_id = compose_tab_id(connection.slot, opener)
         # A copy: looking a workspace up may retire one that expired, which drops it from the
         # dict (``workspace_ended``) while this loop runs.
         for workspace_id in list(reversed(self._known_workspaces)):
             if opener_id in self._workspaces.owned_tabs(workspace_id):
-                child_id = compose(connection.slot, child)
+                child_id = compose_tab_id(connection.slot, child)
                 if self._workspaces.adopt_tabs(workspace_id, [child_id]):
                     self.tab_journal.opened(
                         workspace_id, child_id, opener_id, active=frame.get("active") is True
                     )
                 return
-
-
-def _is_native(value: object) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**32
 
 
 def _same_browser_run(sent_on: BrowserConnection, answered_on: BrowserConnection) -> bool:

@@ -18,13 +18,15 @@ from ghostlight_trio.browser.errors import (
     BrowserUnavailable,
     OutcomeUnknown,
 )
-from ghostlight_trio.browser.shore import BrowserShore, compose
+from ghostlight_trio.browser.shore import BrowserShore
 from ghostlight_trio.engine.contracts import ToolCall, WorkContext
 from ghostlight_trio.scheduler import Scheduler, TabSurface
 from ghostlight_trio.tools.atomic import atomic_request
 from ghostlight_trio.transport.bridge import Outcome, encode_message
+from ghostlight_trio.transport.browser_link import MAX_FRAME_TO_CHROME
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
+from ghostlight_trio.workspace.tab_ids import compose_tab_id as compose
 
 from .fake_extension import FakeExtension, until
 
@@ -524,7 +526,7 @@ async def test_large_request_is_chunked_when_negotiated(
         body = b"".join(base64.b64decode(c["data"]) for c in chunks)
         assert len(body) == chunks[0]["totalBytes"]
         assert hashlib.sha256(body).hexdigest() == chunks[0]["sha256"]
-        assert all(len(wire.encode(c)) <= wire.MAX_FRAME_TO_CHROME for c in chunks)
+        assert all(len(wire.encode(c)) <= MAX_FRAME_TO_CHROME for c in chunks)
         request = wire.decode(body)
         assert request["id"] == chunks[0]["requestId"]
         assert request["args"]["value"] == payload
