@@ -6,7 +6,6 @@ browser state (a bare probe, a stranger, a wrong wire major).
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 import attrs
@@ -16,8 +15,6 @@ from ..transport.browser_link import WIRE_MAJOR
 from ..transport.framing import FrameError
 from ..transport.stream import BridgeClosed, MessageStream
 from . import wire
-
-log = logging.getLogger("ghostlight.browser")
 
 HELLO_TIMEOUT = 5.0
 """How long an admitted relay has to deliver the extension hello."""
