@@ -11,12 +11,10 @@ import struct
 
 import trio
 
+from ghostlight_trio.transport.browser_link import FROM_CHROME_CEILING, TO_CHROME_CEILING
+
 log = logging.getLogger(__name__)
 
-FROM_CHROME_CEILING = 64 * 1024 * 1024
-"""Chrome never sends more than 64 MiB in one message to a native host."""
-TO_CHROME_CEILING = 1024 * 1024
-"""Chrome drops the port on a host message over 1 MiB, so such frames are refused here."""
 _READ = 64 * 1024
 """Below the allocator's mapping threshold: a larger read buffer is mapped and unmapped again
 for every read, three system calls per message."""

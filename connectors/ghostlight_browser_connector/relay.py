@@ -15,6 +15,7 @@ from pathlib import Path
 
 import trio
 
+from ghostlight_trio.transport.browser_link import SERVICE_FRAME_CEILING, WIRE_MAJOR
 from ghostlight_trio.transport.peercred import is_same_user
 from ghostlight_trio.transport.stream import BridgeClosed, FrameError, MessageStream
 
@@ -22,8 +23,6 @@ from .chrome_frames import ChromeClosed, ChromeFrameReader, ChromeFrameWriter
 
 log = logging.getLogger(__name__)
 
-WIRE_MAJOR = 1
-SERVICE_FRAME_CEILING = 64 * 1024 * 1024
 QUEUE_DEPTH = 64
 RETRY_INTERVAL = 0.5
 RETRY_WINDOW = 120.0

@@ -6,17 +6,15 @@ browser state (a bare probe, a stranger, a wrong wire major).
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 import attrs
 import trio
 
+from ..transport.browser_link import WIRE_MAJOR
 from ..transport.framing import FrameError
 from ..transport.stream import BridgeClosed, MessageStream
 from . import wire
-
-log = logging.getLogger("ghostlight.browser")
 
 HELLO_TIMEOUT = 5.0
 """How long an admitted relay has to deliver the extension hello."""
@@ -57,11 +55,11 @@ async def admit(stream: MessageStream, *, within: float = HELLO_TIMEOUT) -> Exte
         raise AdmissionRefused(f"no extension hello within {within:g}s")
     if hello.get("type") != "hello":
         raise AdmissionRefused(f"second frame was {hello.get('type')!r}, not hello")
-    if hello.get("wire") != wire.WIRE_MAJOR:
+    if hello.get("wire") != WIRE_MAJOR:
         await _send_incompatible(stream, hello.get("wire"))
         raise WireSkew(
             f"extension {hello.get('extensionVersion', '?')!s} speaks browser wire"
-            f" {hello.get('wire')!r}, this service speaks {wire.WIRE_MAJOR}; update the older side"
+            f" {hello.get('wire')!r}, this service speaks {WIRE_MAJOR}; update the older side"
         )
     browser_id = hello.get("browserId")
     if not isinstance(browser_id, str) or not browser_id.strip():
@@ -92,7 +90,7 @@ async def _send_incompatible(stream: MessageStream, their_major: object) -> None
     frame = {
         "type": "incompatible",
         "message": (
-            f"This Ghostlight service speaks browser wire {wire.WIRE_MAJOR}, the extension"
+            f"This Ghostlight service speaks browser wire {WIRE_MAJOR}, the extension"
             f" speaks {their_major!r}; update the older side."
         ),
     }

@@ -13,7 +13,7 @@ from typing import Final
 import attrs
 
 from .. import __version__
-from .wire import WIRE_MAJOR
+from ..transport.browser_link import WIRE_MAJOR
 
 
 @attrs.frozen
@@ -26,9 +26,13 @@ class VersionRange:
     def __str__(self) -> str:
         return f">={self.minimum},<{self.below}"
 
+    @property
+    def lowest(self) -> tuple[int, int, int]:
+        return _bound(self.minimum)
+
     def contains(self, version: str) -> bool:
         parsed = parse_version(version)
-        return parsed is not None and parse_version(self.minimum) <= parsed < parse_version(self.below)
+        return parsed is not None and self.lowest <= parsed < _bound(self.below)
 
 
 SUPPORTED_EXTENSIONS: Final = VersionRange(minimum="0.1.0", below="0.2.0")
@@ -43,13 +47,21 @@ def parse_version(text: str) -> tuple[int, int, int] | None:
     return int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
 
 
+def _bound(text: str) -> tuple[int, int, int]:
+    """A range bound, written in this module: always a version."""
+    parsed = parse_version(text)
+    if parsed is None:
+        raise ValueError(f"{text!r} is no version")
+    return parsed
+
+
 def skew_message(extension_version: str) -> str | None:
     """None when the extension is supported; otherwise what is wrong and which side to update."""
     if SUPPORTED_EXTENSIONS.contains(extension_version):
         return None
     shown = extension_version or "(no version)"
     parsed = parse_version(extension_version)
-    older = parsed is None or parsed < parse_version(SUPPORTED_EXTENSIONS.minimum)  # type: ignore[operator]
+    older = parsed is None or parsed < SUPPORTED_EXTENSIONS.lowest
     fix = (
         "update the Ghostlight extension (reload it from the package's extension/ directory)"
         if older

@@ -1,19 +1,12 @@
-"""One admitted browser connection and the calls waiting on it.
-
-A reply is only accepted from the connection its request was sent on, so a call never settles
-from a browser process or relay link that never saw it.
-"""
+"""One admitted browser connection: its identity and the one writer of its frames."""
 
 from __future__ import annotations
-
-from typing import Any
 
 import attrs
 import trio
 
 from ..transport.stream import BridgeClosed, MessageStream
 from .admission import ExtensionHello
-from .errors import BrowserFailure
 
 SEND_BOUND = 10.0
 """A frame that cannot be written to the local relay within this long breaks the link."""
@@ -64,30 +57,3 @@ class BrowserConnection:
         self.closed = True
         with trio.CancelScope(shield=True):
             await trio.aclose_forcefully(self.stream.stream)
-
-
-@attrs.define(eq=False)
-class PendingCall:
-    """One request awaiting exactly one reply (or a truthful failure)."""
-
-    connection: BrowserConnection
-    proof: str = ""
-    """Names this exact request, so an uncertainty it leaves can be traced to it."""
-    done: trio.Event = attrs.field(factory=trio.Event)
-    sent: bool = False
-    probe: bool = False
-    """A liveness ping of the service's own, not a call's request."""
-    stop_asked: bool = False
-    """The service asked the extension to stop this one request (its caller cancelled)."""
-    result: dict[str, Any] | None = None
-    failure: BrowserFailure | None = None
-
-    def settle(self, result: dict[str, Any]) -> None:
-        if not self.done.is_set():
-            self.result = result
-            self.done.set()
-
-    def fail(self, failure: BrowserFailure) -> None:
-        if not self.done.is_set():
-            self.failure = failure
-            self.done.set()

@@ -1,16 +1,18 @@
-"""Composite tab ids: ``slot * 2**32 + native``, so several browsers route without ambiguity.
+"""Tab ids rewritten at the browser shore: composite toward agents, native toward the extension.
 
-Agents only ever see composite ids; the extension only ever sees native ones. The rewrite is
-key-based (``tabId``-style keys) plus a narrow prose rewrite for extension-authored notes.
+The codec itself is ``workspace.tab_ids``. The rewrite is key-based (``tabId``-style keys) plus
+a narrow prose rewrite for extension-authored notes.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
-SLOT_FACTOR = 2**32
+from ..workspace.tab_ids import SLOT_FACTOR, compose_tab_id, split_tab_id
+
 TAB_ID_KEYS = frozenset({"tabId", "openerTabId", "activeTabId"})
 TAB_ID_LIST_KEYS = frozenset({"tabIds", "ownedTabIds", "closed"})
 PROSE_KEYS = frozenset({"note"})
@@ -28,63 +30,57 @@ class ForeignTabError(ValueError):
     """A composite id names another browser slot than the one the request goes to."""
 
 
-def compose(slot: int, native: int) -> int:
-    """The agent-visible id of native tab ``native`` in browser ``slot``."""
-    if slot < 1 or not 0 <= native < SLOT_FACTOR:
-        raise ValueError(f"cannot compose tab id from slot {slot} and native id {native}")
-    return slot * SLOT_FACTOR + native
-
-
-def split(composite: int) -> tuple[int, int]:
-    """``(slot, native)`` of a composite id; slot 0 means an un-encoded id."""
-    return divmod(int(composite), SLOT_FACTOR)
-
-
-def slot_for(composite: int) -> int:
-    """The browser slot a composite id routes to."""
-    return split(composite)[0]
-
-
 def to_native(value: Any, slot: int) -> Any:
     """Copy ``value`` with every composite tab id of ``slot`` turned native.
 
     A scalar id of another slot raises ``ForeignTabError``; list members of other slots are
     dropped (they belong to another browser and mean nothing to this one).
     """
-    if isinstance(value, dict):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            if key in TAB_ID_KEYS and _is_id(item):
-                item_slot, native = split(item)
-                if item_slot != slot:
-                    raise ForeignTabError(f"tab {item} does not belong to browser {slot}")
-                out[key] = native
-            elif key in TAB_ID_LIST_KEYS and isinstance(item, list):
-                out[key] = [split(i)[1] for i in item if _is_id(i) and split(i)[0] == slot]
-            else:
-                out[key] = to_native(item, slot)
-        return out
-    if isinstance(value, list):
-        return [to_native(item, slot) for item in value]
-    return value
+
+    def made_native(key: str, item: Any) -> Any:
+        if key in TAB_ID_KEYS and _is_id(item):
+            item_slot, native = split_tab_id(item)
+            if item_slot != slot:
+                raise ForeignTabError(f"tab {item} does not belong to browser {slot}")
+            return native
+        if key in TAB_ID_LIST_KEYS and isinstance(item, list):
+            ids = [split_tab_id(i) for i in item if _is_id(i)]
+            return [native for item_slot, native in ids if item_slot == slot]
+        return _WALK_ON
+
+    return _rewrite_keys(value, made_native)
 
 
 def to_composite(value: Any, slot: int) -> Any:
     """Copy ``value`` with every native tab id (and prose/JSON mentions) made composite."""
+
+    def made_composite(key: str, item: Any) -> Any:
+        if key in TAB_ID_KEYS and _is_id(item):
+            return _compose_native(item, slot)
+        if key in TAB_ID_LIST_KEYS and isinstance(item, list):
+            return [_compose_native(i, slot) if _is_id(i) else i for i in item]
+        if key in PROSE_KEYS and isinstance(item, str):
+            return rewrite_text(item, slot)
+        return _WALK_ON
+
+    return _rewrite_keys(value, made_composite)
+
+
+_WALK_ON = object()
+"""Returned by a key rewrite that leaves the item to the walk (it rewrites what is inside)."""
+
+
+def _rewrite_keys(value: Any, rewrite: Callable[[str, Any], Any]) -> Any:
+    """Copy ``value``, each dict item replaced by ``rewrite(key, item)`` unless it says
+    ``_WALK_ON``."""
     if isinstance(value, dict):
         out: dict[str, Any] = {}
         for key, item in value.items():
-            if key in TAB_ID_KEYS and _is_id(item):
-                out[key] = _compose_native(item, slot)
-            elif key in TAB_ID_LIST_KEYS and isinstance(item, list):
-                out[key] = [_compose_native(i, slot) if _is_id(i) else i for i in item]
-            elif key in PROSE_KEYS and isinstance(item, str):
-                out[key] = rewrite_text(item, slot)
-            else:
-                out[key] = to_composite(item, slot)
+            new = rewrite(key, item)
+            out[key] = _rewrite_keys(item, rewrite) if new is _WALK_ON else new
         return out
     if isinstance(value, list):
-        return [to_composite(item, slot) for item in value]
+        return [_rewrite_keys(item, rewrite) for item in value]
     return value
 
 
@@ -115,7 +111,7 @@ def _compose_text(digits: str, slot: int) -> str:
 
 def _compose_native(native: int, slot: int) -> int:
     """Compose a native id; negative sentinels (e.g. -1 "none") pass through unchanged."""
-    return compose(slot, native) if 0 <= native < SLOT_FACTOR else native
+    return compose_tab_id(slot, native) if 0 <= native < SLOT_FACTOR else native
 
 
 def _is_id(value: Any) -> bool:

@@ -1,7 +1,8 @@
 """Browser wire constants and frame helpers (see ``specs/browser-wire.md``).
 
 The service side of the wire carries UTF-8 JSON objects in big-endian length frames; the relay
-turns them into Chrome's little-endian frames unchanged.
+turns them into Chrome's little-endian frames unchanged. The major and the frame ceilings, which
+the relay shares, are in ``transport.browser_link``.
 """
 
 from __future__ import annotations
@@ -14,11 +15,6 @@ from typing import Any, Final
 
 from ..transport.unicode import mend_lone_surrogates
 
-WIRE_MAJOR: Final = 1
-SERVICE_FRAME_CEILING: Final = 64 * 1024 * 1024
-"""Largest frame the service accepts from a relay (Chrome's own extension->host limit)."""
-MAX_FRAME_TO_CHROME: Final = 900 * 1024
-"""Every service->extension frame stays at or below this (Chrome refuses over 1 MiB)."""
 CHUNK_SLICE: Final = 512 * 1024
 MAX_CHUNKS: Final = 64
 MAX_CHUNKED_BYTES: Final = 32 * 1024 * 1024

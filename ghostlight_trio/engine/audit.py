@@ -15,11 +15,15 @@ from collections.abc import Callable
 
 import attrs
 
+from .gate import GateFacts
+
 log = logging.getLogger("ghostlight.audit")
 
 
-@attrs.frozen
-class AuditRecord:
+@attrs.frozen(kw_only=True)
+class AuditRecord(GateFacts):
+    """A settled call: what it was, how it ended, and the gate's facts about its decision."""
+
     time: float
     """Wall-clock seconds since the epoch when the call settled."""
     work_id: str
@@ -35,14 +39,6 @@ class AuditRecord:
     effects_dispatched: int = 0
     client: str = ""
     """The caller's self-reported label (presentation only)."""
-    action: str | None = None
-    host: str | None = None
-    """The normalised host the decision was about; never a path or query."""
-    decision: str | None = None
-    rule: str = ""
-    grant: str = ""
-    denial_id: str = ""
-    manifest: str | None = None
 
 
 AuditHook = Callable[[AuditRecord], None]

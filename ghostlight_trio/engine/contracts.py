@@ -10,15 +10,13 @@ import math
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Literal, NewType, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 import attrs
 import trio
 
 from ..transport.bridge import ContentBlock, TextBlock
-
-WorkspaceId = NewType("WorkspaceId", str)
-"""Opaque, unguessable workspace handle minted by the service; never logged raw."""
+from ..workspace.handle import WorkspaceId as WorkspaceId  # part of the tool contract
 
 ResultKind = Literal["ok", "tool_error", "denied", "held", "outcome_unknown", "cancelled"]
 """How a handler's call ended (``cancelled``: a composition stopped along with its call)."""

@@ -6,8 +6,9 @@ ends a call that is still settling after its caller left.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 
+import attrs
 import trio
 
 from ..catalog.registry import Catalog
@@ -27,43 +28,29 @@ def _no_audit(record: object) -> None:
     """Audit nowhere (tests and tools that need no trail)."""
 
 
+def _open_unless_given(gate: CallGate | None) -> CallGate:
+    return gate or OpenGate()
+
+
+@attrs.define(kw_only=True, eq=False)
 class WorkEngine:
     """Owns nothing but shared parts; each call's task lives in its stream's nursery."""
 
-    def __init__(
-        self,
-        *,
-        catalog: Catalog,
-        handlers: Mapping[str, ToolHandler],
-        workspaces: WorkspaceRegistry,
-        scheduler: Scheduler,
-        audit: AuditHook = _no_audit,
-        limits: EngineLimits = DEFAULT_LIMITS,
-        resolve_resource: ResourceResolver = resource_for,
-        clock: Callable[[], float] = trio.current_time,
-        gate: CallGate | None = None,
-        after_call: Sequence[AfterCall] = (),
-    ) -> None:
-        self.catalog = catalog
-        self.handlers = dict(handlers)
-        self.workspaces = workspaces
-        self.scheduler = scheduler
-        self.limits = limits
-        self.clock = clock
-        self.gate: CallGate = gate or OpenGate()
-        self.runner = CallRunner(
-            catalog=catalog,
-            handlers=self.handlers,
-            workspaces=workspaces,
-            scheduler=scheduler,
-            audit=audit,
-            limits=limits,
-            resolve_resource=resolve_resource,
-            clock=clock,
-            gate=self.gate,
-            after_call=after_call,
-        )
-        self._active_work = 0
+    catalog: Catalog
+    handlers: dict[str, ToolHandler] = attrs.field(converter=dict)
+    workspaces: WorkspaceRegistry
+    scheduler: Scheduler
+    audit: AuditHook = _no_audit
+    limits: EngineLimits = DEFAULT_LIMITS
+    resolve_resource: ResourceResolver = resource_for
+    clock: Callable[[], float] = trio.current_time
+    gate: CallGate = attrs.field(default=None, converter=_open_unless_given)
+    after_call: tuple[AfterCall, ...] = attrs.field(default=(), converter=tuple)
+    runner: CallRunner = attrs.field(init=False)
+    _active_work: int = attrs.field(default=0, init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self.runner = CallRunner(self)
 
     def audit_problem(self) -> str:
         """Why audit records cannot be written now (calls that reach a page are refused while

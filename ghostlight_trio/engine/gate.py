@@ -25,6 +25,7 @@ class GateFacts:
 
     action: str | None = None
     host: str | None = None
+    """The normalised host the decision was about; never a path or query."""
     decision: str | None = None
     """``allow``, ``deny``, ``shadow_deny`` or ``held``; None when never evaluated."""
     rule: str = ""

@@ -11,8 +11,8 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Collection, Mapping
+from typing import Any, Protocol
 
 import attrs
 import trio
@@ -33,7 +33,7 @@ from .contracts import (
     WorkspaceId,
 )
 from .effects import CallEffects
-from .gate import NOT_EVALUATED, CallGate, GateFacts, OpenGate
+from .gate import NOT_EVALUATED, CallGate, GateFacts
 from .limits import EngineLimits
 from .resources import ResourceResolver, acts_on_held_state, ends_surface, tab_id_argument
 from .validation import Check, compile_fast_check
@@ -41,35 +41,29 @@ from .validation import Check, compile_fast_check
 log = logging.getLogger("ghostlight.engine")
 
 
+class EngineParts(Protocol):
+    """The shared parts of the engine a runner runs calls against."""
+
+    catalog: Catalog
+    handlers: dict[str, ToolHandler]
+    workspaces: WorkspaceRegistry
+    scheduler: Scheduler
+    audit: AuditHook
+    limits: EngineLimits
+    resolve_resource: ResourceResolver
+    clock: Callable[[], float]
+    gate: CallGate
+    after_call: tuple[AfterCall, ...]
+
+
 class CallRunner:
     """Runs calls; shared by every stream of one engine."""
 
-    def __init__(
-        self,
-        *,
-        catalog: Catalog,
-        handlers: Mapping[str, ToolHandler],
-        workspaces: WorkspaceRegistry,
-        scheduler: Scheduler,
-        audit: AuditHook,
-        limits: EngineLimits,
-        resolve_resource: ResourceResolver,
-        clock: Callable[[], float] = trio.current_time,
-        gate: CallGate | None = None,
-        after_call: Sequence[AfterCall] = (),
-    ) -> None:
-        self._gate: CallGate = gate or OpenGate()
-        self._after_call = tuple(after_call)
-        self._catalog = catalog
-        self._handlers = handlers
-        self._workspaces = workspaces
-        self._scheduler = scheduler
-        self._audit = audit
+    def __init__(self, parts: EngineParts) -> None:
+        self._parts = parts
+        audit = parts.audit
         self._audit_dispatch: AuditHook | None = getattr(audit, "dispatched", None)
         self._audit_unwritable: Callable[[], str] | None = getattr(audit, "unwritable", None)
-        self._limits = limits
-        self._resolve = resolve_resource
-        self._clock = clock
         self._fast_checks: dict[str, Check | None] = {}
 
     async def run(self, call: CallState) -> None:
@@ -92,7 +86,7 @@ class CallRunner:
         finally:
             if not call.settled:
                 self._settle_cancelled(call)
-            self._gate.end(call)
+            self._parts.gate.end(call)
             # The request names the call as its holder: dropping it here breaks that cycle, so
             # a finished call is freed at once instead of waiting for the cycle collector.
             call.lease_request = None
@@ -119,24 +113,25 @@ class CallRunner:
             kind, text = refused
             if kind == "denied":
                 call.gate_facts = _UNOWNED_TAB
-                self._gate.unowned_tab(call)
+                self._parts.gate.unowned_tab(call)
             elif kind == "left":  # its own tab, gone: no probe of anyone else's
                 call.gate_facts = _UNOWNED_TAB
                 kind = "denied"
             self._settle(call, kind, text)
             return
-        stop = self._gate.begin(call)
+        stop = self._parts.gate.begin(call)
         if stop is not None:
             self._settle(call, stop.kind, stop.text)
             return
         # A call on what the service holds for a tab that left waits in no tab's queue: the
         # tab may be another workspace's now, and nothing of the call reaches it.
+        resolve = self._parts.resolve_resource
         key = (
             SERVICE_LOCAL
             if call.tab_left
-            else self._resolve(spec, arguments, context.workspace_id) or SERVICE_LOCAL
+            else resolve(spec, arguments, context.workspace_id) or SERVICE_LOCAL
         )
-        request = self._scheduler.lease(
+        request = self._parts.scheduler.lease(
             key,
             producer=call.producer,
             holder=call,
@@ -155,7 +150,7 @@ class CallRunner:
                     self._settle(call, "denied", gone[1])
                     return
                 # Current authority: decided only once the resource is held.
-                stop = await self._gate.authorize(call)
+                stop = await self._parts.gate.authorize(call)
                 if stop is not None:
                     self._settle(call, stop.kind, stop.text)
                     return
@@ -167,16 +162,16 @@ class CallRunner:
             raise
 
     async def _invoke(self, call: CallState, lease: Lease) -> None:
-        handler = self._handlers[call.spec.name]
+        handler = self._parts.handlers[call.spec.name]
         effects = CallEffects(call, self)
         call.handler_started = True
         try:
             tool_call = ToolCall(call.context, call.arguments, effects)
             result = await handler(tool_call)
-            result = await self._gate.after(call, effects, result)
+            result = await self._parts.gate.after(call, effects, result)
             # A cancel that comes while observers look cannot undo the finished result.
             stopped = call.scope.cancel_called
-            if self._after_call and result.kind == "ok" and isinstance(lease.key, TabSurface):
+            if self._parts.after_call and result.kind == "ok" and isinstance(lease.key, TabSurface):
                 await self._notify_after(tool_call, result)
         except trio.Cancelled:
             self._quarantine_if_uncertain(call, lease)
@@ -241,7 +236,7 @@ class CallRunner:
             arguments=arguments,
             producer=parent.producer,
             sink=sink,
-            started_at=self._clock(),
+            started_at=self._parts.clock(),
             settle_by=min(parent.settle_by, deadline + STEP_DRAIN_S),
         )
         step.scope.deadline = deadline
@@ -272,11 +267,11 @@ class CallRunner:
 
     def denied_at(self, call: CallState, url: str) -> str | None:
         """Asked by a handler before it reaches into an embedded document of its page."""
-        return self._gate.denied_at(call, url)
+        return self._parts.gate.denied_at(call, url)
 
     def closed_at(self, call: CallState, url: str) -> str | None:
         """Asked by a handler before it shows words of an embedded document of its page."""
-        return self._gate.closed_at(call, url)
+        return self._parts.gate.closed_at(call, url)
 
     def _refusal(
         self, spec: ToolSpec, arguments: Mapping[str, Any], workspace: WorkspaceId | None
@@ -284,7 +279,7 @@ class CallRunner:
         """Why a call cannot start at all, as (result kind, text): arguments that do not fit
         the tool's schema, or a tab outside the workspace. None when it may go on."""
         if not self._certainly_valid(spec.name, spec.input_schema, arguments):
-            problem = self._catalog.validate(spec.name, arguments)
+            problem = self._parts.catalog.validate(spec.name, arguments)
             if problem is not None:
                 return "tool_error", problem
         return self._tab_refusal(arguments, workspace)
@@ -300,16 +295,16 @@ class CallRunner:
         tab = tab_id_argument(arguments)
         if tab is None:  # a mistake in the arguments, not a question of whose tab it is
             return "tool_error", texts.tab_id_not_whole(arguments["tabId"])
-        if self._workspaces.verify_tab(workspace, tab):
+        if self._parts.workspaces.verify_tab(workspace, tab):
             return None
-        if self._workspaces.left_workspace(workspace, tab):
+        if self._parts.workspaces.left_workspace(workspace, tab):
             return "left", texts.tab_left_workspace(arguments["tabId"])
         return "denied", texts.tab_not_in_workspace(arguments["tabId"])
 
     def _step_spec(self, tool: str) -> ToolSpec | str:
         """The spec a step runs under, or why it cannot run at all."""
-        spec = self._catalog.callable_spec(tool)
-        if spec is None or tool not in self._handlers:
+        spec = self._parts.catalog.callable_spec(tool)
+        if spec is None or tool not in self._parts.handlers:
             return texts.unknown_step_tool(tool)
         if spec.scheduling_class == "composition":
             return texts.nested_composition(tool)
@@ -320,7 +315,7 @@ class CallRunner:
         still held. Bounded and shielded: an observer can neither lose the call's result to a
         cancel nor hold the call for long, and its failures are only logged."""
         with trio.CancelScope(shield=True, deadline=trio.current_time() + AFTER_CALL_BOUND):
-            for observe in self._after_call:
+            for observe in self._parts.after_call:
                 try:
                     await observe(call, result)
                 except Exception:
@@ -335,7 +330,7 @@ class CallRunner:
         return check is not None and check(arguments)
 
     def reply_deadline(self, call: CallState) -> float:
-        return call.started_at + self._limits.reply_deadline
+        return call.started_at + self._parts.limits.reply_deadline
 
     def reply_deadline_passed(self, call: CallState) -> None:
         """At the reply deadline: retire unstarted work, or tell the caller the truth once."""
@@ -365,14 +360,15 @@ class CallRunner:
     def _settle_cancelled(self, call: CallState) -> None:
         if call.settled:
             return
-        stop = self._gate.stopped(call)
-        if stop is not None and call.uncertain_proof is None and self._clock() < call.settle_by:
+        stop = self._parts.gate.stopped(call)
+        in_time = self._parts.clock() < call.settle_by
+        if stop is not None and call.uncertain_proof is None and in_time:
             self._settle(call, stop.kind, _with_done(stop.text, call))
             return
-        if call.uncertain_proof is not None or self._clock() >= call.settle_by:
+        if call.uncertain_proof is not None or not in_time:
             self._settle(call, "outcome_unknown", texts.UNSETTLED)
         elif call.cancel_reason == "not_started" and not call.may_have_started:
-            text = texts.not_started_in_time(call.spec.name, self._limits.reply_deadline)
+            text = texts.not_started_in_time(call.spec.name, self._parts.limits.reply_deadline)
             self._settle(call, "tool_error", text)
         elif call.cancel_reason == "not_started":
             self._settle(call, "outcome_unknown", texts.STILL_SETTLING)
@@ -419,7 +415,7 @@ class CallRunner:
         # before (an "outcome unknown" at the reply deadline).
         told = None if call.cancel_reason == "caller" else outcome.kind
         record = self._record(call, call.finished_as or outcome.kind, call.reported or told)
-        safe_audit(self._audit, record)
+        safe_audit(self._parts.audit, record)
         self._report(call, outcome)
 
     def dispatching(self, call: CallState) -> None:
@@ -440,23 +436,19 @@ class CallRunner:
 
     def _record(self, call: CallState, outcome: str, reported: str | None) -> AuditRecord:
         facts: GateFacts = call.gate_facts or NOT_EVALUATED
+        decided = attrs.asdict(facts, recurse=False)
+        decided["action"] = facts.action or _declared_action(call.spec, call.arguments)
         return AuditRecord(
             time=time.time(),
             work_id=call.context.work_id,
             operation=call.context.operation,
-            workspace=self._workspaces.fingerprint(call.context.workspace_id),
+            workspace=self._parts.workspaces.fingerprint(call.context.workspace_id),
             outcome=outcome,
             reported=reported,
-            duration=self._clock() - call.started_at,
+            duration=self._parts.clock() - call.started_at,
             effects_dispatched=call.effects_dispatched,
             client=call.context.client_label,
-            action=facts.action or _declared_action(call.spec, call.arguments),
-            host=facts.host,
-            decision=facts.decision,
-            rule=facts.rule,
-            grant=facts.grant,
-            denial_id=facts.denial_id,
-            manifest=facts.manifest,
+            **decided,
         )
 
     def _report(self, call: CallState, outcome: Outcome) -> None:

@@ -12,7 +12,7 @@ import logging
 import math
 import secrets
 from collections import OrderedDict
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import trio
 
@@ -22,9 +22,7 @@ from ..workspace import WorkspaceLimitReached
 from . import texts
 from .call import CallState, ResponseSink
 from .contracts import WorkContext, WorkspaceId
-
-if TYPE_CHECKING:
-    from .engine import WorkEngine
+from .runner import CallRunner, EngineParts
 
 log = logging.getLogger("ghostlight.engine")
 
@@ -41,10 +39,20 @@ class _Refusal(Exception):
         self.next_step = next_step
 
 
+class SessionEngine(EngineParts, Protocol):
+    """What a session needs of its engine (``WorkEngine``): the shared parts, the runner, and
+    the service-wide count of active work."""
+
+    runner: CallRunner
+
+    def work_began(self) -> None: ...
+    def work_ended(self) -> None: ...
+
+
 class WorkSession:
     """Calls started on one stream. Create with ``WorkEngine.open_session``."""
 
-    def __init__(self, engine: WorkEngine, nursery: trio.Nursery, sink: ResponseSink) -> None:
+    def __init__(self, engine: SessionEngine, nursery: trio.Nursery, sink: ResponseSink) -> None:
         self._engine = engine
         self._nursery = nursery
         self._sink = sink

@@ -76,23 +76,13 @@ def compile_fast_check(schema: Any) -> Check | None:
         allowed_set = frozenset(allowed)
         checks.append(lambda v: type(v) is str and v in allowed_set)
 
-    object_check = _compile_object(schema)
-    if object_check is None:
-        return None
-    if object_check is not _PASS:
-        if kind == "object":  # the type test already made it a dict: check it directly
-            checks.append(object_check)
-        else:
-            checks.append(lambda v: type(v) is not dict or object_check(v))
-
-    array_check = _compile_array(schema)
-    if array_check is None:
-        return None
-    if array_check is not _PASS:
-        if kind == "array":
-            checks.append(array_check)
-        else:
-            checks.append(lambda v: type(v) is not list or array_check(v))
+    for container, exact_type, compile_part in _CONTAINERS:
+        part = compile_part(schema)
+        if part is None:
+            return None
+        if part is not _PASS:
+            # Where the type test already made it this container, the part checks it directly.
+            checks.append(part if kind == container else _only_for(exact_type, part))
 
     bounds = _compile_bounds(schema)
     if bounds is None:
@@ -111,6 +101,11 @@ def compile_fast_check(schema: Any) -> Check | None:
 
 def _PASS(value: Any) -> bool:
     return True
+
+
+def _only_for(exact_type: type, check: Check) -> Check:
+    """``check`` for values of exactly ``exact_type``; any other value passes it."""
+    return lambda v: type(v) is not exact_type or check(v)
 
 
 def _compile_object(schema: dict[str, Any]) -> Check | None:
@@ -209,3 +204,10 @@ def _compile_bounds(schema: dict[str, Any]) -> list[Check] | None:
 
         checks.append(check_length)
     return checks
+
+
+_CONTAINERS: tuple[tuple[str, type, Callable[[dict[str, Any]], Check | None]], ...] = (
+    ("object", dict, _compile_object),
+    ("array", list, _compile_array),
+)
+"""The container types whose contents a schema may constrain, with their part's compiler."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import attrs
 
-from ..browser.tabids import compose
+from ..workspace.tab_ids import compose_tab_id
 
 
 @attrs.frozen
@@ -19,7 +19,7 @@ class TabSurface:
     native_tab: int
 
     def describe(self) -> str:
-        return f"tab {compose(self.slot, self.native_tab)}"  # the id the agent knows it by
+        return f"tab {compose_tab_id(self.slot, self.native_tab)}"  # the id the agent knows it by
 
 
 @attrs.frozen

@@ -31,10 +31,18 @@ from .keys import BrowserWide, ResourceKey, ServiceLocal, TabSurface, conflicts
 
 @attrs.frozen
 class SchedulerLimits:
+    """How much may wait, and for how long. Past a bound a call is refused as busy, and
+    nothing of it has started."""
+
     per_resource: int = 32
+    """Requests waiting for one resource key, across producers."""
     per_producer: int = 128
+    """Requests one producer has waiting: a workspace, or the work of a stream that names no
+    workspace."""
     global_queued: int = 1024
+    """Requests waiting in the whole service."""
     queue_deadline: float = 30.0
+    """Seconds a request may wait for its key; then it is refused, and nothing of it ran."""
 
 
 @attrs.define(eq=False)
@@ -43,43 +51,36 @@ class _Grant:
     depth: int = 1
 
 
+@attrs.define(eq=False)
 class Lease:
     """Proof that the holder may act on ``key`` right now."""
 
-    def __init__(self, scheduler: Scheduler, key: ResourceKey) -> None:
-        self._scheduler = scheduler
-        self.key = key
+    _scheduler: Scheduler
+    key: ResourceKey
 
     def mark_uncertain(self, proof: str) -> None:
         """An effect dispatched under this lease has an unknown outcome: quarantine the key."""
         self._scheduler.quarantine(self.key, proof)
 
 
+@attrs.define(eq=False)
 class LeaseRequest:
     """One request for a lease; use ``async with``. ``granted`` flips the moment it is granted."""
 
-    def __init__(
-        self,
-        scheduler: Scheduler,
-        key: ResourceKey,
-        producer: Hashable,
-        holder: Hashable,
-        ends_surface: bool = False,
-    ) -> None:
-        self._scheduler = scheduler
-        self.key = key
-        self.producer = producer
-        self.holder = holder
-        self.ends_surface = ends_surface
-        """The work destroys its surface (closes the tab): a quarantine does not stop it,
-        since the surface's end is itself the proof that lifts the quarantine."""
-        self.granted = False
-        self.seq = 0
-        self.error: SchedulerRefusal | None = None
-        self.event: trio.Event | None = None
-        """Set when a queued request is granted or retired; made only once it is queued (a
-        service-local lease, never queued, costs no event)."""
-        self._held = False
+    _scheduler: Scheduler
+    key: ResourceKey
+    producer: Hashable
+    holder: Hashable
+    ends_surface: bool = False
+    """The work destroys its surface (closes the tab): a quarantine does not stop it,
+    since the surface's end is itself the proof that lifts the quarantine."""
+    granted: bool = attrs.field(default=False, init=False)
+    seq: int = attrs.field(default=0, init=False)
+    error: SchedulerRefusal | None = attrs.field(default=None, init=False)
+    event: trio.Event | None = attrs.field(default=None, init=False)
+    """Set when a queued request is granted or retired; made only once it is queued (a
+    service-local lease, never queued, costs no event)."""
+    _held: bool = attrs.field(default=False, init=False)
 
     async def __aenter__(self) -> Lease:
         await self._scheduler._acquire(self)

@@ -8,9 +8,6 @@ from typing import Any
 NATIVE_HOST_NAME = "io.ghostlight.trio"
 """The host name the extension connects to (hard-coded in the extension)."""
 
-MAX_FRAME_FROM_CHROME = 64 * 1024 * 1024
-MAX_FRAME_TO_CHROME = 1024 * 1024
-
 
 def host_manifest(executable: Path, extension_id: str) -> dict[str, Any]:
     """The JSON manifest Chrome reads to find and admit the native host."""

@@ -1,5 +1,6 @@
 """Workspaces: the service-minted handles that own tabs, and the rules for their lifetime."""
 
+from .handle import WorkspaceId
 from .registry import (
     UnknownWorkspace,
     WorkspaceLimitReached,
@@ -11,6 +12,7 @@ from .tab_ids import compose_tab_id, split_tab_id
 
 __all__ = [
     "UnknownWorkspace",
+    "WorkspaceId",
     "WorkspaceLimitReached",
     "WorkspaceLimits",
     "WorkspaceRegistry",

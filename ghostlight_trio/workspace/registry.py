@@ -20,7 +20,7 @@ from contextlib import contextmanager
 import attrs
 import trio
 
-from ..engine.contracts import WorkspaceId
+from .handle import WorkspaceId
 from .tab_ids import split_tab_id
 
 log = logging.getLogger("ghostlight.workspace")

@@ -1,23 +1,35 @@
-"""Composite public tab ids: ``slot * 2**32 + native``, so several browsers never collide.
+"""Composite tab ids: ``slot * 2**32 + native``, so several browsers route without ambiguity.
 
-2**32 covers Chrome's signed 32-bit native ids; slot 0 means "not encoded".
+Agents only ever see composite ids and workspaces own tabs by them; the extension only ever
+sees native ones. 2**32 covers Chrome's signed 32-bit native ids. Browser slots count from 1,
+so a composite id is never below 2**32: slot 0 means an id that was never encoded.
 """
 
 from __future__ import annotations
 
-SLOT_SHIFT = 32
-_NATIVE_MASK = (1 << SLOT_SHIFT) - 1
+from typing import TypeGuard
+
+SLOT_FACTOR = 2**32
 
 
-def compose_tab_id(slot: int, native_tab: int) -> int:
-    """The id agents see for ``native_tab`` in browser ``slot``."""
-    if slot < 0 or not 0 <= native_tab <= _NATIVE_MASK:
-        raise ValueError(f"cannot compose a tab id from slot {slot} and tab {native_tab}")
-    return (slot << SLOT_SHIFT) | native_tab
+def compose_tab_id(slot: int, native: int) -> int:
+    """The agent-visible id of native tab ``native`` in browser ``slot``."""
+    if slot < 1 or not 0 <= native < SLOT_FACTOR:
+        raise ValueError(f"cannot compose tab id from slot {slot} and native id {native}")
+    return slot * SLOT_FACTOR + native
 
 
 def split_tab_id(composite: int) -> tuple[int, int]:
-    """``(slot, native_tab)`` of a composite id."""
-    if composite < 0:
-        raise ValueError(f"tab id {composite} is negative")
-    return composite >> SLOT_SHIFT, composite & _NATIVE_MASK
+    """``(slot, native)`` of a composite id. Slot 0 means an un-encoded id; a negative id
+    splits into a negative slot, which no browser holds."""
+    return divmod(int(composite), SLOT_FACTOR)
+
+
+def slot_of(composite: int) -> int:
+    """The browser slot a composite id routes to."""
+    return split_tab_id(composite)[0]
+
+
+def is_native_tab_id(value: object) -> TypeGuard[int]:
+    """An integer (never a bool) in the range of Chrome's native tab ids."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < SLOT_FACTOR

@@ -7,6 +7,7 @@ from typing import Any
 import trio
 
 from ghostlight_trio.browser import wire
+from ghostlight_trio.transport.browser_link import SERVICE_FRAME_CEILING
 from ghostlight_trio.transport.stream import BridgeClosed, MessageStream
 
 
@@ -19,7 +20,7 @@ class FakeExtension:
     @classmethod
     async def connect(cls, socket_path: Any) -> FakeExtension:
         stream = await trio.open_unix_socket(str(socket_path))
-        return cls(MessageStream(stream, ceiling=wire.SERVICE_FRAME_CEILING))
+        return cls(MessageStream(stream, ceiling=SERVICE_FRAME_CEILING))
 
     @classmethod
     async def attach(

@@ -11,12 +11,13 @@ import jsonschema
 import pytest
 import trio
 
-from ghostlight_trio.browser.shore import BrowserShore, compose
+from ghostlight_trio.browser.shore import BrowserShore
 from ghostlight_trio.engine.contracts import ToolCall, WorkContext
 from ghostlight_trio.tools.browser_context import NO_TABS_TEXT, context_handlers, normalize_url
 from ghostlight_trio.tools.provenance import fenced_place, page_title, page_url, session_nonce
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
+from ghostlight_trio.workspace.tab_ids import compose_tab_id as compose
 
 from .fake_extension import FakeExtension
 from .session_driver import text

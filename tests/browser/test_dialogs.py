@@ -17,7 +17,7 @@ import trio
 
 from ghostlight_trio.browser import wire
 from ghostlight_trio.browser.errors import BrowserError
-from ghostlight_trio.browser.shore import BrowserShore, compose
+from ghostlight_trio.browser.shore import BrowserShore
 from ghostlight_trio.catalog.registry import Catalog, load_specs
 from ghostlight_trio.engine.engine import WorkEngine
 from ghostlight_trio.scheduler import Scheduler, TabSurface
@@ -26,6 +26,7 @@ from ghostlight_trio.tools.more_tools import more_tool_handlers
 from ghostlight_trio.tools.page_tools import page_tool_handlers
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
+from ghostlight_trio.workspace.tab_ids import compose_tab_id as compose
 
 from .fake_extension import FakeExtension
 from .session_driver import SessionDriver, text

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import trio
 
-from ghostlight_trio.browser.shore import BrowserShore, compose
+from ghostlight_trio.browser.shore import BrowserShore
 from ghostlight_trio.tools.page_tools import PAGE_TEXT_MAX, page_tool_handlers
 from ghostlight_trio.tools.provenance import session_nonce
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
+from ghostlight_trio.workspace.tab_ids import compose_tab_id as compose
 
 from .fake_extension import FakeExtension
 from .test_context_tools import call, serve_script

@@ -13,13 +13,13 @@ import pytest
 import trio
 import trio.testing
 from ghostlight_browser_connector.chrome_frames import (
-    TO_CHROME_CEILING,
     ChromeClosed,
     ChromeFrameReader,
     ChromeFrameWriter,
 )
 from ghostlight_browser_connector.relay import Relay
 
+from ghostlight_trio.transport.browser_link import TO_CHROME_CEILING
 from ghostlight_trio.transport.stream import MessageStream
 
 from .fake_extension import until

@@ -11,7 +11,7 @@ import trio.testing
 from ghostlight_trio.audit.records import read_lines
 from ghostlight_trio.browser import wire
 from ghostlight_trio.browser.errors import BrowserStopped
-from ghostlight_trio.browser.shore import BrowserShore, compose
+from ghostlight_trio.browser.shore import BrowserShore
 from ghostlight_trio.governance import texts
 from ghostlight_trio.governance.assembly import governance_parts
 from ghostlight_trio.governance.sources import PolicyFiles
@@ -19,6 +19,7 @@ from ghostlight_trio.service.app import ServiceParts, assemble
 from ghostlight_trio.tools.browser_context import context_handlers
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
+from ghostlight_trio.workspace.tab_ids import compose_tab_id as compose
 
 from .fake_extension import FakeExtension
 from .session_driver import SessionDriver, text

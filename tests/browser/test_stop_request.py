@@ -10,9 +10,10 @@ import trio
 
 from ghostlight_trio.audit.records import read_lines
 from ghostlight_trio.browser import wire
-from ghostlight_trio.browser.shore import BrowserShore, compose
+from ghostlight_trio.browser.shore import BrowserShore
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
+from ghostlight_trio.workspace.tab_ids import compose_tab_id as compose
 
 from .fake_extension import FakeExtension
 from .session_driver import SessionDriver

@@ -16,7 +16,7 @@ import pytest
 import trio
 
 from ghostlight_trio.browser.errors import BrowserError
-from ghostlight_trio.browser.tabids import SLOT_FACTOR
+from ghostlight_trio.workspace.tab_ids import SLOT_FACTOR
 
 from .conftest import Service, open_page, tab_info, text
 
