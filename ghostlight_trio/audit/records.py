@@ -59,7 +59,7 @@ def rfc3339(epoch: float) -> str:
     return f"{_second[1]}.{millis:03d}Z"
 
 
-_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_string = json.encoder.encode_basestring
 """The encoder's own string quoting (C), as used with ``ensure_ascii=False``. It raises
 TypeError for anything but a string, which sends the record down the general path."""
 

@@ -56,7 +56,7 @@ class Manifest:
     version: str
     mode: Mode
     grants: tuple[Grant, ...]
-    sacred: tuple[HostPattern, ...]
+    never_touch: tuple[HostPattern, ...]
     hash: str
     """SHA-256 (hex) of the canonical JSON form: the manifest's identity in ids and audit."""
     description: str = ""
@@ -235,7 +235,7 @@ class _Parser:
             version=self.text(value.get("version"), "version"),
             mode=self.mode(value.get("mode"), "mode") or "enforce",
             grants=tuple(grants),
-            sacred=self.patterns(value.get("sacred"), "sacred"),
+            never_touch=self.patterns(value.get("sacred"), "sacred"),
             hash=canonical_hash(value),
             description=self.text(value.get("description"), "description", required=False),
         )

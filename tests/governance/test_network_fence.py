@@ -69,7 +69,7 @@ async def test_a_tab_is_fenced_once_per_policy_before_its_call_acts(nursery, tmp
         nursery, handlers, tmp_path / "audit.jsonl", state(None, sacred=["bank.test"]), browser=browser
     )
     fencing = _FencingBrowser()
-    h.gate._fence = fencing.fence  # the assembly's fence, over a fake browser
+    h.gate._fences._fence = fencing.fence  # the assembly's fence, over a fake browser
     ws = h.workspace(TAB)
     h.browser.urls[TAB] = "https://shop.test/"
     for _ in range(3):
