@@ -91,6 +91,10 @@ def _epoch(stamp: object) -> float | None:
         return None
 
 
+FILTERS = ("tool", "decision", "workspace", "since", "until")
+"""The filters ``show`` and ``select`` take, as ``audit show`` names its options."""
+
+
 def select(
     records: Iterable[dict[str, Any]],
     *,
@@ -204,8 +208,13 @@ READ_BACK = 64 * 1024
 def newest(path: Path, count: int, skipped: Skipped) -> list[dict[str, Any]]:
     """The last ``count`` settled records of the trail, oldest first: read back from the end
     of the newest file, and of older ones only while more are needed."""
-    found: list[dict[str, Any]] = []  # newest first
-    for file in reversed(generations(path)):
+    return _newest_in(reversed(generations(path)), count, skipped)[::-1]
+
+
+def _newest_in(files: Iterable[Path], count: int, skipped: Skipped) -> list[dict[str, Any]]:
+    """The last ``count`` settled records of ``files`` (newest file first), newest first."""
+    found: list[dict[str, Any]] = []
+    for file in files:
         if len(found) >= count:
             break
         handle = _open_generation(file)
@@ -213,7 +222,7 @@ def newest(path: Path, count: int, skipped: Skipped) -> list[dict[str, Any]]:
             continue
         with handle:
             found += _back(handle, handle.seek(0, os.SEEK_END), count - len(found), skipped)
-    return found[::-1]
+    return found
 
 
 def _back(handle: IO[bytes], end: int, count: int, skipped: Skipped) -> list[dict[str, Any]]:
@@ -273,14 +282,8 @@ def tail(endpoints: Endpoints, *, count: int, as_json: bool, follow: bool = Fals
         live.seek(end)  # the follower goes on from there
     else:
         print(f"(waiting for {path}, written on the first call)", file=sys.stderr, flush=True)
-    for older in reversed(generations(path)):
-        if older == path or len(history) >= count:
-            continue
-        handle = _open_generation(older)
-        if handle is None:
-            continue
-        with handle:
-            history += _back(handle, handle.seek(0, os.SEEK_END), count - len(history), skipped)
+    older = [file for file in reversed(generations(path)) if file != path]
+    history += _newest_in(older, count - len(history), skipped)
     skipped.say()
     if not as_json:
         print(HEADER)

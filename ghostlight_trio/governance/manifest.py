@@ -42,6 +42,8 @@ class ManifestError(ValueError):
 
 @attrs.frozen
 class Grant:
+    """One grant: the capabilities ``allowed`` on the hosts ``allow`` admits, less ``deny``."""
+
     id: str
     allow: tuple[HostPattern, ...]
     deny: tuple[HostPattern, ...]
@@ -52,6 +54,9 @@ class Grant:
 
 @attrs.frozen
 class Manifest:
+    """One parsed policy file (or restriction): its grants in order and its own never-touch
+    list (the file's ``sacred``)."""
+
     name: str
     version: str
     mode: Mode
