@@ -227,14 +227,14 @@ def test_a_replay_names_a_recorded_host_as_a_live_decision_does() -> None:
     [spec] = [spec for spec in load_specs() if spec.name == "navigate"]
     record = {"tool": "navigate", "action": None, "host": "127.0.0.1", "decision": "allow"}
     for entry in ("localhost", "[::1]", "127.0.0.1"):
-        decision = replay_one(record, spec, state(None, sacred=[entry]))
+        decision = replay_one(record, spec, state(None, never_touch=[entry]))
         assert (decision.verdict, decision.rule) == ("deny", f"sacred/{entry}")
 
 
 # --- every check of the gate reads the one host ------------------------------------------------
 
 # All open but for a never-touch entry: only host identity can refuse what these tests try.
-NEVER_LOOPBACK = state(None, sacred=["127.0.0.1"])
+NEVER_LOOPBACK = state(None, never_touch=["127.0.0.1"])
 
 
 def _harness(nursery, tmp_path, browser, **handlers):
