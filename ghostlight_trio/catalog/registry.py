@@ -19,38 +19,41 @@ import jsonschema
 from ..transport.bridge import ToolDescriptor
 from ..transport.excerpt import excerpt
 from ..transport.jsonshape import exceeds
+from .facts import GovernanceFacts, governance_facts
 
 WorkspaceUse = Literal["creates", "uses", "independent"]
 
 
 @attrs.frozen
 class ToolSpec:
+    """One catalog tool: what clients are shown of it (``descriptor``) and what the service
+    alone reads (scheduling, capabilities, governance facts)."""
+
     name: str
     title: str
     description: str
     input_schema: dict[str, Any]
+    """As clients are shown it: no combinator at its root (``client_safe_schema``)."""
     annotations: dict[str, Any]
     workspace_use: WorkspaceUse
     scheduling_class: str
     action_key: str | None
     capabilities: dict[str, list[str]]
     output_schema: dict[str, Any] | None
+    """Declared for every tool; advertised only by context-creating ones (``descriptor``)."""
+    governance: GovernanceFacts = GovernanceFacts()
 
     def descriptor(self) -> ToolDescriptor:
-        """The protocol-neutral projection the edges render.
+        """The protocol-neutral projection the edges render: the descriptor's own fields and
+        nothing else of the spec.
 
         Output schemas are advertised only for context-creating tools (their workspace handle
         must be declared); the rest would cost tokens without helping clients.
         """
-        return ToolDescriptor(
-            name=self.name,
-            title=self.title,
-            description=self.description,
-            input_schema=self.input_schema,
-            annotations=self.annotations,
-            workspace_use=self.workspace_use,
-            output_schema=self.output_schema if self.workspace_use == "creates" else None,
-        )
+        shown = {field.name: getattr(self, field.name) for field in attrs.fields(ToolDescriptor)}
+        if self.workspace_use != "creates":
+            shown["output_schema"] = None
+        return ToolDescriptor(**shown)
 
 
 def _load_json(name: str) -> Any:
@@ -109,6 +112,7 @@ def load_specs() -> list[ToolSpec]:
                 action_key=tool["actionKey"],
                 capabilities=tool["capabilities"],
                 output_schema=tool["outputSchema"],
+                governance=governance_facts(tool["governance"]),
             )
         )
     return specs

@@ -91,6 +91,10 @@ def _epoch(stamp: object) -> float | None:
         return None
 
 
+FILTERS = ("tool", "decision", "workspace", "since", "until")
+"""The filters ``show`` and ``select`` take, as ``audit show`` names its options."""
+
+
 def select(
     records: Iterable[dict[str, Any]],
     *,
@@ -204,14 +208,12 @@ READ_BACK = 64 * 1024
 def newest(path: Path, count: int, skipped: Skipped) -> list[dict[str, Any]]:
     """The last ``count`` settled records of the trail, oldest first: read back from the end
     of the newest file, and of older ones only while more are needed."""
-    return _read_back(reversed(generations(path)), [], count, skipped)[::-1]
+    return _newest_in(reversed(generations(path)), count, skipped)[::-1]
 
 
-def _read_back(
-    files: Iterable[Path], found: list[dict[str, Any]], count: int, skipped: Skipped
-) -> list[dict[str, Any]]:
-    """``found`` (newest first) with the settled records read back from ``files``, newest file
-    first, until it holds ``count``."""
+def _newest_in(files: Iterable[Path], count: int, skipped: Skipped) -> list[dict[str, Any]]:
+    """The last ``count`` settled records of ``files`` (newest file first), newest first."""
+    found: list[dict[str, Any]] = []
     for file in files:
         if len(found) >= count:
             break
@@ -280,7 +282,8 @@ def tail(endpoints: Endpoints, *, count: int, as_json: bool, follow: bool = Fals
         live.seek(end)  # the follower goes on from there
     else:
         print(f"(waiting for {path}, written on the first call)", file=sys.stderr, flush=True)
-    _read_back((f for f in reversed(generations(path)) if f != path), history, count, skipped)
+    older = [file for file in reversed(generations(path)) if file != path]
+    history += _newest_in(older, count - len(history), skipped)
     skipped.say()
     if not as_json:
         print(HEADER)

@@ -118,15 +118,8 @@ def dispatch(args: argparse.Namespace, endpoints: Endpoints) -> int | None:
             return audit_command.tail(
                 endpoints, count=args.n, as_json=args.json, follow=args.follow
             )
-        return audit_command.show(
-            endpoints,
-            tool=args.tool,
-            decision=args.decision,
-            workspace=args.workspace,
-            since=args.since,
-            until=args.until,
-            as_json=args.json,
-        )
+        filters = {name: getattr(args, name) for name in audit_command.FILTERS}
+        return audit_command.show(endpoints, as_json=args.json, **filters)
     return None
 
 

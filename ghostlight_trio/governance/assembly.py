@@ -15,8 +15,9 @@ from ..browser.errors import BrowserFailure, OutcomeUnknown
 from ..catalog.registry import Catalog
 from ..engine.contracts import UncertainEffect, WorkspaceId
 from .gate import GovernanceGate
-from .governor import ALWAYS_ADVERTISED, Fingerprint, Governor
+from .governor import Fingerprint, Governor
 from .hosts import Blank, resolve_url
+from .result_facts import member
 from .sources import ORG_POLICY_PATH, PolicyFiles, PolicySources, settings_path, user_manifest_path
 
 log = logging.getLogger("ghostlight.governance")
@@ -102,8 +103,7 @@ async def inherited_origin(browser: BrowserRequests, workspace: WorkspaceId, tab
         answer = await browser.request(workspace, "cdp", args, timeout=PROBE_TIMEOUT)
     except (BrowserFailure, OutcomeUnknown):
         return None
-    result = answer.get("result") if isinstance(answer, dict) else None
-    value = ((result or {}).get("result") or {}).get("value") if isinstance(result, dict) else None
+    value = member(answer, "result", "result", "value")  # CDP's Runtime.evaluate reply
     if not isinstance(value, str) or value in ("", "null") or "://" not in value:
         return None
     # A blank page an extension opened (a tab parked or created through the browser's API)
@@ -114,7 +114,7 @@ async def inherited_origin(browser: BrowserRequests, workspace: WorkspaceId, tab
 def advertise(governor: Governor, catalog: Catalog, names: Iterable[str]) -> None:
     """Show the tools the service tiers could allow, and always move the generation so every
     edge refetches (a reload can change decisions without changing the list)."""
-    shown = governor.advertised(catalog.all_specs(), names) | (set(names) & ALWAYS_ADVERTISED)
+    shown = governor.advertised(catalog.all_specs(), names)
     catalog.restricted = not governor.state.all_open
     if not catalog.set_available(shown):
         catalog.republish()

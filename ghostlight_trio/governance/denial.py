@@ -20,7 +20,7 @@ def denial_id(manifest_hash: str, grant_id: str, rule: str) -> str:
 NEXT_STEP = "Do not retry or work around this; tell the user what you were trying to do."
 
 
-def sacred_text(ident: str, host: str) -> str:
+def never_touch_text(ident: str, host: str) -> str:
     return (
         f"Denied ({ident}): {host} is on the user's never-touch list. Do not retry or work"
         " around this."

@@ -1,7 +1,8 @@
 """Which capabilities one call needs, read from the catalog's capability rows.
 
 Absent means deny (an action the catalog does not classify is ``unknown_action`` under a
-policy); empty means allow without looking at any host.
+policy); empty means allow without looking at any host. A row is refined per call only as the
+tool's catalog entry declares (``GovernanceFacts.refinements``).
 """
 
 from __future__ import annotations
@@ -12,9 +13,6 @@ from typing import Any
 import attrs
 
 from ..catalog.registry import ToolSpec
-
-_SEMANTIC_TARGET = ("query", "name")
-_ACT_ON_READS = {"left_click", "right_click", "double_click", "set_value"}
 
 
 @attrs.frozen(cache_hash=True)
@@ -54,10 +52,9 @@ def requirement(spec: ToolSpec, arguments: Mapping[str, Any]) -> Requirement:
     name = spec.name
     if row is None:
         return Requirement(name, action, None)
-    if name == "act_on" and _semantic(arguments) and action in _ACT_ON_READS:
-        return Requirement(name, action, frozenset(row) | {"read"})
-    if name == "gif_creator" and action == "export" and _places_on_page(arguments):
-        return Requirement(name, action, (frozenset(row) - {"read"}) | {"write"})
+    refined = spec.governance.needs(action, arguments, row)
+    if refined is not None:
+        return Requirement(name, action, refined)
     key = (name, action, tuple(row))
     shared = _SHARED.get(key)
     if shared is None:
@@ -65,16 +62,6 @@ def requirement(spec: ToolSpec, arguments: Mapping[str, Any]) -> Requirement:
             _SHARED.clear()
         shared = _SHARED[key] = Requirement(name, action, frozenset(row))
     return shared
-
-
-def _semantic(arguments: Mapping[str, Any]) -> bool:
-    target = arguments.get("target")
-    uses_query = isinstance(target, Mapping) and any(k in target for k in _SEMANTIC_TARGET)
-    return uses_query or "expect" in arguments
-
-
-def _places_on_page(arguments: Mapping[str, Any]) -> bool:
-    return arguments.get("ref") is not None or arguments.get("coordinate") is not None
 
 
 def capability_rows(spec: ToolSpec) -> list[tuple[str | None, frozenset[str]]]:

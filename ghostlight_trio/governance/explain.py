@@ -51,8 +51,8 @@ def _hosts(grant: Grant) -> str:
     return f"{allow} except {deny}" if deny else allow
 
 
-def manifest_lines(tier: str, manifest: Manifest, *, sacred: bool = True) -> list[str]:
-    """What one manifest allows; ``sacred``: with its own never-touch list (a whole policy
+def manifest_lines(tier: str, manifest: Manifest, *, never_touch: bool = True) -> list[str]:
+    """What one manifest allows; ``never_touch``: with its own never-touch list (a whole policy
     lists the union of every tier's and the settings' instead)."""
     mode = "enforced" if manifest.mode == "enforce" else "observed only (denials are recorded, not applied)"
     lines = [f"{tier.capitalize()} policy {manifest.label}, {mode}:"]
@@ -64,8 +64,8 @@ def manifest_lines(tier: str, manifest: Manifest, *, sacred: bool = True) -> lis
         suffix = " (observe only)" if grant.mode == "observe" else ""
         lines.append(f"  Grant {grant.id!r} allows {caps} on {_hosts(grant)}{suffix}.")
     lines.append("  Anything no grant covers is denied; actions that need nothing are allowed.")
-    if sacred and manifest.sacred:
-        sites = ", ".join(pattern.text for pattern in manifest.sacred)
+    if never_touch and manifest.never_touch:
+        sites = ", ".join(pattern.text for pattern in manifest.never_touch)
         lines.append(f"  Never-touch sites (refused in every mode, whatever the grants): {sites}.")
     return lines
 
@@ -79,9 +79,9 @@ def policy_lines(state: PolicyState) -> list[str]:
     else:
         lines = ["Every tier below must allow a call (a deny in any tier stands)."]
         for tier, manifest in state.manifests:
-            lines += manifest_lines(tier, manifest, sacred=False)
-    if state.sacred:
-        sites = ", ".join(pattern.text for pattern in state.sacred)
+            lines += manifest_lines(tier, manifest, never_touch=False)
+    if state.never_touch:
+        sites = ", ".join(pattern.text for pattern in state.never_touch)
         lines.append(f"Never-touch sites (refused in every mode): {sites}.")
     else:
         lines.append("No never-touch sites are configured.")
@@ -119,7 +119,7 @@ def explain_handler(governor: Governor, specs: Iterable[ToolSpec]) -> ToolHandle
         narrowed = attrs.evolve(
             state,
             tiers=(*state.tiers, ("restriction", restriction.tier)),
-            sacred=(*state.sacred, *restriction.sacred),
+            never_touch=(*state.never_touch, *restriction.never_touch),
         )
         lead = "This request carries its own restriction, the last tier below; it only tightens."
         return ToolResult.text(lead + "\n" + explain_text(listed, narrowed))

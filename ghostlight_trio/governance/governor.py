@@ -29,7 +29,6 @@ from .switches import Switches, UnreadableSwitches, load_switches, read_switches
 
 log = logging.getLogger("ghostlight.governance")
 
-ALWAYS_ADVERTISED = frozenset({"explain"})
 _RESTRICTION_CACHE = 64
 
 Fingerprint = Callable[[Any], str | None]
@@ -41,7 +40,7 @@ class PolicyState:
     """One consistent snapshot of everything a decision reads."""
 
     tiers: tuple[tuple[str, TierPolicy], ...] = ()
-    sacred: tuple[HostPattern, ...] = ()
+    never_touch: tuple[HostPattern, ...] = ()
     redact_secrets: bool = True
     problems: tuple[str, ...] = ()
 
@@ -60,12 +59,12 @@ def state_from(loaded: Loaded) -> PolicyState:
         for name, manifest in (("org", loaded.org), ("user", loaded.user))
         if manifest is not None
     )
-    sacred = _union_patterns(
-        [loaded.settings.sacred] + [tier.manifest.sacred for _, tier in tiers]
+    never_touch = _union_patterns(
+        [loaded.settings.never_touch] + [tier.manifest.never_touch for _, tier in tiers]
     )
     return PolicyState(
         tiers=tiers,
-        sacred=sacred,
+        never_touch=never_touch,
         redact_secrets=loaded.settings.redact_secrets,
         problems=loaded.problems,
     )
@@ -84,7 +83,7 @@ class Restriction:
     """A per-request tighten-only tier; ``tier`` is None when the restriction is invalid."""
 
     tier: TierPolicy | None
-    sacred: tuple[HostPattern, ...]
+    never_touch: tuple[HostPattern, ...]
     hash: str
     problem: str = ""
 
@@ -170,7 +169,7 @@ class Governor:
             return cached
         try:
             manifest = parse_manifest_object(raw, source="restriction")
-            parsed = Restriction(TierPolicy(manifest), manifest.sacred, manifest.hash)
+            parsed = Restriction(TierPolicy(manifest), manifest.never_touch, manifest.hash)
         except ManifestError as exc:
             parsed = Restriction(None, (), canonical_hash(key), problem="; ".join(exc.problems))
         self._restrictions[key] = parsed
@@ -186,7 +185,7 @@ class Governor:
         for spec in specs:
             if spec.name not in available:
                 continue
-            if spec.name in ALWAYS_ADVERTISED or all(
+            if spec.governance.always_open or all(
                 any(tier.reachable(needs) for _, needs in capability_rows(spec))
                 for _, tier in self.state.tiers
             ):
@@ -343,7 +342,7 @@ class Governor:
             return True, "Policy reloaded." if changed else "Policy unchanged."
         return False, f"Unknown control command {command!r}."
 
-    def _notify(self, what: str, **fields: str) -> None:
+    def _notify(self, what: str, **fields: str | None) -> None:
         self.event(what, **fields)
         for listener in list(self.listeners):
             try:
@@ -351,7 +350,7 @@ class Governor:
             except Exception:
                 log.exception("governance listener failed")
 
-    def event(self, what: str, **fields: str) -> None:
+    def event(self, what: str, **fields: str | None) -> None:
         """One audit event; never fails the caller."""
         record = self.record_event
         if record is None:
@@ -361,8 +360,9 @@ class Governor:
         except Exception:
             log.exception("governance event %s not recorded", what)
 
-    def name_of(self, workspace: object) -> str:
-        """How logs and audit name a workspace: its fingerprint, never the handle."""
+    def name_of(self, workspace: object) -> str | None:
+        """How logs and audit name a workspace: its fingerprint, never the handle (None when
+        there is no workspace)."""
         name = self.fingerprint
         return name(workspace) if name is not None else "(a workspace)"
 

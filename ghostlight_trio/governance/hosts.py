@@ -58,7 +58,7 @@ class OutOfScope:
 
 @attrs.frozen
 class Indeterminate:
-    """No trustworthy host could be read; a policy denies, the sacred check cannot match."""
+    """No trustworthy host could be read; a policy denies, the never-touch check cannot match."""
 
     reason: str
 

@@ -42,6 +42,8 @@ class ManifestError(ValueError):
 
 @attrs.frozen
 class Grant:
+    """One grant: the capabilities ``allowed`` on the hosts ``allow`` admits, less ``deny``."""
+
     id: str
     allow: tuple[HostPattern, ...]
     deny: tuple[HostPattern, ...]
@@ -52,11 +54,14 @@ class Grant:
 
 @attrs.frozen
 class Manifest:
+    """One parsed policy file (or restriction): its grants in order and its own never-touch
+    list (the file's ``sacred``)."""
+
     name: str
     version: str
     mode: Mode
     grants: tuple[Grant, ...]
-    sacred: tuple[HostPattern, ...]
+    never_touch: tuple[HostPattern, ...]
     hash: str
     """SHA-256 (hex) of the canonical JSON form: the manifest's identity in ids and audit."""
     description: str = ""
@@ -235,7 +240,7 @@ class _Parser:
             version=self.text(value.get("version"), "version"),
             mode=self.mode(value.get("mode"), "mode") or "enforce",
             grants=tuple(grants),
-            sacred=self.patterns(value.get("sacred"), "sacred"),
+            never_touch=self.patterns(value.get("sacred"), "sacred"),
             hash=canonical_hash(value),
             description=self.text(value.get("description"), "description", required=False),
         )

@@ -31,11 +31,11 @@ IPv6 loopback, and 127/8 and 0.0.0.0 carried in IPv6 (compressed hex)."""
 
 
 def fenced_patterns(
-    tiers: Iterable[tuple[str, TierPolicy]], sacred: Iterable[HostPattern]
+    tiers: Iterable[tuple[str, TierPolicy]], never_touch: Iterable[HostPattern]
 ) -> tuple[str, ...]:
     """The blocked-URL patterns for the never-touch list and the enforced deny lists, sorted
     and without repeats (so an unchanged policy gives an equal tuple)."""
-    closed: list[HostPattern] = list(sacred)
+    closed: list[HostPattern] = list(never_touch)
     for _name, tier in tiers:
         manifest = tier.manifest
         for grant in manifest.grants:

@@ -204,9 +204,14 @@ def _lift(name: str, tier: TierPolicy, decided: TierDecision) -> Decision:
     )
 
 
-def sacred_decision(pattern: HostPattern) -> Decision:
-    """Sacred denials carry no manifest or grant: the id depends on the pattern alone."""
-    return Decision("deny", f"sacred/{pattern.text}", tier="sacred")
+NEVER_TOUCH_TIER = "sacred"
+"""The tier of a never-touch denial; its rule is ``sacred/<pattern>``. Both are the names the
+audit trail, denial ids and the files (``sacred``, ``sacred_domains``) have always used."""
+
+
+def never_touch_decision(pattern: HostPattern) -> Decision:
+    """Never-touch denials carry no manifest or grant: the id depends on the pattern alone."""
+    return Decision("deny", f"sacred/{pattern.text}", tier=NEVER_TOUCH_TIER)
 
 
 FILE_SCHEMES = frozenset({"file"})
@@ -245,7 +250,7 @@ def protected_decision(scheme: str) -> Decision:
     return Decision("deny", f"protected/{scheme}", tier="protected")
 
 
-def sacred_match(patterns: Sequence[HostPattern], where: HostResolution | None) -> HostPattern | None:
+def never_touch_match(patterns: Sequence[HostPattern], where: HostResolution | None) -> HostPattern | None:
     """The first never-touch pattern (list order) matching the host, if any."""
     if not patterns or not isinstance(where, Host):
         return None

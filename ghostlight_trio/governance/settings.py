@@ -25,7 +25,7 @@ MAX_SETTINGS_BYTES = 1024 * 1024
 
 @attrs.frozen
 class Settings:
-    sacred: tuple[HostPattern, ...] = ()
+    never_touch: tuple[HostPattern, ...] = ()
     redact_secrets: bool = True
     warnings: tuple[str, ...] = ()
     unreadable: str = ""
@@ -36,12 +36,12 @@ def parse_settings(value: Any, *, source: str = "config") -> Settings:
     if not isinstance(value, dict):
         return Settings(warnings=(f"{source}: must be a JSON object; ignored",))
     warnings: list[str] = []
-    sacred: list[HostPattern] = []
-    raw_sacred = value.get("sacred_domains", [])
-    if isinstance(raw_sacred, list):
-        for index, item in enumerate(raw_sacred):
+    never_touch: list[HostPattern] = []
+    raw_never_touch = value.get("sacred_domains", [])
+    if isinstance(raw_never_touch, list):
+        for index, item in enumerate(raw_never_touch):
             try:
-                sacred.append(HostPattern.parse(item))
+                never_touch.append(HostPattern.parse(item))
             except PatternError as exc:
                 warnings.append(f"{source}: sacred_domains[{index}]: {exc}; ignored")
     else:
@@ -53,7 +53,7 @@ def parse_settings(value: Any, *, source: str = "config") -> Settings:
     for key in value:
         if key not in ("sacred_domains", "redact_secrets"):
             warnings.append(f"{source}: unknown setting {key!r}; ignored")
-    return Settings(sacred=tuple(sacred), redact_secrets=redact, warnings=tuple(warnings))
+    return Settings(never_touch=tuple(never_touch), redact_secrets=redact, warnings=tuple(warnings))
 
 
 def load_settings(path: Path) -> Settings:

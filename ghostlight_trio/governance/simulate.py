@@ -23,9 +23,9 @@ from .policy import (
     PROTECTED_SCHEMES,
     Decision,
     combine,
+    never_touch_decision,
+    never_touch_match,
     protected_decision,
-    sacred_decision,
-    sacred_match,
 )
 
 _EVALUATED = frozenset({"allow", "deny", "shadow_deny"})
@@ -52,7 +52,8 @@ def _resolution(spec: ToolSpec, host: Any) -> HostResolution | None:
         # machine became one host holds ``127.0.0.1`` where a rule now reads ``localhost``.
         return Host(normalize_host(host) or host)
     tab_bound = "tabId" in spec.input_schema.get("properties", {})
-    return Indeterminate("not recorded") if tab_bound or spec.name == "navigate" else None
+    goes_to_page = spec.governance.page_argument is not None
+    return Indeterminate("not recorded") if tab_bound or goes_to_page else None
 
 
 def _requirement(spec: ToolSpec, action: Any) -> Requirement:
@@ -64,13 +65,14 @@ def _requirement(spec: ToolSpec, action: Any) -> Requirement:
 def replay_one(record: Mapping[str, Any], spec: ToolSpec, state: PolicyState) -> Decision:
     requirement = _requirement(spec, record.get("action"))
     where = _resolution(spec, record.get("host"))
-    if spec.name == "navigate" and isinstance(where, OutOfScope) and where.scheme in PROTECTED_SCHEMES:
+    goes_to_page = spec.governance.page_argument is not None
+    if goes_to_page and isinstance(where, OutOfScope) and where.scheme in PROTECTED_SCHEMES:
         return protected_decision(where.scheme)  # refused whatever the policy, as live
-    if requirement.needs == frozenset() and not (state.sacred and isinstance(where, Host)):
+    if requirement.needs == frozenset() and not (state.never_touch and isinstance(where, Host)):
         return combine(state.tiers, requirement, None) if state.tiers else ALL_OPEN
-    pattern = sacred_match(state.sacred, where)
+    pattern = never_touch_match(state.never_touch, where)
     if pattern is not None:
-        return sacred_decision(pattern)
+        return never_touch_decision(pattern)
     return combine(state.tiers, requirement, where) if state.tiers else ALL_OPEN
 
 

@@ -205,7 +205,7 @@ class PolicySources:
         return previous if previous is not None else unloadable(tier)
 
 
-_UNREADABLE_AT_START = Settings(sacred=(HostPattern.parse("*"),))
+_UNREADABLE_AT_START = Settings(never_touch=(HostPattern.parse("*"),))
 """Settings that never loaded stand for a never-touch list of everything: what the user closed
 there is unknown, so nothing is opened until the file reads again."""
 
@@ -217,6 +217,6 @@ def unloadable(tier: str) -> Manifest:
         version="0",
         mode="enforce",
         grants=(),
-        sacred=(),
+        never_touch=(),
         hash=canonical_hash({"unloadable": tier}),
     )

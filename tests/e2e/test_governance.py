@@ -182,7 +182,7 @@ async def test_an_action_that_takes_the_tab_to_a_denied_host_is_withheld_and_par
         assert await _live_url(service, ws, tab) == "about:blank"
 
 
-async def test_sacred_sites_are_refused_all_open(endpoints, nursery, tmp_path, site):
+async def test_never_touch_sites_are_refused_all_open(endpoints, nursery, tmp_path, site):
     port, log = site
     settings = tmp_path / "config.json"
     settings.write_text(json.dumps({"sacred_domains": [ELSEWHERE]}))

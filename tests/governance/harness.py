@@ -35,8 +35,8 @@ def grant(gid: str, allow: list[str], allowed: list[str], deny: list[str] = (), 
     return {"id": gid, "hosts": {"allow": allow, "deny": list(deny)}, "allowed": allowed, **extra}
 
 
-def state(user: dict[str, Any] | None = None, sacred: list[str] = (), redact: bool = True) -> PolicyState:  # type: ignore[assignment]
-    settings: Settings = parse_settings({"sacred_domains": list(sacred), "redact_secrets": redact})
+def state(user: dict[str, Any] | None = None, never_touch: list[str] = (), redact: bool = True) -> PolicyState:  # type: ignore[assignment]
+    settings: Settings = parse_settings({"sacred_domains": list(never_touch), "redact_secrets": redact})
     parsed = parse_manifest_object(user) if user is not None else None
     return state_from(Loaded(user=parsed, settings=settings))
 

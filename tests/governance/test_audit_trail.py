@@ -190,7 +190,7 @@ async def test_the_next_service_records_the_calls_a_stopped_one_was_cut_off_duri
 
 
 async def test_simulate_reproduces_live_denial_ids(nursery, tmp_path):
-    policy = state(POLICY, sacred=["bank.test"])
+    policy = state(POLICY, never_touch=["bank.test"])
     h = _harness(nursery, tmp_path, policy)
     ws = h.workspace(TAB)
     for url in ["https://docs.test/", "https://evil.test/", "https://admin.docs.test/",
@@ -208,7 +208,7 @@ async def test_simulate_reproduces_live_denial_ids(nursery, tmp_path):
     assert len(replayed) == len(records)
     assert [item.decision.denial_id for item in replayed] == [r["denial_id"] for r in records]
     # A different candidate policy gives different verdicts, and says so.
-    wider = state(manifest(grant("all", ["*"], ["read", "action", "write", "execute"])), sacred=["bank.test"])
+    wider = state(manifest(grant("all", ["*"], ["read", "action", "write", "execute"])), never_touch=["bank.test"])
     changed = [item for item in simulate(call_records(h.audit_path), specs, wider) if item.changed]
     assert {item.record["host"] for item in changed} == {"evil.test", "admin.docs.test", "data:", "tools.test"}
 

@@ -25,11 +25,11 @@ class BlankTab:
 async def test_a_blank_page_is_judged_by_the_origin_it_runs_with(tmp_path: Path) -> None:
     files = PolicyFiles(org=None, user=None, settings=None)
     opened = governance_parts(files, BlankTab("http://bank.test:8080"))
-    probe = opened.gate._probe  # the probe the gate reads hosts with
+    probe = opened.gate._tabs._probe  # the probe the gate reads hosts with
     assert probe is not None
     assert await probe(WorkspaceId("ws"), 7) == "http://bank.test:8080"
     empty = governance_parts(files, BlankTab("null"))
-    assert await empty.gate._probe(WorkspaceId("ws"), 7) == "about:blank"  # type: ignore[misc]
+    assert await empty.gate._tabs._probe(WorkspaceId("ws"), 7) == "about:blank"  # type: ignore[misc]
     # A tab the extension parked or created runs with the extension's origin: still empty.
     parked = governance_parts(files, BlankTab("chrome-extension://abcdefghijklmnopabcdefghijklmnop"))
-    assert await parked.gate._probe(WorkspaceId("ws"), 7) == "about:blank"  # type: ignore[misc]
+    assert await parked.gate._tabs._probe(WorkspaceId("ws"), 7) == "about:blank"  # type: ignore[misc]

@@ -170,8 +170,8 @@ async def test_free_actions_need_no_host_probe(nursery, tmp_path):
     assert h.browser.probes == 0
 
 
-async def test_sacred_sites_are_refused_even_all_open(nursery, tmp_path):
-    h = harness(nursery, tmp_path, state(None, sacred=["bank.test", "*.health.test"]))
+async def test_never_touch_sites_are_refused_even_all_open(nursery, tmp_path):
+    h = harness(nursery, tmp_path, state(None, never_touch=["bank.test", "*.health.test"]))
     ws = h.workspace(TAB)
     out = await h.call("navigate", {"url": "https://www.health.test/", "tabId": TAB}, ws)
     assert out.kind == "denied" and "never-touch" in text(out) and DENIAL.match(text(out))
@@ -183,7 +183,7 @@ async def test_sacred_sites_are_refused_even_all_open(nursery, tmp_path):
 
 
 async def test_local_files_are_never_opened_for_an_agent_whatever_the_policy(nursery, tmp_path):
-    for policy in (None, state(None, sacred=["bank.test"]), state(NARROW)):
+    for policy in (None, state(None, never_touch=["bank.test"]), state(NARROW)):
         h = harness(nursery, tmp_path, policy)
         ws = h.workspace(TAB)
         for url in ("file:///etc/passwd", "FILE:///home/u/.ssh/id_rsa", "view-source:file:///etc/hosts"):
@@ -213,7 +213,7 @@ async def test_the_browsers_and_extensions_own_pages_are_never_opened_whatever_t
 ):
     everything = manifest(grant("all", ["*"], ["read", "action", "write", "execute"]))
     rules = set()
-    for index, policy in enumerate((None, state(None, sacred=["bank.test"]), state(everything))):
+    for index, policy in enumerate((None, state(None, never_touch=["bank.test"]), state(everything))):
         for number, url in enumerate(PRIVILEGED_PAGES):
             place = tmp_path / f"{index}-{number}"  # one workspace each: no attention pause
             place.mkdir()
@@ -279,9 +279,9 @@ async def test_a_call_the_browser_refused_on_a_privileged_page_is_a_recorded_den
     assert (record["decision"], record["rule"]) == ("deny", "protected/page")
 
 
-async def test_sacred_is_never_shadowed_by_observe_mode(nursery, tmp_path):
+async def test_never_touch_is_never_shadowed_by_observe_mode(nursery, tmp_path):
     observe = manifest(grant("all", ["*"], ["read", "action", "write", "execute"]), mode="observe")
-    h = harness(nursery, tmp_path, state(observe, sacred=["bank.test"]))
+    h = harness(nursery, tmp_path, state(observe, never_touch=["bank.test"]))
     ws = h.workspace(TAB)
     out = await h.call("navigate", {"url": "https://bank.test/", "tabId": TAB}, ws)
     assert out.kind == "denied"
@@ -535,7 +535,7 @@ async def test_a_listing_names_tabs_on_sites_that_may_not_be_read_by_origin_only
 
     handlers = {**_handlers(browser, []), "tabs_context_mcp": listed}
     h = GovernedHarness(
-        nursery, handlers, tmp_path / "audit.jsonl", state(NARROW, sacred=["bank.test"]),
+        nursery, handlers, tmp_path / "audit.jsonl", state(NARROW, never_touch=["bank.test"]),
         browser=browser,
     )  # fmt: skip
     ws = h.workspace(TAB, OTHER_TAB)
@@ -562,7 +562,7 @@ async def test_a_frame_of_a_never_touch_site_inside_an_allowed_page_is_judged_on
 
     handlers = {**_handlers(browser, []), "computer": clicking}
     h = GovernedHarness(
-        nursery, handlers, tmp_path / "audit.jsonl", state(NARROW, sacred=["bank.test"]),
+        nursery, handlers, tmp_path / "audit.jsonl", state(NARROW, never_touch=["bank.test"]),
         browser=browser,
     )  # fmt: skip
     ws = h.workspace(TAB)
@@ -625,7 +625,7 @@ async def test_a_recording_whose_tab_left_is_judged_at_its_frames_pages_never_at
     browser, calls = FakeBrowser(), []
     h = GovernedHarness(
         nursery, {"gif_creator": page_handler(browser, calls)}, tmp_path / "audit.jsonl",
-        state(NARROW, sacred=["bank.test"]), browser=browser,
+        state(NARROW, never_touch=["bank.test"]), browser=browser,
     )  # fmt: skip
     ws = h.workspace(TAB)
     browser.urls[TAB] = "https://bank.test/"  # where the tab is now: it must not matter
@@ -646,8 +646,8 @@ async def test_a_recording_whose_tab_left_is_judged_at_its_frames_pages_never_at
     assert exported.kind == "ok", text(exported)
     assert asked == [(ws, TAB)] and calls == ["gif_creator"] * 4
     pages[TAB].append("https://bank.test/statement")
-    sacred = await h.call("gif_creator", {"tabId": TAB, "action": "export", "download": True}, ws)
-    assert sacred.kind == "denied" and "bank.test" in text(sacred), text(sacred)
+    never_touch = await h.call("gif_creator", {"tabId": TAB, "action": "export", "download": True}, ws)
+    assert never_touch.kind == "denied" and "bank.test" in text(never_touch), text(never_touch)
     pages[TAB] = ["https://elsewhere.test/"]
     closed = await h.call("gif_creator", {"tabId": TAB, "action": "export", "download": True}, ws)
     assert closed.kind == "denied" and DENIAL.match(text(closed)), text(closed)

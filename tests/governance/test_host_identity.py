@@ -23,7 +23,7 @@ from ghostlight_trio.governance.hosts import (
     resolve_url,
 )
 from ghostlight_trio.governance.manifest import parse_manifest_object
-from ghostlight_trio.governance.policy import TierPolicy, sacred_match
+from ghostlight_trio.governance.policy import TierPolicy, never_touch_match
 from ghostlight_trio.governance.simulate import replay_one
 
 from .harness import TAB, FakeBrowser, GovernedHarness, navigating_handler, state
@@ -104,12 +104,12 @@ RULES = ["127.0.0.1", "localhost", "[::1]", "0.0.0.0", "*.localhost", "app.local
 def test_a_never_touch_entry_for_one_name_of_this_machine_covers_every_other(rule: str) -> None:
     listed = [HostPattern.parse("bank.test"), HostPattern.parse(rule)]
     missed = [
-        s for s in THIS_MACHINE if sacred_match(listed, resolve_url(f"http://{s}:1/")) is None
+        s for s in THIS_MACHINE if never_touch_match(listed, resolve_url(f"http://{s}:1/")) is None
     ]
     assert missed == []
     for spelling, host in OTHER_HOSTS:  # and no other host
         assert resolve_url(f"http://{spelling}/") == Host(host)
-        assert sacred_match(listed, resolve_url(f"http://{spelling}/")) is None, spelling
+        assert never_touch_match(listed, resolve_url(f"http://{spelling}/")) is None, spelling
 
 
 def _tier(allow: list[str], deny: list[str]) -> TierPolicy:
@@ -195,7 +195,7 @@ def test_names_the_machine_has_are_this_machine(monkeypatch: pytest.MonkeyPatch)
     assert HostPattern.parse("devbox").host == LOCAL_MACHINE
     assert HostPattern.parse("*.devbox") == HostPattern("*.devbox", "subdomains", "devbox")
     assert (
-        sacred_match([HostPattern.parse("127.0.0.1")], resolve_url("http://myapp.test/"))
+        never_touch_match([HostPattern.parse("127.0.0.1")], resolve_url("http://myapp.test/"))
         is not None
     )
 
@@ -227,14 +227,14 @@ def test_a_replay_names_a_recorded_host_as_a_live_decision_does() -> None:
     [spec] = [spec for spec in load_specs() if spec.name == "navigate"]
     record = {"tool": "navigate", "action": None, "host": "127.0.0.1", "decision": "allow"}
     for entry in ("localhost", "[::1]", "127.0.0.1"):
-        decision = replay_one(record, spec, state(None, sacred=[entry]))
+        decision = replay_one(record, spec, state(None, never_touch=[entry]))
         assert (decision.verdict, decision.rule) == ("deny", f"sacred/{entry}")
 
 
 # --- every check of the gate reads the one host ------------------------------------------------
 
 # All open but for a never-touch entry: only host identity can refuse what these tests try.
-NEVER_LOOPBACK = state(None, sacred=["127.0.0.1"])
+NEVER_LOOPBACK = state(None, never_touch=["127.0.0.1"])
 
 
 def _harness(nursery, tmp_path, browser, **handlers):

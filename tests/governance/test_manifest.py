@@ -107,15 +107,15 @@ def test_bad_edits_of_any_kind_keep_the_last_good_policy_and_settings(tmp_path) 
         assert governor.sources is not None
         assert len(governor.sources.current.settings.warnings) == 1
         # The never-touch list is kept: a broken edit must not open what it closed.
-        assert [p.text for p in governor.state.sacred] == ["bank.example"]
+        assert [p.text for p in governor.state.never_touch] == ["bank.example"]
 
 
 def test_settings_that_never_read_close_everything_until_they_do(tmp_path) -> None:
     settings = tmp_path / "config.json"
     settings.write_text('{"sacred_domains": ["bank.example"')  # cut short by an editor
     governor = Governor(PolicySources(PolicyFiles(org=None, user=None, settings=settings)))
-    assert [p.text for p in governor.state.sacred] == ["*"]
+    assert [p.text for p in governor.state.never_touch] == ["*"]
     assert any("every site is never-touch until it reads" in p for p in governor.state.problems)
     settings.write_text('{"sacred_domains": ["bank.example"]}')
     assert governor.reload_if_changed()
-    assert [p.text for p in governor.state.sacred] == ["bank.example"]
+    assert [p.text for p in governor.state.never_touch] == ["bank.example"]

@@ -20,12 +20,12 @@ def _blocked(patterns: tuple[str, ...], url: str) -> bool:
     return any(re.fullmatch(".*".join(map(re.escape, p.split("*"))), url) for p in patterns)
 
 
-def _sacred(*entries: str) -> tuple[str, ...]:
+def _never_touch(*entries: str) -> tuple[str, ...]:
     return fenced_patterns((), [HostPattern.parse(entry) for entry in entries])
 
 
 def test_a_never_touch_host_is_blocked_with_or_without_port_or_userinfo() -> None:
-    patterns = _sacred("bank.test", "*.health.test")
+    patterns = _never_touch("bank.test", "*.health.test")
     for url in ("https://bank.test/", "http://bank.test:8080/pay?x=1", "wss://bank.test/socket",
                 "https://u:p@bank.test/", "https://a.health.test/", "https://a.b.health.test:1/"):  # fmt: skip
         assert _blocked(patterns, url), url
@@ -35,7 +35,7 @@ def test_a_never_touch_host_is_blocked_with_or_without_port_or_userinfo() -> Non
 
 
 def test_this_machine_is_blocked_in_every_spelling_the_browser_gives() -> None:
-    patterns = _sacred("127.0.0.1")
+    patterns = _never_touch("127.0.0.1")
     for url in ("http://localhost:8000/", "http://app.localhost/", "http://127.0.0.1/",
                 "http://127.0.0.2:9/", "http://0.0.0.0/", "http://[::1]:8000/", "http://[::]/",
                 "http://[::ffff:7f00:1]/", "http://[::ffff:0:0]/"):  # fmt: skip
@@ -66,10 +66,10 @@ async def test_a_tab_is_fenced_once_per_policy_before_its_call_acts(nursery, tmp
     browser = FakeBrowser()
     handlers = {"get_page_text": page_handler(browser, calls)}
     h = GovernedHarness(
-        nursery, handlers, tmp_path / "audit.jsonl", state(None, sacred=["bank.test"]), browser=browser
+        nursery, handlers, tmp_path / "audit.jsonl", state(None, never_touch=["bank.test"]), browser=browser
     )
     fencing = _FencingBrowser()
-    h.gate._fence = fencing.fence  # the assembly's fence, over a fake browser
+    h.gate._fences._fence = fencing.fence  # the assembly's fence, over a fake browser
     ws = h.workspace(TAB)
     h.browser.urls[TAB] = "https://shop.test/"
     for _ in range(3):
@@ -77,7 +77,7 @@ async def test_a_tab_is_fenced_once_per_policy_before_its_call_acts(nursery, tmp
         assert out.kind == "ok", text(out)
     [(tab, patterns)] = fencing.fences
     assert tab == TAB and _blocked(patterns, "https://bank.test/")
-    h.governor.set_state(state(None, sacred=[]))  # the user empties the list: the fence goes
+    h.governor.set_state(state(None, never_touch=[]))  # the user empties the list: the fence goes
     await h.call("get_page_text", {"tabId": TAB}, ws)
     await h.call("get_page_text", {"tabId": TAB}, ws)
     assert fencing.fences[1:] == [(TAB, ())]

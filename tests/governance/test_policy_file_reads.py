@@ -103,7 +103,7 @@ async def test_a_fifo_in_place_of_a_policy_file_never_stalls_the_service(tmp_pat
     assert "is a FIFO (named pipe), not a regular file" in problem, problem
     # The last good version of each stands.
     assert governor.state.tiers[0][1].manifest.hash == first
-    assert [p.text for p in governor.state.sacred] == ["bank.example"]
+    assert [p.text for p in governor.state.never_touch] == ["bank.example"]
 
 
 def test_a_huge_settings_file_is_refused_without_being_read(tmp_path) -> None:
@@ -120,7 +120,7 @@ def test_a_huge_settings_file_is_refused_without_being_read(tmp_path) -> None:
     [problem] = governor.state.problems
     assert f"{settings} is larger than 1048576 bytes" in problem, problem
     assert "kept the last good settings" in problem
-    assert [p.text for p in governor.state.sacred] == ["bank.example"]
+    assert [p.text for p in governor.state.never_touch] == ["bank.example"]
 
 
 def test_settings_just_past_the_cap_are_refused_though_they_parse(tmp_path) -> None:
@@ -138,7 +138,7 @@ def test_a_directory_in_place_of_the_settings_keeps_the_last_good_settings(tmp_p
     assert governor.reload_if_changed()
     [problem] = governor.state.problems
     assert f"{settings} is a directory, not a regular file" in problem, problem
-    assert [p.text for p in governor.state.sacred] == ["bank.example"]
+    assert [p.text for p in governor.state.never_touch] == ["bank.example"]
 
 
 def test_a_link_to_the_users_settings_elsewhere_is_refused_not_followed(tmp_path) -> None:
@@ -148,7 +148,7 @@ def test_a_link_to_the_users_settings_elsewhere_is_refused_not_followed(tmp_path
     settings.unlink()
     settings.symlink_to(elsewhere)
     assert governor.reload_if_changed()
-    assert [p.text for p in governor.state.sacred] == ["bank.example"]  # not emptied
+    assert [p.text for p in governor.state.never_touch] == ["bank.example"]  # not emptied
     [problem] = governor.state.problems
     assert f"{settings} is a symbolic link, which Ghostlight does not follow" in problem, problem
 
