@@ -21,7 +21,7 @@ from ghostlight_trio.transport.bridge import (
     TextBlock,
     ToolDescriptor,
 )
-from ghostlight_trio.transport.excerpt import excerpt
+from ghostlight_trio.untrusted.excerpt import excerpt
 
 from . import failures, jsonrpc
 from .actions import Action, Reply, SendBridge, WriteMessage

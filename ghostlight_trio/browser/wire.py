@@ -12,7 +12,7 @@ import json
 import secrets
 from typing import Any, Final
 
-from ..transport.unicode import mend_lone_surrogates
+from ..untrusted.unicode import mend_lone_surrogates
 
 WIRE_MAJOR: Final = 1
 SERVICE_FRAME_CEILING: Final = 64 * 1024 * 1024

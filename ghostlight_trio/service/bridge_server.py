@@ -38,7 +38,6 @@ from ..transport.bridge import (
     decode_from_client,
 )
 from ..transport.endpoints import Endpoints
-from ..transport.excerpt import excerpt
 from ..transport.framing import (
     BRIDGE_FRAME_CEILING,
     FrameBudgetExceeded,
@@ -47,6 +46,7 @@ from ..transport.framing import (
 from ..transport.handshake import HELLO_CEILING, BridgeRefused, BridgeVersionError, accept_bridge
 from ..transport.peercred import is_same_user
 from ..transport.stream import BridgeClosed, MessageStream
+from ..untrusted.excerpt import excerpt
 from ..workspace import WorkspaceLimitReached, WorkspaceRegistry
 from .app import BrowserEndpoint
 from .outbox import Outbox

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 import attrs
 import cbor2
 
-from .jsonshape import MAX_SAFE_INTEGER, describe, json_problem
+from ..untrusted.jsonshape import MAX_SAFE_INTEGER, describe, json_problem
 
 if TYPE_CHECKING:
     import cattrs

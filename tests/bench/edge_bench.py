@@ -34,7 +34,7 @@ from pathlib import Path
 
 import trio
 
-from ghostlight_trio.transport.mcp_client import LEGACY, MODERN
+from ghostlight_trio.cli.mcp_client import REVISION_2025_11_25, REVISION_2026_07_28
 
 from . import peers
 from .harness import isolated_instance, print_table, running_service, summarize
@@ -121,13 +121,13 @@ def run() -> None:
             cached_env = {**env, "PYTHONPYCACHEPREFIX": str(logs / "pycache")}
             cached_env.pop("PYTHONDONTWRITEBYTECODE", None)
             contenders = [
-                _Contender(f"{ours} (initialize)", connector, env, LEGACY, logs / "connector.log"),
-                _Contender(f"{ours} (initialize, bytecode cached)", connector, cached_env, LEGACY,
+                _Contender(f"{ours} (initialize)", connector, env, REVISION_2025_11_25, logs / "connector.log"),
+                _Contender(f"{ours} (initialize, bytecode cached)", connector, cached_env, REVISION_2025_11_25,
                            logs / "connector.log"),
-                _Contender(f"{ours} (2026-07-28 server/discover)", connector, env, MODERN,
+                _Contender(f"{ours} (2026-07-28 server/discover)", connector, env, REVISION_2026_07_28,
                            logs / "connector.log"),
                 _Contender(f"{ours} (to first tools/list, bytecode cached)", connector, cached_env,
-                           LEGACY, logs / "connector.log", until_tools=True),
+                           REVISION_2025_11_25, logs / "connector.log", until_tools=True),
                 _Contender("floor: python -c pass (spawn -> exit)", [sys.executable, "-c", "pass"], env, None,
                            logs / "floor.log"),
                 _Contender("floor: python -c 'import trio' (spawn -> exit)",
@@ -138,10 +138,10 @@ def run() -> None:
             pw_argv = peers.playwright_argv(logs / "pw-out")
             if peer_problem is None:
                 contenders += [
-                    _Contender(pw_name, pw_argv, penv, LEGACY, logs / "pw.log"),
+                    _Contender(pw_name, pw_argv, penv, REVISION_2025_11_25, logs / "pw.log"),
                     _Contender(f"{peers.peer_label('@playwright/mcp')} (to first tools/list)", pw_argv,
-                               penv, LEGACY, logs / "pw.log", until_tools=True),
-                    _Contender(cdm_name, peers.cdm_argv(), penv, LEGACY, logs / "cdm.log"),
+                               penv, REVISION_2025_11_25, logs / "pw.log", until_tools=True),
+                    _Contender(cdm_name, peers.cdm_argv(), penv, REVISION_2025_11_25, logs / "cdm.log"),
                 ]
             if node:
                 contenders.append(_Contender("floor: node -e 0 (spawn -> exit)", [node, "-e", "0"], dict(os.environ),

@@ -41,7 +41,7 @@ from ghostlight_trio.transport.bridge import (
     decode_from_client,
 )
 from ghostlight_trio.transport.handshake import open_bridge
-from ghostlight_trio.transport.jsonshape import json_problem
+from ghostlight_trio.untrusted.jsonshape import json_problem
 from ghostlight_trio.workspace import WorkspaceRegistry
 
 from .profiles import STATS, fuzz_settings
