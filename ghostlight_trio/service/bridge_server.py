@@ -19,7 +19,6 @@ from ..engine.session import WorkSession
 from ..governance.explain import policy_lines
 from ..governance.governor import Governor
 from ..transport.bridge import (
-    BridgeProtocolError,
     Cancel,
     CatalogProjection,
     CatalogRequest,
@@ -33,10 +32,10 @@ from ..transport.bridge import (
     ReleaseWorkspace,
     Start,
     StatusRequest,
-    UnfitValues,
     WorkspaceOpened,
-    decode_from_client,
 )
+from ..transport.bridge_codec import BridgeProtocolError
+from ..transport.bridge_intake import UnfitValues, decode_from_client
 from ..transport.endpoints import Endpoints
 from ..transport.framing import (
     BRIDGE_FRAME_CEILING,
