@@ -16,6 +16,8 @@ BRIDGE_MINOR: Final = 0
 
 JsonValue = Any
 """A JSON-compatible value (CBOR carries it unchanged, key order preserved)."""
+JsonObject = dict[str, JsonValue]
+"""A field that carries a JSON object: handed to the encoder as it is."""
 
 
 # --- opening -----------------------------------------------------------------------------
@@ -100,13 +102,13 @@ class ToolDescriptor:
     name: str
     title: str
     description: str
-    input_schema: dict[str, JsonValue]
+    input_schema: JsonObject
     """Keeps its declaration key order (models were trained on it)."""
-    annotations: dict[str, JsonValue]
+    annotations: JsonObject
     workspace_use: Literal["creates", "uses", "independent"]
     """Whether the tool makes a workspace, works in one, or needs none: what the 2026-07-28
     edge adds a ``workspaceId`` argument and result for."""
-    output_schema: dict[str, JsonValue] | None = None
+    output_schema: JsonObject | None = None
 
 
 @attrs.frozen
@@ -133,6 +135,29 @@ class CatalogChanged:
     generation: int
 
 
+# --- content of results ------------------------------------------------------------------
+
+
+@attrs.frozen
+class TextBlock:
+    """Text of a result, as the agent reads it."""
+
+    text: str
+    type: Literal["text"] = "text"
+
+
+@attrs.frozen
+class ImageBlock:
+    """An image of a result (a screenshot), its bytes as they are: CBOR carries them raw."""
+
+    data: bytes
+    mime_type: str
+    type: Literal["image"] = "image"
+
+
+ContentBlock = TextBlock | ImageBlock
+
+
 # --- work ----------------------------------------------------------------------------------
 
 
@@ -142,7 +167,7 @@ class RequestContext:
 
     client_label: str = ""
     wants_progress: bool = False
-    restriction: dict[str, JsonValue] | None = None
+    restriction: JsonObject | None = None
 
 
 @attrs.frozen
@@ -151,7 +176,7 @@ class Start:
 
     sequence: int
     operation: str
-    arguments: dict[str, JsonValue]
+    arguments: JsonObject
     workspace_id: str | None = None
     context: RequestContext = RequestContext()
 
@@ -196,25 +221,6 @@ class Progress:
     message: str = ""
 
 
-@attrs.frozen
-class TextBlock:
-    """Text of a result, as the agent reads it."""
-
-    text: str
-    type: Literal["text"] = "text"
-
-
-@attrs.frozen
-class ImageBlock:
-    """An image of a result (a screenshot), its bytes as they are: CBOR carries them raw."""
-
-    data: bytes
-    mime_type: str
-    type: Literal["image"] = "image"
-
-
-ContentBlock = TextBlock | ImageBlock
-
 OutcomeKind = Literal[
     "ok",  # the tool ran and succeeded
     "tool_error",  # the tool ran (or validated) and failed in a way the agent can correct
@@ -233,7 +239,7 @@ class Outcome:
     work_id: str
     kind: OutcomeKind
     content: list[ContentBlock] = attrs.Factory(list)
-    structured: dict[str, JsonValue] | None = None
+    structured: JsonObject | None = None
     workspace_id: str | None = None
 
 

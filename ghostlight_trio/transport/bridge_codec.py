@@ -14,15 +14,11 @@ from typing import Any, Final
 import cattrs
 import cbor2
 
-from .bridge import MESSAGE_TYPES, ContentBlock, ImageBlock, JsonValue, Message, TextBlock
+from .bridge import MESSAGE_TYPES, ContentBlock, ImageBlock, JsonObject, Message, TextBlock
 
 
 class BridgeProtocolError(Exception):
     """A frame could not be decoded into a known, well-typed bridge message."""
-
-
-JSON_OBJECT: Final = dict[str, JsonValue]
-"""How the vocabulary types a field that carries a JSON object."""
 
 
 def encode_message(message: Message) -> bytes:
@@ -117,14 +113,14 @@ def _converter() -> cattrs.Converter:
     conv = cattrs.Converter(forbid_extra_keys=True)
     for kind in (str, int, float, bool, bytes):
         conv.register_structure_hook(kind, _strict(kind))
-    conv.register_structure_hook_func(lambda t: t == JSON_OBJECT, _structure_json_object)
+    conv.register_structure_hook_func(lambda t: t == JsonObject, _structure_json_object)
 
     def unstructure_json(value: Any) -> Any:
         # Anything not JSON-shaped (never sent in practice) is copied the general way.
         return value if _plain(value) else conv.unstructure(value)
 
     conv.register_unstructure_hook_func(
-        lambda t: t == JSON_OBJECT or t == JSON_OBJECT | None, unstructure_json
+        lambda t: t == JsonObject or t == JsonObject | None, unstructure_json
     )
 
     def structure_block(value: Any, _: Any) -> ContentBlock:
