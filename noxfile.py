@@ -33,7 +33,8 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", "ghostlight_trio", "connectors", "tests", "noxfile.py")
     session.run(
         "mypy", "ghostlight_trio/transport", "ghostlight_trio/untrusted", "ghostlight_trio/files",
-        "ghostlight_trio/launch", "connectors",
+        "ghostlight_trio/launch", "ghostlight_trio/cli/mcp_client.py",
+        "ghostlight_trio/install/client_configs.py", "connectors",
     )
     session.run("lint-imports")
     session.run("pytest", "-q", "tests/architecture")
