@@ -13,8 +13,8 @@ import sys
 
 import trio
 
+from ghostlight_trio.files.safe import PrivateFileHandler
 from ghostlight_trio.transport.endpoints import Endpoints, UnsafeDirectoryError, ensure_private_dir
-from ghostlight_trio.transport.safe_files import PrivateFileHandler
 
 from .relay import Relay
 

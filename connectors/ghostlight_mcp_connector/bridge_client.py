@@ -14,6 +14,13 @@ import logging
 
 import trio
 
+from ghostlight_trio.launch.spawn import (
+    ServiceLaunch,
+    SpawnClaim,
+    claim_spawn,
+    service_lock_holder,
+    spawn_service,
+)
 from ghostlight_trio.transport.bridge import ServiceHello
 from ghostlight_trio.transport.endpoints import Endpoints, UnsafeDirectoryError
 from ghostlight_trio.transport.handshake import (
@@ -23,13 +30,6 @@ from ghostlight_trio.transport.handshake import (
     SecretMissing,
     ServiceUnresponsive,
     open_bridge,
-)
-from ghostlight_trio.transport.launch import (
-    ServiceLaunch,
-    SpawnClaim,
-    claim_spawn,
-    service_lock_holder,
-    spawn_service,
 )
 from ghostlight_trio.transport.proof import SQUATTER_MESSAGE, SecretFileError
 from ghostlight_trio.transport.stream import BridgeClosed, MessageStream

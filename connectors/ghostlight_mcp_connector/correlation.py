@@ -6,7 +6,7 @@ request (completed, refused, lost, cancelled); each dated revision decides how t
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal, TypeGuard
 
 import attrs
 
@@ -16,11 +16,12 @@ from ghostlight_trio.transport.bridge import (
     Outcome,
     Progress,
     Rejected,
+    RequestContext,
     Start,
     Started,
 )
 
-from .jsonrpc import RequestId
+from .jsonrpc import JsonObject, RequestId
 
 ProgressToken = str | int
 Stage = Literal["queued", "sent", "started"]
@@ -32,13 +33,14 @@ class PendingCall:
 
     request_id: RequestId
     start: Start
-    progress_token: ProgressToken | None = None
     stage: Stage = "queued"
+    """Still in this process, sent, or started (the service gave it a work id)."""
     work_id: str | None = None
-    cancelled: bool = False
+    progress_token: ProgressToken | None = None
+    """The client's token when it asked for progress."""
     last_progress: float | None = None
-    tag: Any = None
-    """Revision-specific facts kept for rendering (never sent to the service)."""
+    cancelled: bool = False
+    """The client cancelled it: it is owed no answer."""
 
 
 @attrs.frozen
@@ -84,9 +86,33 @@ class CallBook:
     def is_active(self, request_id: RequestId) -> bool:
         return request_id in self._by_request
 
-    def add(self, call: PendingCall) -> None:
-        self._by_sequence[call.start.sequence] = call
-        self._by_request[call.request_id] = call
+    def add(
+        self,
+        request_id: RequestId,
+        operation: str,
+        arguments: JsonObject,
+        *,
+        workspace_id: str | None,
+        client_label: str,
+        restriction: JsonObject | None,
+        progress_token: ProgressToken | None,
+    ) -> PendingCall:
+        """Book a tools/call (queued, under a fresh sequence) and return it."""
+        start = Start(
+            sequence=self.next_sequence(),
+            operation=operation,
+            arguments=arguments,
+            workspace_id=workspace_id,
+            context=RequestContext(
+                client_label=client_label,
+                wants_progress=progress_token is not None,
+                restriction=restriction,
+            ),
+        )
+        call = PendingCall(request_id=request_id, start=start, progress_token=progress_token)
+        self._by_sequence[start.sequence] = call
+        self._by_request[request_id] = call
+        return call
 
     def get(self, request_id: RequestId) -> PendingCall | None:
         return self._by_request.get(request_id)
@@ -96,9 +122,6 @@ class CallBook:
 
     def mark_sent(self, call: PendingCall) -> None:
         call.stage = "sent"
-
-    def owns_sequence(self, sequence: int) -> bool:
-        return sequence in self._by_sequence
 
     def started(self, message: Started) -> list[Message]:
         """Bind the work id; a call cancelled meanwhile is cancelled on the service now."""
@@ -114,17 +137,11 @@ class CallBook:
 
     def outcome(self, message: Outcome) -> Completed | None:
         call = self._by_work.get(message.work_id)
-        if call is None:
-            return None
-        self._forget(call)
-        return None if call.cancelled else Completed(call, message)
+        return Completed(call, message) if self._ended(call) else None
 
     def rejected(self, message: Rejected) -> Refused | None:
         call = self._by_sequence.get(message.sequence)
-        if call is None:
-            return None
-        self._forget(call)
-        return None if call.cancelled else Refused(call, message)
+        return Refused(call, message) if self._ended(call) else None
 
     def progress(self, message: Progress) -> ProgressUpdate | None:
         """Only for a live, uncancelled call that asked for progress, strictly increasing."""
@@ -176,6 +193,13 @@ class CallBook:
         self._by_work.clear()
         self._by_request.clear()
         return lost
+
+    def _ended(self, call: PendingCall | None) -> TypeGuard[PendingCall]:
+        """Forget a call the service ended; True when its client still waits for the answer."""
+        if call is None:
+            return False
+        self._forget(call)
+        return not call.cancelled
 
     def _forget(self, call: PendingCall) -> None:
         self._by_sequence.pop(call.start.sequence, None)

@@ -14,6 +14,7 @@ from ghostlight_trio.transport.bridge import Message
 
 from . import jsonrpc
 from .actions import Action, WriteMessage
+from .handler import RevisionHandler, ServerFacts
 from .jsonrpc import (
     Ignored,
     InboundResponse,
@@ -23,14 +24,8 @@ from .jsonrpc import (
     Request,
 )
 from .mcp_2025_11_25 import Mcp20251125
-from .mcp_2026_07_28 import (
-    REVISION as MODERN_REVISION,
-)
-from .mcp_2026_07_28 import (
-    UNSUPPORTED_PROTOCOL_VERSION,
-    Mcp20260728,
-    is_modern_shaped,
-)
+from .mcp_2026_07_28 import REVISION as REVISION_2026_07_28
+from .mcp_2026_07_28 import UNSUPPORTED_PROTOCOL_VERSION, Mcp20260728, is_2026_07_28_shaped
 
 Era = Literal["unpinned", "2025-11-25", "2026-07-28"]
 
@@ -48,13 +43,16 @@ class EraRouter:
         instructions_2026: str,
         page_size: int,
     ) -> None:
-        self._server_info = server_info
-        self._instructions_2025 = instructions_2025
-        self._instructions_2026 = instructions_2026
-        self._page_size = page_size
         self.era: Era = "unpinned"
-        self._h2025: Mcp20251125 | None = None
-        self._h2026: Mcp20260728 | None = None
+        # Both are made now (an unused one holds nothing); pinning drops the other.
+        self._h2025: Mcp20251125 | None = Mcp20251125(
+            ServerFacts(server_info, instructions_2025, page_size)
+        )
+        self._h2026: Mcp20260728 | None = Mcp20260728(
+            ServerFacts(server_info, instructions_2026, page_size)
+        )
+        self._pinned: RevisionHandler | None = None
+        """The handler serving this process once the era is pinned."""
 
     # --- stdin ---------------------------------------------------------------------------------
 
@@ -69,8 +67,7 @@ class EraRouter:
             _log.info("ignored a response object from the client (this server sends no requests)")
             return []
         if isinstance(item, Notification):
-            handler = self._pinned_handler()
-            return [] if handler is None else handler.receive_notification(item)
+            return self._pinned.receive_notification(item) if self._pinned else []
         return self._request(item)
 
     def _request(self, request: Request) -> list[Action]:
@@ -79,12 +76,12 @@ class EraRouter:
         if self.era == "2026-07-28":
             return self._request_2026(request)
         if request.method == "initialize":
-            reply = self._legacy().receive_request(request)
+            reply = self._handler_2025_11_25().receive_request(request)
             if reply.accepted:
                 self._pin("2025-11-25")
             return reply.actions
-        if is_modern_shaped(request.params) or request.method == "server/discover":
-            reply = self._modern().receive_request(request)
+        if is_2026_07_28_shaped(request.params) or request.method == "server/discover":
+            reply = self._handler_2026_07_28().receive_request(request)
             if reply.accepted and request.method != "server/discover":
                 self._pin("2026-07-28")
             return reply.actions
@@ -92,7 +89,7 @@ class EraRouter:
             return [WriteMessage(jsonrpc.result(request.id, {}))]
         message = (
             "Invalid params: send initialize first (MCP 2025-11-25), or carry per-request"
-            f" _meta with {MODERN_REVISION} protocolVersion and clientCapabilities"
+            f" _meta with {REVISION_2026_07_28} protocolVersion and clientCapabilities"
         )
         return [WriteMessage(jsonrpc.error(request.id, jsonrpc.INVALID_PARAMS, message))]
 
@@ -100,103 +97,77 @@ class EraRouter:
         if request.method == "server/discover":
             message = "Method not found: server/discover (this connection uses 2025-11-25)"
             return [WriteMessage(jsonrpc.error(request.id, jsonrpc.METHOD_NOT_FOUND, message))]
-        if request.method != "initialize" and is_modern_shaped(request.params):
+        if request.method != "initialize" and is_2026_07_28_shaped(request.params):
             message = (
                 "Invalid Request: this connection is pinned to MCP 2025-11-25 by initialize;"
                 " 2026-07-28 requests need a new connection"
             )
             return [WriteMessage(jsonrpc.error(request.id, jsonrpc.INVALID_REQUEST, message))]
-        return self._legacy().receive_request(request).actions
+        return self._handler_2025_11_25().receive_request(request).actions
 
     def _request_2026(self, request: Request) -> list[Action]:
         if request.method == "initialize":
             requested = (request.params or {}).get("protocolVersion")
             data = {
-                "supported": [MODERN_REVISION],
+                "supported": [REVISION_2026_07_28],
                 "requested": requested if isinstance(requested, str) else "",
             }
             message = "Unsupported protocol version: this connection speaks 2026-07-28 only"
             return [
                 WriteMessage(jsonrpc.error(request.id, UNSUPPORTED_PROTOCOL_VERSION, message, data))
             ]
-        return self._modern().receive_request(request).actions
+        return self._handler_2026_07_28().receive_request(request).actions
 
-    # --- bridge --------------------------------------------------------------------------------
+    # --- bridge and lifetime: the pinned handler's, nothing before a pin ---------------------
 
     def receive_bridge(self, message: Message) -> list[Action]:
-        handler = self._pinned_handler()
-        return [] if handler is None else handler.receive_bridge(message)
+        return self._pinned.receive_bridge(message) if self._pinned else []
 
     def bridge_connected(self) -> list[Action]:
-        handler = self._pinned_handler()
-        return [] if handler is None else handler.bridge_connected()
+        return self._pinned.bridge_connected() if self._pinned else []
 
     def bridge_failed(self, reason: str) -> list[Action]:
-        handler = self._pinned_handler()
-        return [] if handler is None else handler.bridge_failed(reason)
+        return self._pinned.bridge_failed(reason) if self._pinned else []
 
     def bridge_lost(self) -> list[Action]:
-        handler = self._pinned_handler()
-        return [] if handler is None else handler.bridge_lost()
+        return self._pinned.bridge_lost() if self._pinned else []
 
     def close(self) -> list[Action]:
-        handler = self._pinned_handler()
-        return [] if handler is None else handler.close()
+        return self._pinned.close() if self._pinned else []
 
     def input_ended(self) -> list[Action]:
         """stdin ended: what can end at once does; requests already read are still answered."""
-        handler = self._pinned_handler()
-        return [] if handler is None else handler.input_ended()
+        return self._pinned.input_ended() if self._pinned else []
 
     def owed(self) -> int:
         """How many requests already read still wait for their answer (the runtime keeps
         running after stdin ends until there are none)."""
-        handler = self._pinned_handler()
-        return 0 if handler is None else handler.owed()
+        return self._pinned.owed() if self._pinned else 0
 
     def give_up(self, reason: str) -> list[Action]:
         """Stop waiting (``reason`` says why): each request still owed gets an honest error."""
-        handler = self._pinned_handler()
-        return [] if handler is None else handler.give_up(reason)
+        return self._pinned.give_up(reason) if self._pinned else []
 
     def awaiting_service(self) -> bool:
         """Whether something sent to the service still waits for its answer (the runtime
         then checks that a silent service still answers at all)."""
-        handler = self._pinned_handler()
-        return handler is not None and handler.awaiting_service()
+        return self._pinned.awaiting_service() if self._pinned else False
 
     # --- internals -----------------------------------------------------------------------------
-
-    def _pinned_handler(self) -> Mcp20251125 | Mcp20260728 | None:
-        if self.era == "2025-11-25":
-            return self._h2025
-        if self.era == "2026-07-28":
-            return self._h2026
-        return None
 
     def _pin(self, era: Era) -> None:
         self.era = era
         if era == "2025-11-25":
-            self._h2026 = None
+            self._pinned, self._h2026 = self._handler_2025_11_25(), None
         else:
-            self._h2025 = None
-            self._modern().advertise_legacy = False
+            self._pinned, self._h2025 = self._handler_2026_07_28(), None
+            self._handler_2026_07_28().advertise_2025_11_25 = False
         _log.info("serving MCP %s", era)
 
-    def _legacy(self) -> Mcp20251125:
-        if self._h2025 is None:
-            self._h2025 = Mcp20251125(
-                server_info=self._server_info,
-                instructions=self._instructions_2025,
-                page_size=self._page_size,
-            )
+    def _handler_2025_11_25(self) -> Mcp20251125:
+        assert self._h2025 is not None, "not once 2026-07-28 is pinned"
         return self._h2025
 
-    def _modern(self) -> Mcp20260728:
-        if self._h2026 is None:
-            self._h2026 = Mcp20260728(
-                server_info=self._server_info,
-                instructions=self._instructions_2026,
-                page_size=self._page_size,
-            )
+    def _handler_2026_07_28(self) -> Mcp20260728:
+        assert self._h2026 is not None, "not once 2025-11-25 is pinned"
         return self._h2026

@@ -17,9 +17,9 @@ from typing import Any, Final, TypeGuard
 
 import attrs
 
-from ghostlight_trio.transport.excerpt import excerpt
-from ghostlight_trio.transport.jsonshape import exceeds
-from ghostlight_trio.transport.unicode import escapes_lone_surrogate, has_lone_surrogate
+from ghostlight_trio.untrusted.excerpt import excerpt
+from ghostlight_trio.untrusted.jsonshape import MAX_NESTING, exceeds
+from ghostlight_trio.untrusted.unicode import escapes_lone_surrogate, has_lone_surrogate
 
 LINE_CEILING: Final = 4 * 1024 * 1024
 """Longest accepted input line (bytes, without the newline); longer lines are refused whole."""
@@ -166,12 +166,6 @@ class LineSplitter:
         return line
 
 
-MAX_NESTING = 256
-"""Deepest nesting of arrays and objects read, far past any real message. The parser itself
-stops at a depth that depends on how deep the stack already is, and the bridge's CBOR decoder
-at 400 levels (it would close the stream, and every call on it with it): one fixed limit under
-both makes the answer to a line the same wherever it is read, and every line read fit to
-forward."""
 _TOO_DEEP = f"the line nests arrays and objects deeper than {MAX_NESTING} levels"
 
 

@@ -19,7 +19,6 @@ class Link:
     def __init__(self) -> None:
         self.state: LinkState = "down"
         self._held: list[Message] = []
-        self.ever_up = False
         self._launching = True
         """Whether the attempt under way may start the service."""
 
@@ -48,7 +47,6 @@ class Link:
     def connected(self) -> list[Message]:
         """The runtime connected: return the held messages, which it should now send."""
         self.state = "up"
-        self.ever_up = True
         held, self._held = self._held, []
         return held
 

@@ -16,29 +16,28 @@ from ghostlight_trio.transport.bridge import (
     CatalogChanged,
     CatalogProjection,
     Message,
-    OpenWorkspace,
     Outcome,
     Rejected,
     ReleaseWorkspace,
-    RequestContext,
-    Start,
     TextBlock,
     WorkspaceOpened,
 )
-from ghostlight_trio.transport.excerpt import excerpt
+from ghostlight_trio.untrusted.excerpt import excerpt
 
 from . import failures, jsonrpc
 from .actions import Action, Reply, SendBridge, WriteMessage
 from .call_events import answer_call_event
 from .call_params import call_target
-from .catalog_store import CatalogStore
-from .correlation import CallBook, Completed, PendingCall
-from .jsonrpc import JsonObject, Notification, Request, RequestId
+from .correlation import CallBook, Completed
+from .endings import cancelled, connection_failed, connection_lost, given_up
+from .handler import RevisionHandler, ServerFacts
+from .implicit_workspace import ImplicitWorkspace
+from .jsonrpc import JsonObject, Notification, Request
 from .link import Link
-from .pagination import DEFAULT_PAGE_SIZE, tools_page
 from .rendering import content_json, progress_token, tool_json
-from .replies import given_up, id_in_use, invalid_cursor, invalid_params, lost, unavailable
+from .replies import id_in_use, invalid_params
 from .restriction import restriction_from_meta
+from .tool_list import ToolList
 
 REVISION: Final = "2025-11-25"
 CAPABILITIES: Final[JsonObject] = {"tools": {"listChanged": True}}
@@ -46,7 +45,6 @@ CAPABILITIES: Final[JsonObject] = {"tools": {"listChanged": True}}
 _log = logging.getLogger(__name__)
 
 Lifecycle = Literal["new", "awaiting_initialized", "operational"]
-WorkspaceState = Literal["none", "opening", "open"]
 
 
 WORKSPACE_REPLACED = (
@@ -54,12 +52,6 @@ WORKSPACE_REPLACED = (
     " new one was opened: tab ids from before are no longer yours (those tabs may still be open"
     " in the browser). Call tabs_context_mcp to see your tabs now."
 )
-
-
-@attrs.frozen
-class _ListWaiter:
-    request_id: RequestId
-    cursor: str | None
 
 
 def _initialize_problem(params: JsonObject | None) -> str | None:
@@ -77,29 +69,19 @@ def _initialize_problem(params: JsonObject | None) -> str | None:
     return None
 
 
-class Mcp20251125:
+class Mcp20251125(RevisionHandler):
     """One stdio process speaking 2025-11-25."""
 
-    def __init__(
-        self,
-        *,
-        server_info: JsonObject,
-        instructions: str,
-        page_size: int = DEFAULT_PAGE_SIZE,
-    ) -> None:
-        self._server_info = server_info
-        self._instructions = instructions
-        self._page_size = page_size
+    def __init__(self, facts: ServerFacts) -> None:
+        self._facts = facts
         self.lifecycle: Lifecycle = "new"
         self.book = CallBook()
         self.link = Link()
-        self.catalog: CatalogStore[_ListWaiter] = CatalogStore()
-        self.workspace_id: str | None = None
-        self.workspace_state: WorkspaceState = "none"
-        self._workspace_sequence: int | None = None
-        self._workspace_replaced = False
-        """The service could not keep this session's workspace (it restarted): the next answer
-        says so."""
+        self.tools = ToolList(
+            self.link, self.book.next_sequence, page_size=facts.page_size, render=tool_json,
+            finish=lambda _waiter, _projection, body: body,
+        )
+        self.workspace = ImplicitWorkspace()
         self._client_label = ""
         self._restriction: dict[str, Any] | None = None
 
@@ -150,47 +132,35 @@ class Mcp20251125:
         answer: JsonObject = {
             "protocolVersion": REVISION,
             "capabilities": CAPABILITIES,
-            "serverInfo": self._server_info,
-            "instructions": self._instructions,
+            "serverInfo": self._facts.info,
+            "instructions": self._facts.instructions,
         }
         actions: list[Action] = [WriteMessage(jsonrpc.result(request.id, answer))]
         actions += self._open_workspace()
         return Reply(actions, accepted=True)
 
     def _tools_list(self, request: Request) -> Reply:
-        params = request.params or {}
-        cursor = params.get("cursor")
-        if cursor is not None and not isinstance(cursor, str):
-            return invalid_params(request.id, "Invalid params: cursor must be a string")
-        if self.book.is_active(request.id) or self.catalog.is_waiting(request.id):
-            return id_in_use(request.id)
-        waiter = _ListWaiter(request.id, cursor)
-        projection = self.catalog.projection
-        if projection is not None:
-            return Reply([self._list_page(waiter, projection)], accepted=True)
-        self.catalog.park(waiter)
-        return Reply(self._fetch_catalog(), accepted=True)
+        return self.tools.request(request, in_use=self._id_in_use(request))
 
     def _tools_call(self, request: Request) -> Reply:
         target = call_target(request)
         if isinstance(target, Reply):
             return target
-        if self.book.is_active(request.id) or self.catalog.is_waiting(request.id):
+        if self._id_in_use(request):
             return id_in_use(request.id)
-        token = progress_token(request.params or {})
-        start = Start(
-            sequence=self.book.next_sequence(),
-            operation=target.name,
-            arguments=target.arguments,
-            workspace_id=self.workspace_id,
-            context=RequestContext(
-                client_label=self._client_label,
-                wants_progress=token is not None,
-                restriction=self._restriction,
-            ),
+        self.book.add(
+            request.id,
+            target.name,
+            target.arguments,
+            workspace_id=self.workspace.handle,
+            client_label=self._client_label,
+            restriction=self._restriction,
+            progress_token=progress_token(request.params or {}),
         )
-        self.book.add(PendingCall(request_id=request.id, start=start, progress_token=token))
         return Reply(self._pump(), accepted=True)
+
+    def _id_in_use(self, request: Request) -> bool:
+        return self.book.is_active(request.id) or self.tools.store.is_waiting(request.id)
 
     # --- JSON-RPC notifications --------------------------------------------------------------
 
@@ -203,8 +173,7 @@ class Mcp20251125:
             request_id = (note.params or {}).get("requestId")
             if not jsonrpc.is_request_id(request_id):
                 return []
-            self.catalog.withdraw(request_id)
-            return [SendBridge(m) for m in self.book.cancel(request_id)]
+            return cancelled(self.book, self.tools, self.link, request_id)
         return []
 
     # --- bridge --------------------------------------------------------------------------------
@@ -212,15 +181,14 @@ class Mcp20251125:
     def receive_bridge(self, message: Message) -> list[Action]:
         if isinstance(message, WorkspaceOpened):
             return self._workspace_opened(message)
-        if isinstance(message, Rejected) and message.sequence == self._workspace_sequence:
+        if isinstance(message, Rejected) and self.workspace.answers(message):
             return self._workspace_refused(message)
         if isinstance(message, CatalogProjection):
             return self._catalog_arrived(message)
         if isinstance(message, CatalogChanged):
             return self._catalog_changed(message)
-        if isinstance(message, Outcome) and self._workspace_replaced:
+        if isinstance(message, Outcome) and self.workspace.take_replacement():
             # The first answer in the new workspace says so: the agent's tab ids are now void.
-            self._workspace_replaced = False
             notice = TextBlock(text=WORKSPACE_REPLACED)
             message = attrs.evolve(message, content=[notice, *message.content])
         return answer_call_event(
@@ -236,36 +204,25 @@ class Mcp20251125:
         retry = self.link.failed()
         if retry:
             return retry
-        if self.workspace_state == "opening":
-            self.workspace_state = "none"
-        self._workspace_sequence = None
-        message = failures.unavailable_message(reason)
-        actions: list[Action] = [
-            unavailable(call.request_id, message) for call in self.book.take_queued()
-        ]
-        actions += self._fail_list_waiters(message)
-        return actions
+        self.workspace.connection_failed()
+        return connection_failed(self.book, self.tools, reason)
 
     def bridge_lost(self) -> list[Action]:
         self.link.lost()
-        self.workspace_state = "none"
-        self._workspace_sequence = None
-        actions: list[Action] = [lost(call) for call in self.book.end_all()]
-        actions += self._fail_list_waiters(failures.unavailable_message("connection lost"))
-        self.catalog.invalidate(announce_if_changed=True)
-        return actions
+        self.workspace.connection_lost()
+        return connection_lost(self.book, self.tools)
 
     def awaiting_service(self) -> bool:
         """Whether something sent to the service still waits for its answer."""
         return (
             self.book.awaiting_service()
-            or self.catalog.fetching
-            or (self.workspace_state == "opening" and self.link.is_up)
+            or self.tools.store.fetching
+            or (self.workspace.state == "opening" and self.link.is_up)
         )
 
     def owed(self) -> int:
         """How many requests already read still wait for their answer."""
-        return self.book.owed() + self.catalog.owed()
+        return self.book.owed() + self.tools.store.owed()
 
     def input_ended(self) -> list[Action]:
         """stdin ended: the workspace stays until the calls already read have their answers."""
@@ -273,40 +230,28 @@ class Mcp20251125:
 
     def give_up(self, reason: str) -> list[Action]:
         """Stop waiting for the service: every request still owed an answer gets an error."""
-        return given_up(self.book, self.catalog, reason)
+        return given_up(self.book, self.tools, reason)
 
     def close(self) -> list[Action]:
         """Clean shutdown (stdin EOF, parent gone): release the implicit workspace."""
-        if self.workspace_id is not None and self.link.is_up:
-            return [SendBridge(ReleaseWorkspace(workspace_id=self.workspace_id))]
+        if self.workspace.handle is not None and self.link.is_up:
+            return [SendBridge(ReleaseWorkspace(workspace_id=self.workspace.handle))]
         return []
 
     # --- internals -----------------------------------------------------------------------------
 
     def _open_workspace(self) -> list[Action]:
-        self.workspace_state = "opening"
-        self._workspace_sequence = self.book.next_sequence()
-        message = OpenWorkspace(
-            sequence=self._workspace_sequence,
-            reattach=self.workspace_id,
-            client_label=self._client_label,
-        )
-        return self.link.send(message)
+        opening = self.workspace.open(self.book.next_sequence(), self._client_label)
+        return self.link.send(opening)
 
     def _workspace_opened(self, message: WorkspaceOpened) -> list[Action]:
-        if message.sequence != self._workspace_sequence:
+        if not self.workspace.answers(message):
             return []
-        if self.workspace_id is not None and not message.reattached:
-            _log.warning("the service minted a fresh workspace; the previous one was not kept")
-            self._workspace_replaced = True
-        self.workspace_id = message.workspace_id
-        self.workspace_state = "open"
-        self._workspace_sequence = None
+        self.workspace.opened(message)
         return self._pump()
 
     def _workspace_refused(self, message: Rejected) -> list[Action]:
-        self.workspace_state = "none"
-        self._workspace_sequence = None
+        self.workspace.refused(message)
         text = f"Ghostlight could not open a workspace: {message.message}"
         data = {"nextStep": message.next_step or failures.UNAVAILABLE_NEXT_STEP}
         return [
@@ -319,52 +264,31 @@ class Mcp20251125:
         queued = self.book.queued()
         if not queued:
             return []
-        if self.workspace_state == "open" and self.link.is_up:
+        if self.workspace.state == "open" and self.link.is_up:
             actions: list[Action] = []
             for call in queued:
-                call.start = attrs.evolve(call.start, workspace_id=self.workspace_id)
+                call.start = attrs.evolve(call.start, workspace_id=self.workspace.handle)
                 self.book.mark_sent(call)
                 actions.append(SendBridge(call.start))
             return actions
-        if self.workspace_state == "none":
+        if self.workspace.state == "none":
             return self._open_workspace()
         return self.link.request_connection()
 
-    def _fetch_catalog(self) -> list[Action]:
-        return self.catalog.fetch(self.link, self.book.next_sequence)
-
     def _catalog_arrived(self, message: CatalogProjection) -> list[Action]:
-        accepted = self.catalog.accept(message)
-        if accepted is None:
-            return []
-        actions: list[Action] = [self._list_page(w, message) for w in accepted.waiters]
-        if accepted.announce and self.lifecycle == "operational":
-            actions.append(WriteMessage(jsonrpc.notification("notifications/tools/list_changed")))
-        return actions
+        pages, changed = self.tools.arrived(message)
+        if changed and self.lifecycle == "operational":
+            pages.append(WriteMessage(jsonrpc.notification("notifications/tools/list_changed")))
+        return pages
 
     def _catalog_changed(self, message: CatalogChanged) -> list[Action]:
-        if not self.catalog.is_news(message):
+        fetch = self.tools.changed(message, refetch=self.link.is_up)
+        if fetch is None:
             return []
-        waiting = self.catalog.fetching
-        self.catalog.invalidate()
         actions: list[Action] = []
         if self.lifecycle == "operational":
             actions.append(WriteMessage(jsonrpc.notification("notifications/tools/list_changed")))
-        if waiting or self.link.is_up:
-            actions += self._fetch_catalog()
-        return actions
-
-    def _list_page(self, waiter: _ListWaiter, projection: CatalogProjection) -> WriteMessage:
-        body = tools_page(
-            waiter.cursor, projection, self._page_size,
-            lambda start, stop: self.catalog.rendered(start, stop, tool_json),
-        )
-        if body is None:
-            return invalid_cursor(waiter.request_id)
-        return WriteMessage(jsonrpc.result(waiter.request_id, body))
-
-    def _fail_list_waiters(self, message: str) -> list[Action]:
-        return [unavailable(waiter.request_id, message) for waiter in self.catalog.abandon()]
+        return actions + fetch
 
 
 def _render_result(completed: Completed) -> WriteMessage:

@@ -16,33 +16,28 @@ from ghostlight_trio.transport.bridge import (
     CatalogChanged,
     CatalogProjection,
     Message,
-    RequestContext,
-    Start,
     TextBlock,
     ToolDescriptor,
 )
-from ghostlight_trio.transport.excerpt import excerpt
+from ghostlight_trio.untrusted.excerpt import excerpt
 
-from . import failures, jsonrpc
+from . import jsonrpc
 from .actions import Action, Reply, SendBridge, WriteMessage
 from .call_events import answer_call_event
 from .call_params import call_target
-from .catalog_store import CatalogStore
-from .correlation import CallBook, Completed, PendingCall
+from .correlation import CallBook, Completed
+from .endings import cancelled, connection_failed, connection_lost, given_up
+from .handler import RevisionHandler, ServerFacts
 from .jsonrpc import JsonObject, Notification, Request, RequestId
 from .link import Link
-from .pagination import (
-    DEFAULT_PAGE_SIZE,
-    INVALID_CURSOR_MESSAGE,
-    cursor_is_well_formed,
-    tools_page,
-)
+from .pagination import INVALID_CURSOR_MESSAGE, cursor_is_well_formed
 from .rendering import content_json, progress_token, tool_json
-from .replies import given_up, id_in_use, invalid_cursor, invalid_params, lost, unavailable
+from .replies import id_in_use, invalid_params
 from .restriction import restriction_from_meta
+from .tool_list import ListWaiter, ToolList
 
 REVISION: Final = "2026-07-28"
-LEGACY_REVISION: Final = "2025-11-25"
+REVISION_2025_11_25: Final = "2025-11-25"
 UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
 CAPABILITIES: Final[JsonObject] = {"tools": {"listChanged": True}}
 
@@ -87,50 +82,37 @@ class RequestMeta:
     restriction: dict[str, Any] | None = None
 
 
-@attrs.frozen
-class _ListWaiter:
-    request_id: RequestId
-    cursor: str | None
-    private: bool = False
-    """The caller sent a restriction: what it may use depends on it, so never share the list."""
-
-
 class _MetaError(Exception):
     def __init__(self, reply: JsonObject) -> None:
         super().__init__()
         self.reply = reply
 
 
-def is_modern_shaped(params: JsonObject | None) -> bool:
+def is_2026_07_28_shaped(params: JsonObject | None) -> bool:
     """The detection key: ``params._meta`` names a protocol version (a bare _meta does not)."""
     meta = (params or {}).get("_meta")
     return isinstance(meta, dict) and VERSION_KEY in meta
 
 
-class Mcp20260728:
+class Mcp20260728(RevisionHandler):
     """One stdio process speaking 2026-07-28; state is only the bridge, caches and streams."""
 
-    def __init__(
-        self,
-        *,
-        server_info: JsonObject,
-        instructions: str,
-        page_size: int = DEFAULT_PAGE_SIZE,
-    ) -> None:
-        self._server_info = server_info
-        self._instructions = instructions
-        self._page_size = page_size
-        self.advertise_legacy = True
+    def __init__(self, facts: ServerFacts) -> None:
+        self._facts = facts
+        self.advertise_2025_11_25 = True
         """While no era is pinned, errors and discovery also name 2025-11-25 (via initialize)."""
         self.book = CallBook()
         self.link = Link()
-        self.catalog: CatalogStore[_ListWaiter] = CatalogStore()
+        self.tools = ToolList(
+            self.link, self.book.next_sequence, page_size=facts.page_size, render=_tool_json,
+            finish=self._finish_page,
+        )
         self.subscriptions: dict[RequestId, bool] = {}
         """Open subscriptions/listen streams: id -> whether tool-list changes were asked for."""
 
     @property
     def supported_versions(self) -> list[str]:
-        return [REVISION, LEGACY_REVISION] if self.advertise_legacy else [REVISION]
+        return [REVISION, REVISION_2025_11_25] if self.advertise_2025_11_25 else [REVISION]
 
     # --- JSON-RPC requests -------------------------------------------------------------------
 
@@ -167,7 +149,7 @@ class Mcp20260728:
             raise invalid(f"_meta[{VERSION_KEY!r}] must be a string")
         if version != REVISION:
             message = f"Unsupported protocol version: {version}"
-            if version == LEGACY_REVISION:
+            if version == REVISION_2025_11_25:
                 message += " (2025-11-25 is served only through initialize)"
             data = {"supported": self.supported_versions, "requested": version}
             raise _MetaError(jsonrpc.error(request.id, UNSUPPORTED_PROTOCOL_VERSION, message, data))
@@ -190,7 +172,7 @@ class Mcp20260728:
     def _envelope(self, body: JsonObject) -> JsonObject:
         answer: JsonObject = {"resultType": "complete"}
         answer.update(body)
-        answer["_meta"] = {SERVER_INFO_KEY: self._server_info}
+        answer["_meta"] = {SERVER_INFO_KEY: self._facts.info}
         return answer
 
     def _discover(self) -> JsonObject:
@@ -198,7 +180,7 @@ class Mcp20260728:
             {
                 "supportedVersions": self.supported_versions,
                 "capabilities": CAPABILITIES,
-                "instructions": self._instructions,
+                "instructions": self._facts.instructions,
                 "ttlMs": DISCOVER_TTL_MS,
                 "cacheScope": "public",
             }
@@ -206,18 +188,11 @@ class Mcp20260728:
 
     def _tools_list(self, request: Request, meta: RequestMeta) -> Reply:
         cursor = (request.params or {}).get("cursor")
-        if cursor is not None and not isinstance(cursor, str):
-            return invalid_params(request.id, "Invalid params: cursor must be a string")
-        if cursor is not None and not cursor_is_well_formed(cursor):
-            return invalid_params(request.id, INVALID_CURSOR_MESSAGE)
-        if self._id_in_use(request.id):
-            return id_in_use(request.id)
-        waiter = _ListWaiter(request.id, cursor, private=meta.restriction is not None)
-        projection = self.catalog.projection
-        if projection is not None:
-            return Reply([self._list_page(waiter, projection)], accepted=True)
-        self.catalog.park(waiter)
-        return Reply(self._fetch_catalog(), accepted=True)
+        if isinstance(cursor, str) and not cursor_is_well_formed(cursor):
+            return invalid_params(request.id, INVALID_CURSOR_MESSAGE)  # refused before anything
+        return self.tools.request(
+            request, in_use=self._id_in_use(request.id), private=meta.restriction is not None
+        )
 
     def _tools_call(self, request: Request, meta: RequestMeta) -> Reply:
         target = call_target(request)
@@ -231,20 +206,16 @@ class Mcp20260728:
             text = "workspaceId must be the string returned by tabs_context_mcp or tabs_create_mcp."
             answer = self._envelope({"content": [{"type": "text", "text": text}], "isError": True})
             return Reply([WriteMessage(jsonrpc.result(request.id, answer))], accepted=True)
-        start = Start(
-            sequence=self.book.next_sequence(),
-            operation=target.name,
-            arguments=arguments,
+        call = self.book.add(
+            request.id,
+            target.name,
+            arguments,
             workspace_id=workspace_id,
-            context=RequestContext(
-                client_label=meta.client_label,
-                wants_progress=meta.progress_token is not None,
-                restriction=meta.restriction,
-            ),
+            client_label=meta.client_label,
+            restriction=meta.restriction,
+            progress_token=meta.progress_token,
         )
-        call = PendingCall(request_id=request.id, start=start, progress_token=meta.progress_token)
-        self.book.add(call)
-        actions = self.link.send(start)
+        actions = self.link.send(call.start)
         if self.link.is_up:
             self.book.mark_sent(call)
         return Reply(actions, accepted=True)
@@ -272,7 +243,7 @@ class Mcp20260728:
     def _id_in_use(self, request_id: RequestId) -> bool:
         return (
             self.book.is_active(request_id)
-            or self.catalog.is_waiting(request_id)
+            or self.tools.store.is_waiting(request_id)
             or request_id in self.subscriptions
         )
 
@@ -286,13 +257,7 @@ class Mcp20260728:
             return []
         if self.subscriptions.pop(request_id, None) is not None:
             return []
-        self.catalog.withdraw(request_id)
-        call = self.book.get(request_id)
-        if call is not None and call.stage == "queued":
-            # Its Start still waits in the link for the bridge: it must not go out later, or
-            # the service would run a call its client cancelled before anything was sent.
-            self.link.withdraw(call.start)
-        return [SendBridge(m) for m in self.book.cancel(request_id)]
+        return cancelled(self.book, self.tools, self.link, request_id)
 
     # --- bridge --------------------------------------------------------------------------------
 
@@ -310,26 +275,19 @@ class Mcp20260728:
         for call in self.book.queued():
             self.book.mark_sent(call)
         actions: list[Action] = [SendBridge(m) for m in held]
-        if self._wants_changes() and self.catalog.projection is None:
-            actions += self._fetch_catalog()  # learn whether a restart changed the tool set
+        if self._wants_changes() and self.tools.store.projection is None:
+            actions += self.tools.fetch()  # learn whether a restart changed the tool set
         return actions
 
     def bridge_failed(self, reason: str) -> list[Action]:
         retry = self.link.failed()
         if retry:
             return retry
-        message = failures.unavailable_message(reason)
-        actions: list[Action] = [
-            unavailable(call.request_id, message) for call in self.book.take_queued()
-        ]
-        actions += self._fail_list_waiters(message)
-        return actions
+        return connection_failed(self.book, self.tools, reason)
 
     def bridge_lost(self) -> list[Action]:
         self.link.lost()
-        actions: list[Action] = [lost(call) for call in self.book.end_all()]
-        actions += self._fail_list_waiters(failures.unavailable_message("connection lost"))
-        self.catalog.invalidate(announce_if_changed=True)
+        actions = connection_lost(self.book, self.tools)
         if self._wants_changes():
             # Back to a service that runs (a restart's new one), but never start one for a
             # listen alone: a service the user stopped stays stopped until a request needs it.
@@ -338,12 +296,12 @@ class Mcp20260728:
 
     def awaiting_service(self) -> bool:
         """Whether something sent to the service still waits for its answer."""
-        return self.book.awaiting_service() or self.catalog.fetching
+        return self.book.awaiting_service() or self.tools.store.fetching
 
     def owed(self) -> int:
         """How many requests already read still wait for their answer (an open stream waits
         for none: it is ended, not answered)."""
-        return self.book.owed() + self.catalog.owed()
+        return self.book.owed() + self.tools.store.owed()
 
     def input_ended(self) -> list[Action]:
         """stdin ended: no one can follow a stream any more, so each ends now."""
@@ -351,7 +309,7 @@ class Mcp20260728:
 
     def give_up(self, reason: str) -> list[Action]:
         """Stop waiting for the service: every request still owed an answer gets an error."""
-        return given_up(self.book, self.catalog, reason)
+        return given_up(self.book, self.tools, reason)
 
     def close(self) -> list[Action]:
         """Server-initiated end of every open stream: the graceful closure result for each."""
@@ -367,27 +325,13 @@ class Mcp20260728:
     def _wants_changes(self) -> bool:
         return any(self.subscriptions.values())
 
-    def _fetch_catalog(self) -> list[Action]:
-        return self.catalog.fetch(self.link, self.book.next_sequence)
-
     def _catalog_arrived(self, message: CatalogProjection) -> list[Action]:
-        accepted = self.catalog.accept(message)
-        if accepted is None:
-            return []
-        actions: list[Action] = [self._list_page(w, message) for w in accepted.waiters]
-        if accepted.announce:
-            actions += self._announce_change()
-        return actions
+        pages, changed = self.tools.arrived(message)
+        return pages + self._announce_change() if changed else pages
 
     def _catalog_changed(self, message: CatalogChanged) -> list[Action]:
-        if not self.catalog.is_news(message):
-            return []
-        waiting = self.catalog.fetching
-        self.catalog.invalidate()
-        actions = self._announce_change()
-        if waiting:
-            actions += self._fetch_catalog()
-        return actions
+        fetch = self.tools.changed(message, refetch=False)
+        return [] if fetch is None else self._announce_change() + fetch
 
     def _announce_change(self) -> list[Action]:
         return [
@@ -401,20 +345,14 @@ class Mcp20260728:
             if tools
         ]
 
-    def _list_page(self, waiter: _ListWaiter, projection: CatalogProjection) -> WriteMessage:
-        body = tools_page(
-            waiter.cursor, projection, self._page_size,
-            lambda start, stop: self.catalog.rendered(start, stop, _tool_json),
-        )
-        if body is None:
-            return invalid_cursor(waiter.request_id)
+    def _finish_page(
+        self, waiter: ListWaiter, projection: CatalogProjection, body: JsonObject
+    ) -> JsonObject:
+        """A page may be cached only when it depends on no restriction."""
         private = projection.restricted or waiter.private
         body["ttlMs"] = 0 if private else LIST_TTL_MS
         body["cacheScope"] = "private" if private else "public"
-        return WriteMessage(jsonrpc.result(waiter.request_id, self._envelope(body)))
-
-    def _fail_list_waiters(self, message: str) -> list[Action]:
-        return [unavailable(waiter.request_id, message) for waiter in self.catalog.abandon()]
+        return self._envelope(body)
 
     def _render_result(self, completed: Completed) -> WriteMessage:
         """A call that ran to an outcome; a new workspace's handle is both data and text."""

@@ -7,12 +7,10 @@ renders a result (a corrective refusal) takes the revision's own wrapper.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from . import failures, jsonrpc
-from .actions import Action, Reply, WriteMessage
-from .catalog_store import CatalogStore
-from .correlation import CallBook, Completed, Lost, Refused
+from .actions import Reply, WriteMessage
+from .correlation import Completed, Refused
 from .jsonrpc import JsonObject, RequestId
 from .pagination import INVALID_CURSOR_MESSAGE
 from .rendering import corrective_result, joined_text
@@ -39,37 +37,6 @@ def unavailable(request_id: RequestId, message: str) -> WriteMessage:
     """Nothing was sent, so nothing ran: safe to retry."""
     data = {"nextStep": failures.UNAVAILABLE_NEXT_STEP}
     return WriteMessage(jsonrpc.error(request_id, failures.SERVICE_UNAVAILABLE, message, data))
-
-
-def lost(call: Lost) -> WriteMessage:
-    """The bridge went away: unknown once the Start had left, else simply not sent."""
-    request_id = call.call.request_id
-    if call.may_have_started:
-        data: JsonObject = {"outcome": "outcome_unknown", "nextStep": failures.UNKNOWN_NEXT_STEP}
-        return WriteMessage(
-            jsonrpc.error(request_id, failures.OUTCOME_UNKNOWN, failures.LOST_MESSAGE, data)
-        )
-    return unavailable(request_id, failures.unavailable_message("connection lost"))
-
-
-def given_up(book: CallBook, catalog: CatalogStore[Any], reason: str) -> list[Action]:
-    """The connector stops waiting (``reason`` says why, e.g. "stdin closed and 60 s
-    passed"): every request still owed an answer gets the honest error now, rather than
-    none at all when the process exits."""
-    actions: list[Action] = [_unanswered(call, reason) for call in book.end_all()]
-    message = failures.unavailable_message(f"{reason} before the tool list arrived")
-    actions += [unavailable(waiter.request_id, message) for waiter in catalog.abandon()]
-    return actions
-
-
-def _unanswered(call: Lost, reason: str) -> WriteMessage:
-    """Unknown once the Start had left this process, else simply not sent."""
-    request_id = call.call.request_id
-    if call.may_have_started:
-        message = failures.unanswered_message(reason)
-        data: JsonObject = {"outcome": "outcome_unknown", "nextStep": failures.UNKNOWN_NEXT_STEP}
-        return WriteMessage(jsonrpc.error(request_id, failures.OUTCOME_UNKNOWN, message, data))
-    return unavailable(request_id, failures.unavailable_message(f"{reason} before the call was sent"))
 
 
 def uncertain_outcome(completed: Completed) -> WriteMessage | None:

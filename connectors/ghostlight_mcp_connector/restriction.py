@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ghostlight_trio.transport.jsonshape import exceeds
-from ghostlight_trio.transport.unicode import has_lone_surrogate
+from ghostlight_trio.untrusted.jsonshape import exceeds
+from ghostlight_trio.untrusted.unicode import has_lone_surrogate
 
 RESTRICTION_KEY = "io.ghostlight/restriction"
 UNDECODABLE: dict[str, Any] = {"invalid": True}

@@ -23,12 +23,8 @@ import os
 
 import trio
 
-from ghostlight_trio.transport.bridge import (
-    BridgeProtocolError,
-    Message,
-    StatusReport,
-    StatusRequest,
-)
+from ghostlight_trio.transport.bridge import Message, StatusReport, StatusRequest
+from ghostlight_trio.transport.bridge_codec import BridgeProtocolError
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.transport.framing import FrameError
 from ghostlight_trio.transport.stream import BridgeClosed, MessageStream

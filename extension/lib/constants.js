@@ -49,7 +49,7 @@ export const GROUP_COLOR = "blue";
 export const GROUP_COLORS = Object.freeze(["blue", "red", "yellow", "green", "pink", "purple", "cyan", "orange"]);
 export const ENDED_GROUP_COLOR = "grey";
 export const DEFAULT_GROUP_TITLE = "Ghostlight";
-// Requests without a workspace id share one legacy workspace under this key.
-export const LEGACY_WORKSPACE_KEY = "";
+// Requests without a workspace id (guid) share one workspace under this key.
+export const UNKEYED_WORKSPACE_KEY = "";
 
 export const CONTENT_CHANNEL = "ghostlight";

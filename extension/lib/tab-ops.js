@@ -3,7 +3,7 @@
 // groups them under the workspace's title and reports what is there. It never moves or
 // regroups a tab it did not create.
 
-import { DEFAULT_GROUP_TITLE, ENDED_GROUP_COLOR, GROUP_COLOR, LEGACY_WORKSPACE_KEY } from "./constants.js";
+import { DEFAULT_GROUP_TITLE, ENDED_GROUP_COLOR, GROUP_COLOR, UNKEYED_WORKSPACE_KEY } from "./constants.js";
 import { OpError, groupColorOf, groupTitleOf, requireTabId } from "./frames.js";
 import { chooseGroup, choosePlacementWindow, indexAfterGroup } from "./placement.js";
 import { getTab, groupIdOf, pendingUrlOf, tabUrl } from "./tab-lookup.js";
@@ -202,7 +202,7 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
     let ended = 0;
     for (const key of book.keys()) {
       const rec = book.get(key);
-      if (!rec || live.has(key) || key === LEGACY_WORKSPACE_KEY) continue;
+      if (!rec || live.has(key) || key === UNKEYED_WORKSPACE_KEY) continue;
       let title = null;
       if (rec.groupId !== null && !closeTabs) {
         try {

@@ -6,12 +6,12 @@
 // Workspaces are keyed by the request's `guid`: the service's browser key for the workspace,
 // an opaque string stable for the workspace's life, never the handle its client holds.
 
-import { LEGACY_WORKSPACE_KEY } from "./constants.js";
+import { UNKEYED_WORKSPACE_KEY } from "./constants.js";
 
 const SNAPSHOT_VERSION = 1;
 
 export function workspaceKey(guid) {
-  return typeof guid === "string" && guid ? guid : LEGACY_WORKSPACE_KEY;
+  return typeof guid === "string" && guid ? guid : UNKEYED_WORKSPACE_KEY;
 }
 
 export class WorkspaceBook {

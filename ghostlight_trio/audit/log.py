@@ -25,7 +25,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from ..transport.safe_files import UnsafeFile, open_private
+from ..files.safe import UnsafeFile, open_private
 from .records import call_line, dispatched_line, event_line, rfc3339, unsettled_line
 
 log = logging.getLogger("ghostlight.audit")

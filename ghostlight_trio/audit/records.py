@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from ..transport.excerpt import excerpt
-from ..transport.safe_files import open_private_reader
-from ..transport.unicode import escapes_lone_surrogate
+from ..files.safe import open_private_reader
+from ..untrusted.excerpt import excerpt
+from ..untrusted.unicode import escapes_lone_surrogate
 
 if TYPE_CHECKING:
     from ..engine.audit import AuditRecord

@@ -18,7 +18,7 @@ from typing import BinaryIO
 
 import trio
 
-from ..transport.safe_files import open_private_reader
+from ..files.safe import open_private_reader
 from .log import RotatingAuditLog
 from .records import generations, parse_record
 

@@ -23,9 +23,9 @@ from typing import Any
 import attrs
 import trio
 
+from ..files.safe import open_private, read_regular, replace_private
 from ..transport.endpoints import HOME_ENV, INSTANCE_ENV, Endpoints, ensure_private_dir
 from ..transport.native_host import NATIVE_HOST_NAME, host_manifest
-from ..transport.safe_files import open_private, read_regular, replace_private
 from .priority import run_in_background
 from .quiet import quiet_arguments, with_quiet_preferences
 

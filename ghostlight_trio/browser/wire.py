@@ -13,7 +13,7 @@ import json
 import secrets
 from typing import Any, Final
 
-from ..transport.unicode import mend_lone_surrogates
+from ..untrusted.unicode import mend_lone_surrogates
 
 CHUNK_SLICE: Final = 512 * 1024
 MAX_CHUNKS: Final = 64

@@ -17,8 +17,8 @@ import attrs
 import jsonschema
 
 from ..transport.bridge import ToolDescriptor
-from ..transport.excerpt import excerpt
-from ..transport.jsonshape import exceeds
+from ..untrusted.excerpt import excerpt
+from ..untrusted.jsonshape import exceeds
 from .facts import GovernanceFacts, governance_facts
 
 WorkspaceUse = Literal["creates", "uses", "independent"]

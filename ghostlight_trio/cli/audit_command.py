@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..audit.records import DISPATCHED, generations, parse_record, read_records
+from ..files.safe import open_private_reader
 from ..transport.endpoints import Endpoints
-from ..transport.safe_files import open_private_reader
 from .arguments import TimeBound
 
 COLUMNS = (

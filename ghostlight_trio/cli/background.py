@@ -7,9 +7,9 @@ import time
 
 import trio
 
+from ..launch.spawn import service_lock_holder, spawn_service
 from ..transport.endpoints import Endpoints
 from ..transport.handshake import open_bridge
-from ..transport.launch import service_lock_holder, spawn_service
 
 START_TIMEOUT = 15.0
 

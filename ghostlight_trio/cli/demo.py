@@ -21,8 +21,8 @@ from typing import Any, TypeVar
 import trio
 
 from ..browser import managed
+from ..cli.mcp_client import McpClient, McpError, result_text
 from ..transport.endpoints import HOME_ENV, INSTANCE_ENV, Endpoints
-from ..transport.mcp_client import McpClient, McpError, result_text
 from .background import ensure_service
 from .control import wait_for_browser
 

@@ -16,9 +16,9 @@ from .. import __version__
 from ..browser import managed
 from ..browser.compat import SUPPORTED_EXTENSIONS, SUPPORTED_WIRE, skew_message
 from ..install.places import Place
+from ..launch.spawn import last_words
 from ..transport.bridge import StatusReport
 from ..transport.endpoints import Endpoints
-from ..transport.launch import last_words
 from .arguments import instance_flag
 from .doctor_checks import (
     Check,

@@ -16,6 +16,7 @@ import attrs
 
 from ..browser import managed
 from ..install import clients, hosts
+from ..install.client_configs import entry_argv, entry_env
 from ..install.identity import (
     BROWSER_CONNECTOR,
     MCP_CONNECTOR,
@@ -28,7 +29,6 @@ from ..install.identity import (
     wrapper_path,
 )
 from ..install.places import Place
-from ..transport.client_configs import entry_argv, entry_env
 from ..transport.endpoints import HOME_ENV, INSTANCE_ENV, Endpoints
 from ..transport.native_host import NATIVE_HOST_NAME
 from .arguments import instance_flag

@@ -7,8 +7,8 @@ import sys
 import time
 from collections import deque
 
+from ..files.safe import open_private_reader
 from ..transport.endpoints import Endpoints
-from ..transport.safe_files import open_private_reader
 
 
 def show(endpoints: Endpoints, lines: int, follow: bool) -> int:

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import trio
 
 from .. import __version__
+from ..files.safe import UnsafeFile
 from ..transport.endpoints import Endpoints, InstanceNameError, UnsafeDirectoryError
-from ..transport.safe_files import UnsafeFile
 from . import arguments, everyday, governance_commands
 
 

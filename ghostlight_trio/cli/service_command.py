@@ -6,9 +6,9 @@ import sys
 
 import trio
 
+from ..files.safe import UnsafeFile
 from ..transport.endpoints import Endpoints, UnsafeDirectoryError
 from ..transport.proof import SecretFileError
-from ..transport.safe_files import UnsafeFile
 
 
 def run(endpoints: Endpoints, *, keep_warm: bool, idle_timeout: float) -> int:

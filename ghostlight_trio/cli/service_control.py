@@ -9,8 +9,8 @@ import time
 
 import trio
 
+from ..launch.spawn import service_lock_holder
 from ..transport.endpoints import Endpoints
-from ..transport.launch import service_lock_holder
 from .background import ensure_service, service_reachable
 from .control import query_status
 

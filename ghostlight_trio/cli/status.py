@@ -12,11 +12,11 @@ import attrs
 import trio
 
 from ..browser.compat import skew_message
+from ..launch.spawn import service_lock_holder
 from ..service.lock import data_lock_holder
 from ..transport.bridge import BrowserSummary, StatusReport, WorkspaceEntry
 from ..transport.endpoints import Endpoints
 from ..transport.handshake import ServiceUnresponsive
-from ..transport.launch import service_lock_holder
 from ..transport.proof import SecretFileError
 from . import switch_status
 from .arguments import instance_flag

@@ -3,7 +3,7 @@ unless nothing was dispatched."""
 
 from __future__ import annotations
 
-from ..transport.excerpt import excerpt
+from ..untrusted.excerpt import excerpt
 
 STILL_SETTLING = (
     "The operation is still settling inside Ghostlight. Its effect may have completed; do not"

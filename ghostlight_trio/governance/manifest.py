@@ -17,8 +17,8 @@ from typing import Any, Literal
 
 import attrs
 
-from ..transport.safe_files import UnsafeFile, read_regular
-from ..transport.unicode import has_lone_surrogate
+from ..files.safe import UnsafeFile, read_regular
+from ..untrusted.unicode import has_lone_surrogate
 from .hosts import HostPattern, PatternError
 
 SCHEMA_VERSION = 3

@@ -13,8 +13,8 @@ from typing import Any
 
 import attrs
 
-from ..transport.safe_files import UnsafeFile, read_regular
-from ..transport.unicode import escapes_lone_surrogate
+from ..files.safe import UnsafeFile, read_regular
+from ..untrusted.unicode import escapes_lone_surrogate
 from .hosts import HostPattern, PatternError
 
 SETTINGS_ENV = "GHOSTLIGHT_USER_CONFIG"

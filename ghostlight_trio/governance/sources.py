@@ -14,7 +14,7 @@ from pathlib import Path
 
 import attrs
 
-from ..transport.safe_files import read_regular, replace_private
+from ..files.safe import read_regular, replace_private
 from .hosts import HostPattern
 from .manifest import Manifest, ManifestError, canonical_hash, load_manifest
 from .settings import SETTINGS_ENV, Settings, load_settings

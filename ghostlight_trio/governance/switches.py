@@ -19,7 +19,7 @@ from pathlib import Path
 
 import attrs
 
-from ..transport.safe_files import read_regular, replace_private
+from ..files.safe import read_regular, replace_private
 
 log = logging.getLogger("ghostlight.governance")
 

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 import attrs
 
-from ..transport.client_configs import Dialect
+from ..install.client_configs import Dialect
 from . import jsonc, ledger
 from .changes import (
     FileChange,

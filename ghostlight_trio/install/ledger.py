@@ -13,7 +13,7 @@ from typing import Any
 
 import attrs
 
-from ..transport.safe_files import read_regular, replace_private
+from ..files.safe import read_regular, replace_private
 
 RECORD_NAME = "install-record.json"
 

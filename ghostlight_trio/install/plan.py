@@ -10,7 +10,7 @@ from typing import Any, Protocol, TypeVar
 
 import attrs
 
-from ..transport.client_configs import entry_argv, server_entry
+from ..install.client_configs import entry_argv, server_entry
 from ..transport.endpoints import DEFAULT_INSTANCE, Endpoints
 from . import autostart, clients, hosts, ledger
 from .changes import FileChange, UnreadableFile, read_text

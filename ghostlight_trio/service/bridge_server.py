@@ -19,7 +19,6 @@ from ..engine.session import WorkSession
 from ..governance.explain import policy_lines
 from ..governance.governor import Governor
 from ..transport.bridge import (
-    BridgeProtocolError,
     Cancel,
     CatalogProjection,
     CatalogRequest,
@@ -33,12 +32,11 @@ from ..transport.bridge import (
     ReleaseWorkspace,
     Start,
     StatusRequest,
-    UnfitValues,
     WorkspaceOpened,
-    decode_from_client,
 )
+from ..transport.bridge_codec import BridgeProtocolError
+from ..transport.bridge_intake import UnfitValues, decode_from_client
 from ..transport.endpoints import Endpoints
-from ..transport.excerpt import excerpt
 from ..transport.framing import (
     BRIDGE_FRAME_CEILING,
     FrameBudgetExceeded,
@@ -47,6 +45,7 @@ from ..transport.framing import (
 from ..transport.handshake import HELLO_CEILING, BridgeRefused, BridgeVersionError, accept_bridge
 from ..transport.peercred import is_same_user
 from ..transport.stream import BridgeClosed, MessageStream
+from ..untrusted.excerpt import excerpt
 from ..workspace import WorkspaceLimitReached, WorkspaceRegistry
 from .app import BrowserEndpoint
 from .outbox import Outbox

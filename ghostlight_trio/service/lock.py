@@ -16,8 +16,8 @@ from pathlib import Path
 
 import attrs
 
+from ..files.safe import open_private
 from ..transport.endpoints import Endpoints
-from ..transport.safe_files import open_private
 
 LOCK_NAME = "service.lock"
 

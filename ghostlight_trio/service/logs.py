@@ -7,8 +7,8 @@ import os
 import sys
 from pathlib import Path
 
+from ..files.safe import PrivateFileHandler
 from ..transport.endpoints import Endpoints
-from ..transport.safe_files import PrivateFileHandler
 
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 

@@ -22,7 +22,7 @@ import attrs
 
 from ..browser.errors import BrowserError, BrowserFailure
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
-from ..transport.excerpt import quoted
+from ..untrusted.excerpt import quoted
 from .browser_calls import KEPT_MOVING, PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
 from .more_tools import more_tool_handlers

@@ -27,7 +27,7 @@ from ..engine.contracts import (
     WorkspaceId,
 )
 from ..transport.bridge import TextBlock
-from ..transport.excerpt import excerpt, quoted
+from ..untrusted.excerpt import excerpt, quoted
 from .atomic import atomic_request
 from .page_dialogs import dialog_name, dialog_result, refusal, stopped_result
 from .provenance import URL_LIMIT, fenced_place, page_title, page_url

@@ -26,7 +26,7 @@ import trio
 
 from ..engine.contracts import ResultKind, ToolCall, ToolHandler, ToolResult
 from ..transport.bridge import ContentBlock, ImageBlock, TextBlock
-from ..transport.excerpt import quoted
+from ..untrusted.excerpt import quoted
 from .provenance import clip_fenced
 
 BUDGET_MS = 45_000

@@ -19,7 +19,7 @@ from ..browser.errors import BrowserError, BrowserFailure
 from ..browser.failures import BUSY_CODES
 from ..engine.contracts import ToolCall, ToolResult
 from ..transport.bridge import ContentBlock, ImageBlock, TextBlock
-from ..transport.excerpt import excerpt
+from ..untrusted.excerpt import excerpt
 from .browser_calls import KEPT_MOVING, SETTLE_THEN_RETRY, PageChannel, ToolInputError, guarded
 from .frame_reach import OtherSiteRefused, refuse_frames_at, refuse_frames_focused
 from .image_store import ImageStore

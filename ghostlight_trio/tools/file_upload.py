@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
-from ..transport.excerpt import excerpt
+from ..untrusted.excerpt import excerpt
 from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
 from .placement import place_files

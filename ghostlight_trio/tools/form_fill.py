@@ -24,7 +24,7 @@ import attrs
 
 from ..browser.errors import BrowserError
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
-from ..transport.excerpt import excerpt
+from ..untrusted.excerpt import excerpt
 from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
 from .computer import ComputerTool

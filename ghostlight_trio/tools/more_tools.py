@@ -19,7 +19,7 @@ import trio
 from ..browser.errors import BrowserError, BrowserFailure
 from ..browser.failures import OUT_OF_REACH_CODES, UNANSWERED_CODES
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
-from ..transport.excerpt import quoted
+from ..untrusted.excerpt import quoted
 from .browser_calls import INFO_BOUND, PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
 from .page_dialogs import PageDialog, dialog_name, dialog_result, withheld_from, withheld_text

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.bridge import TextBlock
-from ..transport.excerpt import quoted
+from ..untrusted.excerpt import quoted
 from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
 from .buffers import (

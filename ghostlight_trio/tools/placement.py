@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from ..engine.contracts import ToolCall, ToolResult
-from ..transport.excerpt import excerpt
+from ..untrusted.excerpt import excerpt
 from .browser_calls import PageChannel, ToolInputError
 from .receipts import settled_receipt
 from .screenshots import ContextBook

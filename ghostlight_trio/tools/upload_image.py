@@ -17,7 +17,7 @@ import attrs
 
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.bridge import TextBlock
-from ..transport.excerpt import excerpt
+from ..untrusted.excerpt import excerpt
 from .browser_calls import PageChannel, ToolInputError, guarded
 from .browser_context import BrowserRequests
 from .image_store import ImageStore

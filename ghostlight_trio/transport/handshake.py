@@ -19,15 +19,13 @@ import trio
 from .bridge import (
     BRIDGE_MAJOR,
     BRIDGE_MINOR,
-    BridgeProtocolError,
     ClientHello,
     Fatal,
     ServiceHello,
     ServiceProof,
     VersionMismatch,
-    decode_message,
-    encode_message,
 )
+from .bridge_codec import BridgeProtocolError, decode_message, encode_message
 from .endpoints import Endpoints
 from .framing import FrameError
 from .peercred import peer_credentials

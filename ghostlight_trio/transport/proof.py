@@ -12,7 +12,7 @@ import os
 import secrets
 from pathlib import Path
 
-from .safe_files import UnsafeFile, open_private
+from ..files.safe import UnsafeFile, open_private
 
 SQUATTER_MESSAGE = (
     "ghostlight: refusing this endpoint: it did not prove it is your ghostlight service"

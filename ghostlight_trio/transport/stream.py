@@ -8,7 +8,8 @@ from collections.abc import Callable, Sequence
 import cbor2
 import trio
 
-from .bridge import BridgeProtocolError, Message, decode_message, encode_message
+from .bridge import Message
+from .bridge_codec import BridgeProtocolError, decode_message, encode_message
 from .framing import BRIDGE_FRAME_CEILING, FrameBudget, FrameDecoder, FrameError, encode_frame
 
 _RECEIVE_CHUNK = 256 * 1024
@@ -37,7 +38,7 @@ class MessageStream:
         self.stream = stream
         self._decode = decode
         """How a body becomes a message (the service takes a connector's frames more strictly:
-        ``bridge.decode_from_client``)."""
+        ``bridge_intake.decode_from_client``)."""
         self._decoder = FrameDecoder(ceiling=ceiling, budget=budget)
         self._ceiling = ceiling
         self._unread: Message | None = None
@@ -183,7 +184,7 @@ class MessageStream:
             body = self._decoder.next_frame()
             if body is not None:
                 return body
-            data: bytes | memoryview
+            data: bytes | bytearray | memoryview
             try:
                 if self._socket is not None:
                     data = await self._read_socket()

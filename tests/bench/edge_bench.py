@@ -7,7 +7,9 @@ peers launch their browser lazily, so their cold start holds no browser either.
 
 The connector answers its first request before it loads Trio and its runtime (see
 ``ghostlight_mcp_connector.prelude``), so the rows "to first tools/list" are printed too: spawn
-→ handshake → the first ``tools/list`` answered, for Ghostlight and @playwright/mcp alike.
+→ handshake → the first ``tools/list`` answered, for Ghostlight and @playwright/mcp alike; and
+"to first tools/call": spawn → handshake → one ``update_plan`` answered (the first Start,
+Started and Outcome through the bridge codec, with a browser-independent tool).
 
 Rows:
 * ``ghostlight-mcp-connector`` as this environment runs it (it exports
@@ -34,7 +36,7 @@ from pathlib import Path
 
 import trio
 
-from ghostlight_trio.transport.mcp_client import LEGACY, MODERN
+from ghostlight_trio.cli.mcp_client import REVISION_2025_11_25, REVISION_2026_07_28
 
 from . import peers
 from .harness import isolated_instance, print_table, running_service, summarize
@@ -43,6 +45,10 @@ COLD_RUNS = 20
 WARMUP_RUNS = 2
 LIST_CALLS = 300
 LIST_WARMUP = 20
+FIRST_CALL = {
+    "name": "update_plan",
+    "arguments": {"domains": ["example.com"], "approach": ["read the page"]},
+}
 COLD_GOAL_MS = 250.0
 LIST_GOAL_MS = 2.0
 
@@ -50,11 +56,13 @@ LIST_GOAL_MS = 2.0
 class _Contender:
     def __init__(
         self, name: str, argv: list[str], env: dict[str, str], era: str | None, log: Path,
-        *, until_tools: bool = False,
+        *, until_tools: bool = False, until_call: bool = False,
     ) -> None:
         self.name, self.argv, self.env, self.era, self.log = name, argv, env, era, log
         self.until_tools = until_tools
         """Time spawn -> the first tools/list answered (after the handshake) instead."""
+        self.until_call = until_call
+        """Time spawn -> the first tools/call answered (after the handshake) instead."""
         self.samples: list[float] = []
 
     async def once(self) -> float:
@@ -67,6 +75,9 @@ class _Contender:
             try:
                 if self.until_tools:
                     await session.client.request("tools/list")
+                    return time.perf_counter() - started
+                if self.until_call:
+                    await session.client.request("tools/call", FIRST_CALL)
                     return time.perf_counter() - started
             finally:
                 await session.aclose()
@@ -121,13 +132,15 @@ def run() -> None:
             cached_env = {**env, "PYTHONPYCACHEPREFIX": str(logs / "pycache")}
             cached_env.pop("PYTHONDONTWRITEBYTECODE", None)
             contenders = [
-                _Contender(f"{ours} (initialize)", connector, env, LEGACY, logs / "connector.log"),
-                _Contender(f"{ours} (initialize, bytecode cached)", connector, cached_env, LEGACY,
+                _Contender(f"{ours} (initialize)", connector, env, REVISION_2025_11_25, logs / "connector.log"),
+                _Contender(f"{ours} (initialize, bytecode cached)", connector, cached_env, REVISION_2025_11_25,
                            logs / "connector.log"),
-                _Contender(f"{ours} (2026-07-28 server/discover)", connector, env, MODERN,
+                _Contender(f"{ours} (2026-07-28 server/discover)", connector, env, REVISION_2026_07_28,
                            logs / "connector.log"),
                 _Contender(f"{ours} (to first tools/list, bytecode cached)", connector, cached_env,
-                           LEGACY, logs / "connector.log", until_tools=True),
+                           REVISION_2025_11_25, logs / "connector.log", until_tools=True),
+                _Contender(f"{ours} (to first tools/call, bytecode cached)", connector, cached_env,
+                           REVISION_2025_11_25, logs / "connector.log", until_call=True),
                 _Contender("floor: python -c pass (spawn -> exit)", [sys.executable, "-c", "pass"], env, None,
                            logs / "floor.log"),
                 _Contender("floor: python -c 'import trio' (spawn -> exit)",
@@ -138,10 +151,10 @@ def run() -> None:
             pw_argv = peers.playwright_argv(logs / "pw-out")
             if peer_problem is None:
                 contenders += [
-                    _Contender(pw_name, pw_argv, penv, LEGACY, logs / "pw.log"),
+                    _Contender(pw_name, pw_argv, penv, REVISION_2025_11_25, logs / "pw.log"),
                     _Contender(f"{peers.peer_label('@playwright/mcp')} (to first tools/list)", pw_argv,
-                               penv, LEGACY, logs / "pw.log", until_tools=True),
-                    _Contender(cdm_name, peers.cdm_argv(), penv, LEGACY, logs / "cdm.log"),
+                               penv, REVISION_2025_11_25, logs / "pw.log", until_tools=True),
+                    _Contender(cdm_name, peers.cdm_argv(), penv, REVISION_2025_11_25, logs / "cdm.log"),
                 ]
             if node:
                 contenders.append(_Contender("floor: node -e 0 (spawn -> exit)", [node, "-e", "0"], dict(os.environ),

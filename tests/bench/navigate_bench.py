@@ -30,7 +30,7 @@ from typing import Any
 
 import trio
 
-from ghostlight_trio.transport.mcp_client import McpError, result_text
+from ghostlight_trio.cli.mcp_client import McpError, result_text
 
 from . import peers
 from .harness import isolated_instance, print_table, running_service, summarize

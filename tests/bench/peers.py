@@ -32,8 +32,8 @@ import trio
 
 from ghostlight_trio.browser import managed
 from ghostlight_trio.cli.control import wait_for_browser
+from ghostlight_trio.cli.mcp_client import REVISION_2025_11_25, REVISION_2026_07_28, McpClient
 from ghostlight_trio.transport.endpoints import Endpoints
-from ghostlight_trio.transport.mcp_client import LEGACY, MODERN, McpClient
 
 NODE_DIR = Path(__file__).parent / "node"
 MODULES = NODE_DIR / "node_modules"
@@ -171,7 +171,7 @@ async def open_session(
     *,
     env: Mapping[str, str],
     stderr: IO[bytes] | int = subprocess.DEVNULL,
-    era: str = LEGACY,
+    era: str = REVISION_2025_11_25,
 ) -> Session:
     """Spawn ``argv`` and complete the opening exchange, timing spawn → answer.
 
@@ -189,13 +189,13 @@ async def open_session(
     )
     client = McpClient(process, era)
     try:
-        if era == MODERN:
+        if era == REVISION_2026_07_28:
             await client.request("server/discover")
             ready = time.perf_counter() - started
         else:
             await client.request(
                 "initialize",
-                {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO},
+                {"protocolVersion": REVISION_2025_11_25, "capabilities": {}, "clientInfo": CLIENT_INFO},
             )
             ready = time.perf_counter() - started
             await client.notify("notifications/initialized")

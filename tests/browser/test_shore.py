@@ -22,7 +22,8 @@ from ghostlight_trio.browser.shore import BrowserShore
 from ghostlight_trio.engine.contracts import ToolCall, WorkContext
 from ghostlight_trio.scheduler import Scheduler, TabSurface
 from ghostlight_trio.tools.atomic import atomic_request
-from ghostlight_trio.transport.bridge import Outcome, encode_message
+from ghostlight_trio.transport.bridge import Outcome
+from ghostlight_trio.transport.bridge_codec import encode_message
 from ghostlight_trio.transport.browser_link import MAX_FRAME_TO_CHROME
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry

@@ -16,11 +16,17 @@ from ghostlight_trio.browser import managed
 from ghostlight_trio.browser.priority import BACKGROUND_NICE, autogroup
 from ghostlight_trio.cli.background import ensure_service
 from ghostlight_trio.cli.control import query_status, wait_for_browser
+from ghostlight_trio.cli.mcp_client import (
+    REVISION_2025_11_25,
+    REVISION_2026_07_28,
+    McpClient,
+    McpError,
+    result_text,
+)
 from ghostlight_trio.transport.endpoints import Endpoints
-from ghostlight_trio.transport.mcp_client import LEGACY, MODERN, McpClient, McpError, result_text
 
 
-def _connector(env: dict[str, str], era: str = LEGACY, name: str = "e2e") -> Any:
+def _connector(env: dict[str, str], era: str = REVISION_2025_11_25, name: str = "e2e") -> Any:
     return McpClient.spawn(
         [sys.executable, "-m", "ghostlight_mcp_connector"], env=env, era=era, client_name=name
     )
@@ -63,7 +69,7 @@ async def _create_and_navigate(client: McpClient, url: str, workspace: dict[str,
     created = await client.call_tool("tabs_create_mcp", arguments)
     assert not created.get("isError"), created
     structured = created["structuredContent"]
-    if client.era == MODERN:
+    if client.era == REVISION_2026_07_28:
         workspace["workspaceId"] = structured["workspaceId"]
     tab_id = structured["tabId"]
     navigated = await client.call_tool("navigate", {"url": url, "tabId": tab_id, **workspace})
@@ -74,8 +80,8 @@ async def _create_and_navigate(client: McpClient, url: str, workspace: dict[str,
 
 async def test_two_clients_of_both_eras_stay_in_their_own_workspaces(stack, web) -> None:
     env = stack["env"]
-    async with await _connector(env, LEGACY, "alpha") as alpha, await _connector(
-        env, MODERN, "beta"
+    async with await _connector(env, REVISION_2025_11_25, "alpha") as alpha, await _connector(
+        env, REVISION_2026_07_28, "beta"
     ) as beta:
         alpha_ws: dict[str, Any] = {}
         beta_ws: dict[str, Any] = {}

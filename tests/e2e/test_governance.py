@@ -24,6 +24,7 @@ from ghostlight_trio.browser.shore import BrowserShore
 from ghostlight_trio.catalog.registry import Catalog, load_specs
 from ghostlight_trio.cli.background import ensure_service
 from ghostlight_trio.cli.control import query_status, wait_for_browser
+from ghostlight_trio.cli.mcp_client import REVISION_2025_11_25, McpClient, McpError, result_text
 from ghostlight_trio.engine.engine import WorkEngine
 from ghostlight_trio.governance.assembly import GovernanceParts, governance_parts
 from ghostlight_trio.governance.governor import state_from
@@ -34,7 +35,6 @@ from ghostlight_trio.tools.browser_context import context_handlers
 from ghostlight_trio.tools.form_fill import form_fill_handlers
 from ghostlight_trio.tools.page_tools import page_tool_handlers
 from ghostlight_trio.transport.endpoints import Endpoints
-from ghostlight_trio.transport.mcp_client import LEGACY, McpClient, McpError, result_text
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
 
 from .conftest import QuietHandler, Service, held_page_server, launched_for, loopback_server, text
@@ -367,7 +367,7 @@ async def _connector_with_tab(env: dict[str, str], name: str) -> AsyncIterator[t
     """A real MCP connector process for the instance in ``env`` (client ``name``), and a new
     workspace tab opened through it."""
     async with await McpClient.spawn(
-        [sys.executable, "-m", "ghostlight_mcp_connector"], env=env, era=LEGACY, client_name=name
+        [sys.executable, "-m", "ghostlight_mcp_connector"], env=env, era=REVISION_2025_11_25, client_name=name
     ) as client:
         created = await client.call_tool("tabs_create_mcp", {})
         yield client, created["structuredContent"]["tabId"]
@@ -529,7 +529,7 @@ async def _raw_navigation_under_way(
     assert connector.stdin is not None and connector.stdout is not None
     for message in (
         {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": LEGACY, "capabilities": {},
+            "protocolVersion": REVISION_2025_11_25, "capabilities": {},
             "clientInfo": {"name": "raw", "version": "1"}}},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 1, "method": "tools/call",

@@ -1,6 +1,6 @@
 """Drive the connector with the official MCP Python SDK (a dev-only test client).
 
-usage: python sdk_client.py {legacy|2026-07-28|auto} <server command> [args...]
+usage: python sdk_client.py {2025-11-25|2026-07-28|auto} <server command> [args...]
 Prints one JSON summary line on stdout.
 """
 
@@ -14,6 +14,9 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+SDK_MODES = {"2025-11-25": "legacy", "2026-07-28": "2026-07-28", "auto": "auto"}
+"""Each revision (or ``auto``) as the SDK's ``Client(mode=...)`` spells it."""
+
 
 def _text(result: object) -> str:
     blocks = getattr(result, "content", []) or []
@@ -22,7 +25,7 @@ def _text(result: object) -> str:
 
 async def main(mode: str, command: list[str]) -> None:
     params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
-    async with Client(params, mode=mode, read_timeout_seconds=20, cache=None) as client:
+    async with Client(params, mode=SDK_MODES[mode], read_timeout_seconds=20, cache=None) as client:
         names: list[str] = []
         cursor = None
         while True:

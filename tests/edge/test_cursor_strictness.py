@@ -16,7 +16,7 @@ from ghostlight_mcp_connector.pagination import (
 
 from ghostlight_trio.transport.bridge import CatalogProjection
 
-from .test_handlers import TOOLS, M, feed, legacy_ready, modern_router, sent, written
+from .test_handlers import TOOLS, M, feed, ready_2025_11_25, router_2026_07_28, sent, written
 
 GENERATION = 1
 TOTAL = 24
@@ -124,16 +124,16 @@ def test_a_forged_cursor_is_refused_by_both_eras_with_the_usual_error() -> None:
     forged = _forge("gl1:1:3")  # inside the list, but no page starts there
     non_canonical = _forge("gl1:1:02")
     for cursor in (forged, non_canonical):
-        r = modern_router()
+        r = router_2026_07_28()
         [fetch] = sent(feed(r, _list(1, {"_meta": M})))
         [page] = written(r.receive_bridge(CatalogProjection(fetch.sequence, 1, tools)))
         assert page["result"]["nextCursor"] == encode_cursor(1, 2)
         [refused] = written(feed(r, _list(2, {"_meta": M, "cursor": cursor})))
         assert refused.get("error") == {"code": -32602, "message": INVALID_CURSOR_MESSAGE}, cursor
 
-        legacy, _ = legacy_ready()
-        [fetch] = sent(feed(legacy, _list(1, {})))
-        [page] = written(legacy.receive_bridge(CatalogProjection(fetch.sequence, 1, tools)))
+        r2025, _ = ready_2025_11_25()
+        [fetch] = sent(feed(r2025, _list(1, {})))
+        [page] = written(r2025.receive_bridge(CatalogProjection(fetch.sequence, 1, tools)))
         assert page["result"]["nextCursor"] == encode_cursor(1, 2)
-        [refused] = written(feed(legacy, _list(2, {"cursor": cursor})))
+        [refused] = written(feed(r2025, _list(2, {"cursor": cursor})))
         assert refused.get("error") == {"code": -32602, "message": INVALID_CURSOR_MESSAGE}, cursor

@@ -19,7 +19,7 @@ from typing import Any
 from ghostlight_trio.transport.bridge import Started
 
 from .harness import INIT, META, PYTHON, Connector, Instance
-from .test_handlers import M, feed, legacy_ready, router, sent, tools_call, written
+from .test_handlers import M, feed, ready_2025_11_25, router, sent, tools_call, written
 
 PATIENCE = 60.0
 """Seconds before a stuck connector is given up on (a bound, not a measurement)."""
@@ -39,7 +39,7 @@ def plan_call(request_id: int, domain: str, meta: dict[str, Any] | None = None) 
     return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
 
 
-def modern(request_id: int | str, method: str, **params: Any) -> str:
+def line_2026_07_28(request_id: int | str, method: str, **params: Any) -> str:
     return json.dumps(
         {
             "jsonrpc": "2.0",
@@ -90,7 +90,7 @@ def thaw(instance: Instance) -> None:
         os.kill(instance.service.pid, signal.SIGCONT)
 
 
-def test_a_legacy_call_piped_before_eof_is_answered(shared_instance: Instance) -> None:
+def test_a_2025_11_25_call_piped_before_eof_is_answered(shared_instance: Instance) -> None:
     done = pipe(shared_instance, [INITIALIZE, INITIALIZED, plan_call(1, "a.example")])
     stderr = done.stderr.decode(errors="replace")
     assert done.returncode == 0, stderr
@@ -101,13 +101,13 @@ def test_a_legacy_call_piped_before_eof_is_answered(shared_instance: Instance) -
     assert "Traceback" not in stderr, stderr
 
 
-def test_modern_requests_piped_before_eof_are_answered_starting_the_service(
+def test_2026_07_28_requests_piped_before_eof_are_answered_starting_the_service(
     own_instance: Instance,
 ) -> None:
     """No service runs: the list and the call need one, so it is started as usual; the open
     listen gets its graceful closure."""
-    listen = modern("L", "subscriptions/listen", notifications={"toolsListChanged": True})
-    lines = [listen, modern(1, "tools/list"), plan_call(2, "b.example", json.loads(META))]
+    listen = line_2026_07_28("L", "subscriptions/listen", notifications={"toolsListChanged": True})
+    lines = [listen, line_2026_07_28(1, "tools/list"), plan_call(2, "b.example", json.loads(META))]
     done = pipe(own_instance, lines)
     stderr = done.stderr.decode(errors="replace")
     assert done.returncode == 0, stderr
@@ -233,7 +233,7 @@ def test_the_grace_is_read_from_the_environment_leniently() -> None:
 
 
 def test_owed_counts_only_requests_that_still_await_an_answer() -> None:
-    r, _ = legacy_ready()
+    r, _ = ready_2025_11_25()
     start = sent(feed(r, tools_call(1, {"name": "x"})))[0]
     feed(r, tools_call(2, {"name": "y"}))
     assert r.owed() == 2

@@ -45,7 +45,7 @@ def router() -> EraRouter:
     )
 
 
-def modern_router() -> EraRouter:
+def router_2026_07_28() -> EraRouter:
     """Pinned to 2026-07-28 (by an empty listen) with the bridge up."""
     r = router()
     listen = {"_meta": M, "notifications": {}}
@@ -71,7 +71,7 @@ def sent(actions: list[Action]) -> list[Any]:
     return [a.message for a in actions if isinstance(a, SendBridge)]
 
 
-def legacy_ready() -> tuple[EraRouter, str]:
+def ready_2025_11_25() -> tuple[EraRouter, str]:
     r = router()
     init = {
         "protocolVersion": "2025-11-25",
@@ -88,8 +88,8 @@ def legacy_ready() -> tuple[EraRouter, str]:
     return r, "ws-1"
 
 
-def test_legacy_call_carries_the_workspace_and_progress_is_monotonic() -> None:
-    r, ws = legacy_ready()
+def test_2025_11_25_call_carries_the_workspace_and_progress_is_monotonic() -> None:
+    r, ws = ready_2025_11_25()
     call = {"name": "update_plan", "arguments": {}, "_meta": {"progressToken": "p"}}
     start = sent(feed(r, tools_call(5, call)))[0]
     assert isinstance(start, Start) and start.workspace_id == ws and start.context.wants_progress
@@ -116,7 +116,7 @@ def test_legacy_call_carries_the_workspace_and_progress_is_monotonic() -> None:
 
 
 def test_bridge_loss_reports_outcome_unknown_then_reattaches() -> None:
-    r, ws = legacy_ready()
+    r, ws = ready_2025_11_25()
     start = sent(feed(r, tools_call(1, {"name": "x"})))[0]
     r.receive_bridge(Started(start.sequence, "w1"))
     [lost] = written(r.bridge_lost())
@@ -145,7 +145,7 @@ def test_failed_connection_answers_not_sent() -> None:
     assert answer["error"]["code"] == -33001 and "nothing listens" in answer["error"]["message"]
 
 
-def test_modern_workspace_argument_and_projection() -> None:
+def test_2026_07_28_workspace_argument_and_projection() -> None:
     r = router()
     params = {"_meta": M, "name": "navigate", "arguments": {"url": "u", "workspaceId": "ws-9"}}
     actions = feed(r, tools_call(1, params))
@@ -194,7 +194,7 @@ def test_restricted_list_is_private_and_uncached() -> None:
 
 
 def test_concurrent_requests_keep_their_own_metadata() -> None:
-    r = modern_router()
+    r = router_2026_07_28()
     a = dict(
         M,
         **{
@@ -236,7 +236,7 @@ def test_listen_gets_only_its_own_changes_and_closes_gracefully() -> None:
 
 
 def test_cancel_before_started_cancels_on_the_service_and_suppresses_the_answer() -> None:
-    r = modern_router()
+    r = router_2026_07_28()
     [start] = sent(feed(r, tools_call(1, {"_meta": M, "name": "x"})))
     assert (
         feed(r, {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
@@ -269,7 +269,7 @@ def test_hostile_meta_values_get_an_answer_and_the_edge_serves_on() -> None:
     answered (an invalid-params error, or a restriction the service denies), never a crash."""
     import base64
 
-    r = modern_router()
+    r = router_2026_07_28()
     bad_level = dict(M, **{"io.modelcontextprotocol/logLevel": ["debug"]})
     [answer] = written(feed(r, tools_call(1, {"_meta": bad_level, "name": "x"})))
     assert answer["id"] == 1 and answer["error"]["code"] == -32602
@@ -286,8 +286,8 @@ def test_hostile_meta_values_get_an_answer_and_the_edge_serves_on() -> None:
     assert listed["id"] == 3 and listed["error"]["code"] == -32602
 
 
-def test_legacy_list_with_the_id_of_a_running_call_is_refused_not_answered_twice() -> None:
-    r, _ = legacy_ready()
+def test_2025_11_25_list_with_the_id_of_a_running_call_is_refused_not_answered_twice() -> None:
+    r, _ = ready_2025_11_25()
     params = {"name": "update_plan", "arguments": {}}
     [start] = sent(feed(r, tools_call(5, params)))
     [refused] = written(feed(r, {"jsonrpc": "2.0", "id": 5, "method": "tools/list"}))
@@ -300,7 +300,7 @@ def test_legacy_list_with_the_id_of_a_running_call_is_refused_not_answered_twice
 def test_a_call_the_service_cancelled_says_why_and_keeps_its_own_retry_advice() -> None:
     """Cancelled by the user's kill switch mid-typing: the message carries the service's words
     (and what ran), so the caller does not read a bare 'may have run' next to 'Do not retry'."""
-    r = modern_router()
+    r = router_2026_07_28()
     [start] = sent(feed(r, tools_call(1, {"_meta": M, "name": "x"})))
     r.receive_bridge(Started(start.sequence, "w"))
     why = "Stopped by the user's kill switch. Do not retry. Done before it stopped: typed 64 of 300."
@@ -313,7 +313,7 @@ def test_a_call_the_service_cancelled_says_why_and_keeps_its_own_retry_advice() 
 def test_a_call_the_service_cancelled_before_it_started_is_not_said_to_have_maybe_run() -> None:
     """A queued call the service cancelled (it was stopping) never ran: the message is the
     service's word for that, not 'it may have run' beside 'nothing ran'."""
-    r = modern_router()
+    r = router_2026_07_28()
     [start] = sent(feed(r, tools_call(1, {"_meta": M, "name": "x"})))
     r.receive_bridge(Started(start.sequence, "w"))
     why = "Cancelled before it started; nothing ran."

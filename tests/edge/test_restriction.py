@@ -18,7 +18,7 @@ ALLOW_ALL = {
     "version": "1",
     "grants": [{"id": "all", "hosts": {"allow": ["*"]}, "allowed": ["read", "action", "write", "execute"]}],
 }
-MODERN = {
+META_2026_07_28 = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": {},
 }
@@ -26,7 +26,7 @@ MODERN = {
 pytestmark = pytest.mark.skipif(service_kind() != "real", reason="enforcement is the service's")
 
 
-def _legacy(instance: Instance, meta: dict[str, Any]) -> Connector:
+def _connector_2025_11_25(instance: Instance, meta: dict[str, Any]) -> Connector:
     connector = Connector(instance)
     params = {
         "protocolVersion": "2025-11-25",
@@ -58,10 +58,10 @@ def _close(connector: Connector) -> None:
     ("restriction", "denied"),
     [(ALLOW_ALL, False), (json.dumps(ALLOW_ALL), False), ("{not json", True), ([1, 2], True)],
 )
-def test_legacy_restriction_given_at_initialize_applies_to_every_call(
+def test_2025_11_25_restriction_given_at_initialize_applies_to_every_call(
     shared_instance: Instance, restriction: Any, denied: bool
 ) -> None:
-    connector = _legacy(shared_instance, {KEY: restriction})
+    connector = _connector_2025_11_25(shared_instance, {KEY: restriction})
     try:
         for request_id in (1, 2):
             result = _plan(connector, request_id)
@@ -72,21 +72,21 @@ def test_legacy_restriction_given_at_initialize_applies_to_every_call(
         _close(connector)
 
 
-def test_modern_restriction_is_per_request_and_makes_the_list_private(
+def test_2026_07_28_restriction_is_per_request_and_makes_the_list_private(
     shared_instance: Instance,
 ) -> None:
     connector = Connector(shared_instance)
     try:
-        denied = _plan(connector, 1, {**MODERN, KEY: "{broken"})
+        denied = _plan(connector, 1, {**META_2026_07_28, KEY: "{broken"})
         assert denied.get("isError") and denied["content"][0]["text"].startswith("Denied (D-")
         # The next request carries none: nothing is borrowed from the previous one.
-        allowed = _plan(connector, 2, MODERN)
+        allowed = _plan(connector, 2, META_2026_07_28)
         assert not allowed.get("isError"), allowed
 
-        connector.send({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": MODERN}})
+        connector.send({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": META_2026_07_28}})
         public = connector.read()["result"]
         assert (public["cacheScope"], public["ttlMs"] > 0) == ("public", True)
-        meta = {**MODERN, KEY: ALLOW_ALL}
+        meta = {**META_2026_07_28, KEY: ALLOW_ALL}
         connector.send({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"_meta": meta}})
         private = connector.read()["result"]
         assert (private["cacheScope"], private["ttlMs"]) == ("private", 0)

@@ -16,7 +16,7 @@ NODE_DIR = HERE / "node"
 
 @pytest.mark.parametrize(
     ("mode", "revision"),
-    [("legacy", "2025-11-25"), ("2026-07-28", "2026-07-28"), ("auto", "2026-07-28")],
+    [("2025-11-25", "2025-11-25"), ("2026-07-28", "2026-07-28"), ("auto", "2026-07-28")],
 )
 def test_python_sdk(mode: str, revision: str, shared_instance: Instance) -> None:
     done = subprocess.run(

@@ -15,7 +15,7 @@ from .harness import Connector, Instance, service_kind
 CATALOG = Path(__file__).parents[2] / "ghostlight_trio" / "catalog" / "tool-catalog.json"
 TRAINED = 13
 ANNOTATION_KEYS = ["title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]
-MODERN_META = {
+META_2026_07_28 = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": {},
 }
@@ -29,11 +29,11 @@ def _catalog() -> list[dict[str, Any]]:
     return json.loads(CATALOG.read_text("utf-8"))["tools"]
 
 
-def _list_tools(instance: Instance, *, modern: bool) -> list[dict[str, Any]]:
+def _list_tools(instance: Instance, *, revision_2026_07_28: bool) -> list[dict[str, Any]]:
     connector = Connector(instance)
     try:
-        if modern:
-            params: dict[str, Any] = {"_meta": MODERN_META}
+        if revision_2026_07_28:
+            params: dict[str, Any] = {"_meta": META_2026_07_28}
         else:
             connector.send(
                 {
@@ -67,8 +67,8 @@ def _list_tools(instance: Instance, *, modern: bool) -> list[dict[str, Any]]:
         connector.wait_exit()
 
 
-def test_legacy_projection_is_the_trained_surface(shared_instance: Instance) -> None:
-    served = _list_tools(shared_instance, modern=False)
+def test_2025_11_25_projection_is_the_trained_surface(shared_instance: Instance) -> None:
+    served = _list_tools(shared_instance, revision_2026_07_28=False)
     trained = _catalog()[:TRAINED]
     assert [tool["name"] for tool in served[:TRAINED]] == [tool["name"] for tool in trained]
     for got, want in zip(served, trained, strict=False):
@@ -84,10 +84,10 @@ def test_legacy_projection_is_the_trained_surface(shared_instance: Instance) -> 
     assert len(json.dumps({"tools": served}, separators=(",", ":"))) <= 20_000
 
 
-def test_modern_projection_only_adds_an_optional_workspace_handle(shared_instance: Instance) -> None:
-    legacy = {tool["name"]: tool for tool in _list_tools(shared_instance, modern=False)}
-    for tool in _list_tools(shared_instance, modern=True):
-        before = legacy[tool["name"]]["inputSchema"]
+def test_2026_07_28_projection_only_adds_an_optional_workspace_handle(shared_instance: Instance) -> None:
+    listed_2025_11_25 = {tool["name"]: tool for tool in _list_tools(shared_instance, revision_2026_07_28=False)}
+    for tool in _list_tools(shared_instance, revision_2026_07_28=True):
+        before = listed_2025_11_25[tool["name"]]["inputSchema"]
         after = tool["inputSchema"]
         spec = next(entry for entry in _catalog() if entry["name"] == tool["name"])
         if spec["workspaceUse"] in ("creates", "uses"):

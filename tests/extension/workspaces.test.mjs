@@ -4,7 +4,7 @@ import { lib } from "./helpers/paths.mjs";
 
 const { WorkspaceBook, workspaceKey } = await import(lib("workspaces.js"));
 
-test("null and missing guids share the legacy workspace", () => {
+test("null and missing guids share the unkeyed workspace", () => {
   assert.equal(workspaceKey(null), "");
   assert.equal(workspaceKey(undefined), "");
   assert.equal(workspaceKey("w1"), "w1");

@@ -23,9 +23,10 @@ import attrs
 import trio
 from trio_websocket import open_websocket_url
 
-from ghostlight_trio.transport.bridge import BRIDGE_MAJOR, BRIDGE_MINOR, ClientHello, encode_message
+from ghostlight_trio.cli.mcp_client import result_text
+from ghostlight_trio.transport.bridge import BRIDGE_MAJOR, BRIDGE_MINOR, ClientHello
+from ghostlight_trio.transport.bridge_codec import encode_message
 from ghostlight_trio.transport.framing import encode_frame
-from ghostlight_trio.transport.mcp_client import result_text
 
 from .stack import (
     SLOW_SECONDS,

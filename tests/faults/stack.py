@@ -24,8 +24,8 @@ import trio
 from ghostlight_trio.browser import managed
 from ghostlight_trio.cli.background import ensure_service
 from ghostlight_trio.cli.control import query_status, wait_for_browser
+from ghostlight_trio.cli.mcp_client import REVISION_2025_11_25, McpClient, McpError, result_text
 from ghostlight_trio.transport.endpoints import Endpoints
-from ghostlight_trio.transport.mcp_client import LEGACY, McpClient, McpError, result_text
 
 SLOW_SECONDS = 6.0
 PAGE = "<title>Fault page</title><h1>fault</h1><button id='b' onclick='window.n=(window.n||0)+1'>b</button>"
@@ -107,7 +107,7 @@ class Instance:
     async def status(self) -> Any:
         return await query_status(self.endpoints)
 
-    def connector(self, era: str = LEGACY, name: str = "faults") -> Any:
+    def connector(self, era: str = REVISION_2025_11_25, name: str = "faults") -> Any:
         return McpClient.spawn(
             [sys.executable, "-m", "ghostlight_mcp_connector"], env=self.env, era=era, client_name=name
         )

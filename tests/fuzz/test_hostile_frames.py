@@ -18,7 +18,8 @@ from ghostlight_browser_connector.chrome_frames import ChromeClosed, ChromeFrame
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ghostlight_trio.transport.bridge import MESSAGE_TYPES, BridgeProtocolError, decode_message
+from ghostlight_trio.transport.bridge import MESSAGE_TYPES
+from ghostlight_trio.transport.bridge_codec import BridgeProtocolError, decode_message
 
 from .profiles import STATS, fuzz_settings
 from .strategies import json_values

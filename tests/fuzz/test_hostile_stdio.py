@@ -48,12 +48,12 @@ def _router() -> EraRouter:
 
 
 def _opening(era: str) -> list[bytes]:
-    if era == "legacy":
+    if era == "2025-11-25":
         return [
             json.dumps({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": INITIALIZE}).encode(),
             b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
         ]
-    if era == "modern":
+    if era == "2026-07-28":
         params = {"_meta": META_2026, "notifications": {}}
         return [json.dumps({"jsonrpc": "2.0", "id": "listen", "method": "subscriptions/listen", "params": params}).encode()]
     return []
@@ -166,7 +166,7 @@ def _any_int(text: str) -> Any:
 
 @fuzz_settings(quick=300, long=10_000)
 @given(
-    era=st.sampled_from(["none", "legacy", "modern"]),
+    era=st.sampled_from(["none", "2025-11-25", "2026-07-28"]),
     bridge=st.booleans(),
     lines=st.lists(hostile_lines, min_size=1, max_size=8),
 )

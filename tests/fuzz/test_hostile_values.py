@@ -28,20 +28,15 @@ from ghostlight_trio.audit.records import call_line, dispatched_line
 from ghostlight_trio.engine.audit import AuditRecord
 from ghostlight_trio.engine.contracts import ToolCall, ToolResult
 from ghostlight_trio.service.app import assemble
-from ghostlight_trio.transport.bridge import (
+from ghostlight_trio.transport.bridge import Fatal, OpenWorkspace, Outcome, Rejected, Start, Started
+from ghostlight_trio.transport.bridge_codec import BridgeProtocolError
+from ghostlight_trio.transport.bridge_intake import (
     CLIENT_LABEL_LIMIT,
-    BridgeProtocolError,
-    Fatal,
-    OpenWorkspace,
-    Outcome,
-    Rejected,
-    Start,
-    Started,
     UnfitValues,
     decode_from_client,
 )
 from ghostlight_trio.transport.handshake import open_bridge
-from ghostlight_trio.transport.jsonshape import json_problem
+from ghostlight_trio.untrusted.jsonshape import json_problem
 from ghostlight_trio.workspace import WorkspaceRegistry
 
 from .profiles import STATS, fuzz_settings

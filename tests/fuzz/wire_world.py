@@ -60,7 +60,6 @@ from ghostlight_trio.service.listener import bind_owner_only_socket
 from ghostlight_trio.service.streams import LiveStreams
 from ghostlight_trio.tools.plan import PlanBook
 from ghostlight_trio.transport.bridge import (
-    BridgeProtocolError,
     Cancel,
     Fatal,
     Message,
@@ -74,8 +73,8 @@ from ghostlight_trio.transport.bridge import (
     Started,
     TextBlock,
     WorkspaceOpened,
-    encode_message,
 )
+from ghostlight_trio.transport.bridge_codec import BridgeProtocolError, encode_message
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.transport.framing import FrameError, encode_frame
 from ghostlight_trio.transport.handshake import open_bridge

@@ -16,7 +16,7 @@ from ghostlight_trio.audit.records import read_lines
 from ghostlight_trio.engine.contracts import ToolCall, ToolResult
 from ghostlight_trio.service.status import status_report
 from ghostlight_trio.service.streams import LiveStreams
-from ghostlight_trio.transport.bridge import decode_message, encode_message
+from ghostlight_trio.transport.bridge_codec import decode_message, encode_message
 from ghostlight_trio.transport.endpoints import Endpoints
 
 from .harness import TAB, FakeBrowser, GovernedHarness, navigating_handler

@@ -14,9 +14,9 @@ from ghostlight_trio.cli import service_control
 from ghostlight_trio.cli.background import ensure_service, service_reachable
 from ghostlight_trio.cli.doctor import collect
 from ghostlight_trio.install.places import Place
+from ghostlight_trio.launch.spawn import service_lock_holder
 from ghostlight_trio.transport import handshake
 from ghostlight_trio.transport.endpoints import Endpoints
-from ghostlight_trio.transport.launch import service_lock_holder
 from ghostlight_trio.transport.proof import load_or_create_secret
 
 pytestmark = pytest.mark.process

@@ -45,7 +45,7 @@ def test_installed_claude_code_entry_serves_tools_list(
     server_env = {**env, **entry["env"]}
     try:
         run = subprocess.run(
-            [sys.executable, str(SDK_CLIENT), "legacy", entry["command"], *entry["args"]],
+            [sys.executable, str(SDK_CLIENT), "2025-11-25", entry["command"], *entry["args"]],
             env=server_env, capture_output=True, timeout=90,
         )
         assert run.returncode == 0, run.stderr.decode(errors="replace")

@@ -13,6 +13,7 @@ import pytest
 
 from ghostlight_trio.cli import install_command
 from ghostlight_trio.install import clients, jsonc
+from ghostlight_trio.install.client_configs import server_entry
 from ghostlight_trio.install.identity import (
     MCP_CONNECTOR,
     connector_args,
@@ -22,7 +23,6 @@ from ghostlight_trio.install.identity import (
 )
 from ghostlight_trio.install.places import Place
 from ghostlight_trio.install.plan import plan_install, plan_uninstall
-from ghostlight_trio.transport.client_configs import server_entry
 from ghostlight_trio.transport.endpoints import Endpoints
 
 from .helpers import apply_all, only

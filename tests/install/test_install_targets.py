@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from ghostlight_trio.install import clients, hosts, jsonc
+from ghostlight_trio.install.client_configs import entry_argv
 from ghostlight_trio.install.identity import find_executable, server_name, wrapper_path
 from ghostlight_trio.install.places import Place
 from ghostlight_trio.install.plan import Options, plan_install, plan_uninstall
-from ghostlight_trio.transport.client_configs import entry_argv
 from ghostlight_trio.transport.endpoints import Endpoints
 
 from .helpers import EXT_ID, apply_all

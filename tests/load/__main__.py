@@ -31,8 +31,8 @@ from tests.faults.stack import Instance, instance
 
 from . import soak
 
-LEGACY = "2025-11-25"
-MODERN = "2026-07-28"
+REVISION_2025_11_25 = "2025-11-25"
+REVISION_2026_07_28 = "2026-07-28"
 PLAN = {"domains": ["127.0.0.1"], "approach": ["read the page", "click the button"]}
 SERVICE_LOCAL = {"update_plan"}
 MIX = [
@@ -59,7 +59,7 @@ alternating the revisions."""
 
 def _meta(name: str) -> dict[str, Any]:
     return {
-        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/protocolVersion": REVISION_2026_07_28,
         "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/clientInfo": {"name": name, "version": "1"},
     }
@@ -86,9 +86,9 @@ class Client:
         )
         client = cls(process, era, name)
         nursery.start_soon(client._read)
-        if era == LEGACY:
+        if era == REVISION_2025_11_25:
             await client.request("initialize", {
-                "protocolVersion": LEGACY, "capabilities": {},
+                "protocolVersion": REVISION_2025_11_25, "capabilities": {},
                 "clientInfo": {"name": name, "version": "1"},
             })
             await client._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -119,7 +119,7 @@ class Client:
         """Send one request; its id, and where its answer will arrive."""
         request_id = next(self._ids)
         payload = dict(params)
-        if self.era == MODERN:
+        if self.era == REVISION_2026_07_28:
             payload["_meta"] = self.meta
         send, receive = trio.open_memory_channel[dict[str, Any]](1)
         self._waiting[request_id] = send
@@ -135,7 +135,7 @@ class Client:
         """The client gives the request up: no answer is expected any more."""
         self._waiting.pop(request_id, None)
         params: dict[str, Any] = {"requestId": request_id, "reason": "load: given up"}
-        if self.era == MODERN:
+        if self.era == REVISION_2026_07_28:
             params["_meta"] = self.meta
         await self._send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
 
@@ -281,7 +281,7 @@ class Workspace:
         if not created or created.get("isError"):
             raise RuntimeError(f"{self.name}: could not create a tab: {created}")
         structured = created["structuredContent"]
-        if self.client.era == MODERN:
+        if self.client.era == REVISION_2026_07_28:
             self.workspace = {"workspaceId": structured["workspaceId"]}
         self.tabs = {tab["tabId"] for tab in structured.get("tabs", [])} | {structured["tabId"]}
         self.tab = structured["tabId"]
@@ -359,7 +359,7 @@ class Workspace:
             await self.call("navigate", {"url": REFUSED_PAGE, "tabId": self.tab},
                             "fail unreachable page")
             await self.call("navigate", {"url": f"{self.web}/", "tabId": self.tab})
-        elif self.client.era == MODERN:
+        elif self.client.era == REVISION_2026_07_28:
             mine, self.workspace = self.workspace, {"workspaceId": "ws-not-a-live-handle"}
             try:
                 await self.call("tabs_context_mcp", {}, "fail unknown workspace")
@@ -378,22 +378,22 @@ async def churn(it: Instance, stats: Stats, until: float, number: int) -> None:
     for cycle in itertools.count():
         if trio.current_time() >= until:
             return
-        era = LEGACY if (number + cycle) % 2 == 0 else MODERN
+        era = REVISION_2025_11_25 if (number + cycle) % 2 == 0 else REVISION_2026_07_28
         async with trio.open_nursery() as readers:
             client = await Client.spawn(it.env, era, readers, f"churn-{number}")
             stats.connections[era] += 1
             worker = Workspace(client, f"churn{number}/{cycle}/{era}", it.pages.url, stats,
                                seed=1000 * number + cycle)
-            worker.disposable = era == LEGACY  # released as the connection leaves
+            worker.disposable = era == REVISION_2025_11_25  # released as the connection leaves
             try:
-                taken = era == MODERN and left and chooser.random() < 0.5
+                taken = era == REVISION_2026_07_28 and left and chooser.random() < 0.5
                 if not (taken and await worker.take_up(left.pop(chooser.randrange(len(left))))):
                     await worker.setup()
                 for _ in range(chooser.randint(2, 6)):
                     await worker.step()
             except RuntimeError:
                 stats.setup_failures += 1
-            if era == MODERN and worker.workspace:
+            if era == REVISION_2026_07_28 and worker.workspace:
                 left[:] = [*left, worker.workspace["workspaceId"]][-4:]
             if chooser.random() < 0.25 and worker.tab:
                 stats.connections["killed mid-call"] += 1
@@ -440,7 +440,7 @@ async def _run(it: Instance, seconds: float, clients: int) -> int:
     audit_before = {record["call"] for record in soak.audit_calls(it.endpoints.audit_file)}
     stats = Stats()
     async with trio.open_nursery() as readers:  # one client alone first, then it leaves
-        probe = await Client.spawn(it.env, LEGACY, readers, "load-idle-probe")
+        probe = await Client.spawn(it.env, REVISION_2025_11_25, readers, "load-idle-probe")
         idle = Workspace(probe, "idle-probe", it.pages.url, stats, seed=0)
         for _ in range(40):
             await idle.call("update_plan", PLAN, "update_plan (idle)")
@@ -453,11 +453,11 @@ async def _run(it: Instance, seconds: float, clients: int) -> int:
     async with trio.open_nursery() as readers:
         spawned: list[Client] = []
         for number in range(clients):
-            era = LEGACY if number % 2 == 0 else MODERN
+            era = REVISION_2025_11_25 if number % 2 == 0 else REVISION_2026_07_28
             spawned.append(await Client.spawn(it.env, era, readers, f"load-{number}"))
-        minter = await Client.spawn(it.env, MODERN, readers, "load-minter")
+        minter = await Client.spawn(it.env, REVISION_2026_07_28, readers, "load-minter")
         for number, client in enumerate(spawned):
-            count = 2 if client.era == MODERN else 1
+            count = 2 if client.era == REVISION_2026_07_28 else 1
             for index in range(count):
                 workspaces.append(
                     Workspace(client, f"c{number}/{client.era}/w{index}", it.pages.url, stats,
@@ -514,10 +514,10 @@ def _report(stats: Stats, seconds: float, elapsed: float, measured: int,
             records: list[dict[str, Any]], clients: int, workspaces: int, status: Any,
             fds_idle: tuple[int, int]) -> int:
     print()
-    print(f"load: {clients} connectors ({clients - clients // 2} x {LEGACY}, {clients // 2} x"
-          f" {MODERN}), {workspaces} workspaces, one service, one headless Chromium")
-    print(f"coming and going: {stats.connections[LEGACY]} x {LEGACY} and"
-          f" {stats.connections[MODERN]} x {MODERN} connections"
+    print(f"load: {clients} connectors ({clients - clients // 2} x {REVISION_2025_11_25}, {clients // 2} x"
+          f" {REVISION_2026_07_28}), {workspaces} workspaces, one service, one headless Chromium")
+    print(f"coming and going: {stats.connections[REVISION_2025_11_25]} x {REVISION_2025_11_25} and"
+          f" {stats.connections[REVISION_2026_07_28]} x {REVISION_2026_07_28} connections"
           f" ({stats.connections['killed mid-call']} killed mid-call); {stats.minted} workspaces"
           f" minted on one connection; setups that failed {stats.setup_failures}")
     print(f"measured window {elapsed:.1f}s: {measured} calls answered, {measured / elapsed:.1f}"

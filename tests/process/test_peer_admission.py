@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from bench.harness import running_service  # tests/ is on sys.path (rootdir packages)
 
-from ghostlight_trio.transport.bridge import BRIDGE_MAJOR, BRIDGE_MINOR, ClientHello, encode_message
+from ghostlight_trio.transport.bridge import BRIDGE_MAJOR, BRIDGE_MINOR, ClientHello
+from ghostlight_trio.transport.bridge_codec import encode_message
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.transport.framing import encode_frame
 

@@ -12,7 +12,7 @@ import pytest
 import trio
 
 from ghostlight_trio.cli.background import ensure_service, service_reachable
-from ghostlight_trio.transport.launch import service_lock_holder
+from ghostlight_trio.launch.spawn import service_lock_holder
 
 pytestmark = pytest.mark.process
 

@@ -14,8 +14,8 @@ import trio
 from ghostlight_mcp_connector import bridge_client
 from ghostlight_mcp_connector.bridge_client import BridgeConnector
 
+from ghostlight_trio.launch.spawn import ServiceLaunch, service_lock_holder, spawn_service
 from ghostlight_trio.transport.endpoints import Endpoints
-from ghostlight_trio.transport.launch import ServiceLaunch, service_lock_holder, spawn_service
 from ghostlight_trio.transport.stream import MessageStream
 
 pytestmark = pytest.mark.process

@@ -15,14 +15,8 @@ from ghostlight_trio.engine.engine import WorkEngine
 from ghostlight_trio.engine.session import WorkSession
 from ghostlight_trio.scheduler import Scheduler
 from ghostlight_trio.service.outbox import Outbox
-from ghostlight_trio.transport.bridge import (
-    Message,
-    Outcome,
-    RequestContext,
-    Start,
-    Started,
-    decode_message,
-)
+from ghostlight_trio.transport.bridge import Message, Outcome, RequestContext, Start, Started
+from ghostlight_trio.transport.bridge_codec import decode_message
 from ghostlight_trio.transport.framing import BRIDGE_FRAME_CEILING, FrameDecoder
 from ghostlight_trio.transport.stream import MessageStream
 from ghostlight_trio.workspace import WorkspaceRegistry

@@ -12,12 +12,14 @@ from hypothesis import strategies as st
 from ghostlight_trio.governance.governor import Governor
 from ghostlight_trio.service.status import workspace_entries
 from ghostlight_trio.transport.bridge import (
-    BridgeProtocolError,
     OpenWorkspace,
     StatusReport,
     StatusRequest,
     WorkspaceEntry,
     WorkspaceOpened,
+)
+from ghostlight_trio.transport.bridge_codec import (
+    BridgeProtocolError,
     decode_message,
     encode_message,
 )

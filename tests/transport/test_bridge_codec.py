@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ghostlight_trio.transport import bridge
-from ghostlight_trio.transport.bridge import (
-    MESSAGE_TYPES,
+from ghostlight_trio.transport.bridge import MESSAGE_TYPES
+from ghostlight_trio.transport.bridge_codec import (
     BridgeProtocolError,
     decode_message,
     encode_message,
@@ -296,13 +296,13 @@ def _nested(depth: int) -> list[object]:
 
 
 def test_deep_values_encode_without_recursion_and_decode_or_refuse_cleanly() -> None:
-    """The fast path's walk over a call's values is iterative: depth is the decoder's business.
+    """The codec's walk over a call's values is iterative: depth is the decoder's business.
     Within CBOR's 400 levels a deep value round-trips; past them decoding is a protocol error,
     never a crash."""
     within = bridge.Start(sequence=1, operation="t", arguments={"a": _nested(390)})
-    assert bridge.decode_message(bridge.encode_message(within)) == within
+    assert decode_message(encode_message(within)) == within
     outcome = bridge.Outcome(work_id="w", kind="ok", structured={"a": _nested(390)})
-    assert bridge.decode_message(bridge.encode_message(outcome)) == outcome
-    beyond = bridge.encode_message(bridge.Start(sequence=1, operation="t", arguments={"a": _nested(600)}))
-    with pytest.raises(bridge.BridgeProtocolError, match="nesting depth"):
-        bridge.decode_message(beyond)
+    assert decode_message(encode_message(outcome)) == outcome
+    beyond = encode_message(bridge.Start(sequence=1, operation="t", arguments={"a": _nested(600)}))
+    with pytest.raises(BridgeProtocolError, match="nesting depth"):
+        decode_message(beyond)

@@ -14,13 +14,13 @@ import pytest
 from ghostlight_trio.audit.log import RotatingAuditLog
 from ghostlight_trio.browser.managed import write_host_wrapper
 from ghostlight_trio.cli.doctor_checks import secret_file
+from ghostlight_trio.files.safe import UnsafeFile
 from ghostlight_trio.governance.sources import MANIFEST_RECORD, record_manifest
+from ghostlight_trio.launch.spawn import spawn_service
 from ghostlight_trio.service.lock import instance_lock
 from ghostlight_trio.service.logs import configure_logging
 from ghostlight_trio.transport.endpoints import Endpoints, UnsafeDirectoryError
-from ghostlight_trio.transport.launch import spawn_service
 from ghostlight_trio.transport.proof import SecretFileError, load_or_create_secret, load_secret
-from ghostlight_trio.transport.safe_files import UnsafeFile
 
 BEFORE = b"the user's own file\n"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ghostlight_trio.transport.jsonshape import exceeds
+from ghostlight_trio.untrusted.jsonshape import exceeds
 
 
 def nested(levels: int) -> list:

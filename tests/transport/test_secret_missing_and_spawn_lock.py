@@ -11,9 +11,9 @@ import sys
 import pytest
 import trio
 
+from ghostlight_trio.launch.spawn import claim_spawn
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.transport.handshake import SecretMissing, open_bridge
-from ghostlight_trio.transport.launch import claim_spawn
 
 
 async def _listen(endpoints: Endpoints) -> trio.socket.SocketType:
@@ -75,7 +75,7 @@ def test_a_claim_dies_with_its_holder(endpoints: Endpoints) -> None:
             "-c",
             "import sys\n"
             "from ghostlight_trio.transport.endpoints import Endpoints\n"
-            "from ghostlight_trio.transport.launch import claim_spawn\n"
+            "from ghostlight_trio.launch.spawn import claim_spawn\n"
             "claim = claim_spawn(Endpoints.for_instance())\n"
             "print('held' if claim else 'busy', flush=True)\n"
             "sys.stdin.read()\n",

@@ -1,8 +1,11 @@
-"""A minimal MCP client over a child process's standard streams, for the CLI demo and benchmarks.
+"""A minimal MCP client over a child process's standard streams, for ``ghostlight demo``.
 
 It speaks the 2025-11-25 handshake (or 2026-07-28 per-request metadata) to the real
-``ghostlight-mcp-connector`` exactly as an MCP client would. It is deliberately small: requests
-are answered in order of arrival and matched by id; notifications are collected.
+``ghostlight-mcp-connector`` exactly as an MCP client would (tests and benchmarks use it too).
+It is deliberately small: requests are answered in order of arrival and matched by id;
+notifications are collected. Being a client of the MCP edge, it is one of the few modules
+outside ``transport`` that names MCP revisions
+(``tests/architecture/test_service_is_protocol_neutral.py``).
 """
 
 from __future__ import annotations
@@ -16,8 +19,8 @@ from typing import Any
 
 import trio
 
-LEGACY = "2025-11-25"
-MODERN = "2026-07-28"
+REVISION_2025_11_25 = "2025-11-25"
+REVISION_2026_07_28 = "2026-07-28"
 
 
 class McpError(Exception):
@@ -44,7 +47,7 @@ class McpClient:
         command: Sequence[str] | None = None,
         *,
         env: Mapping[str, str] | None = None,
-        era: str = LEGACY,
+        era: str = REVISION_2025_11_25,
         client_name: str = "ghostlight-demo",
     ) -> McpClient:
         argv = list(command or [sys.executable, "-m", "ghostlight_mcp_connector"])
@@ -56,11 +59,11 @@ class McpClient:
             env=dict(env) if env is not None else None,
         )
         client = cls(process, era)
-        if era == LEGACY:
+        if era == REVISION_2025_11_25:
             await client.request(
                 "initialize",
                 {
-                    "protocolVersion": LEGACY,
+                    "protocolVersion": REVISION_2025_11_25,
                     "capabilities": {},
                     "clientInfo": {"name": client_name, "version": "1"},
                 },
@@ -86,7 +89,7 @@ class McpClient:
 
     def _meta(self) -> dict[str, Any]:
         return {
-            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/protocolVersion": REVISION_2026_07_28,
             "io.modelcontextprotocol/clientCapabilities": {},
         }
 
@@ -116,7 +119,7 @@ class McpClient:
         """Send one request and return its result; raise McpError for an error response."""
         request_id = next(self._ids)
         payload = dict(params or {})
-        if self.era == MODERN:
+        if self.era == REVISION_2026_07_28:
             payload["_meta"] = {**payload.get("_meta", {}), **self._meta()}
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if payload:

@@ -36,7 +36,11 @@ def exceeds(value: Any, *, max_depth: int | None = None, max_values: int | None 
 MAX_SAFE_INTEGER = 2**53 - 1
 """The largest whole number a double holds exactly: what a browser's JSON keeps as it was."""
 MAX_NESTING = 256
-"""Deepest nesting of lists and objects taken, as the MCP connector reads it (``jsonrpc``)."""
+"""Deepest nesting of lists and objects taken, far past any real message: the MCP connector
+reads no deeper line, the service takes no deeper call arguments. A JSON parser stops at a
+depth that depends on how deep the stack already is, and the bridge's CBOR decoder at 400
+levels (it would close the stream, and every call on it with it): one fixed limit under both
+makes the answer to a line the same wherever it is read, and every line read fit to forward."""
 
 
 def json_problem(value: Any, *, where: str, max_depth: int = MAX_NESTING) -> str | None:

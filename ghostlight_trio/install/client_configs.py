@@ -1,7 +1,9 @@
 """How each MCP client spells a local server entry, and how to read the launch command back.
 
-These shapes name the MCP transport, so they live here rather than in service code; the
-installer and doctor only pass a dialect name, a command and its arguments.
+The installer writes these entries and doctor reads them back; both pass only a dialect name,
+a command and its arguments. The shapes name the MCP transport a client uses to start a local
+server, so this module is one of the few outside ``transport`` allowed to
+(``tests/architecture/test_service_is_protocol_neutral.py``).
 """
 
 from __future__ import annotations

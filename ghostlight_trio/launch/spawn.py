@@ -2,9 +2,9 @@
 
 The CLI and the MCP connector start it the same way: detached in a session of its own, so a
 client that kills its connector's process group does not take the service with it, with no
-inherited stdio, and its output appended to the instance log. A service that stops as it
-starts has then left its reason there, and the starter reads it back instead of waiting out
-its whole budget and reporting only a timeout.
+inherited standard streams, and its output appended to the instance log. A service that stops
+as it starts has then left its reason there, and the starter reads it back instead of waiting
+out its whole budget and reporting only a timeout.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import attrs
 
-from .endpoints import INSTANCE_ENV, Endpoints
-from .excerpt import excerpt
-from .safe_files import open_private, open_private_reader
+from ..files.safe import open_private, open_private_reader
+from ..transport.endpoints import INSTANCE_ENV, Endpoints
+from ..untrusted.excerpt import excerpt
 
 _REASON_WINDOW = 16 * 1024
 """How much of the end of this start's log output is read for its last words."""
