@@ -24,7 +24,6 @@ from ..engine.call import CallState
 from ..engine.contracts import Effects, ToolResult, WorkspaceId
 from ..engine.gate import GateFacts, GateStop
 from ..engine.resources import tab_id_argument
-from ..tools.browser_context import normalize_url
 from ..transport.bridge import TextBlock
 from . import denial, texts
 from .directory import Requirement, action_of, requirement
@@ -42,6 +41,7 @@ from .policy import (
     sacred_decision,
     sacred_match,
 )
+from .urls import normalize_url
 
 log = logging.getLogger("ghostlight.governance")
 

@@ -21,7 +21,7 @@ from ..governance.governor import Governor
 from ..governance.switches import SWITCHES_FILE
 from ..scheduler import Scheduler
 from ..tools.compositions import composition_handlers
-from ..tools.plan import PlanBook
+from ..tools.update_plan import PlanBook
 from ..transport.bridge import BrowserSummary
 from ..transport.endpoints import Endpoints
 from ..workspace import WorkspaceRegistry
@@ -84,18 +84,18 @@ def browser_parts(
     seeing a tab's page as it is now (for frames recorded after calls)."""
     from ..browser.shore import BrowserShore
     from ..tools.act_on import act_on_handlers
-    from ..tools.browser_calls import PageChannel
     from ..tools.browser_context import context_handlers
     from ..tools.file_upload import file_upload_handlers
-    from ..tools.form_fill import form_fill_handlers
-    from ..tools.gif_creator import gif_creator_handlers
-    from ..tools.gif_recorder import Recorder
-    from ..tools.image_store import ImageStore
+    from ..tools.form_fill.tool import form_fill_handlers
+    from ..tools.gif_creator.recorder import Recorder
+    from ..tools.gif_creator.tool import gif_creator_handlers
     from ..tools.more_tools import more_tool_handlers
     from ..tools.narrate import narrate_handlers
     from ..tools.page_tools import page_tool_handlers
-    from ..tools.screenshots import ContextBook
-    from ..tools.tab_changes import noting_tab_changes
+    from ..tools.shared.channel import PageChannel
+    from ..tools.shared.image_store import ImageStore
+    from ..tools.shared.screenshots import ContextBook
+    from ..tools.shared.tab_changes import noting_tab_changes
     from ..tools.upload_image import upload_image_handlers
 
     shore = BrowserShore(endpoints, workspaces, service_version=__version__, scheduler=scheduler)

@@ -23,12 +23,12 @@ import attrs
 from ..browser.errors import BrowserError, BrowserFailure
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.excerpt import quoted
-from .browser_calls import KEPT_MOVING, PageChannel, ToolInputError, guarded
-from .browser_context import BrowserRequests
 from .more_tools import more_tool_handlers
 from .page_tools import page_tool_handlers
-from .provenance import page_facts, provenance, wrap_page_text
-from .shaping import actionable, element_line, mechanical_actions
+from .shared.channel import KEPT_MOVING, PageChannel, ToolInputError, guarded
+from .shared.protocols import BrowserRequests
+from .shared.provenance import page_facts, provenance, wrap_page_text
+from .shared.shaping import actionable, element_line, mechanical_actions
 
 POINTER_ACTIONS = frozenset({"left_click", "right_click", "double_click", "hover"})
 log = logging.getLogger("ghostlight.tools")

@@ -27,7 +27,7 @@ import trio
 from ..engine.contracts import ResultKind, ToolCall, ToolHandler, ToolResult
 from ..transport.bridge import ContentBlock, ImageBlock, TextBlock
 from ..transport.excerpt import quoted
-from .provenance import clip_fenced
+from .shared.provenance import clip_fenced
 
 BUDGET_MS = 45_000
 """No step starts once a composition has run this long: its answer then still comes within the

@@ -14,9 +14,9 @@ from typing import Any
 
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.excerpt import excerpt
-from .browser_calls import PageChannel, ToolInputError, guarded
-from .browser_context import BrowserRequests
-from .placement import place_files
+from .shared.channel import PageChannel, ToolInputError, guarded
+from .shared.placement import place_files
+from .shared.protocols import BrowserRequests
 
 MAX_BYTES = 3_000_000
 """All files of one call, decoded. An MCP message is at most 4 MiB (4,194,304 bytes); 3,000,000

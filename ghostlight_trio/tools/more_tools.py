@@ -20,12 +20,12 @@ from ..browser.errors import BrowserError, BrowserFailure
 from ..browser.failures import OUT_OF_REACH_CODES, UNANSWERED_CODES
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.excerpt import quoted
-from .browser_calls import INFO_BOUND, PageChannel, ToolInputError, guarded
-from .browser_context import BrowserRequests
-from .page_dialogs import PageDialog, dialog_name, dialog_result, withheld_from, withheld_text
-from .provenance import fenced_place, page_facts, page_url, provenance, wrap_page_text
-from .receipts import receipt_result
-from .shaping import actionable, element_line
+from .shared.channel import INFO_BOUND, PageChannel, ToolInputError, guarded
+from .shared.dialogs import PageDialog, dialog_name, dialog_result, withheld_from, withheld_text
+from .shared.protocols import BrowserRequests
+from .shared.provenance import fenced_place, page_facts, page_url, provenance, wrap_page_text
+from .shared.receipts import receipt_result
+from .shared.shaping import actionable, element_line
 
 TAB_ACTIONS = ("focus", "reload", "close")
 TAB_BOUND = 15.0

@@ -21,8 +21,8 @@ from typing import Any
 
 from ..browser.errors import BrowserError, BrowserRefused, BrowserUnavailable
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
-from .browser_calls import UNKNOWN_OP, PageChannel, ToolInputError, guarded
-from .browser_context import BrowserRequests
+from .shared.channel import UNKNOWN_OP, PageChannel, ToolInputError, guarded
+from .shared.protocols import BrowserRequests
 
 DEFAULT_MS = 5_000
 NARRATE_BOUND = 5.0

@@ -15,9 +15,9 @@ from typing import Any
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.bridge import TextBlock
 from ..transport.excerpt import quoted
-from .browser_calls import PageChannel, ToolInputError, guarded
-from .browser_context import BrowserRequests
-from .buffers import (
+from .computer.tool import ComputerTool
+from .javascript_tool import JavascriptTool
+from .shared.buffers import (
     bounded_limit,
     buffer_notes,
     console_lines,
@@ -25,16 +25,16 @@ from .buffers import (
     network_lines,
     withheld_request,
 )
-from .computer import ComputerTool
-from .field_input import set_value
-from .field_values import OVER_LIMIT_NOTE, changed, refused_value
-from .image_store import ImageStore
-from .javascript import JavascriptTool
-from .page_dialogs import PageDialog, dialog_name, dialog_result
-from .provenance import fenced_place, page_facts, page_url, provenance, wrap_page_text
-from .receipts import settled_receipt
-from .screenshots import ContextBook
-from .shaping import actionable, element_line, redact_secrets, tree_diff
+from .shared.channel import PageChannel, ToolInputError, guarded
+from .shared.dialogs import PageDialog, dialog_name, dialog_result
+from .shared.field_input import set_value
+from .shared.field_values import OVER_LIMIT_NOTE, changed, refused_value
+from .shared.image_store import ImageStore
+from .shared.protocols import BrowserRequests
+from .shared.provenance import fenced_place, page_facts, page_url, provenance, wrap_page_text
+from .shared.receipts import settled_receipt
+from .shared.screenshots import ContextBook
+from .shared.shaping import actionable, element_line, redact_secrets, tree_diff
 
 FIND_LIMIT = 20
 PAGE_TEXT_DEFAULT = 50_000

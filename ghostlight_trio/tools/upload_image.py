@@ -18,11 +18,11 @@ import attrs
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..transport.bridge import TextBlock
 from ..transport.excerpt import excerpt
-from .browser_calls import PageChannel, ToolInputError, guarded
-from .browser_context import BrowserRequests
-from .image_store import ImageStore
-from .placement import drop_point, place_files
-from .screenshots import ContextBook
+from .shared.channel import PageChannel, ToolInputError, guarded
+from .shared.image_store import ImageStore
+from .shared.placement import drop_point, place_files
+from .shared.protocols import BrowserRequests
+from .shared.screenshots import ContextBook
 
 DEFAULT_NAME = "image.jpg"
 """The screenshots are JPEG; the default name says so."""

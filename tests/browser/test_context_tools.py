@@ -13,8 +13,14 @@ import trio
 
 from ghostlight_trio.browser.shore import BrowserShore, compose
 from ghostlight_trio.engine.contracts import ToolCall, WorkContext
-from ghostlight_trio.tools.browser_context import NO_TABS_TEXT, context_handlers, normalize_url
-from ghostlight_trio.tools.provenance import fenced_place, page_title, page_url, session_nonce
+from ghostlight_trio.governance.urls import normalize_url
+from ghostlight_trio.tools.browser_context import NO_TABS_TEXT, context_handlers
+from ghostlight_trio.tools.shared.provenance import (
+    fenced_place,
+    page_title,
+    page_url,
+    session_nonce,
+)
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
 

@@ -6,7 +6,7 @@ import trio
 
 from ghostlight_trio.browser.shore import BrowserShore, compose
 from ghostlight_trio.tools.page_tools import PAGE_TEXT_MAX, page_tool_handlers
-from ghostlight_trio.tools.provenance import session_nonce
+from ghostlight_trio.tools.shared.provenance import session_nonce
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
 

@@ -21,7 +21,7 @@ from ghostlight_trio.browser.errors import (
 from ghostlight_trio.browser.shore import BrowserShore, compose
 from ghostlight_trio.engine.contracts import ToolCall, WorkContext
 from ghostlight_trio.scheduler import Scheduler, TabSurface
-from ghostlight_trio.tools.atomic import atomic_request
+from ghostlight_trio.tools.shared.atomic import atomic_request
 from ghostlight_trio.transport.bridge import Outcome, encode_message
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry

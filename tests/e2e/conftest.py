@@ -413,17 +413,17 @@ async def extended_service(endpoints: Endpoints, nursery: trio.Nursery) -> Async
     """The engine with the page tools, tab_control / wait_for / dialog, narrate, form_fill,
     file_upload, upload_image, gif_creator, act_on, script and browser_batch."""
     from ghostlight_trio.tools.act_on import act_on_handlers
-    from ghostlight_trio.tools.browser_calls import PageChannel
     from ghostlight_trio.tools.compositions import composition_handlers
     from ghostlight_trio.tools.file_upload import file_upload_handlers
-    from ghostlight_trio.tools.form_fill import form_fill_handlers
-    from ghostlight_trio.tools.gif_creator import gif_creator_handlers
-    from ghostlight_trio.tools.gif_recorder import Recorder
-    from ghostlight_trio.tools.image_store import ImageStore
+    from ghostlight_trio.tools.form_fill.tool import form_fill_handlers
+    from ghostlight_trio.tools.gif_creator.recorder import Recorder
+    from ghostlight_trio.tools.gif_creator.tool import gif_creator_handlers
     from ghostlight_trio.tools.more_tools import more_tool_handlers
     from ghostlight_trio.tools.narrate import narrate_handlers
     from ghostlight_trio.tools.page_tools import page_tool_handlers
-    from ghostlight_trio.tools.screenshots import ContextBook
+    from ghostlight_trio.tools.shared.channel import PageChannel
+    from ghostlight_trio.tools.shared.image_store import ImageStore
+    from ghostlight_trio.tools.shared.screenshots import ContextBook
     from ghostlight_trio.tools.upload_image import upload_image_handlers
 
     recorders: list[Recorder] = []

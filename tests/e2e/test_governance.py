@@ -31,7 +31,7 @@ from ghostlight_trio.governance.settings import parse_settings
 from ghostlight_trio.governance.sources import Loaded, PolicyFiles
 from ghostlight_trio.scheduler import Scheduler
 from ghostlight_trio.tools.browser_context import context_handlers
-from ghostlight_trio.tools.form_fill import form_fill_handlers
+from ghostlight_trio.tools.form_fill.tool import form_fill_handlers
 from ghostlight_trio.tools.page_tools import page_tool_handlers
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.transport.mcp_client import LEGACY, McpClient, McpError, result_text

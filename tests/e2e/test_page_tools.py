@@ -14,7 +14,7 @@ import pytest
 import trio
 
 from ghostlight_trio.tools.browser_context import NOW_SHOWS
-from ghostlight_trio.tools.screenshots import jpeg_size
+from ghostlight_trio.tools.shared.screenshots import jpeg_size
 from ghostlight_trio.transport.bridge import ImageBlock, Outcome, encode_message
 
 from .conftest import Service, launch_for, open_page, page_value, tab_info, text

@@ -11,7 +11,7 @@ import trio
 
 from ghostlight_trio.tools.act_on import act_on_handlers
 from ghostlight_trio.tools.browser_context import context_handlers
-from ghostlight_trio.tools.tab_changes import noting_tab_changes
+from ghostlight_trio.tools.shared.tab_changes import noting_tab_changes
 from ghostlight_trio.transport.endpoints import Endpoints
 
 from .conftest import QuietHandler, Service, launched_for, loopback_server, serve, text

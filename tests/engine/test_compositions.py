@@ -16,7 +16,7 @@ from ghostlight_trio.engine.runner import STEP_DRAIN_S
 from ghostlight_trio.scheduler import TabSurface
 from ghostlight_trio.tools.compositions import STEP_CUTOFF_S, composition_handlers
 from ghostlight_trio.tools.page_tools import page_tool_handlers
-from ghostlight_trio.tools.provenance import session_nonce, wrap_page_text
+from ghostlight_trio.tools.shared.provenance import session_nonce, wrap_page_text
 from ghostlight_trio.workspace import split_tab_id
 
 from .harness import OTHER_TAB, TAB, Harness

@@ -47,7 +47,7 @@ from ghostlight_trio.governance.governor import Governor
 from ghostlight_trio.scheduler import Scheduler, TabSurface
 from ghostlight_trio.tools.browser_context import context_handlers
 from ghostlight_trio.tools.compositions import composition_handlers
-from ghostlight_trio.tools.plan import PlanBook
+from ghostlight_trio.tools.update_plan import PlanBook
 from ghostlight_trio.transport.bridge import Message, Outcome, Progress, RequestContext, Start
 from ghostlight_trio.workspace import WorkspaceRegistry, compose_tab_id, split_tab_id
 

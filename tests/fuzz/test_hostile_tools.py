@@ -25,7 +25,7 @@ from ghostlight_trio.engine.validation import compile_fast_check
 from ghostlight_trio.scheduler import Scheduler
 from ghostlight_trio.tools.browser_context import context_handlers
 from ghostlight_trio.tools.page_tools import page_tool_handlers
-from ghostlight_trio.tools.plan import PlanBook
+from ghostlight_trio.tools.update_plan import PlanBook
 from ghostlight_trio.transport.bridge import Message, Outcome, Progress, RequestContext, Start
 from ghostlight_trio.workspace import WorkspaceRegistry, compose_tab_id
 

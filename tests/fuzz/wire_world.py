@@ -58,7 +58,7 @@ from ghostlight_trio.scheduler import Scheduler
 from ghostlight_trio.service.bridge_server import BridgeServer
 from ghostlight_trio.service.listener import bind_owner_only_socket
 from ghostlight_trio.service.streams import LiveStreams
-from ghostlight_trio.tools.plan import PlanBook
+from ghostlight_trio.tools.update_plan import PlanBook
 from ghostlight_trio.transport.bridge import (
     BridgeProtocolError,
     Cancel,

@@ -8,8 +8,8 @@ from typing import Any
 
 from ghostlight_trio.browser.errors import BrowserError
 from ghostlight_trio.tools.act_on import ActOn, _expect_line, _expect_spec, act_on_handlers
-from ghostlight_trio.tools.browser_calls import PageChannel
 from ghostlight_trio.tools.more_tools import more_tool_handlers
+from ghostlight_trio.tools.shared.channel import PageChannel
 
 from .fakes import ScriptedBrowser, tool_call
 

@@ -11,8 +11,8 @@ import trio
 from ghostlight_trio.browser.errors import BrowserError, OutcomeUnknown
 from ghostlight_trio.browser.failures import failure_result
 from ghostlight_trio.browser.tabids import compose, rewrite_text
-from ghostlight_trio.tools.browser_calls import PageChannel
 from ghostlight_trio.tools.more_tools import more_tool_handlers
+from ghostlight_trio.tools.shared.channel import PageChannel
 
 from .fakes import ScriptedBrowser, tool_call
 

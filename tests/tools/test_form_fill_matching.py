@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ghostlight_trio.tools.form_fill import EXACT, SUBSTRING, best_plan, pick_submit, plan_form
+from ghostlight_trio.tools.form_fill.tool import EXACT, SUBSTRING, best_plan, pick_submit, plan_form
 
 
 def field(ref: str, **facts: str) -> dict[str, str]:
@@ -79,7 +79,7 @@ def test_the_submit_is_the_forms_own_native_one_named_like_a_submit() -> None:
 
 
 async def test_more_fields_than_a_call_takes_are_refused_before_the_page_is_read() -> None:
-    from ghostlight_trio.tools.form_fill import MAX_FIELDS, form_fill_handlers
+    from ghostlight_trio.tools.form_fill.tool import MAX_FIELDS, form_fill_handlers
 
     from .fakes import tool_call
 
@@ -119,7 +119,7 @@ def test_a_radio_group_is_named_by_the_legend_over_it() -> None:
 
 
 def test_what_followed_a_submit_click_is_named_from_the_receipt_and_the_watch() -> None:
-    from ghostlight_trio.tools.form_fill import SUBMISSIONS, submission_of
+    from ghostlight_trio.tools.form_fill.tool import SUBMISSIONS, submission_of
 
     assert submission_of({"newDocument": True}, {"known": False}) == "navigated"
     assert submission_of({"navigationPending": "http://x.test/done"}, None) == "navigating"

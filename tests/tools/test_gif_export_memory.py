@@ -21,7 +21,7 @@ pytestmark = pytest.mark.process
 EXPORT = r"""
 import io, json, random, re
 from PIL import Image, ImageDraw
-from ghostlight_trio.tools.gif_recorder import MAX_FRAMES, Frame, Recorder, encode_gif
+from ghostlight_trio.tools.gif_creator.recorder import MAX_FRAMES, Frame, Recorder, encode_gif
 
 def status(key):
     with open("/proc/self/status") as f:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from ghostlight_trio.engine.contracts import ToolResult
-from ghostlight_trio.tools import gif_recorder
-from ghostlight_trio.tools.browser_calls import PageChannel
-from ghostlight_trio.tools.gif_recorder import Frame, Recorder, Recording
+from ghostlight_trio.tools.gif_creator import recorder as gif_recorder
+from ghostlight_trio.tools.gif_creator.recorder import Frame, Recorder, Recording
+from ghostlight_trio.tools.shared.channel import PageChannel
 
 from .fakes import ScriptedBrowser, tool_call
 from .test_gif_recording import Clock, Tab

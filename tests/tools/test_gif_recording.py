@@ -14,11 +14,18 @@ from PIL import Image
 
 from ghostlight_trio.browser.errors import BrowserError
 from ghostlight_trio.engine.contracts import ToolResult
-from ghostlight_trio.tools import gif_creator
-from ghostlight_trio.tools.browser_calls import PageChannel
-from ghostlight_trio.tools.gif_creator import gif_creator_handlers
-from ghostlight_trio.tools.gif_recorder import IDLE_S, KEPT_S, TOTAL_S, Frame, Recorder, encode_gif
-from ghostlight_trio.tools.screenshots import ContextBook
+from ghostlight_trio.tools.gif_creator import tool as gif_creator
+from ghostlight_trio.tools.gif_creator.recorder import (
+    IDLE_S,
+    KEPT_S,
+    TOTAL_S,
+    Frame,
+    Recorder,
+    encode_gif,
+)
+from ghostlight_trio.tools.gif_creator.tool import gif_creator_handlers
+from ghostlight_trio.tools.shared.channel import PageChannel
+from ghostlight_trio.tools.shared.screenshots import ContextBook
 from ghostlight_trio.transport.bridge import ImageBlock
 
 from .fakes import ScriptedBrowser, tool_call

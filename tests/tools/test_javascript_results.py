@@ -9,7 +9,7 @@ import trio
 from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
 from ghostlight_trio.browser.errors import BrowserError
-from ghostlight_trio.tools.javascript import JS_RESULT_LIMIT, JS_TIMEOUT_MS
+from ghostlight_trio.tools.javascript_tool import JS_RESULT_LIMIT, JS_TIMEOUT_MS
 from ghostlight_trio.tools.page_tools import page_tool_handlers
 
 from .fakes import ScriptedBrowser, tool_call

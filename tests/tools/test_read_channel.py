@@ -8,7 +8,7 @@ import pytest
 
 from ghostlight_trio.browser.errors import BrowserError, OutcomeUnknown
 from ghostlight_trio.engine.contracts import ToolCall, UncertainEffect, WorkContext, WorkspaceId
-from ghostlight_trio.tools.browser_calls import PageChannel
+from ghostlight_trio.tools.shared.channel import PageChannel
 
 from .fakes import Effects
 

@@ -9,7 +9,7 @@ from typing import Any
 from ghostlight_trio.catalog.registry import Catalog, load_specs
 from ghostlight_trio.tools.browser_context import context_handlers
 from ghostlight_trio.tools.page_tools import page_tool_handlers
-from ghostlight_trio.tools.plan import PlanBook
+from ghostlight_trio.tools.update_plan import PlanBook
 
 CANONICAL = Path(__file__).parents[2] / "ghostlight_trio" / "catalog" / "tool-catalog.json"
 TRAINED = 13

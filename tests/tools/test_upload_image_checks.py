@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from ghostlight_trio.tools.image_store import ImageStore
-from ghostlight_trio.tools.screenshots import ContextBook, full_view
+from ghostlight_trio.tools.shared.image_store import ImageStore
+from ghostlight_trio.tools.shared.screenshots import ContextBook, full_view
 from ghostlight_trio.tools.upload_image import upload_image_handlers
 
 from .fakes import ScriptedBrowser, tool_call
@@ -75,7 +75,7 @@ async def test_a_point_inside_the_screenshot_is_dropped(autojump_clock: Any) -> 
 
 
 def test_sizes_read_as_a_person_would_say_them() -> None:
-    from ghostlight_trio.tools.placement import byte_size
+    from ghostlight_trio.tools.shared.placement import byte_size
 
     assert [byte_size(n) for n in (0, 1, 10, 1023, 1024, 1536, 3_000_000)] == [
         "0 bytes", "1 byte", "10 bytes", "1023 bytes", "1 KB", "2 KB", "2.9 MB"

@@ -12,7 +12,7 @@ from typing import Any
 
 import regex
 
-from ..engine.contracts import ToolCall
+from ...engine.contracts import ToolCall
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1_000

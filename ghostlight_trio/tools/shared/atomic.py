@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-from ..browser.errors import OutcomeUnknown
-from ..engine.contracts import ToolCall, UncertainEffect
+from ...browser.errors import OutcomeUnknown
+from ...engine.contracts import ToolCall, UncertainEffect
 
 
 @runtime_checkable

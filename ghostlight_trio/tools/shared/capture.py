@@ -7,9 +7,9 @@ from typing import Any
 
 import attrs
 
-from ..browser.errors import BrowserError
-from ..engine.contracts import ToolCall
-from .browser_calls import PageChannel
+from ...browser.errors import BrowserError
+from ...engine.contracts import ToolCall
+from .channel import PageChannel
 from .screenshots import (
     JPEG_FALLBACK_QUALITY,
     JPEG_QUALITY,

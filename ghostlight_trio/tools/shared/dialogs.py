@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..browser.errors import BrowserError
-from ..browser.wire import DIALOG_OPEN_CODE
-from ..engine.contracts import ToolCall, ToolResult
+from ...browser.errors import BrowserError
+from ...browser.wire import DIALOG_OPEN_CODE
+from ...engine.contracts import ToolCall, ToolResult
 from .provenance import origin_of, provenance, wrap_page_text
 
 

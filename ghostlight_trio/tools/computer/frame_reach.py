@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..browser.errors import BrowserError
-from ..engine.contracts import ToolCall
-from .browser_calls import UNKNOWN_OP, PageChannel
+from ...browser.errors import BrowserError
+from ...engine.contracts import ToolCall
+from ..shared.channel import UNKNOWN_OP, PageChannel
 
 
 class OtherSiteRefused(Exception):

@@ -12,7 +12,7 @@ from typing import Any
 
 import trio
 
-from ..engine.contracts import ToolResult
+from ...engine.contracts import ToolResult
 from .provenance import page_facts, page_title, page_url, provenance, wrap_page_text
 from .shaping import actionable
 

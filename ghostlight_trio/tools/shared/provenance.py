@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..transport.unicode import one_line
+from ...transport.unicode import one_line
 
 _KEY = secrets.token_bytes(32)
 """Per-process key: nonces are stable per workspace but reveal nothing about its handle."""

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine.contracts import ToolCall
-from .browser_calls import PageChannel
+from ...engine.contracts import ToolCall
+from .channel import PageChannel
 from .field_values import as_sent
 from .keys import key_events, lookup
 

@@ -9,9 +9,9 @@ import mimetypes
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from ..engine.contracts import ToolCall, ToolResult
-from ..transport.excerpt import excerpt
-from .browser_calls import PageChannel, ToolInputError
+from ...engine.contracts import ToolCall, ToolResult
+from ...transport.excerpt import excerpt
+from .channel import PageChannel, ToolInputError
 from .receipts import settled_receipt
 from .screenshots import ContextBook
 

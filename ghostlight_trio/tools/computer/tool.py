@@ -15,21 +15,21 @@ from typing import Any
 
 import trio
 
-from ..browser.errors import BrowserError, BrowserFailure
-from ..browser.failures import BUSY_CODES
-from ..engine.contracts import ToolCall, ToolResult
-from ..transport.bridge import ContentBlock, ImageBlock, TextBlock
-from ..transport.excerpt import excerpt
-from .browser_calls import KEPT_MOVING, SETTLE_THEN_RETRY, PageChannel, ToolInputError, guarded
+from ...browser.errors import BrowserError, BrowserFailure
+from ...browser.failures import BUSY_CODES
+from ...engine.contracts import ToolCall, ToolResult
+from ...transport.bridge import ContentBlock, ImageBlock, TextBlock
+from ...transport.excerpt import excerpt
+from ..shared.capture import Capture, capture, probe
+from ..shared.channel import KEPT_MOVING, SETTLE_THEN_RETRY, PageChannel, ToolInputError, guarded
+from ..shared.dialogs import PageDialog, dialog_name, dialog_result
+from ..shared.image_store import ImageStore
+from ..shared.keys import combo_events, key_events, modifier_bits, parse_keys, type_steps
+from ..shared.provenance import origin_of, provenance, wrap_page_text
+from ..shared.receipts import build_receipt, observe_settled, page_reacted, receipt_result
+from ..shared.screenshots import ContextBook, full_view
+from ..shared.shaping import actionable, element_line
 from .frame_reach import OtherSiteRefused, refuse_frames_at, refuse_frames_focused
-from .image_store import ImageStore
-from .keys import combo_events, key_events, modifier_bits, parse_keys, type_steps
-from .page_dialogs import PageDialog, dialog_name, dialog_result
-from .provenance import origin_of, provenance, wrap_page_text
-from .receipts import build_receipt, observe_settled, page_reacted, receipt_result
-from .screen_capture import Capture, capture, probe
-from .screenshots import ContextBook, full_view
-from .shaping import actionable, element_line
 
 CLICKS = {
     "left_click": ("left", 1),

@@ -17,13 +17,16 @@ from typing import Any
 
 import trio
 
-from ..browser import wire
-from ..engine.contracts import ToolCall, ToolHandler, ToolResult
-from ..transport.bridge import ImageBlock
-from ..transport.framing import BRIDGE_FRAME_CEILING
-from .browser_calls import PageChannel, ToolInputError, guarded
-from .browser_context import BrowserRequests
-from .gif_recorder import (
+from ...browser import wire
+from ...engine.contracts import ToolCall, ToolHandler, ToolResult
+from ...transport.bridge import ImageBlock
+from ...transport.framing import BRIDGE_FRAME_CEILING
+from ..shared.channel import PageChannel, ToolInputError, guarded
+from ..shared.placement import byte_size, drop_point, place_files
+from ..shared.protocols import BrowserRequests
+from ..shared.screenshots import ContextBook
+from ..shared.tab_changes import TabOwners
+from .recorder import (
     GIF_WIDTH,
     IDLE_S,
     KEPT_S,
@@ -34,9 +37,6 @@ from .gif_recorder import (
     Recording,
     encode_gif,
 )
-from .placement import byte_size, drop_point, place_files
-from .screenshots import ContextBook
-from .tab_changes import TabOwners
 
 AUTO_STOPS = frozenset(
     {"idle", "time_limit", "frame_limit", "size_limit", "tab_closed", "tab_left"}

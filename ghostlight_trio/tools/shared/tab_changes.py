@@ -9,10 +9,10 @@ from typing import Protocol
 
 import attrs
 
-from ..browser.tab_journal import TabDelta, TabJournal
-from ..engine.contracts import ToolCall, ToolHandler, ToolResult
-from ..engine.resources import tab_id_argument
-from ..transport.bridge import TextBlock
+from ...browser.tab_journal import TabDelta, TabJournal
+from ...engine.contracts import ToolCall, ToolHandler, ToolResult
+from ...engine.resources import tab_id_argument
+from ...transport.bridge import TextBlock
 
 
 class TabOwners(Protocol):

@@ -22,18 +22,18 @@ from typing import Any
 
 import attrs
 
-from ..browser.errors import BrowserError
-from ..engine.contracts import ToolCall, ToolHandler, ToolResult
-from ..transport.excerpt import excerpt
-from .browser_calls import PageChannel, ToolInputError, guarded
-from .browser_context import BrowserRequests
-from .computer import ComputerTool
-from .field_input import set_value
-from .field_values import OVER_LIMIT_NOTE, changed, refused_value
-from .page_dialogs import PageDialog
-from .provenance import origin_of, page_facts, provenance, wrap_page_text
-from .receipts import receipt_facts
-from .screenshots import ContextBook
+from ...browser.errors import BrowserError
+from ...engine.contracts import ToolCall, ToolHandler, ToolResult
+from ...transport.excerpt import excerpt
+from ..computer.tool import ComputerTool
+from ..shared.channel import PageChannel, ToolInputError, guarded
+from ..shared.dialogs import PageDialog
+from ..shared.field_input import set_value
+from ..shared.field_values import OVER_LIMIT_NOTE, changed, refused_value
+from ..shared.protocols import BrowserRequests
+from ..shared.provenance import origin_of, page_facts, provenance, wrap_page_text
+from ..shared.receipts import receipt_facts
+from ..shared.screenshots import ContextBook
 
 SOURCES = ("label", "placeholder", "name", "aria")
 """Where a control's name may come from, most trusted first (``name`` covers name and id)."""

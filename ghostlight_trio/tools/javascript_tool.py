@@ -24,10 +24,10 @@ import trio
 from ..browser.errors import BrowserError
 from ..engine.contracts import ToolCall, ToolResult
 from ..transport.bridge import TextBlock
-from .browser_calls import INFO_BOUND, PageChannel, ToolInputError
-from .page_dialogs import PageDialog, dialog_name, dialog_result
-from .provenance import fenced_place, page_url, provenance, wrap_page_text
-from .shaping import clip_text
+from .shared.channel import INFO_BOUND, PageChannel, ToolInputError
+from .shared.dialogs import PageDialog, dialog_name, dialog_result
+from .shared.provenance import fenced_place, page_url, provenance, wrap_page_text
+from .shared.shaping import clip_text
 
 JS_RESULT_LIMIT = 50 * 1024
 """Characters of a javascript_tool result shown before it is cut."""

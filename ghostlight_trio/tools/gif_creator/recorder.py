@@ -23,12 +23,12 @@ from typing import Any
 import attrs
 import trio
 
-from ..browser.errors import BrowserError, BrowserFailure
-from ..engine.contracts import ToolCall, ToolResult
-from .browser_calls import INFO_BOUND, PageChannel
-from .page_dialogs import PageDialog
-from .screen_capture import capture
-from .screenshots import ContextBook
+from ...browser.errors import BrowserError, BrowserFailure
+from ...engine.contracts import ToolCall, ToolResult
+from ..shared.capture import capture
+from ..shared.channel import INFO_BOUND, PageChannel
+from ..shared.dialogs import PageDialog
+from ..shared.screenshots import ContextBook
 
 IDLE_S = 30.0
 TOTAL_S = 120.0

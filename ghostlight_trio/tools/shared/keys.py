@@ -10,7 +10,7 @@ import string
 
 import attrs
 
-from .browser_calls import ToolInputError
+from .channel import ToolInputError
 
 ALT, CTRL, META, SHIFT = 1, 2, 4, 8
 """CDP modifier bits."""

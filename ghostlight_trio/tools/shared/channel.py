@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from ..browser.errors import BrowserError, BrowserFailure, OutcomeUnknown
-from ..browser.failures import OUT_OF_REACH_CODES, UNANSWERED_CODES, failure_result
-from ..engine.contracts import ToolCall, ToolHandler, ToolResult
+from ...browser.errors import BrowserError, BrowserFailure, OutcomeUnknown
+from ...browser.failures import OUT_OF_REACH_CODES, UNANSWERED_CODES, failure_result
+from ...engine.contracts import ToolCall, ToolHandler, ToolResult
 from .atomic import atomic_request
-from .browser_context import BrowserRequests
-from .page_dialogs import PageDialog, check_answer, refusal, stopped_result
+from .dialogs import PageDialog, check_answer, refusal, stopped_result
+from .protocols import BrowserRequests
 from .provenance import page_facts
 
 CDP_TIMEOUT = 20.0
