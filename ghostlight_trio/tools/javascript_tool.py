@@ -16,17 +16,18 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from typing import Any
 
+import attrs
 import trio
 
 from ..browser.errors import BrowserError
 from ..engine.contracts import ToolCall, ToolResult
 from ..transport.bridge import TextBlock
-from .shared.channel import INFO_BOUND, PageChannel, ToolInputError
+from .shared.channel import INFO_BOUND, PageChannel
 from .shared.dialogs import PageDialog, dialog_name, dialog_result
-from .shared.provenance import fenced_place, page_url, provenance, wrap_page_text
+from .shared.guard import ToolInputError
+from .shared.provenance import fenced_place, page_result, page_url, provenance, wrap_page_text
 from .shared.shaping import clip_text
 
 JS_RESULT_LIMIT = 50 * 1024
@@ -58,7 +59,6 @@ _DESCRIBED = frozenset(
 """Object subtypes whose JSON copy is ``{}``: their description says more."""
 _LISTS_OF_NODES = frozenset({"NodeList", "HTMLCollection", "RadioNodeList", "HTMLAllCollection"})
 
-PageResult = Callable[[ToolCall, str, dict[str, Any]], ToolResult]
 _NAMED_ERROR = re.compile(r"^(?:[A-Z][A-Za-z]*)?Error(?::|$)")
 """The text of a thrown Error, which starts with its name (``Error: boom``, ``TypeError: …``)."""
 
@@ -92,10 +92,9 @@ class _NotCopyable(Exception):
         return refused
 
 
+@attrs.frozen
 class JavascriptTool:
-    def __init__(self, channel: PageChannel, page_result: PageResult) -> None:
-        self._channel = channel
-        self._page_result = page_result
+    _channel: PageChannel
 
     async def __call__(self, call: ToolCall, tab: int) -> ToolResult:
         if call.arguments.get("action") != "javascript_exec":
@@ -124,7 +123,7 @@ class JavascriptTool:
                 kind="outcome_unknown",
             )
         except _NotCopyable as uncopyable:
-            return self._page_result(
+            return page_result(
                 call,
                 f"The script ran, but its value cannot be copied out of the page as JSON"
                 f" ({uncopyable.reason}). To see it, end the script with a plain value, such as"
@@ -214,7 +213,7 @@ class JavascriptTool:
                 f"{fenced}\nThe script ran; its tab is gone now (it closed).",
                 structured={"provenance": provenance(ws, "unknown")},
             )
-        return self._page_result(call, text, page)
+        return page_result(call, text, page)
 
 
 class _Script:

@@ -7,7 +7,7 @@ import base64
 import pytest
 
 from ghostlight_trio.tools.file_upload import MAX_BYTES, checked_files
-from ghostlight_trio.tools.shared.channel import ToolInputError
+from ghostlight_trio.tools.shared.guard import ToolInputError
 
 
 def b64(size: int) -> str:

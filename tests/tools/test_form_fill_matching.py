@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from ghostlight_trio.tools.form_fill.tool import EXACT, SUBSTRING, best_plan, pick_submit, plan_form
 
+from .fakes import handler
+
 
 def field(ref: str, **facts: str) -> dict[str, str]:
     return {"ref": ref, "type": facts.pop("type", "text"), **facts}
@@ -79,7 +81,7 @@ def test_the_submit_is_the_forms_own_native_one_named_like_a_submit() -> None:
 
 
 async def test_more_fields_than_a_call_takes_are_refused_before_the_page_is_read() -> None:
-    from ghostlight_trio.tools.form_fill.tool import MAX_FIELDS, form_fill_handlers
+    from ghostlight_trio.tools.form_fill.tool import MAX_FIELDS
 
     from .fakes import tool_call
 
@@ -87,7 +89,7 @@ async def test_more_fields_than_a_call_takes_are_refused_before_the_page_is_read
         async def request(self, *args: object, **kwargs: object) -> dict:
             raise AssertionError("nothing may reach the page")
 
-    fill = form_fill_handlers(None, NoBrowser())["form_fill"]
+    fill = handler("form_fill", NoBrowser())
     fields = {f"field {n}": "x" for n in range(MAX_FIELDS + 1)}
     result = await fill(tool_call("form_fill", fields=fields))
     assert result.kind == "tool_error" and "Nothing was filled" in result.content[0].text  # type: ignore[union-attr]

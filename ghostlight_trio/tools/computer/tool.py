@@ -21,8 +21,9 @@ from ...engine.contracts import ToolCall, ToolResult
 from ...transport.bridge import ContentBlock, ImageBlock, TextBlock
 from ...transport.excerpt import excerpt
 from ..shared.capture import Capture, capture, probe
-from ..shared.channel import KEPT_MOVING, SETTLE_THEN_RETRY, PageChannel, ToolInputError, guarded
+from ..shared.channel import KEPT_MOVING, SETTLE_THEN_RETRY, PageChannel
 from ..shared.dialogs import PageDialog, dialog_name, dialog_result
+from ..shared.guard import ToolInputError, guarded
 from ..shared.image_store import ImageStore
 from ..shared.keys import combo_events, key_events, modifier_bits, parse_keys, type_steps
 from ..shared.provenance import origin_of, provenance, wrap_page_text

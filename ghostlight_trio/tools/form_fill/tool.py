@@ -23,17 +23,15 @@ from typing import Any
 import attrs
 
 from ...browser.errors import BrowserError
-from ...engine.contracts import ToolCall, ToolHandler, ToolResult
+from ...engine.contracts import ToolCall, ToolResult
 from ...transport.excerpt import excerpt
-from ..computer.tool import ComputerTool
-from ..shared.channel import PageChannel, ToolInputError, guarded
+from ..shared.channel import PageChannel
 from ..shared.dialogs import PageDialog
 from ..shared.field_input import set_value
 from ..shared.field_values import OVER_LIMIT_NOTE, changed, refused_value
-from ..shared.protocols import BrowserRequests
+from ..shared.guard import ToolInputError
 from ..shared.provenance import origin_of, page_facts, provenance, wrap_page_text
 from ..shared.receipts import receipt_facts
-from ..shared.screenshots import ContextBook
 
 SOURCES = ("label", "placeholder", "name", "aria")
 """Where a control's name may come from, most trusted first (``name`` covers name and id)."""
@@ -48,12 +46,6 @@ SHOWN_CHARS = 200
 """Characters of a filled value echoed back: the agent knows what it sent."""
 MAX_FIELDS = 100
 """Keys one call may give. Matching costs keys x controls, and it runs on the service's loop."""
-
-
-def form_fill_handlers(workspaces: Any, browser: BrowserRequests) -> dict[str, ToolHandler]:
-    del workspaces  # ownership is checked by the engine before a handler runs
-    channel = PageChannel(browser)
-    return {"form_fill": guarded(FormFill(channel, ComputerTool(channel, ContextBook())))}
 
 
 def _words(text: str) -> str:
@@ -245,12 +237,12 @@ def pick_submit(submits: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | Non
     return None
 
 
+@attrs.frozen
 class FormFill:
     """The handler; ``click`` is the computer tool (a submit is a real mouse click)."""
 
-    def __init__(self, channel: PageChannel, click: Any) -> None:
-        self._channel = channel
-        self._click = click
+    _channel: PageChannel
+    _click: Any
 
     async def __call__(self, call: ToolCall, tab: int) -> ToolResult:
         started = time.monotonic()

@@ -88,14 +88,14 @@ class Recorder:
     def __init__(
         self,
         channel: PageChannel,
-        contexts: ContextBook | None = None,
+        contexts: ContextBook,
         clock: Any = trio.current_time,
         may_see: Callable[[str | None, int], Awaitable[bool]] | None = None,
     ) -> None:
         self._channel = channel
         self._may_see = may_see
         """The policy's word on seeing the tab's page now (none: every page may be seen)."""
-        self._contexts = contexts or ContextBook()
+        self._contexts = contexts
         """The computer tool's coordinate models: where a click given in screenshot pixels
         landed on the page."""
         self._clock = clock

@@ -15,17 +15,18 @@ import math
 from functools import partial
 from typing import Any
 
+import attrs
 import trio
 
 from ...browser import wire
-from ...engine.contracts import ToolCall, ToolHandler, ToolResult
+from ...engine.contracts import ToolCall, ToolResult
 from ...transport.bridge import ImageBlock
 from ...transport.framing import BRIDGE_FRAME_CEILING
-from ..shared.channel import PageChannel, ToolInputError, guarded
+from ..shared.channel import PageChannel
+from ..shared.guard import ToolInputError, guarded
 from ..shared.placement import byte_size, drop_point, place_files
-from ..shared.protocols import BrowserRequests
+from ..shared.protocols import TabOwners
 from ..shared.screenshots import ContextBook
-from ..shared.tab_changes import TabOwners
 from .recorder import (
     GIF_WIDTH,
     IDLE_S,
@@ -52,22 +53,12 @@ PLACE_LIMIT = (wire.MAX_CHUNKED_BYTES - HEADROOM) * 3 // 4
 """The largest GIF put into a page: it travels base64-encoded in one browser request."""
 
 
-def gif_creator_handlers(
-    workspaces: TabOwners, browser: BrowserRequests, *, recorder: Recorder, contexts: ContextBook
-) -> dict[str, ToolHandler]:
-    """``workspaces`` only tells whether the tab is still the workspace's: the engine has
-    checked the call may name it before the handler runs."""
-    return {"gif_creator": guarded(GifCreator(PageChannel(browser), recorder, contexts, workspaces))}
-
-
+@attrs.frozen
 class GifCreator:
-    def __init__(
-        self, channel: PageChannel, recorder: Recorder, contexts: ContextBook, owners: TabOwners
-    ) -> None:
-        self._channel = channel
-        self._recorder = recorder
-        self._contexts = contexts
-        self._owners = owners
+    _channel: PageChannel
+    _recorder: Recorder
+    _contexts: ContextBook
+    _owners: TabOwners
 
     async def __call__(self, call: ToolCall, tab: int) -> ToolResult:
         action = str(call.arguments["action"])

@@ -1,4 +1,5 @@
-"""Filtering and wording of the per-tab console and network buffers the extension keeps.
+"""Reading, filtering and wording the per-tab console and network buffers the extension keeps
+(for ``read_console_messages`` and ``read_network_requests``).
 
 Capture starts at the first read for a tab, so an empty answer must say so (and how to get
 load-time entries) instead of suggesting the page is quiet.
@@ -12,8 +13,12 @@ from typing import Any
 
 import regex
 
-from ...engine.contracts import ToolCall
+from ...engine.contracts import ToolCall, ToolResult
+from ...transport.bridge import TextBlock
+from .channel import PageChannel
+from .provenance import page_result, provenance
 
+CAPTURE_BOUND = 20.0
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1_000
 ERROR_LEVELS = frozenset({"error", "exception", "assert"})
@@ -186,3 +191,49 @@ def buffer_notes(answer: dict[str, Any], *, total: int, matched: int, noun: str)
             else f"No {noun} entries captured for this tab yet."
         )
     return notes
+
+
+async def read_buffer(channel: PageChannel, call: ToolCall, tab: int, kind: str) -> dict[str, Any]:
+    args = {"tabId": tab, "kind": kind, "clear": call.arguments.get("clear") is True}
+    # Reading (and clearing) what the extension captured touches nothing in the page: a
+    # read left unanswered is an error, and the tab stays usable.
+    return await channel.read(call, "capture_read", args, CAPTURE_BOUND)
+
+
+async def buffer_result(
+    channel: PageChannel,
+    call: ToolCall,
+    tab: int,
+    answer: dict[str, Any],
+    lines: list[str],
+    *,
+    matched: int,
+    total: int,
+    noun: str,
+    notes: list[str] | None = None,
+) -> ToolResult:
+    """The answer to a buffer read: the ``lines`` shown of ``matched`` entries (of ``total``
+    read), fenced as the page's, then ``notes`` and what the buffer itself says."""
+    notes = [*(notes or []), *limit_notes(call.arguments.get("limit"))]
+    notes += buffer_notes(answer, total=total, matched=matched, noun=noun)
+    page = await channel.tab_page(call, tab)
+    head = f"{len(lines)} of {matched} matching entries (newest last)." if lines else ""
+    parts = [part for part in (head, "\n".join(lines)) if part]
+    cleared = " The buffer was cleared after this read." if call.arguments.get("clear") else ""
+    own = ("\n".join(notes) + cleared).strip()
+    if not parts:
+        return ToolResult.text(
+            own,
+            structured={
+                "page": page,
+                "provenance": provenance(call.context.workspace_id, page["origin"]),
+            },
+        )
+    result = page_result(call, "\n".join(parts), page)
+    if own:
+        return ToolResult(
+            kind="ok",
+            content=[*result.content, TextBlock(text=own)],
+            structured=result.structured,
+        )
+    return result

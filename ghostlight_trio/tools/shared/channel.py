@@ -4,20 +4,21 @@ Every request that may change the page runs inside ``call.effects.atomic`` (once
 drains, even on cancel) and an unknown outcome is handed to the engine as ``UncertainEffect`` so
 it can quarantine the tab. Pure reads (``PageChannel.read``) change nothing, so an unanswered
 read is reported as a plain failure and leaves the tab usable. A JavaScript dialog that answers or
-refuses a request is raised as ``PageDialog`` (see ``page_dialogs.py``); ``guarded`` turns it, bad
-arguments and browser failures into the tool's result.
+refuses a request is raised as ``PageDialog`` (see ``dialogs.py``); ``guard.guarded`` turns it,
+bad arguments and browser failures into the tool's result.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ...browser.errors import BrowserError, BrowserFailure, OutcomeUnknown
-from ...browser.failures import OUT_OF_REACH_CODES, UNANSWERED_CODES, failure_result
-from ...engine.contracts import ToolCall, ToolHandler, ToolResult
+from ...browser.failures import OUT_OF_REACH_CODES, UNANSWERED_CODES
+from ...engine.contracts import ToolCall
 from .atomic import atomic_request
-from .dialogs import PageDialog, check_answer, refusal, stopped_result
+from .dialogs import PageDialog, check_answer, refusal
+from .guard import ToolInputError
 from .protocols import BrowserRequests
 from .provenance import page_facts
 
@@ -40,18 +41,6 @@ SETTLE_THEN_RETRY = (
     "Wait for the page to settle (wait_for with state settled) and retry, or take a screenshot"
     " and act at a point of it."
 )
-
-
-class ToolInputError(Exception):
-    """Arguments the agent can correct; reported as a tool error before any browser traffic."""
-
-
-def tab_of(call: ToolCall) -> int:
-    """The call's ``tabId`` (validated by the catalog schema as a number)."""
-    tab = call.arguments.get("tabId")
-    if isinstance(tab, bool) or not isinstance(tab, int | float) or tab <= 0 or tab != int(tab):
-        raise ToolInputError("tabId must be a tab id from tabs_context_mcp.")
-    return int(tab)
 
 
 class PageChannel:
@@ -307,33 +296,6 @@ class PageChannel:
         """The tab's page facts (url, title, origin) from a ``tab_info`` read."""
         info = await self.read(call, "tab_info", {"tabId": tab}, INFO_BOUND)
         return page_facts(tab, str(info.get("url", "")), str(info.get("title", "")), None)
-
-
-Body = Callable[[ToolCall, int], Awaitable[ToolResult]]
-DialogWording = Callable[[ToolCall, int, PageDialog], ToolResult]
-
-
-def _stopped(call: ToolCall, tab: int, stop: PageDialog) -> ToolResult:
-    return stopped_result(call, tab, call.context.operation, stop)
-
-
-def guarded(body: Body, on_dialog: DialogWording = _stopped) -> ToolHandler:
-    """A tool handler running ``body(call, tab)``: argument problems, browser failures and a
-    JavaScript dialog that stops the request become truthful results (the dialog worded by
-    ``on_dialog``; by default as a request that was kept from running or cut short)."""
-
-    async def handler(call: ToolCall) -> ToolResult:
-        try:
-            tab = tab_of(call)
-            return await body(call, tab)
-        except ToolInputError as problem:
-            return ToolResult.error(str(problem))
-        except BrowserFailure as failure:
-            return failure_result(failure, reaches_page=True)
-        except PageDialog as stop:
-            return on_dialog(call, tab, stop)
-
-    return handler
 
 
 def _workspace(call: ToolCall) -> Any:

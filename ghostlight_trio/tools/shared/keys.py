@@ -10,7 +10,7 @@ import string
 
 import attrs
 
-from .channel import ToolInputError
+from .guard import ToolInputError
 
 ALT, CTRL, META, SHIFT = 1, 2, 4, 8
 """CDP modifier bits."""

@@ -11,7 +11,8 @@ from typing import Any, NoReturn
 
 from ...engine.contracts import ToolCall, ToolResult
 from ...transport.excerpt import excerpt
-from .channel import PageChannel, ToolInputError
+from .channel import PageChannel
+from .guard import ToolInputError
 from .receipts import settled_receipt
 from .screenshots import ContextBook
 
@@ -70,8 +71,8 @@ async def place_files(
         )
         assurance = "ref"
     else:
-        assert point is not None, "a ref or a point"
-        x, y = _drop_css(contexts or ContextBook(), tab, point)
+        assert point is not None and contexts is not None, "a ref, or a point and its contexts"
+        x, y = _drop_css(contexts, tab, point)
         where = {"x": x, "y": y}
         before = await channel.content(call, tab, "observe", where, read=True)
         viewport = before.get("viewport") if isinstance(before, dict) else None

@@ -9,12 +9,25 @@ from typing import Any, Protocol
 import trio
 
 
+class TabOwners(Protocol):
+    """Whether a tab is still a workspace's (it may have closed, or left its group)."""
+
+    def verify_tab(self, workspace: str | None, composite_tab_id: int) -> bool: ...
+
+
 class TabOwnership(Protocol):
-    """The workspace registry operations these tools need."""
+    """What the tab-listing tools ask of the workspace registry: the only tools that grow a
+    workspace's tabs."""
 
     def owned_tabs(self, ws: Any) -> frozenset[int]: ...
     def adopt_tabs(self, ws: Any, ids: Iterable[int]) -> bool: ...
     def adopt_unclaimed(self, ws: Any, ids: Iterable[int]) -> list[int]: ...
+
+
+class Workspaces(TabOwners, TabOwnership, Protocol):
+    """Every workspace registry operation a tool uses."""
+
+    def tab_closed(self, composite_tab_id: int) -> None: ...
 
 
 class BrowserRequests(Protocol):

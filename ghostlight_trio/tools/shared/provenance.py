@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from ...engine.contracts import ToolCall, ToolResult
 from ...transport.unicode import one_line
 
 _KEY = secrets.token_bytes(32)
@@ -125,3 +126,29 @@ def page_facts(tab_id: int, url: str, title: str, render_serial: int | None) -> 
     if render_serial is not None:
         page["renderSerial"] = render_serial
     return page
+
+
+def page_result(
+    call: ToolCall,
+    text: str,
+    page: dict[str, Any],
+    ping: dict[str, Any] | None = None,
+    **extra: Any,
+) -> ToolResult:
+    """Page-sourced text fenced as untrusted, with page facts and provenance. A tab on
+    its way to another page (``ping`` names its pending URL) says the text is of the page
+    it is leaving."""
+    ws = call.context.workspace_id
+    origin = page["origin"]
+    structured = {"page": page, **extra, "provenance": provenance(ws, origin)}
+    fenced = wrap_page_text(text, ws, origin)
+    pending = (ping or {}).get("pendingUrl")
+    if isinstance(pending, str) and pending:
+        # Where it goes is the page's to say (a script sets location): fenced, as shown.
+        pending = structured["pendingUrl"] = page_url(pending)
+        fenced = (
+            "The tab is navigating to another page (pendingUrl, first below), which has not"
+            " loaded yet: what follows it is the page it is leaving.\n"
+            f"{fenced_place({'pendingUrl': pending}, ws)}\n{fenced}"
+        )
+    return ToolResult.text(fenced, structured=structured)

@@ -5,7 +5,6 @@ finding it at its next listing (or never). Observation, not causation."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol
 
 import attrs
 
@@ -13,10 +12,7 @@ from ...browser.tab_journal import TabDelta, TabJournal
 from ...engine.contracts import ToolCall, ToolHandler, ToolResult
 from ...engine.resources import tab_id_argument
 from ...transport.bridge import TextBlock
-
-
-class TabOwners(Protocol):
-    def verify_tab(self, workspace: str | None, composite_tab_id: int) -> bool: ...
+from .protocols import TabOwners
 
 
 def noting_tab_changes(
@@ -67,8 +63,3 @@ def _note(delta: TabDelta) -> str:
     if delta.more:
         lines.append("More tabs opened or closed than are named here; list them with tabs_context_mcp.")
     return "\n".join(lines)
-
-
-__all__ = ["TabOwners", "noting_tab_changes"]
-
-

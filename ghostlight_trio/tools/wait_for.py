@@ -1,39 +1,26 @@
-"""Tab control, waiting for page state and JavaScript dialogs: one factory, one handler per tool.
+"""``wait_for``: wait until an element is visible, present or gone, or the page settles.
 
-``tab_control`` focuses, reloads or closes a workspace tab (wire op ``tab_control``);
-``wait_for`` polls the page's ``wait_probe`` content mechanism, checkpointing between polls so a
-cancelled call stops promptly; ``dialog`` reads or answers the dialog the extension recorded from
-CDP ``Page.javascriptDialogOpening`` (wire op ``dialog``). Page-sourced text is fenced as
-untrusted page content (see ``provenance.py``).
+It polls the page's ``wait_probe`` content mechanism, checkpointing between polls so a cancelled
+call stops promptly. Page-sourced text is fenced as untrusted page content (see
+``shared/provenance.py``).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 import attrs
 import trio
 
-from ..browser.errors import BrowserError, BrowserFailure
+from ..browser.errors import BrowserError
 from ..browser.failures import OUT_OF_REACH_CODES, UNANSWERED_CODES
-from ..engine.contracts import ToolCall, ToolHandler, ToolResult
+from ..engine.contracts import ToolCall, ToolResult
 from ..transport.excerpt import quoted
-from .shared.channel import INFO_BOUND, PageChannel, ToolInputError, guarded
-from .shared.dialogs import PageDialog, dialog_name, dialog_result, withheld_from, withheld_text
-from .shared.protocols import BrowserRequests
+from .shared.channel import PageChannel
+from .shared.guard import ToolInputError
 from .shared.provenance import fenced_place, page_facts, page_url, provenance, wrap_page_text
-from .shared.receipts import receipt_result
 from .shared.shaping import actionable, element_line
-
-TAB_ACTIONS = ("focus", "reload", "close")
-TAB_BOUND = 15.0
-"""Bound on a focus or close request."""
-RELOAD_WAIT_MS = 15_000
-"""How long the extension waits for the reloaded document to complete."""
-RELOAD_BOUND = 25.0
-PING_BOUND = 5.0
 
 WAIT_STATES = ("visible", "present", "gone", "settled")
 WAIT_DEFAULT_MS = 10_000
@@ -54,130 +41,13 @@ FATAL_PROBE_CODES = frozenset(
      "page_unloaded"}
 )  # fmt: skip
 
-DIALOG_ACTIONS = ("status", "accept", "dismiss", "respond")
-DIALOG_BOUND = 15.0
 
 
-def more_tool_handlers(workspaces: Any, browser: BrowserRequests) -> dict[str, ToolHandler]:
-    """Handlers for tab_control, wait_for and dialog."""
-    tools = _MoreTools(PageChannel(browser), workspaces)
-    return {
-        "wait_for": guarded(tools.wait_for),
-        "dialog": guarded(tools.dialog),
-        "tab_control": guarded(tools.tab_control),
-    }
+@attrs.frozen
+class WaitFor:
+    _channel: PageChannel
 
-
-class _MoreTools:
-    def __init__(self, channel: PageChannel, workspaces: Any) -> None:
-        self._channel = channel
-        self._workspaces = workspaces
-
-    async def _tab_info(self, call: ToolCall, tab: int) -> dict[str, Any]:
-        return await self._channel.read(call, "tab_info", {"tabId": tab}, INFO_BOUND)
-
-    async def _render_serial(self, call: ToolCall, tab: int) -> int:
-        """The page's render serial, or 0 where no content script can run (best effort)."""
-        try:
-            value = await self._channel.content(call, tab, "ping", bound=PING_BOUND, read=True)
-        except (BrowserFailure, PageDialog):
-            return 0
-        serial = value.get("renderSerial") if isinstance(value, dict) else None
-        return serial if isinstance(serial, int) else 0
-
-    # --- tab_control -------------------------------------------------------------------------
-
-    async def tab_control(self, call: ToolCall, tab: int) -> ToolResult:
-        action = call.arguments.get("action")
-        if action not in TAB_ACTIONS:
-            raise ToolInputError('action must be "focus", "reload" or "close".')
-        before = await self._tab_info(call, tab)
-        try:
-            return await self._tab_action(call, tab, str(action), before)
-        except PageDialog as stop:
-            if not stop.delivered:
-                raise
-            name = dialog_name(stop.dialog)
-            if action == "reload":
-                lead = (
-                    f"The reload of tab {tab} started, but {name} opened; it waits for the answer."
-                )
-            elif action == "close":
-                lead = f"Closing tab {tab} started, but {name} opened; the tab stays until then."
-            else:
-                lead = f"Focused tab {tab}; {name} opened."
-            return dialog_result(call, tab, lead, stop.dialog)
-
-    async def _tab_action(
-        self, call: ToolCall, tab: int, action: str, before: dict[str, Any]
-    ) -> ToolResult:
-        ws = call.context.workspace_id
-        observed: dict[str, Any] = {}
-        blockers: list[dict[str, str]] = []
-        if action == "close":
-            done = await self._channel.request(
-                call, "tab_control", {"tabId": tab, "action": "close"}, TAB_BOUND
-            )
-            # The extension's tab_removed event does the same; this makes it immediate.
-            self._workspaces.tab_closed(tab)
-            observed["tabClosed"] = True
-            summary = f"Closed tab {tab}."
-            url, title, serial = str(before.get("url", "")), str(before.get("title", "")), 0
-        else:
-            args: dict[str, Any] = {"tabId": tab, "action": action}
-            bound = TAB_BOUND
-            if action == "reload":
-                args["timeoutMs"] = RELOAD_WAIT_MS
-                bound = RELOAD_BOUND
-            # A reload's rest is a wait for the page: a cancel ends it (the reload goes on).
-            done = await self._channel.request(
-                call, "tab_control", args, bound, wait_ends_on_cancel=action == "reload"
-            )
-            await call.effects.checkpoint()
-            url, title = str(done.get("url", "")), str(done.get("title", ""))
-            if action == "focus":
-                observed["tabFocused"] = bool(done.get("active", True))
-                summary = f"Focused tab {tab} (it is now the active tab of its window)."
-            else:
-                loaded = bool(done.get("loaded"))
-                summary = f"Reloaded tab {tab}."
-                if loaded:
-                    observed["tabReloaded"] = True
-                else:
-                    # Asked, and no load came: a slow server, or a page whose own script holds
-                    # the tab (then the old page is still the one shown). Not said as reloaded.
-                    summary = (
-                        f"Asked tab {tab} to reload; no new page finished loading within"
-                        f" {RELOAD_WAIT_MS // 1000} s, so the tab may still show the page it had."
-                    )
-                    blockers.append(
-                        {
-                            "kind": "still_loading",
-                            "summary": "No reloaded page finished loading within"
-                            f" {RELOAD_WAIT_MS // 1000} s.",
-                            "nextStep": "Call wait_for with state settled, then read the page;"
-                            " if the tab stays stuck, close it and open a new one.",
-                        }
-                    )
-            if before.get("url") and url and url != before.get("url"):
-                observed["urlChanged"] = url
-            serial = await self._render_serial(call, tab)
-        closed = done.get("closedDialog")
-        if isinstance(closed, dict):
-            summary += f" The {closed.get('type', 'JavaScript')} dialog that was open is closed."
-        receipt = {
-            "targetAssurance": "none",
-            "action": str(action),
-            "observedAfter": observed,
-            "blockers": blockers,
-            "page": page_facts(tab, url, title, serial),
-            "more": False,
-        }
-        return receipt_result(summary, receipt, ws)
-
-    # --- wait_for ----------------------------------------------------------------------------
-
-    async def wait_for(self, call: ToolCall, tab: int) -> ToolResult:
+    async def __call__(self, call: ToolCall, tab: int) -> ToolResult:
         plan = _wait_plan(call.arguments)
         watch = _Settling()
         start = trio.current_time()
@@ -328,127 +198,6 @@ class _MoreTools:
                 )
             )
         return ToolResult.text("\n".join(blocks), structured=structured)
-
-    # --- dialog ------------------------------------------------------------------------------
-
-    async def dialog(self, call: ToolCall, tab: int) -> ToolResult:
-        action = call.arguments.get("action")
-        if action not in DIALOG_ACTIONS:
-            raise ToolInputError('action must be "status", "accept", "dismiss" or "respond".')
-        text = call.arguments.get("text")
-        if action == "respond" and not isinstance(text, str):
-            raise ToolInputError("respond needs text: the answer typed into the prompt.")
-        if action != "respond" and text is not None:
-            raise ToolInputError("text is only accepted with action respond.")
-        ws = call.context.workspace_id
-        args: dict[str, Any] = {"tabId": tab, "action": action}
-        if action == "respond":
-            args["text"] = text
-        if action == "status":
-            answer = await self._channel.read(call, "dialog", args, DIALOG_BOUND)
-        else:
-            answer = await self._channel.request(call, "dialog", args, DIALOG_BOUND)
-        page = await self._channel.tab_page(call, tab)
-        origin = page["origin"]
-        answer = _withhold_closed_words(call, answer)
-        if action == "status":
-            text_out, structured = _dialog_status(answer, tab, ws, origin)
-        else:
-            text_out, structured = _dialog_answered(answer, str(action), text, tab)
-            text_out += _next_dialog(answer, structured, tab, ws, origin)
-        structured.update(page=page, provenance=provenance(ws, origin))
-        return ToolResult.text(text_out, structured=structured)
-
-
-def _withhold_closed_words(call: ToolCall, answer: dict[str, Any]) -> dict[str, Any]:
-    """The extension's answer with the words of a dialog an embedded frame of a site this
-    workspace may not read opened (the one open, answered, or opened next) replaced by a note."""
-    answer = dict(answer)
-    following = answer.get("next")
-    if isinstance(following, dict):
-        closed = withheld_from(call, following)
-        if closed:
-            answer["next"] = {**following, "message": withheld_text(closed), "withheld": closed}
-    closed = withheld_from(call, answer)
-    if closed:
-        answer.update(message=withheld_text(closed), withheld=closed)
-        if "defaultPrompt" in answer:
-            answer["defaultPrompt"] = ""
-    return answer
-
-
-def _dialog_status(
-    answer: dict[str, Any], tab: int, ws: Any, origin: str
-) -> tuple[str, dict[str, Any]]:
-    """The agent's text and structured facts for ``dialog`` action status."""
-    if not answer.get("open"):
-        return f"No JavaScript dialog is open on tab {tab}.", {"open": False}
-    kind = answer.get("type")
-    message = str(answer.get("message", ""))
-    structured: dict[str, Any] = {"open": True, "type": str(kind), "message": message}
-    if kind == "prompt":
-        structured["defaultPrompt"] = str(answer.get("defaultPrompt", ""))
-    head = (
-        f"A JavaScript {kind} dialog is open on tab {tab}; answer it with dialog"
-        f" {_how_to_answer(str(kind))}. Its message:"
-    )
-    return f"{head}\n{wrap_page_text(message, ws, origin)}", structured
-
-
-def _dialog_answered(
-    answer: dict[str, Any], action: str, text: Any, tab: int
-) -> tuple[str, dict[str, Any]]:
-    """The agent's text and structured facts for ``dialog`` accept, dismiss or respond."""
-    resolved = bool(answer.get("resolved"))
-    kind = answer.get("type")
-    structured: dict[str, Any] = {
-        "open": bool(answer.get("open")),
-        "resolved": resolved,
-        "action": action,
-    }
-    if kind is not None:
-        structured["type"] = str(kind)
-    if isinstance(answer.get("message"), str):
-        structured["message"] = answer["message"]  # which dialog was answered
-    if not resolved:
-        return f"No JavaScript dialog was open on tab {tab}; nothing was answered.", structured
-    verb = {"accept": "Accepted", "dismiss": "Dismissed", "respond": "Answered"}[action]
-    what = f"the {kind} dialog" if kind else "the dialog"
-    extra = f" with {json.dumps(text, ensure_ascii=False)}" if action == "respond" else ""
-    text_out = f"{verb} {what} on tab {tab}{extra}."
-    if kind == "beforeunload":
-        text_out += (
-            " The page is leaving: the navigation continues; wait_for with state"
-            " settled waits for the next page."
-            if action == "accept"
-            else " The page stays; the navigation was cancelled."
-        )
-    return text_out, structured
-
-
-def _next_dialog(
-    answer: dict[str, Any], structured: dict[str, Any], tab: int, ws: Any, origin: str
-) -> str:
-    """What the page did at once after its dialog was answered, when it opened another one
-    (alert after alert): the agent answers that one next, and is told so rather than finding
-    its next call refused."""
-    following = answer.get("next")
-    if not isinstance(following, dict):
-        return ""
-    kind = str(following.get("type", "alert"))
-    message = str(following.get("message", ""))
-    structured["open"] = True
-    structured["next"] = {"type": kind, "message": message}
-    return (
-        f"\nThe page opened another JavaScript {kind} dialog at once; answer it with dialog"
-        f" {_how_to_answer(kind)}. Its message:\n{wrap_page_text(message, ws, origin)}"
-    )
-
-
-def _how_to_answer(kind: str) -> str:
-    return {"prompt": "accept, dismiss, or respond with text", "alert": "accept"}.get(
-        kind, "accept or dismiss"
-    )
 
 
 @attrs.frozen
