@@ -9,7 +9,7 @@ import pytest
 from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
 from ghostlight_trio.browser.errors import BrowserError
-from ghostlight_trio.tools.computer.tool import RUN_STEPS
+from ghostlight_trio.tools.computer.input import RUN_STEPS
 
 from .fakes import ScriptedBrowser, handler, tool_call
 
