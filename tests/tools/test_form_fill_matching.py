@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from ghostlight_trio.tools.form_fill.tool import EXACT, SUBSTRING, best_plan, pick_submit, plan_form
+from ghostlight_trio.tools.form_fill.matching import (
+    EXACT,
+    SUBSTRING,
+    best_plan,
+    pick_submit,
+    plan_form,
+)
 
 from .fakes import handler
 

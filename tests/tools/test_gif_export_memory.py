@@ -22,7 +22,8 @@ EXPORT = r"""
 import io, json, random, re
 from PIL import Image, ImageDraw
 from ghostlight_trio.tools.shared.screenshots import ContextBook
-from ghostlight_trio.tools.gif_creator.recorder import MAX_FRAMES, Frame, Recorder, encode_gif
+from ghostlight_trio.tools.gif_creator.recorder import MAX_FRAMES, Frame, Recorder
+from ghostlight_trio.tools.gif_creator.encoder import encode_gif
 
 def status(key):
     with open("/proc/self/status") as f:

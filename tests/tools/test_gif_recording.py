@@ -15,14 +15,8 @@ from PIL import Image
 from ghostlight_trio.browser.errors import BrowserError
 from ghostlight_trio.engine.contracts import ToolResult
 from ghostlight_trio.tools.gif_creator import tool as gif_creator
-from ghostlight_trio.tools.gif_creator.recorder import (
-    IDLE_S,
-    KEPT_S,
-    TOTAL_S,
-    Frame,
-    Recorder,
-    encode_gif,
-)
+from ghostlight_trio.tools.gif_creator.encoder import encode_gif
+from ghostlight_trio.tools.gif_creator.recorder import IDLE_S, KEPT_S, TOTAL_S, Frame, Recorder
 from ghostlight_trio.tools.gif_creator.tool import GifCreator
 from ghostlight_trio.tools.shared.channel import PageChannel
 from ghostlight_trio.tools.shared.guard import guarded

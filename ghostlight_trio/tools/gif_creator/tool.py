@@ -27,17 +27,8 @@ from ..shared.guard import ToolInputError, guarded
 from ..shared.placement import byte_size, drop_point, place_files
 from ..shared.protocols import TabOwners
 from ..shared.screenshots import ContextBook
-from .recorder import (
-    GIF_WIDTH,
-    IDLE_S,
-    KEPT_S,
-    OPTIONS,
-    TOTAL_S,
-    GifTooLarge,
-    Recorder,
-    Recording,
-    encode_gif,
-)
+from .encoder import GIF_WIDTH, GifTooLarge, encode_gif
+from .recorder import IDLE_S, KEPT_S, OPTIONS, TOTAL_S, Recorder, Recording
 
 AUTO_STOPS = frozenset(
     {"idle", "time_limit", "frame_limit", "size_limit", "tab_closed", "tab_left"}
