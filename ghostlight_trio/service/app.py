@@ -146,20 +146,7 @@ def assemble(
     audit = RotatingAuditLog(endpoints.audit_file)
     governance.governor.record_event = audit.event
     engine = WorkEngine(
-        catalog=catalog,
-        handlers=handlers,
-        workspaces=workspaces,
-        scheduler=scheduler,
-        audit=audit,
-        gate=governance.gate,
-        after_call=after_call,
-    )
-    return ServiceParts(
-        catalog=catalog,
-        workspaces=workspaces,
-        scheduler=scheduler,
-        engine=engine,
-        browser=browser,
-        governance=governance,
-        audit=audit,
-    )
+        catalog=catalog, handlers=handlers, workspaces=workspaces, scheduler=scheduler,
+        audit=audit, gate=governance.gate, after_call=after_call,
+    )  # fmt: skip
+    return ServiceParts(catalog, workspaces, scheduler, engine, browser, governance, audit)

@@ -15,6 +15,10 @@ VIEWPORT_MIN = 100
 VIEWPORT_MAX = 16_384
 
 
+def _positive(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+
+
 @attrs.frozen
 class ResizeWindow:
     """``contexts``: the screenshot coordinate models, which a new size makes stale."""
@@ -55,7 +59,3 @@ class ResizeWindow:
         if isinstance(shown, list) and [round(v) for v in shown if _positive(v)] != list(size):
             text += f" The page reports {shown[0]}x{shown[1]}."
         return ToolResult.text(text)
-
-
-def _positive(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0

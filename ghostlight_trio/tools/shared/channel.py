@@ -55,14 +55,9 @@ class PageChannel:
         """False once an extension answered that it has no ``cdp_sequence`` (an older one)."""
 
     async def request(
-        self,
-        call: ToolCall,
-        op: str,
-        args: dict[str, Any],
-        bound: float,
-        *,
+        self, call: ToolCall, op: str, args: dict[str, Any], bound: float, *,
         wait_ends_on_cancel: bool = False,
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any]:  # fmt: skip
         ws = _workspace(call)
         try:
             answer = await atomic_request(
@@ -145,15 +140,9 @@ class PageChannel:
         )
 
     async def cdp(
-        self,
-        call: ToolCall,
-        tab: int,
-        method: str,
-        params: dict[str, Any] | None = None,
-        bound: float = CDP_TIMEOUT,
-        *,
-        read: bool = False,
-    ) -> dict[str, Any]:
+        self, call: ToolCall, tab: int, method: str, params: dict[str, Any] | None = None,
+        bound: float = CDP_TIMEOUT, *, read: bool = False,
+    ) -> dict[str, Any]:  # fmt: skip
         """One CDP command on the tab; its result object."""
         send = self.read if read else self.request
         answer = await send(
