@@ -6,7 +6,7 @@ ends a call that is still settling after its caller left.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 
 import attrs
 import trio
@@ -32,12 +32,21 @@ def _open_unless_given(gate: CallGate | None) -> CallGate:
     return gate or OpenGate()
 
 
+def _handler_table(handlers: Mapping[str, ToolHandler]) -> dict[str, ToolHandler]:
+    """A copy of its own: the caller's mapping may change; the engine's table does not."""
+    return dict(handlers)
+
+
+def _hooks(hooks: Iterable[AfterCall]) -> tuple[AfterCall, ...]:
+    return tuple(hooks)
+
+
 @attrs.define(kw_only=True, eq=False)
 class WorkEngine:
     """Owns nothing but shared parts; each call's task lives in its stream's nursery."""
 
     catalog: Catalog
-    handlers: dict[str, ToolHandler] = attrs.field(converter=dict)
+    handlers: dict[str, ToolHandler] = attrs.field(converter=_handler_table)
     workspaces: WorkspaceRegistry
     scheduler: Scheduler
     audit: AuditHook = _no_audit
@@ -45,7 +54,7 @@ class WorkEngine:
     resolve_resource: ResourceResolver = resource_for
     clock: Callable[[], float] = trio.current_time
     gate: CallGate = attrs.field(default=None, converter=_open_unless_given)
-    after_call: tuple[AfterCall, ...] = attrs.field(default=(), converter=tuple)
+    after_call: tuple[AfterCall, ...] = attrs.field(default=(), converter=_hooks)
     runner: CallRunner = attrs.field(init=False)
     _active_work: int = attrs.field(default=0, init=False)
 

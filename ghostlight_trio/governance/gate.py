@@ -16,7 +16,6 @@ import trio
 from ..engine.call import CallState
 from ..engine.contracts import Effects, ToolResult, WorkspaceId
 from ..engine.gate import GateStop
-from ..tools.browser_context import normalize_url
 from .decision import Authorizer, GateParts, HeldPages
 from .governor import Governor
 from .landing import LandingChecks
@@ -24,6 +23,7 @@ from .reach import Reach
 from .switchboard import SERVICE_LOCAL, Switchboard
 from .tab_access import TabAccess, TabPark, TabProbe
 from .tab_fences import TabFence, TabFences
+from .urls import normalize_url
 
 
 class GovernanceGate:

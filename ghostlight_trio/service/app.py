@@ -3,7 +3,7 @@ the browser shore."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 import attrs
@@ -16,12 +16,9 @@ from ..engine.contracts import ToolHandler, WorkspaceId
 from ..engine.engine import WorkEngine
 from ..engine.runner import AfterCall
 from ..governance.assembly import GovernanceParts, advertise, default_files, governance_parts
-from ..governance.explain import explain_handler
 from ..governance.governor import Governor
 from ..governance.switches import SWITCHES_FILE
 from ..scheduler import Scheduler
-from ..tools.compositions import composition_handlers
-from ..tools.plan import PlanBook
 from ..transport.bridge import BrowserSummary
 from ..transport.endpoints import Endpoints
 from ..workspace import WorkspaceRegistry
@@ -52,17 +49,6 @@ def browser_summaries(browser: BrowserEndpoint | None) -> list[BrowserSummary]:
 
 
 @attrs.frozen
-class BrowserParts:
-    shore: BrowserEndpoint
-    handlers: Mapping[str, ToolHandler]
-    after_call: tuple[AfterCall, ...] = ()
-    """Told of every successful call on a tab (a GIF recording's frames)."""
-    held_pages: Callable[[str | None, int], Sequence[str]] | None = None
-    """The pages what the shore's tools hold for a tab shows (a recording's frames), for
-    governing a call on that alone once the tab has left its workspace."""
-
-
-@attrs.frozen
 class ServiceParts:
     catalog: Catalog
     workspaces: WorkspaceRegistry
@@ -71,56 +57,6 @@ class ServiceParts:
     browser: BrowserEndpoint | None
     governance: GovernanceParts | None = None
     audit: RotatingAuditLog | None = None
-
-
-def browser_parts(
-    endpoints: Endpoints,
-    workspaces: WorkspaceRegistry,
-    scheduler: Scheduler,
-    redact: Callable[[], bool] = lambda: True,
-    may_see: Callable[[str | None, int], Awaitable[bool]] | None = None,
-) -> BrowserParts:
-    """The browser shore and the tools that need it. ``may_see`` is the policy's word on
-    seeing a tab's page as it is now (for frames recorded after calls)."""
-    from ..browser.shore import BrowserShore
-    from ..tools.act_on import act_on_handlers
-    from ..tools.browser_calls import PageChannel
-    from ..tools.browser_context import context_handlers
-    from ..tools.file_upload import file_upload_handlers
-    from ..tools.form_fill import form_fill_handlers
-    from ..tools.gif_creator import gif_creator_handlers
-    from ..tools.gif_recorder import Recorder
-    from ..tools.image_store import ImageStore
-    from ..tools.more_tools import more_tool_handlers
-    from ..tools.narrate import narrate_handlers
-    from ..tools.page_tools import page_tool_handlers
-    from ..tools.screenshots import ContextBook
-    from ..tools.tab_changes import noting_tab_changes
-    from ..tools.upload_image import upload_image_handlers
-
-    shore = BrowserShore(endpoints, workspaces, service_version=__version__, scheduler=scheduler)
-    images, contexts = ImageStore(), ContextBook()
-    recorder = Recorder(PageChannel(shore), contexts, may_see=may_see)
-    # A workspace that goes takes its kept screenshots and GIF recordings with it.
-    workspaces.retire_listeners.append(images.forget_workspace)
-    workspaces.retire_listeners.append(recorder.forget_workspace)
-    handlers = {
-        **context_handlers(workspaces, shore),
-        **page_tool_handlers(workspaces, shore, redact=redact, contexts=contexts, images=images),
-        **upload_image_handlers(workspaces, shore, images=images, contexts=contexts),
-        **more_tool_handlers(workspaces, shore),
-        **form_fill_handlers(workspaces, shore),
-        **file_upload_handlers(workspaces, shore),
-        **act_on_handlers(workspaces, shore),
-        **narrate_handlers(workspaces, shore),
-        **gif_creator_handlers(workspaces, shore, recorder=recorder, contexts=contexts),
-    }
-    return BrowserParts(
-        shore=shore,
-        handlers=noting_tab_changes(handlers, shore.tab_journal, workspaces),
-        after_call=(recorder.after_call,),
-        held_pages=recorder.pages,
-    )
 
 
 def stop_browsers_on_panic(governor: Governor, browsers: BrowserEndpoint) -> None:
@@ -137,43 +73,44 @@ def stop_browsers_on_panic(governor: Governor, browsers: BrowserEndpoint) -> Non
 
 def build_service_parts(endpoints: Endpoints) -> ServiceParts:
     """Everything ``run_service`` serves, wired together."""
+    from ..browser.shore import BrowserShore
+    from ..tools.registry import ToolDeps, ToolState, tool_handlers
+
     workspaces = WorkspaceRegistry()
     scheduler = Scheduler()
-    governance: dict[str, GovernanceParts] = {}
-
-    def redact() -> bool:
-        return governance["parts"].governor.state.redact_secrets
+    shore = BrowserShore(endpoints, workspaces, service_version=__version__, scheduler=scheduler)
 
     async def may_see(workspace: str | None, tab: int) -> bool:
-        return await governance["parts"].gate.may_see(
+        # The gate is made next: a frame is only recorded once the service runs.
+        return await governance.gate.may_see(
             None if workspace is None else WorkspaceId(workspace), tab
         )
 
-    browser = browser_parts(endpoints, workspaces, scheduler, redact, may_see)
-    governance["parts"] = governance_parts(
-        default_files(endpoints.data_dir),
-        browser.shore,
-        switches_file=endpoints.data_dir / SWITCHES_FILE,
+    state = ToolState.over(shore, may_see=may_see)
+    governance = governance_parts(
+        default_files(endpoints.data_dir), shore, switches_file=endpoints.data_dir / SWITCHES_FILE
     )
-    governance["parts"].gate.held_pages = browser.held_pages
-    plans = PlanBook()
-    # A workspace that goes takes its plan with it (else every workspace ever planned in
-    # would stay in memory for the service's life).
-    workspaces.retire_listeners.append(plans.forget_workspace)
-    handlers: dict[str, ToolHandler] = {
-        "update_plan": plans.update_plan,
-        **browser.handlers,
-        **composition_handlers(),
-        "explain": explain_handler(governance["parts"].governor, load_specs()),
-    }
+    governance.gate.held_pages = state.recorder.pages
+    # A workspace that goes takes its kept screenshots, GIF recordings and plan with it (else
+    # every workspace ever used would stay in memory for the service's life).
+    workspaces.retire_listeners.append(state.forget_workspace)
+    governor = governance.governor
+    deps = ToolDeps(
+        shore,
+        workspaces,
+        governor=governor,
+        state=state,
+        journal=shore.tab_journal,
+        redact=lambda: governor.state.redact_secrets,
+    )
     return assemble(
         endpoints,
         workspaces,
-        handlers,
-        browser.shore,
+        tool_handlers(deps),
+        shore,
         scheduler,
-        governance=governance["parts"],
-        after_call=browser.after_call,
+        governance=governance,
+        after_call=(state.recorder.after_call,),
     )
 
 
@@ -209,20 +146,7 @@ def assemble(
     audit = RotatingAuditLog(endpoints.audit_file)
     governance.governor.record_event = audit.event
     engine = WorkEngine(
-        catalog=catalog,
-        handlers=handlers,
-        workspaces=workspaces,
-        scheduler=scheduler,
-        audit=audit,
-        gate=governance.gate,
-        after_call=after_call,
-    )
-    return ServiceParts(
-        catalog=catalog,
-        workspaces=workspaces,
-        scheduler=scheduler,
-        engine=engine,
-        browser=browser,
-        governance=governance,
-        audit=audit,
-    )
+        catalog=catalog, handlers=handlers, workspaces=workspaces, scheduler=scheduler,
+        audit=audit, gate=governance.gate, after_call=after_call,
+    )  # fmt: skip
+    return ServiceParts(catalog, workspaces, scheduler, engine, browser, governance, audit)

@@ -46,8 +46,8 @@ from ..transport.handshake import HELLO_CEILING, BridgeRefused, BridgeVersionErr
 from ..transport.peercred import is_same_user
 from ..transport.stream import BridgeClosed, MessageStream
 from ..untrusted.excerpt import excerpt
-from ..workspace import WorkspaceLimitReached, WorkspaceRegistry
-from .app import BrowserEndpoint
+from ..workspace import WorkspaceLimitReached
+from .app import ServiceParts
 from .outbox import Outbox
 from .status import status_report
 from .streams import LiveStreams
@@ -65,12 +65,20 @@ class BridgeServer:
 
     endpoints: Endpoints
     secret: bytes
-    catalog: Catalog
-    workspaces: WorkspaceRegistry
-    engine: WorkEngine
+    parts: ServiceParts
     streams: LiveStreams
-    browser: BrowserEndpoint | None = None
-    governor: Governor | None = None
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.parts.catalog
+
+    @property
+    def engine(self) -> WorkEngine:
+        return self.parts.engine
+
+    @property
+    def governor(self) -> Governor | None:
+        return None if self.parts.governance is None else self.parts.governance.governor
 
     async def serve(self, listener: trio.SocketListener) -> None:
         """Accept connections forever; each gets its own task in this nursery."""
@@ -206,9 +214,9 @@ class BridgeServer:
                     message.sequence,
                     service_version=SERVICE_VERSION,
                     streams=self.streams,
-                    workspaces=self.workspaces,
+                    workspaces=self.parts.workspaces,
                     engine=self.engine,
-                    browser=self.browser,
+                    browser=self.parts.browser,
                     governor=self.governor,
                 )
             )
@@ -238,7 +246,7 @@ class BridgeServer:
             return Rejected(sequence=message.sequence, code="busy", message=str(exc))
         log.info(
             "workspace %s %s",
-            self.workspaces.fingerprint(workspace),
+            self.parts.workspaces.fingerprint(workspace),
             "reattached" if reattached else "opened",
         )
         return WorkspaceOpened(

@@ -70,16 +70,7 @@ async def run_service(
         # As the previous service left it: the calls it was cut off during are recorded.
         trail = Trail.open(endpoints.audit_file) if parts.audit is not None else None
         running = RunningService(parts=parts, streams=LiveStreams())
-        server = BridgeServer(
-            endpoints=endpoints,
-            secret=secret,
-            catalog=parts.catalog,
-            workspaces=parts.workspaces,
-            engine=parts.engine,
-            streams=running.streams,
-            browser=parts.browser,
-            governor=parts.governance.governor if parts.governance else None,
-        )
+        server = BridgeServer(endpoints, secret, parts, running.streams)
         listener: trio.SocketListener | None = None
         try:
             async with trio.open_nursery() as nursery:

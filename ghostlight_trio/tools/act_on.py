@@ -23,12 +23,10 @@ import attrs
 from ..browser.errors import BrowserError, BrowserFailure
 from ..engine.contracts import ToolCall, ToolHandler, ToolResult
 from ..untrusted.excerpt import quoted
-from .browser_calls import KEPT_MOVING, PageChannel, ToolInputError, guarded
-from .browser_context import BrowserRequests
-from .more_tools import more_tool_handlers
-from .page_tools import page_tool_handlers
-from .provenance import page_facts, provenance, wrap_page_text
-from .shaping import actionable, element_line, mechanical_actions
+from .shared.channel import KEPT_MOVING, PageChannel
+from .shared.guard import ToolInputError
+from .shared.provenance import page_facts, provenance, wrap_page_text
+from .shared.shaping import actionable, element_line, mechanical_actions
 
 POINTER_ACTIONS = frozenset({"left_click", "right_click", "double_click", "hover"})
 log = logging.getLogger("ghostlight.tools")
@@ -59,13 +57,6 @@ NEXT_STEPS = {
 }
 
 
-def act_on_handlers(workspaces: Any, browser: BrowserRequests) -> dict[str, ToolHandler]:
-    page = page_tool_handlers(workspaces, browser)
-    waits = more_tool_handlers(workspaces, browser)
-    tool = ActOn(PageChannel(browser), page["computer"], page["form_input"], waits["wait_for"])
-    return {"act_on": guarded(tool)}
-
-
 @attrs.frozen
 class Blocked(Exception):
     kind: str
@@ -73,15 +64,12 @@ class Blocked(Exception):
     candidates: tuple[dict[str, Any], ...] = ()
 
 
+@attrs.frozen
 class ActOn:
-    def __init__(
-        self, channel: PageChannel, computer: ToolHandler, form_input: ToolHandler,
-        wait_for: ToolHandler,
-    ) -> None:  # fmt: skip
-        self._channel = channel
-        self._computer = computer
-        self._form_input = form_input
-        self._wait_for = wait_for
+    _channel: PageChannel
+    _computer: ToolHandler
+    _form_input: ToolHandler
+    _wait_for: ToolHandler
 
     async def __call__(self, call: ToolCall, tab: int) -> ToolResult:
         arguments = call.arguments

@@ -12,11 +12,13 @@ import binascii
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..engine.contracts import ToolCall, ToolHandler, ToolResult
+import attrs
+
+from ..engine.contracts import ToolCall, ToolResult
 from ..untrusted.excerpt import excerpt
-from .browser_calls import PageChannel, ToolInputError, guarded
-from .browser_context import BrowserRequests
-from .placement import place_files
+from .shared.channel import PageChannel
+from .shared.guard import ToolInputError
+from .shared.placement import place_files
 
 MAX_BYTES = 3_000_000
 """All files of one call, decoded. An MCP message is at most 4 MiB (4,194,304 bytes); 3,000,000
@@ -27,11 +29,6 @@ PATHS_REFUSED = (
     "paths are not accepted: Ghostlight does not read local files for an agent. Send each file's"
     " bytes in files (data: base64, name, mimeType); nothing was uploaded."
 )
-
-
-def file_upload_handlers(workspaces: Any, browser: BrowserRequests) -> dict[str, ToolHandler]:
-    del workspaces  # ownership is checked by the engine before a handler runs
-    return {"file_upload": guarded(FileUpload(PageChannel(browser)))}
 
 
 def checked_files(arguments: Mapping[str, Any]) -> tuple[list[dict[str, str]], int]:
@@ -68,9 +65,9 @@ def checked_files(arguments: Mapping[str, Any]) -> tuple[list[dict[str, str]], i
     return out, total
 
 
+@attrs.frozen
 class FileUpload:
-    def __init__(self, channel: PageChannel) -> None:
-        self._channel = channel
+    _channel: PageChannel
 
     async def __call__(self, call: ToolCall, tab: int) -> ToolResult:
         files, total = checked_files(call.arguments)

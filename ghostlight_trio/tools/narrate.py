@@ -19,10 +19,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from ..browser.errors import BrowserError, BrowserRefused, BrowserUnavailable
-from ..engine.contracts import ToolCall, ToolHandler, ToolResult
-from .browser_calls import UNKNOWN_OP, PageChannel, ToolInputError, guarded
-from .browser_context import BrowserRequests
+from ..engine.contracts import ToolCall, ToolResult
+from .shared.channel import UNKNOWN_OP, PageChannel
+from .shared.guard import ToolInputError
 
 DEFAULT_MS = 5_000
 NARRATE_BOUND = 5.0
@@ -35,14 +37,9 @@ needs more (emoji take two) is refused here rather than shown cut short."""
 FAILURES = (BrowserError, BrowserRefused, BrowserUnavailable)
 
 
-def narrate_handlers(workspaces: Any, browser: BrowserRequests) -> dict[str, ToolHandler]:
-    del workspaces  # ownership is checked by the engine before a handler runs
-    return {"narrate": guarded(Narrate(PageChannel(browser)))}
-
-
+@attrs.frozen
 class Narrate:
-    def __init__(self, channel: PageChannel) -> None:
-        self._channel = channel
+    _channel: PageChannel
 
     async def __call__(self, call: ToolCall, tab: int) -> ToolResult:
         arguments = call.arguments

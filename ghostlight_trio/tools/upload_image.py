@@ -11,35 +11,27 @@ from __future__ import annotations
 import base64
 import mimetypes
 from pathlib import PurePosixPath
-from typing import Any
 
 import attrs
 
-from ..engine.contracts import ToolCall, ToolHandler, ToolResult
+from ..engine.contracts import ToolCall, ToolResult
 from ..transport.bridge import TextBlock
 from ..untrusted.excerpt import excerpt
-from .browser_calls import PageChannel, ToolInputError, guarded
-from .browser_context import BrowserRequests
-from .image_store import ImageStore
-from .placement import drop_point, place_files
-from .screenshots import ContextBook
+from .shared.channel import PageChannel
+from .shared.guard import ToolInputError
+from .shared.image_store import ImageStore
+from .shared.placement import drop_point, place_files
+from .shared.screenshots import ContextBook
 
 DEFAULT_NAME = "image.jpg"
 """The screenshots are JPEG; the default name says so."""
 
 
-def upload_image_handlers(
-    workspaces: Any, browser: BrowserRequests, *, images: ImageStore, contexts: ContextBook
-) -> dict[str, ToolHandler]:
-    del workspaces  # ownership is checked by the engine before a handler runs
-    return {"upload_image": guarded(UploadImage(PageChannel(browser), images, contexts))}
-
-
+@attrs.frozen
 class UploadImage:
-    def __init__(self, channel: PageChannel, images: ImageStore, contexts: ContextBook) -> None:
-        self._channel = channel
-        self._images = images
-        self._contexts = contexts
+    _channel: PageChannel
+    _images: ImageStore
+    _contexts: ContextBook
 
     async def __call__(self, call: ToolCall, tab: int) -> ToolResult:
         arguments = call.arguments

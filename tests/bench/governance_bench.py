@@ -28,7 +28,7 @@ from ghostlight_trio.governance.sources import PolicyFiles
 from ghostlight_trio.scheduler import Scheduler
 from ghostlight_trio.service.app import ServiceParts
 from ghostlight_trio.service.runner import run_service
-from ghostlight_trio.tools.plan import PlanBook
+from ghostlight_trio.tools.update_plan import PlanBook
 from ghostlight_trio.transport.bridge import Outcome, RequestContext, Start, Started
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.transport.handshake import open_bridge

@@ -13,8 +13,15 @@ import trio
 
 from ghostlight_trio.browser.shore import BrowserShore
 from ghostlight_trio.engine.contracts import ToolCall, WorkContext
-from ghostlight_trio.tools.browser_context import NO_TABS_TEXT, context_handlers, normalize_url
-from ghostlight_trio.tools.provenance import fenced_place, page_title, page_url, session_nonce
+from ghostlight_trio.governance.urls import normalize_url
+from ghostlight_trio.tools.registry import ToolDeps, tool_handlers
+from ghostlight_trio.tools.shared.provenance import (
+    fenced_place,
+    page_title,
+    page_url,
+    session_nonce,
+)
+from ghostlight_trio.tools.tabs import NO_TABS_TEXT
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
 from ghostlight_trio.workspace.tab_ids import compose_tab_id as compose
@@ -110,7 +117,7 @@ async def test_create_adopts_exact_results_and_matches_schema(
             "tabs_context": lambda r: {"groupId": 9, "tabs": [tab]},
         },
     )
-    handlers = context_handlers(registry, shore)
+    handlers = tool_handlers(ToolDeps(shore, registry))
     result = await handlers["tabs_create_mcp"](call("tabs_create_mcp", ws))
     composite = compose(1, 5)
     assert result.kind == "ok"
@@ -149,7 +156,7 @@ async def test_a_listing_names_titles_and_addresses_only_inside_the_fence(
             "tabs": [*answer["tabs"], {"tabId": 9, "title": "", "url": "about:blank"}],
         }},
     )  # fmt: skip
-    handlers = context_handlers(registry, shore)
+    handlers = tool_handlers(ToolDeps(shore, registry))
     listed = await handlers["tabs_context_mcp"](call("tabs_context_mcp", ws))
     created = await handlers["tabs_create_mcp"](call("tabs_create_mcp", ws))
     assert listed.kind == created.kind == "ok", (text(listed), text(created))
@@ -190,7 +197,7 @@ async def test_context_without_tabs_says_how_to_create_one(
         return {"groupId": None, "tabs": []}
 
     nursery.start_soon(serve_script, peer, {"tabs_context": context})
-    result = await context_handlers(registry, shore)["tabs_context_mcp"](
+    result = await tool_handlers(ToolDeps(shore, registry))["tabs_context_mcp"](
         call("tabs_context_mcp", ws)
     )
     assert text(result) == NO_TABS_TEXT
@@ -208,7 +215,7 @@ async def test_tabs_of_another_workspace_are_never_adopted(
     peer, _ = await FakeExtension.attach(endpoints.browser_socket)
     answer = {"groupId": 1, "tabs": [{"tabId": 6, "title": "", "url": ""}, {"tabId": 7}]}
     nursery.start_soon(serve_script, peer, {"tabs_context": lambda r: answer})
-    result = await context_handlers(registry, shore)["tabs_context_mcp"](
+    result = await tool_handlers(ToolDeps(shore, registry))["tabs_context_mcp"](
         call("tabs_context_mcp", mine)
     )
     # Listed by the browser, but another workspace's: left out, never shown or handed over;
@@ -233,7 +240,7 @@ async def test_navigate_completes_the_scheme_and_reports_the_landing(
         return {"url": "https://example.com/", "title": "Example", "loaded": False}
 
     nursery.start_soon(serve_script, peer, {"navigate": navigate})
-    result = await context_handlers(registry, shore)["navigate"](
+    result = await tool_handlers(ToolDeps(shore, registry))["navigate"](
         call("navigate", ws, url="example.com", tabId=compose(1, 5))
     )
     assert seen == [{"tabId": 5, "url": "https://example.com", "timeoutMs": 10000}]
@@ -280,7 +287,7 @@ async def test_navigate_that_loaded_nothing_is_not_reported_as_navigated(
     registry.adopt_tabs(ws, [compose(1, 5)])
     peer, _ = await FakeExtension.attach(endpoints.browser_socket)
     nursery.start_soon(serve_script, peer, {"navigate": lambda request: landing})
-    result = await context_handlers(registry, shore)["navigate"](
+    result = await tool_handlers(ToolDeps(shore, registry))["navigate"](
         call("navigate", ws, url="http://127.0.0.1:1/", tabId=compose(1, 5))
     )
     assert result.kind == "tool_error"
@@ -296,17 +303,17 @@ async def test_navigate_rejects_an_invalid_url_without_browser_traffic(
     shore: BrowserShore, registry: WorkspaceRegistry
 ) -> None:
     ws, _ = registry.open(None, "agent")
-    result = await context_handlers(registry, shore)["navigate"](
+    result = await tool_handlers(ToolDeps(shore, registry))["navigate"](
         call("navigate", ws, url="not a url", tabId=compose(1, 5))
     )
     assert result.kind == "tool_error"
     assert text(result) == 'Invalid URL: "not a url".'
     # A long one is echoed as its start and its length, not whole into the agent's context.
-    long = await context_handlers(registry, shore)["navigate"](
+    long = await tool_handlers(ToolDeps(shore, registry))["navigate"](
         call("navigate", ws, url="bad url " + "x" * 5000, tabId=compose(1, 5))
     )
     assert text(long) == f'Invalid URL: "bad url {"x" * 92}"... (5008 characters).'
-    mail = await context_handlers(registry, shore)["navigate"](
+    mail = await tool_handlers(ToolDeps(shore, registry))["navigate"](
         call("navigate", ws, url="mailto:ada@example.test", tabId=compose(1, 5))
     )
     assert mail.kind == "tool_error"
@@ -321,6 +328,6 @@ async def test_no_browser_is_a_clear_tool_error(
     shore: BrowserShore, registry: WorkspaceRegistry
 ) -> None:
     ws, _ = registry.open(None, "agent")
-    result = await context_handlers(registry, shore)["tabs_create_mcp"](call("tabs_create_mcp", ws))
+    result = await tool_handlers(ToolDeps(shore, registry))["tabs_create_mcp"](call("tabs_create_mcp", ws))
     assert result.kind == "tool_error"
     assert "ghostlight browser launch" in text(result)

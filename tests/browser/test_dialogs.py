@@ -21,9 +21,7 @@ from ghostlight_trio.browser.shore import BrowserShore
 from ghostlight_trio.catalog.registry import Catalog, load_specs
 from ghostlight_trio.engine.engine import WorkEngine
 from ghostlight_trio.scheduler import Scheduler, TabSurface
-from ghostlight_trio.tools.browser_context import context_handlers
-from ghostlight_trio.tools.more_tools import more_tool_handlers
-from ghostlight_trio.tools.page_tools import page_tool_handlers
+from ghostlight_trio.tools.registry import ToolDeps, tool_handlers
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
 from ghostlight_trio.workspace.tab_ids import compose_tab_id as compose
@@ -110,6 +108,14 @@ def _cdp_key(command: dict[str, Any]) -> str:
     return f"cdp {command['method']} {command['params'].get('type', '')}".strip()
 
 
+SERVED = (
+    "tabs_context_mcp", "tabs_create_mcp", "navigate", "computer", "find", "form_input",
+    "get_page_text", "javascript_tool", "read_console_messages", "read_network_requests",
+    "read_page", "resize_window", "tab_control", "wait_for", "dialog",
+)  # fmt: skip
+"""The context tools, the page tools, tab_control, wait_for and dialog."""
+
+
 @pytest.fixture
 async def setup(
     endpoints: Endpoints, registry: WorkspaceRegistry, nursery: trio.Nursery
@@ -117,11 +123,8 @@ async def setup(
     scheduler = Scheduler()
     shore = BrowserShore(endpoints, registry, first_call_wait=2, scheduler=scheduler)
     await nursery.start(shore.serve)
-    handlers = {
-        **context_handlers(registry, shore),
-        **page_tool_handlers(registry, shore),
-        **more_tool_handlers(registry, shore),
-    }
+    every = tool_handlers(ToolDeps(shore, registry))
+    handlers = {name: every[name] for name in SERVED}
     engine = WorkEngine(
         catalog=Catalog(load_specs(), handlers),
         handlers=handlers,

@@ -5,8 +5,9 @@ from __future__ import annotations
 import trio
 
 from ghostlight_trio.browser.shore import BrowserShore
-from ghostlight_trio.tools.page_tools import PAGE_TEXT_MAX, page_tool_handlers
-from ghostlight_trio.tools.provenance import session_nonce
+from ghostlight_trio.tools.get_page_text import PAGE_TEXT_MAX
+from ghostlight_trio.tools.registry import ToolDeps, tool_handlers
+from ghostlight_trio.tools.shared.provenance import session_nonce
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
 from ghostlight_trio.workspace.tab_ids import compose_tab_id as compose
@@ -33,7 +34,7 @@ async def test_get_page_text_never_asks_for_more_than_the_bridge_can_carry_back(
         return {"value": {"url": "http://a.test/", "title": "A", "renderSerial": 1}}
 
     nursery.start_soon(serve_script, peer, {"content": content})
-    handler = page_tool_handlers(registry, shore)["get_page_text"]
+    handler = tool_handlers(ToolDeps(shore, registry))["get_page_text"]
     for wanted, expected in ((10**8, PAGE_TEXT_MAX), (300, 300), (None, 50_000), (0, 50_000)):
         result = await handler(call("get_page_text", ws, tabId=compose(1, 5), max_chars=wanted))
         assert result.kind == "ok"
@@ -64,7 +65,7 @@ async def test_a_page_read_while_the_tab_navigates_elsewhere_is_named_as_the_pag
         return answer
 
     nursery.start_soon(serve_script, peer, {"content": content})
-    handler = page_tool_handlers(registry, shore)["get_page_text"]
+    handler = tool_handlers(ToolDeps(shore, registry))["get_page_text"]
     settled = await handler(call("get_page_text", ws, tabId=compose(1, 5)))
     assert "navigating" not in settled.content[0].text  # type: ignore[union-attr]
     assert "pendingUrl" not in (settled.structured or {})

@@ -21,10 +21,9 @@ from ghostlight_trio.browser.errors import (
 from ghostlight_trio.browser.shore import BrowserShore
 from ghostlight_trio.engine.contracts import ToolCall, WorkContext
 from ghostlight_trio.scheduler import Scheduler, TabSurface
-from ghostlight_trio.tools.atomic import atomic_request
+from ghostlight_trio.tools.shared.atomic import atomic_request
 from ghostlight_trio.transport.bridge import Outcome
 from ghostlight_trio.transport.bridge_codec import encode_message
-from ghostlight_trio.transport.browser_link import MAX_FRAME_TO_CHROME
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
 from ghostlight_trio.workspace.tab_ids import compose_tab_id as compose
@@ -527,7 +526,7 @@ async def test_large_request_is_chunked_when_negotiated(
         body = b"".join(base64.b64decode(c["data"]) for c in chunks)
         assert len(body) == chunks[0]["totalBytes"]
         assert hashlib.sha256(body).hexdigest() == chunks[0]["sha256"]
-        assert all(len(wire.encode(c)) <= MAX_FRAME_TO_CHROME for c in chunks)
+        assert all(len(wire.encode(c)) <= wire.MAX_FRAME_TO_CHROME for c in chunks)
         request = wire.decode(body)
         assert request["id"] == chunks[0]["requestId"]
         assert request["args"]["value"] == payload
@@ -616,6 +615,8 @@ def test_a_child_tab_reported_while_another_workspace_expires_is_still_adopted(
     """Looking workspaces up may retire one whose grace ran out, which takes it out of the
     shore's known workspaces while the child's opener is being looked for: never a crash of
     the service, and the child still goes to its opener's workspace."""
+    from types import SimpleNamespace
+
     from ghostlight_trio.workspace import WorkspaceLimits
 
     now = [0.0]
@@ -624,11 +625,11 @@ def test_a_child_tab_reported_while_another_workspace_expires_is_still_adopted(
     registry.retire_listeners.append(shore.workspace_ended)
     older, _ = registry.open(None, "a")
     registry.adopt_tabs(older, [compose(1, 3)])
-    shore.tab_groups.sent(older)
+    shore._remember_workspace(older, "Ghostlight · a")
     expiring, _ = registry.open(None, "b", attached=False)
-    shore.tab_groups.sent(expiring)
+    shore._remember_workspace(expiring, "Ghostlight · b")
     now[0] = 11.0
-    shore.tab_events.created(1, {"tabId": 10, "openerTabId": 3})
+    shore._on_tab_created(SimpleNamespace(slot=1), {"tabId": 10, "openerTabId": 3})  # type: ignore[arg-type]
     assert registry.owned_tabs(older) == {compose(1, 3), compose(1, 10)}
     assert not registry.exists(expiring)
 

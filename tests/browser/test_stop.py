@@ -16,7 +16,7 @@ from ghostlight_trio.governance import texts
 from ghostlight_trio.governance.assembly import governance_parts
 from ghostlight_trio.governance.sources import PolicyFiles
 from ghostlight_trio.service.app import ServiceParts, assemble
-from ghostlight_trio.tools.browser_context import context_handlers
+from ghostlight_trio.tools.registry import ToolDeps, tool_handlers
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
 from ghostlight_trio.workspace.tab_ids import compose_tab_id as compose
@@ -46,9 +46,9 @@ def assembled(
     endpoints: Endpoints, registry: WorkspaceRegistry, shore: BrowserShore
 ) -> ServiceParts:
     governance = governance_parts(PolicyFiles(org=None, user=None, settings=None), shore)
-    return assemble(
-        endpoints, registry, context_handlers(registry, shore), shore, governance=governance
-    )
+    every = tool_handlers(ToolDeps(shore, registry))
+    handlers = {name: every[name] for name in ("tabs_context_mcp", "tabs_create_mcp", "navigate")}
+    return assemble(endpoints, registry, handlers, shore, governance=governance)
 
 
 async def test_panic_sends_stop_to_every_attached_browser_and_hold_sends_nothing(

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from ghostlight_trio.catalog.facts import governance_facts
 from ghostlight_trio.catalog.registry import ToolSpec, load_specs
 from ghostlight_trio.governance.directory import requirement
-from ghostlight_trio.transport.bridge import CatalogProjection, ToolDescriptor, encode_message
+from ghostlight_trio.transport.bridge import CatalogProjection, ToolDescriptor
+from ghostlight_trio.transport.bridge_codec import encode_message
 
 ROOT = Path(__file__).parents[2]
 CATALOG = ROOT / "ghostlight_trio" / "catalog" / "tool-catalog.json"

@@ -21,7 +21,7 @@ from ghostlight_trio.browser.shore import BrowserShore
 from ghostlight_trio.catalog.registry import Catalog, load_specs
 from ghostlight_trio.engine.engine import WorkEngine
 from ghostlight_trio.scheduler import Scheduler
-from ghostlight_trio.tools.browser_context import context_handlers
+from ghostlight_trio.tools.registry import ToolDeps, ToolState, tool_handlers
 from ghostlight_trio.transport.bridge import Message, Outcome, Progress, RequestContext, Start
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
@@ -201,6 +201,25 @@ HandlerSet = Callable[[WorkspaceRegistry, BrowserShore], Mapping[str, Any]]
 """Makes a group of tool handlers over the workspace registry and the shore."""
 
 
+def tool_set(*names: str) -> HandlerSet:
+    """The registry's handlers of ``names``, over a tool state of their own."""
+
+    def make(registry: WorkspaceRegistry, shore: BrowserShore) -> dict[str, Any]:
+        every = tool_handlers(ToolDeps(shore, registry))
+        return {name: every[name] for name in names}
+
+    return make
+
+
+context_tools = tool_set("tabs_context_mcp", "tabs_create_mcp", "navigate")
+page_tools = tool_set(
+    "computer", "find", "form_input", "get_page_text", "javascript_tool",
+    "read_console_messages", "read_network_requests", "read_page", "resize_window",
+)  # fmt: skip
+"""The trained page tools."""
+more_tools = tool_set("tab_control", "wait_for", "dialog")
+
+
 def build_engine(
     endpoints: Endpoints, *handler_sets: HandlerSet, after_call: Sequence[Any] = ()
 ) -> tuple[WorkspaceRegistry, BrowserShore, WorkEngine]:
@@ -236,7 +255,7 @@ async def serve(
 
 @pytest.fixture
 async def service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIterator[Service]:
-    yield await serve(endpoints, nursery, context_handlers)
+    yield await serve(endpoints, nursery, context_tools)
 
 
 @pytest.fixture
@@ -345,9 +364,7 @@ PAGES.update(PAGE_TOOL_PAGES)
 
 def page_tool_engine(endpoints: Endpoints) -> tuple[WorkspaceRegistry, BrowserShore, WorkEngine]:
     """The engine with the context tools and the page tools registered."""
-    from ghostlight_trio.tools.page_tools import page_tool_handlers
-
-    return build_engine(endpoints, context_handlers, page_tool_handlers)
+    return build_engine(endpoints, context_tools, page_tools)
 
 
 @pytest.fixture
@@ -393,10 +410,7 @@ async def tools_browser(tools_service: Service) -> AsyncIterator[managed.Managed
 @pytest.fixture
 async def more_service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIterator[Service]:
     """The engine with the context tools, the page tools and tab_control / wait_for / dialog."""
-    from ghostlight_trio.tools.more_tools import more_tool_handlers
-    from ghostlight_trio.tools.page_tools import page_tool_handlers
-
-    yield await serve(endpoints, nursery, context_handlers, page_tool_handlers, more_tool_handlers)
+    yield await serve(endpoints, nursery, context_tools, page_tools, more_tools)
 
 
 @pytest.fixture
@@ -411,47 +425,22 @@ async def more_browser(more_service: Service) -> AsyncIterator[managed.ManagedBr
 @pytest.fixture
 async def extended_service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIterator[Service]:
     """The engine with the page tools, tab_control / wait_for / dialog, narrate, form_fill,
-    file_upload, upload_image, gif_creator, act_on, script and browser_batch."""
-    from ghostlight_trio.tools.act_on import act_on_handlers
-    from ghostlight_trio.tools.browser_calls import PageChannel
-    from ghostlight_trio.tools.compositions import composition_handlers
-    from ghostlight_trio.tools.file_upload import file_upload_handlers
-    from ghostlight_trio.tools.form_fill import form_fill_handlers
-    from ghostlight_trio.tools.gif_creator import gif_creator_handlers
-    from ghostlight_trio.tools.gif_recorder import Recorder
-    from ghostlight_trio.tools.image_store import ImageStore
-    from ghostlight_trio.tools.more_tools import more_tool_handlers
-    from ghostlight_trio.tools.narrate import narrate_handlers
-    from ghostlight_trio.tools.page_tools import page_tool_handlers
-    from ghostlight_trio.tools.screenshots import ContextBook
-    from ghostlight_trio.tools.upload_image import upload_image_handlers
+    file_upload, upload_image, gif_creator, act_on, script and browser_batch, all over one tool
+    state (kept screenshots and coordinate models); its recorder is the engine's after-call
+    observer."""
+    states: list[ToolState] = []
 
-    recorders: list[Recorder] = []
-
-    def imaging(registry: WorkspaceRegistry, shore: BrowserShore) -> dict[str, Any]:
-        """The page tools, upload_image and gif_creator, sharing kept screenshots and coordinate
-        models; the recorder is the engine's after-call observer."""
-        images, contexts = ImageStore(), ContextBook()
-        recorder = Recorder(PageChannel(shore), contexts)
-        recorders.append(recorder)
-        return {
-            **page_tool_handlers(registry, shore, contexts=contexts, images=images),
-            **upload_image_handlers(registry, shore, images=images, contexts=contexts),
-            **gif_creator_handlers(registry, shore, recorder=recorder, contexts=contexts),
-        }
+    def extended(registry: WorkspaceRegistry, shore: BrowserShore) -> dict[str, Any]:
+        deps = ToolDeps(shore, registry)
+        states.append(deps.state)
+        every = tool_handlers(deps)
+        return {name: every[name] for name in every if name not in ("update_plan", "explain")}
 
     yield await serve(
         endpoints,
         nursery,
-        context_handlers,
-        imaging,
-        more_tool_handlers,
-        narrate_handlers,
-        form_fill_handlers,
-        file_upload_handlers,
-        act_on_handlers,
-        lambda registry, shore: composition_handlers(),
-        after_call=[lambda shore: recorders[0].after_call],
+        extended,
+        after_call=[lambda shore: states[0].recorder.after_call],
     )
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import trio
 
-from ghostlight_trio.tools.screenshots import jpeg_size
+from ghostlight_trio.tools.shared.screenshots import jpeg_size
 
 from .conftest import PAGES, Service, open_page, page_value, text
 from .test_page_tools import image_of, shot_point

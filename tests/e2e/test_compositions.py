@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 import trio
 
-from ghostlight_trio.tools import compositions, javascript
+from ghostlight_trio.tools import javascript_tool as javascript
+from ghostlight_trio.tools.shared import composition as compositions
 from ghostlight_trio.transport.bridge import ImageBlock
 
 from .conftest import Service, open_page, page_value, text

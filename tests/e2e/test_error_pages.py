@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ghostlight_trio.tools.browser_context import NOW_SHOWS
+from ghostlight_trio.tools.navigate import NOW_SHOWS
 
 from .conftest import QuietHandler, Service, loopback_server, open_page, text
 

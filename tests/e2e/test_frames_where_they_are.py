@@ -13,10 +13,17 @@ import pytest
 import trio
 
 from ghostlight_trio.governance.sources import PolicyFiles
-from ghostlight_trio.tools.more_tools import more_tool_handlers
-from ghostlight_trio.tools.page_tools import page_tool_handlers
 
-from .conftest import QuietHandler, Service, dialog_when_open, launched_for, loopback_server, text
+from .conftest import (
+    QuietHandler,
+    Service,
+    dialog_when_open,
+    launched_for,
+    loopback_server,
+    more_tools,
+    page_tools,
+    text,
+)
 from .test_governance import _governed_service, _tab
 
 pytestmark = pytest.mark.e2e
@@ -104,7 +111,7 @@ def _refused(outcome, what: str) -> None:
 
 async def test_input_reaches_no_frame_whose_committed_page_is_never_touch(tmp_path, endpoints, nursery, site):
     port, log = site
-    service = await bank_never_touch(tmp_path, endpoints, nursery, page_tool_handlers)
+    service = await bank_never_touch(tmp_path, endpoints, nursery, page_tools)
     async with launched_for(service, RESOLVES):
         for path in ("/opened", "/redirected", "/wandered"):
             log.clear()
@@ -141,7 +148,7 @@ async def test_a_frame_of_an_allowed_site_still_takes_input(tmp_path, endpoints,
     settings = tmp_path / "config.json"
     settings.write_text(json.dumps({"sacred_domains": ["elsewhere.example"]}))
     files = PolicyFiles(org=None, user=None, settings=settings)
-    service = await _governed_service(endpoints, nursery, files, page_tool_handlers)
+    service = await _governed_service(endpoints, nursery, files, page_tools)
     async with launched_for(service, RESOLVES):
         ws, tab = await _on(service, port, log, "/opened")
         for point in ([200, 150], [100, 100]):
@@ -155,7 +162,7 @@ async def test_a_never_touch_frames_dialog_and_requests_keep_their_words(tmp_pat
     """A frame of the never-touch site opens an alert and loads its page: the dialog is there to
     answer, but its words are withheld, and the network listing names no address of that site."""
     port, log = site
-    service = await bank_never_touch(tmp_path, endpoints, nursery, page_tool_handlers, more_tool_handlers)
+    service = await bank_never_touch(tmp_path, endpoints, nursery, page_tools, more_tools)
     async with launched_for(service, RESOLVES):
         ws, tab = await _tab(service)
         landed = await service.call("navigate", ws, url=f"http://{SHOP}:{port}/late", tabId=tab)

@@ -31,13 +31,20 @@ from ghostlight_trio.governance.governor import state_from
 from ghostlight_trio.governance.settings import parse_settings
 from ghostlight_trio.governance.sources import Loaded, PolicyFiles
 from ghostlight_trio.scheduler import Scheduler
-from ghostlight_trio.tools.browser_context import context_handlers
-from ghostlight_trio.tools.form_fill import form_fill_handlers
-from ghostlight_trio.tools.page_tools import page_tool_handlers
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
 
-from .conftest import QuietHandler, Service, held_page_server, launched_for, loopback_server, text
+from .conftest import (
+    QuietHandler,
+    Service,
+    context_tools,
+    held_page_server,
+    launched_for,
+    loopback_server,
+    page_tools,
+    text,
+    tool_set,
+)
 
 POLICY = {
     "schema": 3,
@@ -101,7 +108,7 @@ async def _governed(
     registry = WorkspaceRegistry()
     scheduler = Scheduler()
     shore = BrowserShore(endpoints, registry, scheduler=scheduler)
-    handlers = context_handlers(registry, shore)
+    handlers = context_tools(registry, shore)
     for handler_set in more:
         handlers |= handler_set(registry, shore)
     governance = governance_parts(files, shore)
@@ -164,7 +171,7 @@ async def test_an_action_that_takes_the_tab_to_a_denied_host_is_withheld_and_par
     [grant] = POLICY["grants"]
     policy.write_text(json.dumps(POLICY | {"grants": [grant | {"allowed": ["read", "action", "write"]}]}))
     files = PolicyFiles(org=None, user=policy, settings=None)
-    service = await _governed_service(endpoints, nursery, files, page_tool_handlers, form_fill_handlers)
+    service = await _governed_service(endpoints, nursery, files, page_tools, tool_set("form_fill"))
     async with launched_for(service, ELSEWHERE_RESOLVES):
         ws, tab = await _tab(service)
         form = f"http://127.0.0.1:{port}/form?to=http://{ELSEWHERE}:{port}{answered}"
@@ -313,7 +320,7 @@ async def test_input_into_an_embedded_never_touch_frame_is_refused(endpoints, nu
         registry = WorkspaceRegistry()
         scheduler = Scheduler()
         shore = BrowserShore(endpoints, registry, scheduler=scheduler)
-        handlers = {**context_handlers(registry, shore), **page_tool_handlers(registry, shore)}
+        handlers = {**context_tools(registry, shore), **page_tools(registry, shore)}
         governance = governance_parts(PolicyFiles(org=None, user=None, settings=settings), shore)
         engine = WorkEngine(
             catalog=Catalog(load_specs(), handlers), handlers=handlers, workspaces=registry,

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import trio
 
-from ghostlight_trio.tools import javascript
+from ghostlight_trio.tools import javascript_tool as javascript
 
 from .conftest import Service, held_page_server, open_page, page_value, text
 

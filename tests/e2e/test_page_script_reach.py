@@ -7,9 +7,7 @@ from __future__ import annotations
 import pytest
 import trio
 
-from ghostlight_trio.tools.page_tools import page_tool_handlers
-
-from .conftest import launched_for, text
+from .conftest import launched_for, page_tools, text
 from .test_frames_where_they_are import BANK, RESOLVES, SHOP, bank_never_touch, site  # noqa: F401 - the fixture
 from .test_governance import _tab
 
@@ -27,7 +25,7 @@ REACH = (
 
 async def test_page_script_cannot_reach_a_never_touch_site(tmp_path, endpoints, nursery, site):  # noqa: F811
     port, log = site
-    service = await bank_never_touch(tmp_path, endpoints, nursery, page_tool_handlers)
+    service = await bank_never_touch(tmp_path, endpoints, nursery, page_tools)
     async with launched_for(service, RESOLVES):
         ws, tab = await _tab(service)
         landed = await service.call("navigate", ws, url=f"http://{SHOP}:{port}/home", tabId=tab)

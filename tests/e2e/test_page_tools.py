@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import trio
 
-from ghostlight_trio.tools.browser_context import NOW_SHOWS
-from ghostlight_trio.tools.screenshots import jpeg_size
+from ghostlight_trio.tools.navigate import NOW_SHOWS
+from ghostlight_trio.tools.shared.screenshots import jpeg_size
 from ghostlight_trio.transport.bridge import ImageBlock, Outcome
 from ghostlight_trio.transport.bridge_codec import encode_message
 

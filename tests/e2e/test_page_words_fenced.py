@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from ghostlight_trio.tools.provenance import TITLE_LIMIT, session_nonce
+from ghostlight_trio.tools.shared.provenance import TITLE_LIMIT, session_nonce
 
 from .conftest import PAGES, Service, text
 

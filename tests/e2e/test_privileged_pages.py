@@ -11,10 +11,9 @@ import pytest
 
 from ghostlight_trio.browser.errors import BrowserError
 from ghostlight_trio.governance.sources import PolicyFiles
-from ghostlight_trio.tools.page_tools import page_tool_handlers
 from ghostlight_trio.workspace.tab_ids import split_tab_id
 
-from .conftest import Service, launched_for, text
+from .conftest import Service, launched_for, page_tools, text
 from .devtools import DEVTOOLS_FLAGS, in_extension_worker
 from .test_governance import _governed_service, _live_url, _tab
 
@@ -26,7 +25,7 @@ ALL_OPEN = PolicyFiles(org=None, user=None, settings=None)
 
 
 async def _open_service(endpoints, nursery) -> Service:
-    return await _governed_service(endpoints, nursery, ALL_OPEN, page_tool_handlers)
+    return await _governed_service(endpoints, nursery, ALL_OPEN, page_tools)
 
 
 async def test_navigate_to_the_extensions_own_page_then_script_is_refused_all_open(

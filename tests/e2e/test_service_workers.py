@@ -10,9 +10,8 @@ import pytest
 import trio
 
 from ghostlight_trio.governance.sources import PolicyFiles
-from ghostlight_trio.tools.page_tools import page_tool_handlers
 
-from .conftest import QuietHandler, launched_for, loopback_server, text
+from .conftest import QuietHandler, launched_for, loopback_server, page_tools, text
 from .test_governance import _governed_service, _tab
 
 pytestmark = pytest.mark.e2e
@@ -70,7 +69,7 @@ async def _title(service, ws: str, tab: int) -> str:
 async def test_a_worker_one_agent_registers_never_serves_another_workspaces_tab(endpoints, nursery, site):
     port, log = site
     files = PolicyFiles(org=None, user=None, settings=None)
-    service = await _governed_service(endpoints, nursery, files, page_tool_handlers)
+    service = await _governed_service(endpoints, nursery, files, page_tools)
     home = f"http://127.0.0.1:{port}"
     async with launched_for(service):
         mine, my_tab = await _tab(service)

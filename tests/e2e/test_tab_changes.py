@@ -9,9 +9,7 @@ from typing import Any
 import pytest
 import trio
 
-from ghostlight_trio.tools.act_on import act_on_handlers
-from ghostlight_trio.tools.browser_context import context_handlers
-from ghostlight_trio.tools.tab_changes import noting_tab_changes
+from ghostlight_trio.tools.registry import ToolDeps, tool_handlers
 from ghostlight_trio.transport.endpoints import Endpoints
 
 from .conftest import QuietHandler, Service, launched_for, loopback_server, serve, text
@@ -38,8 +36,8 @@ def pages() -> Iterator[str]:
 @pytest.fixture
 async def noting_service(endpoints: Endpoints, nursery: trio.Nursery) -> AsyncIterator[Service]:
     def tools(registry: Any, shore: Any) -> dict[str, Any]:
-        handlers = {**context_handlers(registry, shore), **act_on_handlers(registry, shore)}
-        return noting_tab_changes(handlers, shore.tab_journal, registry)
+        every = tool_handlers(ToolDeps(shore, registry, journal=shore.tab_journal))
+        return {name: every[name] for name in ("tabs_context_mcp", "tabs_create_mcp", "navigate", "act_on")}
 
     yield await serve(endpoints, nursery, tools)
 

@@ -23,7 +23,7 @@ import trio
 
 from ghostlight_trio.catalog.registry import Catalog, load_specs
 from ghostlight_trio.engine.contracts import ToolCall, WorkContext, WorkspaceId
-from ghostlight_trio.tools.plan import PlanBook
+from ghostlight_trio.tools.update_plan import PlanBook
 from ghostlight_trio.transport.bridge import (
     Cancel,
     CatalogChanged,

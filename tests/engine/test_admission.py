@@ -11,7 +11,7 @@ from ghostlight_trio.audit.log import RotatingAuditLog
 from ghostlight_trio.engine.audit import AuditRecord, safe_audit
 from ghostlight_trio.engine.contracts import ToolCall, ToolResult
 from ghostlight_trio.engine.limits import EngineLimits
-from ghostlight_trio.tools.plan import PlanBook
+from ghostlight_trio.tools.update_plan import PlanBook
 from ghostlight_trio.transport.bridge import Progress, Rejected, Started
 from ghostlight_trio.workspace import WorkspaceLimits
 

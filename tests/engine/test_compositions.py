@@ -14,9 +14,11 @@ from ghostlight_trio.engine.contracts import ToolCall, ToolResult, UncertainEffe
 from ghostlight_trio.engine.limits import EngineLimits
 from ghostlight_trio.engine.runner import STEP_DRAIN_S
 from ghostlight_trio.scheduler import TabSurface
-from ghostlight_trio.tools.compositions import STEP_CUTOFF_S, composition_handlers
-from ghostlight_trio.tools.page_tools import page_tool_handlers
-from ghostlight_trio.tools.provenance import session_nonce, wrap_page_text
+from ghostlight_trio.tools.browser_batch import run_batch
+from ghostlight_trio.tools.registry import ToolDeps, tool_handlers
+from ghostlight_trio.tools.script import run_script
+from ghostlight_trio.tools.shared.composition import STEP_CUTOFF_S
+from ghostlight_trio.tools.shared.provenance import session_nonce, wrap_page_text
 from ghostlight_trio.workspace import split_tab_id
 
 from .harness import OTHER_TAB, TAB, Harness
@@ -71,7 +73,8 @@ class Tools:
             "find": self.find,
             "computer": self.computer,
             "get_page_text": self.get_page_text,
-            **composition_handlers(),
+            "script": run_script,
+            "browser_batch": run_batch,
         }
 
 
@@ -329,7 +332,7 @@ async def test_a_step_whose_script_never_answers_is_cut_at_the_cutoff_and_the_re
     page = SpinningPage()
     handlers = {
         **tools.handlers(),
-        "javascript_tool": page_tool_handlers(None, page)["javascript_tool"],  # type: ignore[arg-type]
+        "javascript_tool": tool_handlers(ToolDeps(page, None))["javascript_tool"],  # type: ignore[arg-type]
     }
     h = Harness(nursery, handlers)
     ws = h.workspace(TAB)

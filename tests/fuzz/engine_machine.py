@@ -45,9 +45,9 @@ from ghostlight_trio.engine.engine import WorkEngine
 from ghostlight_trio.governance.gate import GovernanceGate
 from ghostlight_trio.governance.governor import Governor
 from ghostlight_trio.scheduler import Scheduler, TabSurface
-from ghostlight_trio.tools.browser_context import context_handlers
-from ghostlight_trio.tools.compositions import composition_handlers
-from ghostlight_trio.tools.plan import PlanBook
+from ghostlight_trio.tools.registry import ToolDeps, tool_handlers
+from ghostlight_trio.tools.script import run_script
+from ghostlight_trio.tools.update_plan import PlanBook
 from ghostlight_trio.transport.bridge import Message, Outcome, Progress, RequestContext, Start
 from ghostlight_trio.workspace import WorkspaceRegistry, compose_tab_id, split_tab_id
 
@@ -183,6 +183,12 @@ class ScriptedBrowser:
         if request.op == "navigate":
             return {"url": request.args.get("url", ""), "title": "page", "loaded": True}
         return {"ok": True}
+
+
+def context_tools(registry: WorkspaceRegistry, browser: Any) -> dict[str, Any]:
+    """The registry's tabs_context_mcp, tabs_create_mcp and navigate over ``browser``."""
+    every = tool_handlers(ToolDeps(browser, registry))
+    return {name: every[name] for name in ("tabs_context_mcp", "tabs_create_mcp", "navigate")}
 
 
 def _proof(request: Request) -> str:
@@ -338,8 +344,8 @@ class CancellationRace(RuleBasedStateMachine):
             self.workspaces_registry = WorkspaceRegistry()
             self.scheduler = Scheduler()
             handlers = {
-                **context_handlers(self.workspaces_registry, self.browser),
-                "script": composition_handlers()["script"],
+                **context_tools(self.workspaces_registry, self.browser),
+                "script": run_script,
                 "update_plan": PlanBook().update_plan,
             }
             self.governor = Governor()

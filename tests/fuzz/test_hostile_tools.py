@@ -23,9 +23,8 @@ from ghostlight_trio.engine.audit import AuditRecord
 from ghostlight_trio.engine.engine import WorkEngine
 from ghostlight_trio.engine.validation import compile_fast_check
 from ghostlight_trio.scheduler import Scheduler
-from ghostlight_trio.tools.browser_context import context_handlers
-from ghostlight_trio.tools.page_tools import page_tool_handlers
-from ghostlight_trio.tools.plan import PlanBook
+from ghostlight_trio.tools.registry import ToolDeps, tool_handlers
+from ghostlight_trio.tools.update_plan import PlanBook
 from ghostlight_trio.transport.bridge import Message, Outcome, Progress, RequestContext, Start
 from ghostlight_trio.workspace import WorkspaceRegistry, compose_tab_id
 
@@ -60,10 +59,17 @@ class Sink:
         pass
 
 
+CONTEXT_TOOLS = ("tabs_context_mcp", "tabs_create_mcp", "navigate")
+PAGE_TOOLS = (
+    "computer", "find", "form_input", "get_page_text", "javascript_tool",
+    "read_console_messages", "read_network_requests", "read_page", "resize_window",
+)  # fmt: skip
+
+
 def _handlers(registry: WorkspaceRegistry, browser: Browser, ran: list[str]) -> dict[str, Any]:
+    every = tool_handlers(ToolDeps(browser, registry))  # type: ignore[arg-type]
     real = {
-        **context_handlers(registry, browser),
-        **page_tool_handlers(registry, browser),
+        **{name: every[name] for name in (*CONTEXT_TOOLS, *PAGE_TOOLS)},
         "update_plan": PlanBook().update_plan,
     }
 

@@ -55,10 +55,11 @@ from ghostlight_trio.engine.contracts import ToolCall, ToolResult, UncertainEffe
 from ghostlight_trio.engine.engine import WorkEngine
 from ghostlight_trio.engine.session import WorkSession
 from ghostlight_trio.scheduler import Scheduler
+from ghostlight_trio.service.app import ServiceParts
 from ghostlight_trio.service.bridge_server import BridgeServer
 from ghostlight_trio.service.listener import bind_owner_only_socket
 from ghostlight_trio.service.streams import LiveStreams
-from ghostlight_trio.tools.plan import PlanBook
+from ghostlight_trio.tools.update_plan import PlanBook
 from ghostlight_trio.transport.bridge import (
     Cancel,
     Fatal,
@@ -1086,13 +1087,15 @@ class WireWorld:
             audit=self.audit.append,
         )
         self.streams = LiveStreams()
-        self.server = BridgeServer(
-            endpoints=self.endpoints,
-            secret=self.secret,
+        parts = ServiceParts(
             catalog=_catalog(),
             workspaces=self.registry,
+            scheduler=self.scheduler,
             engine=self.engine,
-            streams=self.streams,
+            browser=None,
+        )
+        self.server = BridgeServer(
+            endpoints=self.endpoints, secret=self.secret, parts=parts, streams=self.streams
         )
         listener = bind_owner_only_socket(self.endpoints.edge_socket)
         self.token = trio.lowlevel.current_trio_token()

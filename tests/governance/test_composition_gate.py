@@ -7,7 +7,8 @@ import trio
 from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
 from ghostlight_trio.engine.contracts import ToolCall, ToolResult
-from ghostlight_trio.tools.compositions import composition_handlers
+from ghostlight_trio.tools.browser_batch import run_batch
+from ghostlight_trio.tools.script import run_script
 
 from .harness import TAB, FakeBrowser, GovernedHarness, grant, manifest, navigating_handler, state
 
@@ -16,7 +17,7 @@ NARROW = manifest(grant("docs", ["docs.example.com"], ["read", "action"]))
 
 def harness(nursery, tmp_path, policy=None):
     browser = FakeBrowser()
-    handlers = {"navigate": navigating_handler(browser), **composition_handlers()}
+    handlers = {"navigate": navigating_handler(browser), "script": run_script, "browser_batch": run_batch}
     return GovernedHarness(nursery, handlers, tmp_path / "audit.jsonl", policy, browser=browser)
 
 

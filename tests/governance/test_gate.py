@@ -13,7 +13,8 @@ from browser.session_driver import text  # tests/ is on sys.path (rootdir packag
 from ghostlight_trio.engine import texts
 from ghostlight_trio.engine.contracts import ToolCall, ToolResult
 from ghostlight_trio.governance.assembly import advertise
-from ghostlight_trio.tools.compositions import composition_handlers
+from ghostlight_trio.tools.browser_batch import run_batch
+from ghostlight_trio.tools.script import run_script
 from ghostlight_trio.transport.bridge import Rejected, Start
 
 from .harness import (
@@ -467,7 +468,7 @@ async def test_a_tab_id_that_is_no_whole_number_is_a_mistake_not_a_denial(nurser
 async def test_a_paused_workspace_still_dry_runs_a_script_and_its_steps_meet_the_pause(
     nursery, tmp_path
 ):
-    handlers = {**_handlers(FakeBrowser(), []), **composition_handlers()}
+    handlers = {**_handlers(FakeBrowser(), []), "script": run_script, "browser_batch": run_batch}
     h = GovernedHarness(nursery, handlers, tmp_path / "audit.jsonl", None, browser=FakeBrowser())
     ws = h.workspace(TAB)
     for _ in range(3):

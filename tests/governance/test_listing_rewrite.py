@@ -23,7 +23,7 @@ from ghostlight_trio.catalog.registry import load_specs
 from ghostlight_trio.engine.contracts import ToolCall, ToolResult, WorkContext
 from ghostlight_trio.governance.hosts import Host, resolve_url
 from ghostlight_trio.governance.listing import withhold_listed
-from ghostlight_trio.tools.browser_context import context_handlers
+from ghostlight_trio.tools.tabs import TabTools
 from ghostlight_trio.transport.bridge import TextBlock
 from ghostlight_trio.workspace import WorkspaceRegistry, compose_tab_id
 
@@ -96,7 +96,8 @@ def _listed(tool: str, tabs: list[dict[str, Any]]) -> ToolResult:
     async def answer() -> ToolResult:
         registry = WorkspaceRegistry()
         ws, _ = registry.open(None, "agent")
-        handler = context_handlers(registry, _Browser(tabs))[tool]  # type: ignore[arg-type]
+        tools = TabTools(registry, _Browser(tabs))  # type: ignore[arg-type]
+        handler = {"tabs_context_mcp": tools.tabs_context, "tabs_create_mcp": tools.tabs_create}[tool]
         context = WorkContext(work_id="w1", operation=tool, workspace_id=ws)
         call = ToolCall(context=context, arguments={}, effects=_Effects())  # type: ignore[arg-type]
         return await handler(call)

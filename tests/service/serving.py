@@ -8,7 +8,7 @@ import trio
 
 from ghostlight_trio.service import run_service
 from ghostlight_trio.service.app import assemble
-from ghostlight_trio.tools.plan import PlanBook
+from ghostlight_trio.tools.update_plan import PlanBook
 from ghostlight_trio.workspace import WorkspaceRegistry
 
 

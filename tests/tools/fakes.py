@@ -9,7 +9,8 @@ from typing import Any
 import trio
 
 from ghostlight_trio.browser.errors import BrowserError
-from ghostlight_trio.engine.contracts import ToolCall, WorkContext, WorkspaceId
+from ghostlight_trio.engine.contracts import ToolCall, ToolHandler, WorkContext, WorkspaceId
+from ghostlight_trio.tools.registry import ToolDeps, tool_handlers
 
 
 class Effects:
@@ -92,3 +93,8 @@ class ScriptedBrowser:
         kind = (args.get("params") or {}).get("type", "")
         self.seen.append(" ".join(part for part in (op, name, kind) if part))
         return self.answer(op, args)
+
+
+def handler(name: str, browser: Any, workspaces: Any = None, **deps: Any) -> ToolHandler:
+    """The registry's handler of tool ``name`` over ``browser`` (and ``workspaces``)."""
+    return tool_handlers(ToolDeps(browser, workspaces, **deps))[name]

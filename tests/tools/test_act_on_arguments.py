@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ghostlight_trio.tools.act_on import _expect_spec, _target_spec
-from ghostlight_trio.tools.browser_calls import ToolInputError
+from ghostlight_trio.tools.shared.guard import ToolInputError
 
 
 @pytest.mark.parametrize(

@@ -7,11 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from ghostlight_trio.browser.errors import BrowserError
-from ghostlight_trio.tools.act_on import ActOn, _expect_line, _expect_spec, act_on_handlers
-from ghostlight_trio.tools.browser_calls import PageChannel
-from ghostlight_trio.tools.more_tools import more_tool_handlers
+from ghostlight_trio.tools.act_on import ActOn, _expect_line, _expect_spec
+from ghostlight_trio.tools.shared.channel import PageChannel
 
-from .fakes import ScriptedBrowser, tool_call
+from .fakes import ScriptedBrowser, handler, tool_call
 
 SAVE = {"ref": "ref_3", "role": "button", "name": "Save", "tag": "button", "x": 5, "y": 5,
         "box": {"x": 0, "y": 0, "width": 10, "height": 10}, "visible": True, "enabled": True,
@@ -38,7 +37,7 @@ def page(op: str, args: dict[str, Any]) -> dict[str, Any]:
 
 async def test_an_invalid_expect_selector_is_refused_before_anything_is_done() -> None:
     browser = ScriptedBrowser(page)
-    act_on = act_on_handlers(None, browser)["act_on"]
+    act_on = handler("act_on", browser)
     result = await act_on(tool_call(
         "act_on", target={"name": "Save"}, action="left_click", expect={"selector": "##bad(("}
     ))  # fmt: skip
@@ -52,7 +51,7 @@ async def test_an_invalid_expect_selector_is_refused_before_anything_is_done() -
 async def test_blank_expectations_are_refused_before_anything_is_done() -> None:
     for blank in ({"text": "  "}, {"selector": " ", "text": ""}):
         browser = ScriptedBrowser(page)
-        act_on = act_on_handlers(None, browser)["act_on"]
+        act_on = handler("act_on", browser)
         result = await act_on(tool_call(
             "act_on", target={"name": "Save"}, action="left_click", expect=blank
         ))  # fmt: skip
@@ -72,7 +71,7 @@ async def test_a_role_matches_whatever_its_case() -> None:
 
 
 async def test_a_page_message_without_a_full_stop_still_ends_its_sentence() -> None:
-    act_on = act_on_handlers(None, ScriptedBrowser(page))["act_on"]
+    act_on = handler("act_on", ScriptedBrowser(page))
     result = await act_on(tool_call("act_on", target={"ref": "bad"}, action="left_click"))
     assert result.kind == "tool_error"
     said = result.content[0].text  # type: ignore[union-attr]
@@ -80,7 +79,7 @@ async def test_a_page_message_without_a_full_stop_still_ends_its_sentence() -> N
 
 
 async def test_an_expectation_not_met_reads_as_a_sentence() -> None:
-    wait_for = more_tool_handlers(None, ScriptedBrowser(page))["wait_for"]
+    wait_for = handler("wait_for", ScriptedBrowser(page))
     expect = _expect_spec({"expect": {"selector": ".spinner", "state": "gone", "timeout_ms": 0}})
     assert expect is not None
     waited = await wait_for(tool_call("wait_for", **expect))
@@ -93,7 +92,7 @@ async def test_an_expectation_not_met_reads_as_a_sentence() -> None:
 
 
 async def test_an_expectation_met_says_after_how_long(autojump_clock: Any) -> None:
-    wait_for = more_tool_handlers(None, ScriptedBrowser(page))["wait_for"]
+    wait_for = handler("wait_for", ScriptedBrowser(page))
     expect = _expect_spec({"expect": {"text": "Saved!"}})
     assert expect is not None
     waited = await wait_for(tool_call("wait_for", **expect))
@@ -109,7 +108,7 @@ async def test_a_target_that_fits_but_is_disabled_is_said_to_be_disabled() -> No
         return page(op, args)
 
     browser = ScriptedBrowser(disabled_save)
-    act_on = act_on_handlers(None, browser)["act_on"]
+    act_on = handler("act_on", browser)
     result = await act_on(tool_call("act_on", target={"name": "Save"}, action="left_click"))
     assert result.kind == "tool_error", result
     said = result.content[0].text  # type: ignore[union-attr]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import base64
 
-from ghostlight_trio.tools.buffers import INVALID_PATTERN_NOTE, console_lines, limit_notes
 from ghostlight_trio.tools.file_upload import checked_files
+from ghostlight_trio.tools.shared.buffers import INVALID_PATTERN_NOTE, console_lines, limit_notes
 
 
 def test_a_limit_out_of_range_is_named_with_what_was_used() -> None:

@@ -11,11 +11,10 @@ import trio
 from ghostlight_trio.browser.errors import BrowserError, OutcomeUnknown
 from ghostlight_trio.browser.failures import failure_result
 from ghostlight_trio.browser.tabids import rewrite_text
-from ghostlight_trio.tools.browser_calls import PageChannel
-from ghostlight_trio.tools.more_tools import more_tool_handlers
+from ghostlight_trio.tools.shared.channel import PageChannel
 from ghostlight_trio.workspace.tab_ids import compose_tab_id as compose
 
-from .fakes import ScriptedBrowser, tool_call
+from .fakes import ScriptedBrowser, handler, tool_call
 
 
 def _text(result: Any) -> str:
@@ -132,7 +131,7 @@ def _waiting(error: BrowserError) -> tuple[ScriptedBrowser, Any]:
         raise error
 
     browser = ScriptedBrowser(answer)
-    return browser, more_tool_handlers(None, browser)["wait_for"]
+    return browser, handler("wait_for", browser)
 
 
 async def test_wait_for_on_a_busy_page_says_how_long_the_call_waited(autojump_clock: Any) -> None:
@@ -224,7 +223,7 @@ def _blank_then(loading_from: float | None, readable_from: float | None) -> Any:
             return {"value": {"count": 1, "visible": 1}}
         raise BrowserError("Chrome does not let extensions into this page", "page", "content_unavailable")
 
-    return more_tool_handlers(None, ScriptedBrowser(answer))["wait_for"]
+    return handler("wait_for", ScriptedBrowser(answer))
 
 
 async def test_wait_for_gives_a_page_just_asked_to_navigate_time_to_start(autojump_clock: Any) -> None:

@@ -6,9 +6,7 @@ from typing import Any
 
 import trio
 
-from ghostlight_trio.tools.page_tools import page_tool_handlers
-
-from .fakes import tool_call
+from .fakes import handler, tool_call
 
 
 class _NoBrowser:
@@ -17,7 +15,7 @@ class _NoBrowser:
 
 
 async def test_wait_sleeps_the_duration_and_reports_it() -> None:
-    computer = page_tool_handlers(None, _NoBrowser())["computer"]
+    computer = handler("computer", _NoBrowser())
     started = trio.current_time()
     result = await computer(tool_call("computer", action="wait", duration=0.3))
     assert result.kind == "ok" and result.content[0].text == "Waited 0.3s."  # type: ignore[union-attr]
@@ -25,7 +23,7 @@ async def test_wait_sleeps_the_duration_and_reports_it() -> None:
 
 
 async def test_wait_is_cancellable() -> None:
-    computer = page_tool_handlers(None, _NoBrowser())["computer"]
+    computer = handler("computer", _NoBrowser())
     started = trio.current_time()
     with trio.move_on_after(0.2):
         await computer(tool_call("computer", action="wait", duration=10))
@@ -33,7 +31,7 @@ async def test_wait_is_cancellable() -> None:
 
 
 async def test_missing_prerequisites_are_corrective_errors_before_any_traffic() -> None:
-    computer = page_tool_handlers(None, _NoBrowser())["computer"]
+    computer = handler("computer", _NoBrowser())
     for arguments, fragment in (
         ({"action": "left_click"}, "coordinate or ref is required"),
         ({"action": "type"}, "text is required"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ghostlight_trio.browser.errors import BrowserError
-from ghostlight_trio.tools.browser_calls import guarded
+from ghostlight_trio.tools.shared.guard import guarded
 
 from .fakes import tool_call
 

@@ -52,7 +52,7 @@ def test_a_form_control_that_refused_says_what_to_do_about_that_control() -> Non
 
 
 def test_an_open_dialog_is_named_with_the_answers_that_fit_it() -> None:
-    from ghostlight_trio.tools.more_tools import _dialog_status
+    from ghostlight_trio.tools.dialog import _dialog_status
 
     for kind, how in (("alert", "accept."), ("confirm", "accept or dismiss."), ("prompt", "respond with text.")):
         head, _ = _dialog_status({"open": True, "type": kind, "message": "m"}, 7, "ws", "http://a.test")

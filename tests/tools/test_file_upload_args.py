@@ -6,8 +6,8 @@ import base64
 
 import pytest
 
-from ghostlight_trio.tools.browser_calls import ToolInputError
 from ghostlight_trio.tools.file_upload import MAX_BYTES, checked_files
+from ghostlight_trio.tools.shared.guard import ToolInputError
 
 
 def b64(size: int) -> str:

@@ -6,9 +6,7 @@ from typing import Any
 
 from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
-from ghostlight_trio.tools.page_tools import page_tool_handlers
-
-from .fakes import ScriptedBrowser, tool_call
+from .fakes import ScriptedBrowser, handler, tool_call
 
 HIT = {"ref": "ref_1", "role": "button", "name": "Go", "visible": True, "enabled": True,
        "box": {"x": 1, "y": 1, "width": 2, "height": 2}, "renderSerial": 1,
@@ -25,12 +23,12 @@ def _page(results: list[dict[str, Any]], **found: Any) -> ScriptedBrowser:
 
 
 async def test_a_capped_search_says_how_far_it_went() -> None:
-    none = page_tool_handlers(None, _page([], capped=True, scanned=200_000))["find"]
+    none = handler("find", _page([], capped=True, scanned=200_000))
     said = text(await none(tool_call("find", query="Btn 9999")))
     assert 'No elements matching "Btn 9999" in the first 200000 elements of the page' in said
-    some = page_tool_handlers(None, _page([HIT], capped=True, scanned=200_000, more=True, total=40))
-    said = text(await some["find"](tool_call("find", query="Go")))
+    some = handler("find", _page([HIT], capped=True, scanned=200_000, more=True, total=40))
+    said = text(await some(tool_call("find", query="Go")))
     assert "[at least 40 elements matched" in said
     assert "[searched the first 200000 elements of the page; more may match further down]" in said
-    whole = page_tool_handlers(None, _page([HIT]))["find"]
+    whole = handler("find", _page([HIT]))
     assert "searched the first" not in text(await whole(tool_call("find", query="Go")))

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from ghostlight_trio.tools.form_fill import EXACT, SUBSTRING, best_plan, pick_submit, plan_form
+from ghostlight_trio.tools.form_fill.matching import (
+    EXACT,
+    SUBSTRING,
+    best_plan,
+    pick_submit,
+    plan_form,
+)
+
+from .fakes import handler
 
 
 def field(ref: str, **facts: str) -> dict[str, str]:
@@ -79,7 +87,7 @@ def test_the_submit_is_the_forms_own_native_one_named_like_a_submit() -> None:
 
 
 async def test_more_fields_than_a_call_takes_are_refused_before_the_page_is_read() -> None:
-    from ghostlight_trio.tools.form_fill import MAX_FIELDS, form_fill_handlers
+    from ghostlight_trio.tools.form_fill.tool import MAX_FIELDS
 
     from .fakes import tool_call
 
@@ -87,7 +95,7 @@ async def test_more_fields_than_a_call_takes_are_refused_before_the_page_is_read
         async def request(self, *args: object, **kwargs: object) -> dict:
             raise AssertionError("nothing may reach the page")
 
-    fill = form_fill_handlers(None, NoBrowser())["form_fill"]
+    fill = handler("form_fill", NoBrowser())
     fields = {f"field {n}": "x" for n in range(MAX_FIELDS + 1)}
     result = await fill(tool_call("form_fill", fields=fields))
     assert result.kind == "tool_error" and "Nothing was filled" in result.content[0].text  # type: ignore[union-attr]
@@ -119,7 +127,7 @@ def test_a_radio_group_is_named_by_the_legend_over_it() -> None:
 
 
 def test_what_followed_a_submit_click_is_named_from_the_receipt_and_the_watch() -> None:
-    from ghostlight_trio.tools.form_fill import SUBMISSIONS, submission_of
+    from ghostlight_trio.tools.form_fill.tool import SUBMISSIONS, submission_of
 
     assert submission_of({"newDocument": True}, {"known": False}) == "navigated"
     assert submission_of({"navigationPending": "http://x.test/done"}, None) == "navigating"

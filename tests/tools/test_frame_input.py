@@ -7,9 +7,7 @@ from typing import Any
 
 from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
-from ghostlight_trio.tools.page_tools import page_tool_handlers
-
-from .fakes import ScriptedBrowser, tool_call
+from .fakes import ScriptedBrowser, handler, tool_call
 
 BANK = "http://bank.test/pay"
 
@@ -32,7 +30,7 @@ def _page(seen: list[str], *, frame_at: str = "", focus_frame: str = "") -> Scri
 
 async def test_a_click_into_a_frame_of_a_denied_site_sends_nothing() -> None:
     seen: list[str] = []
-    computer = page_tool_handlers(None, _page(seen, frame_at=BANK))["computer"]
+    computer = handler("computer", _page(seen, frame_at=BANK))
     click = tool_call("computer", action="left_click", coordinate=[10, 10])
     click.effects.denied = {BANK}  # type: ignore[attr-defined]
     result = await computer(click)
@@ -42,7 +40,7 @@ async def test_a_click_into_a_frame_of_a_denied_site_sends_nothing() -> None:
 
 async def test_typing_into_a_focused_frame_of_a_denied_site_sends_nothing() -> None:
     seen: list[str] = []
-    computer = page_tool_handlers(None, _page(seen, focus_frame=BANK))["computer"]
+    computer = handler("computer", _page(seen, focus_frame=BANK))
     typing = tool_call("computer", action="type", text="4242")
     typing.effects.denied = {BANK}  # type: ignore[attr-defined]
     result = await computer(typing)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from ghostlight_trio.browser.errors import BrowserError
-from ghostlight_trio.tools.frame_reach import (
+from ghostlight_trio.tools.computer.frame_reach import (
     OtherSiteRefused,
     refuse_frames_at,
     refuse_frames_focused,

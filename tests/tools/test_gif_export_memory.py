@@ -21,7 +21,9 @@ pytestmark = pytest.mark.process
 EXPORT = r"""
 import io, json, random, re
 from PIL import Image, ImageDraw
-from ghostlight_trio.tools.gif_recorder import MAX_FRAMES, Frame, Recorder, encode_gif
+from ghostlight_trio.tools.shared.screenshots import ContextBook
+from ghostlight_trio.tools.gif_creator.recorder import MAX_FRAMES, Frame, Recorder
+from ghostlight_trio.tools.gif_creator.encoder import encode_gif
 
 def status(key):
     with open("/proc/self/status") as f:
@@ -46,7 +48,7 @@ def page(n):
     image.save(out, "JPEG", quality=55)
     return out.getvalue()
 
-recording = Recorder(channel=None, clock=lambda: 0.0).start("ws", 1, {})
+recording = Recorder(None, ContextBook(), clock=lambda: 0.0).start("ws", 1, {})
 recording.frames = [Frame(page(n), n * 0.8, f"computer left_click {n}", point=(200, 320)) for n in range(MAX_FRAMES)]
 with open("/proc/self/clear_refs", "w") as f:
     f.write("5")  # the high-water mark starts again from what is resident now

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from ghostlight_trio.engine.contracts import ToolResult
-from ghostlight_trio.tools import gif_recorder
-from ghostlight_trio.tools.browser_calls import PageChannel
-from ghostlight_trio.tools.gif_recorder import Frame, Recorder, Recording
+from ghostlight_trio.tools.gif_creator import recorder as gif_recorder
+from ghostlight_trio.tools.gif_creator.recorder import Frame, Recorder, Recording
+from ghostlight_trio.tools.shared.channel import PageChannel
+from ghostlight_trio.tools.shared.screenshots import ContextBook
 
 from .fakes import ScriptedBrowser, tool_call
 from .test_gif_recording import Clock, Tab
@@ -17,7 +18,7 @@ UNIT = 1_000_000
 
 
 def recorder_over_a_tab(clock: Clock) -> Recorder:
-    return Recorder(PageChannel(ScriptedBrowser(Tab().answer)), clock=clock)  # type: ignore[arg-type]
+    return Recorder(PageChannel(ScriptedBrowser(Tab().answer)), ContextBook(), clock=clock)  # type: ignore[arg-type]
 
 
 def prepared(recorder: Recorder, clock: Clock, workspace: str, tab: int, units: int) -> Recording:

@@ -14,11 +14,13 @@ from PIL import Image
 
 from ghostlight_trio.browser.errors import BrowserError
 from ghostlight_trio.engine.contracts import ToolResult
-from ghostlight_trio.tools import gif_creator
-from ghostlight_trio.tools.browser_calls import PageChannel
-from ghostlight_trio.tools.gif_creator import gif_creator_handlers
-from ghostlight_trio.tools.gif_recorder import IDLE_S, KEPT_S, TOTAL_S, Frame, Recorder, encode_gif
-from ghostlight_trio.tools.screenshots import ContextBook
+from ghostlight_trio.tools.gif_creator import tool as gif_creator
+from ghostlight_trio.tools.gif_creator.encoder import encode_gif
+from ghostlight_trio.tools.gif_creator.recorder import IDLE_S, KEPT_S, TOTAL_S, Frame, Recorder
+from ghostlight_trio.tools.gif_creator.tool import GifCreator
+from ghostlight_trio.tools.shared.channel import PageChannel
+from ghostlight_trio.tools.shared.guard import guarded
+from ghostlight_trio.tools.shared.screenshots import ContextBook
 from ghostlight_trio.transport.bridge import ImageBlock
 
 from .fakes import ScriptedBrowser, tool_call
@@ -40,7 +42,7 @@ class Clock:
 
 def test_frames_of_different_sizes_make_one_gif_with_nothing_left_over() -> None:
     clock = Clock()
-    recorder = Recorder(channel=None, clock=clock)  # type: ignore[arg-type]
+    recorder = Recorder(None, ContextBook(), clock=clock)  # type: ignore[arg-type]
     recording = recorder.start("ws", 7, {"showWatermark": False, "showProgressBar": False})
     recording.frames = [
         Frame(jpeg(1600, 1000, (0, 0, 0)), 100.0, "start"),  # scaled down to 800 x 500
@@ -56,7 +58,7 @@ def test_frames_of_different_sizes_make_one_gif_with_nothing_left_over() -> None
 
 def test_recordings_stop_when_idle_or_too_long_and_are_forgotten_later() -> None:
     clock = Clock()
-    recorder = Recorder(channel=None, clock=clock)  # type: ignore[arg-type]
+    recorder = Recorder(None, ContextBook(), clock=clock)  # type: ignore[arg-type]
     idle = recorder.start("ws", 1, {})
     idle.frames = [Frame(b"x", clock.now, "start")]
     clock.now += IDLE_S + 1
@@ -110,11 +112,9 @@ class Owners:
 def gif_tool(tab: Tab, owners: Owners | None = None) -> tuple[Any, Recorder, ScriptedBrowser]:
     """The gif_creator handler over ``tab``, its recorder and the browser it asks."""
     browser = ScriptedBrowser(tab.answer)
-    recorder = Recorder(PageChannel(browser))  # type: ignore[arg-type]
-    handlers = gif_creator_handlers(
-        owners or Owners(), browser, recorder=recorder, contexts=ContextBook()  # type: ignore[arg-type]
-    )
-    return handlers["gif_creator"], recorder, browser
+    recorder = Recorder(PageChannel(browser), ContextBook())  # type: ignore[arg-type]
+    handler = guarded(GifCreator(PageChannel(browser), recorder, ContextBook(), owners or Owners()))  # type: ignore[arg-type]
+    return handler, recorder, browser
 
 
 def said(result: ToolResult) -> str:
@@ -186,8 +186,8 @@ async def test_no_frame_is_taken_of_a_page_the_policy_closes_to_the_workspace() 
         asked.append((workspace, tab_id))
         return seeing["open"]
 
-    recorder = Recorder(PageChannel(browser), may_see=may_see)  # type: ignore[arg-type]
-    gif = gif_creator_handlers(Owners(), browser, recorder=recorder, contexts=ContextBook())["gif_creator"]  # type: ignore[arg-type]
+    recorder = Recorder(PageChannel(browser), ContextBook(), may_see=may_see)  # type: ignore[arg-type]
+    gif = guarded(GifCreator(PageChannel(browser), recorder, ContextBook(), Owners()))  # type: ignore[arg-type]
     await gif(tool_call("gif_creator", action="start_recording"))
     done = ToolResult.text("done")
     await recorder.after_call(tool_call("computer", action="wait", duration=1), done)
@@ -242,7 +242,7 @@ async def test_a_recording_whose_tab_left_is_stopped_exported_and_cleared_withou
 
 
 def test_a_recording_names_the_pages_its_frames_show_once_each_in_order() -> None:
-    recorder = Recorder(channel=None, clock=Clock())  # type: ignore[arg-type]
+    recorder = Recorder(None, ContextBook(), clock=Clock())  # type: ignore[arg-type]
     recording = recorder.start("ws", 7, {})
     for url in ("https://a.test/1", "", "https://b.test/", "https://a.test/1"):
         recording.frames.append(Frame(b"x", 100.0, "step", url=url))

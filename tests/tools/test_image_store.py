@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ghostlight_trio.tools.image_store import ImageStore
+from ghostlight_trio.tools.shared.image_store import ImageStore
 
 
 def test_ids_are_unguessable_and_found_only_in_their_own_workspace() -> None:

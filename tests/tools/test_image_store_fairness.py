@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ghostlight_trio.tools.image_store import ImageStore
+from ghostlight_trio.tools.shared.image_store import ImageStore
 
 
 def test_a_flooding_workspace_pushes_out_its_own_oldest_not_another_s() -> None:

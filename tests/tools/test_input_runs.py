@@ -9,10 +9,9 @@ import pytest
 from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
 from ghostlight_trio.browser.errors import BrowserError
-from ghostlight_trio.tools.computer import RUN_STEPS
-from ghostlight_trio.tools.page_tools import page_tool_handlers
+from ghostlight_trio.tools.computer.input import RUN_STEPS
 
-from .fakes import ScriptedBrowser, tool_call
+from .fakes import ScriptedBrowser, handler, tool_call
 
 OBSERVED = {
     "url": "http://a.test/", "title": "A", "renderSerial": 1, "mutations": 0,
@@ -57,7 +56,7 @@ def _requests(browser: ScriptedBrowser, op: str) -> int:
 
 async def test_typing_goes_out_in_runs_not_a_request_per_key() -> None:
     browser = _typing_browser()
-    computer = page_tool_handlers(None, browser)["computer"]
+    computer = handler("computer", browser)
     call = tool_call("computer", action="type", text="x" * 100)
     result = await computer(call)
     assert result.kind == "ok", text(result)
@@ -75,7 +74,7 @@ async def test_a_failure_part_way_reports_exactly_the_keys_the_browser_answered(
     sequences: bool,
 ) -> None:
     browser = _typing_browser(fail_at=45, sequences=sequences)
-    computer = page_tool_handlers(None, browser)["computer"]
+    computer = handler("computer", browser)
     call = tool_call("computer", action="type", text="y" * 100)
     result = await computer(call)
     assert result.kind == "tool_error"
@@ -90,7 +89,7 @@ async def test_a_failure_part_way_reports_exactly_the_keys_the_browser_answered(
 
 async def test_a_click_is_one_request() -> None:
     browser = _typing_browser()
-    computer = page_tool_handlers(None, browser)["computer"]
+    computer = handler("computer", browser)
     call = tool_call("computer", action="left_click", coordinate=[10, 10])
     result = await computer(call)
     assert result.kind == "ok", text(result)
@@ -105,7 +104,7 @@ async def test_points_no_page_has_are_refused_before_anything_is_sent() -> None:
         return {"result": {}}
 
     browser = ScriptedBrowser(answer)
-    computer = page_tool_handlers(None, browser)["computer"]
+    computer = handler("computer", browser)
     far = await computer(tool_call("computer", action="left_click", coordinate=[1e308, 5]))
     assert far.kind == "tool_error" and "(1e+308, 5) is far outside any page" in text(far), text(far)
     off = await computer(tool_call(

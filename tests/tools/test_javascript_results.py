@@ -9,10 +9,9 @@ import trio
 from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
 from ghostlight_trio.browser.errors import BrowserError
-from ghostlight_trio.tools.javascript import JS_RESULT_LIMIT, JS_TIMEOUT_MS
-from ghostlight_trio.tools.page_tools import page_tool_handlers
+from ghostlight_trio.tools.javascript_tool import JS_RESULT_LIMIT, JS_TIMEOUT_MS
 
-from .fakes import ScriptedBrowser, tool_call
+from .fakes import ScriptedBrowser, handler, tool_call
 
 PAGE = {"url": "http://a.test/", "title": "A", "renderSerial": 1}
 
@@ -27,7 +26,7 @@ async def test_a_script_stopped_at_its_time_bound_says_so(autojump_clock: Any) -
                 )
             return {"value": PAGE}
 
-    js = page_tool_handlers(None, Endless(lambda op, args: {}))["javascript_tool"]
+    js = handler("javascript_tool", Endless(lambda op, args: {}))
     result = await js(tool_call("javascript_tool", action="javascript_exec", text="while (true) {}"))
     assert result.kind == "tool_error"
     assert text(result).startswith("The script ran for 30 s without finishing and was stopped there")
@@ -42,7 +41,7 @@ async def test_an_error_is_cut_like_a_value() -> None:
             return {"result": {"exceptionDetails": details}}
         return {"value": PAGE, "tabId": 7, "url": PAGE["url"], "title": "A"}
 
-    js = page_tool_handlers(None, ScriptedBrowser(answer))["javascript_tool"]
+    js = handler("javascript_tool", ScriptedBrowser(answer))
     result = await js(tool_call("javascript_tool", action="javascript_exec", text="x"))
     assert result.kind == "tool_error" and "ReferenceError" in text(result)
     assert "Error: ReferenceError" not in text(result)  # its name, said once
@@ -55,7 +54,7 @@ async def test_a_script_that_closed_its_tab_reports_its_value_and_the_closing() 
             return {"result": {"result": {"type": "number", "value": 5}}}
         raise BrowserError("No tab with id 7 (it was closed or never existed)", code="tab_not_found")
 
-    js = page_tool_handlers(None, ScriptedBrowser(answer))["javascript_tool"]
+    js = handler("javascript_tool", ScriptedBrowser(answer))
     result = await js(tool_call("javascript_tool", action="javascript_exec", text="window.close(); 5"))
     assert result.kind == "ok"
     assert "UNTRUSTED ---\n5\n--- END" in text(result)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ghostlight_trio.tools.keys import (
+from ghostlight_trio.tools.shared.keys import (
     ALT,
     CTRL,
     META,

@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 
 from ghostlight_trio.browser.errors import BrowserError
-from ghostlight_trio.tools.narrate import narrate_handlers
 
-from .fakes import ScriptedBrowser, tool_call
+from .fakes import ScriptedBrowser, handler, tool_call
 
 INTACT = {"removed": 0, "covered": 0, "watchedMs": 1000}
 
@@ -35,7 +34,7 @@ async def test_blank_or_overlong_text_is_a_tool_error_and_nothing_is_shown(
     text: str, says: str
 ) -> None:
     browser = ScriptedBrowser(shown)
-    result = await narrate_handlers(None, browser)["narrate"](tool_call("narrate", text=text))
+    result = await handler("narrate", browser)(tool_call("narrate", text=text))
     assert result.kind == "tool_error", result
     assert says in result.content[0].text and "nothing was shown" in result.content[0].text  # type: ignore[union-attr]
     assert browser.seen == []
@@ -49,7 +48,7 @@ async def test_text_that_fits_goes_to_the_page_whole() -> None:
         return shown(op, args)
 
     text = "\N{GRINNING FACE}" * 120
-    result = await narrate_handlers(None, ScriptedBrowser(answer))["narrate"](
+    result = await handler("narrate", ScriptedBrowser(answer))(
         tool_call("narrate", text=text)
     )
     assert result.kind == "ok" and sent == [text, text]  # the tab group's title, then the page
@@ -61,7 +60,7 @@ def words(result: Any) -> str:
 
 async def test_an_intact_caption_is_shown_and_its_words_are_in_the_group_title() -> None:
     browser = ScriptedBrowser(shown)
-    result = await narrate_handlers(None, browser)["narrate"](tool_call("narrate", text="Hi"))
+    result = await handler("narrate", browser)(tool_call("narrate", text="Hi"))
     assert browser.seen == ["group_caption", "content narrate"]
     assert result.structured == {
         "shown": True, "position": "bottom", "duration_ms": 5000, "replaced": False,
@@ -85,7 +84,7 @@ async def test_a_caption_the_page_took_out_or_covered_is_not_reported_shown(
     seen: dict[str, int], says: str
 ) -> None:
     browser = ScriptedBrowser(lambda op, args: shown(op, args, **seen))
-    result = await narrate_handlers(None, browser)["narrate"](tool_call("narrate", text="Hi"))
+    result = await handler("narrate", browser)(tool_call("narrate", text="Hi"))
     assert result.structured is not None and result.structured["shown"] is False
     assert result.structured["removed"] == seen.get("removed", 0)
     assert result.structured["covered"] == seen.get("covered", 0)
@@ -99,7 +98,7 @@ async def test_a_page_answer_without_its_counts_is_not_reported_shown() -> None:
             return {"value": {"shown": True, "position": "top", "durationMs": 5000}}
         return shown(op, args)
 
-    result = await narrate_handlers(None, ScriptedBrowser(answer))["narrate"](
+    result = await handler("narrate", ScriptedBrowser(answer))(
         tool_call("narrate", text="Hi")
     )
     assert result.structured is not None and result.structured["shown"] is False
@@ -112,7 +111,7 @@ async def test_where_the_page_cannot_show_it_the_group_title_still_does() -> Non
             raise BrowserError("Chrome does not let extensions into this page", "page", "x")
         return shown(op, args)
 
-    result = await narrate_handlers(None, ScriptedBrowser(answer))["narrate"](
+    result = await handler("narrate", ScriptedBrowser(answer))(
         tool_call("narrate", text="Hi")
     )
     assert result.structured is not None and result.structured["shown"] is False
@@ -140,7 +139,7 @@ async def test_where_the_group_title_cannot_carry_it_the_answer_says_why(
             raise group
         return dict(group)
 
-    result = await narrate_handlers(None, ScriptedBrowser(answer))["narrate"](
+    result = await handler("narrate", ScriptedBrowser(answer))(
         tool_call("narrate", text="Hi")
     )
     assert result.structured is not None and result.structured["in_tab_group"] is False

@@ -11,10 +11,8 @@ from typing import Any
 from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
 from ghostlight_trio.browser.errors import BrowserError
-from ghostlight_trio.tools.browser_context import context_handlers
-from ghostlight_trio.tools.page_tools import page_tool_handlers
 
-from .fakes import ScriptedBrowser, tool_call
+from .fakes import ScriptedBrowser, handler, tool_call
 
 ALERT = {"type": "alert", "message": "stop", "defaultPrompt": "", "url": "http://a.test/"}
 UNLOAD = {"type": "beforeunload", "message": "", "defaultPrompt": "", "url": "http://a.test/"}
@@ -39,7 +37,7 @@ async def test_a_drag_cut_short_by_a_dialog_sends_no_release_to_the_paused_page(
         return {"result": {}}
 
     browser = ScriptedBrowser(answer)
-    computer = page_tool_handlers(None, browser)["computer"]
+    computer = handler("computer", browser)
     result = await computer(
         tool_call(
             "computer", action="left_click_drag", start_coordinate=[10, 10], coordinate=[90, 10]
@@ -64,7 +62,7 @@ async def test_a_scroll_reports_a_dialog_that_opened_after_its_wheel() -> None:
         return {"result": {}}
 
     browser = ScriptedBrowser(answer)
-    computer = page_tool_handlers(None, browser)["computer"]
+    computer = handler("computer", browser)
     result = await computer(tool_call("computer", action="scroll", coordinate=[5, 5]))
     assert result.kind == "ok"
     assert text(result).startswith(
@@ -80,7 +78,7 @@ async def test_form_input_whose_change_handler_opens_a_dialog_says_the_value_wen
         return {"value": OBSERVED}
 
     browser = ScriptedBrowser(answer)
-    form_input = page_tool_handlers(None, browser)["form_input"]
+    form_input = handler("form_input", browser)
     result = await form_input(tool_call("form_input", ref="ref_2", value=True))
     assert result.kind == "ok"
     assert text(result).startswith(
@@ -93,7 +91,7 @@ async def test_navigate_held_by_beforeunload_says_where_the_tab_is_and_what_to_a
     def answer(op: str, args: dict[str, Any]) -> dict[str, Any]:
         return {"tabId": 7, "url": "http://a.test/", "title": "A", "loaded": False, "dialog": UNLOAD}
 
-    navigate = context_handlers(None, ScriptedBrowser(answer))["navigate"]  # type: ignore[arg-type]
+    navigate = handler("navigate", ScriptedBrowser(answer))  # type: ignore[arg-type]
     result = await navigate(tool_call("navigate", url="http://b.test/"))
     assert result.kind == "ok"
     assert text(result).startswith(

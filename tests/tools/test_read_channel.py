@@ -8,7 +8,7 @@ import pytest
 
 from ghostlight_trio.browser.errors import BrowserError, OutcomeUnknown
 from ghostlight_trio.engine.contracts import ToolCall, UncertainEffect, WorkContext, WorkspaceId
-from ghostlight_trio.tools.browser_calls import PageChannel
+from ghostlight_trio.tools.shared.channel import PageChannel
 
 from .fakes import Effects
 
@@ -72,10 +72,10 @@ async def test_the_effect_path_raises_uncertainty_inside_atomic() -> None:
 async def test_the_reading_tools_leave_an_unanswering_tab_usable(tool: str, arguments: dict) -> None:
     """A page too busy to answer a read has changed nothing: the read fails plainly, and the
     tab is not quarantined (no effect was dispatched, so the engine has nothing uncertain)."""
-    from ghostlight_trio.tools.page_tools import page_tool_handlers
+    from .fakes import handler as registered
 
     effects = Effects()
-    handler = page_tool_handlers(None, _SilentBrowser())[tool]  # type: ignore[arg-type]
+    handler = registered(tool, _SilentBrowser())
     context = WorkContext(work_id="w", operation=tool, workspace_id=WorkspaceId("ws"))
     result = await handler(ToolCall(context, {"tabId": 1, **arguments}, effects))  # type: ignore[arg-type]
     said = "".join(getattr(block, "text", "") for block in result.content)

@@ -7,9 +7,7 @@ from typing import Any
 
 from browser.session_driver import text  # tests/ is on sys.path (rootdir packages)
 
-from ghostlight_trio.tools.page_tools import page_tool_handlers
-
-from .fakes import ScriptedBrowser, tool_call
+from .fakes import ScriptedBrowser, handler, tool_call
 
 FULL = 'heading "Title" [ref_1]\nform [ref_2]\n textbox "Name" [ref_3]\nViewport: 800x600'
 INTERACTIVE = 'textbox "Name" [ref_3]\n[interactive filter: ...]\nViewport: 800x600'
@@ -24,7 +22,7 @@ def _page(op: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 async def test_a_diff_compares_reads_with_the_same_options_only() -> None:
-    read = page_tool_handlers(None, ScriptedBrowser(_page))["read_page"]
+    read = handler("read_page", ScriptedBrowser(_page))
     await read(tool_call("read_page"))
     other = await read(tool_call("read_page", filter="interactive", diff=True))
     assert "(no baseline: no earlier read of this page with these options; full tree)" in text(

@@ -5,10 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ghostlight_trio.tools.file_upload import file_upload_handlers
-from ghostlight_trio.tools.page_tools import page_tool_handlers
-
-from .fakes import tool_call
+from .fakes import handler, tool_call
 
 TARGET = {"ref": "ref_1", "role": "textbox", "name": "Name", "tag": "input", "x": 5, "y": 5,
           "box": {"x": 0, "y": 0, "width": 10, "height": 10}, "visible": True, "enabled": True,
@@ -35,10 +32,10 @@ class LeavingPage:
 async def test_form_input_and_file_upload_report_the_delivered_input_without_a_receipt(
     autojump_clock,
 ) -> None:
-    form_input = page_tool_handlers(None, LeavingPage())["form_input"]
+    form_input = handler("form_input", LeavingPage())
     result = await form_input(tool_call("form_input", ref="ref_1", value="Ada"))
     assert result.kind == "ok" and result.content[0].text == 'Set ref_1 = "Ada".'  # type: ignore[union-attr]
-    upload = file_upload_handlers(None, LeavingPage())["file_upload"]
+    upload = handler("file_upload", LeavingPage())
     result = await upload(tool_call("file_upload", ref="ref_1", files=[{"data": "YQ==", "name": "a.txt"}]))
     assert result.kind == "ok", result
     assert result.content[0].text.startswith("Uploaded 1 file(s) to file input ref_1: a.txt")  # type: ignore[union-attr]

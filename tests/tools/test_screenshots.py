@@ -7,7 +7,7 @@ import base64
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ghostlight_trio.tools.screenshots import (
+from ghostlight_trio.tools.shared.screenshots import (
     LONG_SIDE,
     TOKEN_BUDGET,
     ContextBook,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import trio
 
-from ghostlight_trio.tools.receipts import SETTLE_MAX_SECONDS, observe_settled
+from ghostlight_trio.tools.shared.receipts import SETTLE_MAX_SECONDS, observe_settled
 
 
 def _script(*observations):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ghostlight_trio.tools.buffers import (
+from ghostlight_trio.tools.shared.buffers import (
     FIRST_USE_NOTE,
     SLOW_PATTERN_NOTE,
     bounded_limit,
@@ -12,7 +12,7 @@ from ghostlight_trio.tools.buffers import (
     console_lines,
     network_lines,
 )
-from ghostlight_trio.tools.provenance import (
+from ghostlight_trio.tools.shared.provenance import (
     TITLE_LIMIT,
     URL_LIMIT,
     clip_fenced,
@@ -24,8 +24,8 @@ from ghostlight_trio.tools.provenance import (
     session_nonce,
     wrap_page_text,
 )
-from ghostlight_trio.tools.receipts import build_receipt, receipt_facts, receipt_result
-from ghostlight_trio.tools.shaping import (
+from ghostlight_trio.tools.shared.receipts import build_receipt, receipt_facts, receipt_result
+from ghostlight_trio.tools.shared.shaping import (
     actionable,
     clip_text,
     element_line,

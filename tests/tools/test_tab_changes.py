@@ -7,7 +7,7 @@ import trio
 
 from ghostlight_trio.browser.tab_journal import DELTA_LIMIT, TabJournal
 from ghostlight_trio.engine.contracts import ToolCall, ToolResult, WorkContext
-from ghostlight_trio.tools.tab_changes import noting_tab_changes
+from ghostlight_trio.tools.shared.tab_changes import noting_tab_changes
 
 
 class _Owners:

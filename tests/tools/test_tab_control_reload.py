@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ghostlight_trio.tools.more_tools import more_tool_handlers
-
-from .fakes import ScriptedBrowser, tool_call
+from .fakes import ScriptedBrowser, handler, tool_call
 
 
 def _tab(loaded: bool) -> Any:
@@ -18,7 +16,7 @@ def _tab(loaded: bool) -> Any:
             return {"action": "reload", "tabId": 7, "loaded": loaded, "url": "http://a.test/", "title": "A"}
         return {"value": {"renderSerial": 1}}
 
-    return more_tool_handlers(None, ScriptedBrowser(answer))["tab_control"]
+    return handler("tab_control", ScriptedBrowser(answer))
 
 
 def _said(result: Any) -> str:
@@ -53,7 +51,7 @@ async def test_only_a_reload_s_wait_is_one_a_cancel_may_end() -> None:
         return {"value": {"renderSerial": 1}}
 
     browser = ScriptedBrowser(answer)
-    tab_control = more_tool_handlers(None, browser)["tab_control"]
+    tab_control = handler("tab_control", browser)
     await tab_control(tool_call("tab_control", action="focus"))
     assert browser.stoppable == []
     await tab_control(tool_call("tab_control", action="reload"))

@@ -7,12 +7,15 @@ from pathlib import Path
 from typing import Any
 
 from ghostlight_trio.catalog.registry import Catalog, load_specs
-from ghostlight_trio.tools.browser_context import context_handlers
-from ghostlight_trio.tools.page_tools import page_tool_handlers
-from ghostlight_trio.tools.plan import PlanBook
+from ghostlight_trio.tools.registry import ToolDeps, tool_handlers
 
 CANONICAL = Path(__file__).parents[2] / "ghostlight_trio" / "catalog" / "tool-catalog.json"
 TRAINED = 13
+TRAINED_SERVED = (
+    "update_plan", "tabs_context_mcp", "tabs_create_mcp", "navigate", "computer", "find",
+    "form_input", "get_page_text", "javascript_tool", "read_console_messages",
+    "read_network_requests", "read_page", "resize_window",
+)  # fmt: skip
 
 
 def canonical_tools() -> list[dict[str, Any]]:
@@ -25,9 +28,8 @@ class _Nothing:
 
 
 def served_catalog() -> Catalog:
-    handlers: dict[str, Any] = {"update_plan": PlanBook().update_plan}
-    handlers.update(context_handlers(None, _Nothing()))  # type: ignore[arg-type]
-    handlers.update(page_tool_handlers(None, _Nothing()))
+    every = tool_handlers(ToolDeps(_Nothing(), None))  # type: ignore[arg-type]
+    handlers: dict[str, Any] = {name: every[name] for name in TRAINED_SERVED}
     return Catalog(load_specs(), handlers)
 
 

@@ -7,9 +7,11 @@ from typing import Any
 
 import pytest
 
-from ghostlight_trio.tools.image_store import ImageStore
-from ghostlight_trio.tools.screenshots import ContextBook, full_view
-from ghostlight_trio.tools.upload_image import upload_image_handlers
+from ghostlight_trio.tools.shared.channel import PageChannel
+from ghostlight_trio.tools.shared.guard import guarded
+from ghostlight_trio.tools.shared.image_store import ImageStore
+from ghostlight_trio.tools.shared.screenshots import ContextBook, full_view
+from ghostlight_trio.tools.upload_image import UploadImage
 
 from .fakes import ScriptedBrowser, tool_call
 
@@ -27,7 +29,7 @@ async def upload(coordinate: Any, contexts: ContextBook) -> tuple[Any, ScriptedB
     images = ImageStore()
     image_id = images.put("ws", b"\xff\xd8jpeg", "image/jpeg")
     browser = ScriptedBrowser(page)
-    handler = upload_image_handlers(None, browser, images=images, contexts=contexts)["upload_image"]
+    handler = guarded(UploadImage(PageChannel(browser), images, contexts))
     result = await handler(tool_call("upload_image", imageId=image_id, coordinate=coordinate))
     return result, browser
 
@@ -75,7 +77,7 @@ async def test_a_point_inside_the_screenshot_is_dropped(autojump_clock: Any) -> 
 
 
 def test_sizes_read_as_a_person_would_say_them() -> None:
-    from ghostlight_trio.tools.placement import byte_size
+    from ghostlight_trio.tools.shared.placement import byte_size
 
     assert [byte_size(n) for n in (0, 1, 10, 1023, 1024, 1536, 3_000_000)] == [
         "0 bytes", "1 byte", "10 bytes", "1023 bytes", "1 KB", "2 KB", "2.9 MB"
@@ -94,7 +96,7 @@ async def test_a_name_that_says_another_type_is_given_the_images_own(autojump_cl
 
     images = ImageStore()
     image_id = images.put("ws", b"\xff\xd8jpeg", "image/jpeg")
-    handler = upload_image_handlers(None, ScriptedBrowser(answer), images=images, contexts=ContextBook())
+    handler = {"upload_image": guarded(UploadImage(PageChannel(ScriptedBrowser(answer)), images, ContextBook()))}
     for asked, named in (("shot.png", "shot.jpg"), ("receipt", "receipt.jpg"), ("a.JPEG", "a.JPEG")):
         result = await handler["upload_image"](
             tool_call("upload_image", imageId=image_id, ref="ref_2", filename=asked)

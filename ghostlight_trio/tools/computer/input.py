@@ -1,0 +1,110 @@
+"""Sending a computer action's input events: in runs of one request each, a cancel seen only
+between runs, and a JavaScript dialog that stops the run recorded with how far it got."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import trio
+
+from ...browser.errors import BrowserError
+from ...engine.contracts import ToolCall
+from ..shared.channel import PageChannel
+from ..shared.dialogs import PageDialog
+
+CLICKS = {
+    "left_click": ("left", 1),
+    "right_click": ("right", 1),
+    "double_click": ("left", 2),
+    "triple_click": ("left", 3),
+}
+BUTTON_BITS = {"left": 1, "right": 2, "middle": 4}
+MOUSE = "Input.dispatchMouseEvent"
+KEY = "Input.dispatchKeyEvent"
+
+Step = tuple[str, dict[str, Any], float, bool]
+"""One input event: CDP method, params, pause before it (seconds), checkpoint before it."""
+RUN_STEPS = 64
+"""Input events sent as one request before the next checkpoint (32 typed characters)."""
+MAX_RUN_STEPS = 256
+"""The most commands the extension takes in one ``cdp_sequence``."""
+
+
+async def send(
+    channel: PageChannel,
+    call: ToolCall,
+    tab: int,
+    steps: list[Step],
+    *,
+    summary: str,
+    started: bool = False,
+    final: bool = True,
+    done: Mapping[int, str] | None = None,
+) -> None:
+    """Send input events in order. A dialog that opens stops the rest; the ``PageDialog``
+    records whether anything of the action went out (``started``: earlier events did) and
+    whether its last event was delivered (``final``: these are the action's last events).
+    ``done`` maps a step's index to what has taken effect once it is sent, for a call
+    stopped part way to report.
+
+    Events go out in runs (``_runs``), each one request, so typing costs a round trip per
+    run, not per key. A cancel stops the action only between runs, at a checkpoint step (or
+    before anything went out): the rest of a press goes out shielded, since a key or button
+    left down would stay down in the page."""
+    for first, end in _runs(steps):
+        _, _, pause, checkpoint = steps[first]
+        if pause:
+            await trio.sleep(pause)
+        if checkpoint:
+            await call.effects.checkpoint()
+        continuing = not checkpoint and (started or first > 0)
+        try:
+            with trio.CancelScope(shield=continuing):
+                if end - first == 1:
+                    await channel.cdp(call, tab, steps[first][0], steps[first][1])
+                else:
+                    run = [(method, params) for method, params, _, _ in steps[first:end]]
+                    await channel.cdp_sequence(call, tab, run)
+        except PageDialog as stop:
+            index = first + stop.completed  # the event the dialog met
+            _note_done(call, done, index)
+            went_out = started or index > 0 or stop.delivered
+            stop.stage = "during" if went_out else "before"
+            stop.complete = final and stop.delivered and index == len(steps) - 1
+            stop.summary = summary
+            raise
+        except BrowserError as error:
+            if error.completed is not None:
+                _note_done(call, done, first + error.completed)
+            raise
+        _note_done(call, done, end)
+
+
+def _runs(steps: list[Step]) -> Iterator[tuple[int, int]]:
+    """Runs of steps sent as one request, as ``(first, end)``: a run ends before a step with a
+    pause (waited out here) and, once it holds ``RUN_STEPS`` steps, before the next checkpoint
+    step, so a cancel is seen every ``RUN_STEPS`` events or so."""
+    first = 0
+    for index in range(1, len(steps) + 1):
+        if (
+            index == len(steps)
+            or steps[index][2] > 0
+            or (steps[index][3] and index - first >= RUN_STEPS)
+            or index - first >= MAX_RUN_STEPS
+        ):
+            yield first, index
+            first = index
+
+
+def _note_done(call: ToolCall, done: Mapping[int, str] | None, sent: int) -> None:
+    """Report the furthest point of ``done`` reached once the first ``sent`` steps went out."""
+    if done is None:
+        return
+    reached = [index for index in done if index < sent]
+    if reached:
+        call.effects.done_so_far(done[max(reached)])
+
+
+def mouse_step(kind: str, x: float, y: float, *, pause: float = 0.0, **extra: Any) -> Step:
+    return (MOUSE, {"type": kind, "x": x, "y": y, **extra}, pause, False)

@@ -1,0 +1,294 @@
+"""One browser request per engine effect, for the page tools.
+
+Every request that may change the page runs inside ``call.effects.atomic`` (once sent it
+drains, even on cancel) and an unknown outcome is handed to the engine as ``UncertainEffect`` so
+it can quarantine the tab. Pure reads (``PageChannel.read``) change nothing, so an unanswered
+read is reported as a plain failure and leaves the tab usable. A JavaScript dialog that answers or
+refuses a request is raised as ``PageDialog`` (see ``dialogs.py``); ``guard.guarded`` turns it,
+bad arguments and browser failures into the tool's result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...browser.errors import BrowserError, BrowserFailure, OutcomeUnknown
+from ...browser.failures import OUT_OF_REACH_CODES, UNANSWERED_CODES
+from ...engine.contracts import ToolCall
+from .atomic import atomic_request
+from .dialogs import PageDialog, check_answer, refusal
+from .guard import ToolInputError
+from .protocols import BrowserRequests
+from .provenance import page_facts
+
+CDP_TIMEOUT = 20.0
+"""Bound on one CDP command through the extension."""
+CONTENT_TIMEOUT = 20.0
+"""Bound on one content-script mechanism, including injection."""
+CONTENT_WAIT_MS = 15_000
+"""How long the extension waits for the page's answer."""
+INFO_BOUND = 10.0
+"""Bound on a ``tab_info`` read."""
+SEQUENCE_ALLOWANCE = 0.05
+"""Added to ``CDP_TIMEOUT`` per command of a ``cdp_sequence``."""
+PENDING_PROBE = 3.0
+"""Bound on the ``tab_info`` that tells an unanswered read of a navigating tab."""
+UNKNOWN_OP = "unknown_op"
+KEPT_MOVING = "kept moving for a second (an animation, or a page still laying itself out)"
+"""What ``hit_test``'s ``moving`` means, as every tool that aims at a ref says it."""
+SETTLE_THEN_RETRY = (
+    "Wait for the page to settle (wait_for with state settled) and retry, or take a screenshot"
+    " and act at a point of it."
+)
+
+
+class PageChannel:
+    """The browser requests the page tools make, each as one effect of the calling work.
+
+    Methods that take ``read=True`` send a side-effect-free request through ``read`` instead.
+    """
+
+    def __init__(self, browser: BrowserRequests) -> None:
+        self._browser = browser
+        self._sequences = True
+        """False once an extension answered that it has no ``cdp_sequence`` (an older one)."""
+
+    async def request(
+        self, call: ToolCall, op: str, args: dict[str, Any], bound: float, *,
+        wait_ends_on_cancel: bool = False,
+    ) -> dict[str, Any]:  # fmt: skip
+        ws = _workspace(call)
+        try:
+            answer = await atomic_request(
+                call, self._browser, ws, op, args, bound, wait_ends_on_cancel=wait_ends_on_cancel
+            )
+        except BrowserError as error:
+            raise refusal(error) or error from None
+        return check_answer(answer)
+
+    async def read(
+        self, call: ToolCall, op: str, args: dict[str, Any], bound: float
+    ) -> dict[str, Any]:
+        """A request with no effect on the page (a probe, a screenshot), outside the effect path.
+
+        A read that gets no answer is an error, not an uncertain effect: nothing can have
+        changed, so the tab is not quarantined.
+        """
+        ws = _workspace(call)
+        await call.effects.checkpoint()
+        try:
+            return check_answer(await self._browser.request(ws, op, args, timeout=bound))
+        except BrowserError as error:
+            error.delivered = False  # a read changes nothing, whatever became of it
+            stop = refusal(error)
+            if stop is not None:
+                raise stop from None
+            unanswered = error
+        except OutcomeUnknown as unknown:
+            unanswered = BrowserError(
+                f"The browser did not answer the read-only {op} request in time; nothing"
+                f" was changed ({unknown.message})",
+                hop="extension",
+                code="read_timeout",
+            )
+        if unanswered.code in UNANSWERED_CODES or unanswered.code in OUT_OF_REACH_CODES:
+            unanswered = await self._navigating(ws, op, args, unanswered)
+        raise unanswered
+
+    async def _quick_info(self, ws: Any, tab: int) -> dict[str, Any]:
+        """The tab's ``tab_info`` within a short bound; empty when it cannot be read."""
+        try:
+            info: dict[str, Any] = await self._browser.request(
+                ws, "tab_info", {"tabId": tab}, timeout=PENDING_PROBE
+            )
+        except BrowserFailure:
+            return {}
+        return info
+
+    async def _navigating(
+        self, ws: Any, op: str, args: dict[str, Any], unanswered: BrowserError
+    ) -> BrowserError:
+        """Why a read failed when the tab is on its way to another page (a link to a slow
+        server, a new tab's first page): that, not a busy page or one no extension may read
+        (the about:blank a new tab shows until then), is the reason to give. So a read that
+        fails this way with ``navigation_pending`` may succeed later; with its own code, the
+        tab was at rest when asked (or could not be asked)."""
+        tab = args.get("tabId")
+        if not isinstance(tab, int):
+            return unanswered
+        info = await self._quick_info(ws, tab)
+        pending = info.get("pendingUrl")
+        out_of_reach = unanswered.code in OUT_OF_REACH_CODES
+        if isinstance(pending, str) and pending:
+            heading = f"navigating to {pending}"
+        elif out_of_reach and info.get("status") == "loading":
+            heading = "loading another page"  # a script's navigation, before Chrome names it
+        else:
+            return unanswered
+        if out_of_reach:
+            why = "the page it shows until then is one no extension may read"
+        else:
+            why = (
+                f"the page it is leaving did not answer the {op} request (a script of its own"
+                " may hold it, and the navigation with it)"
+            )
+        return BrowserError(
+            f"Tab {tab} is {heading}, which has not loaded yet, and {why}; nothing was changed",
+            hop="page",
+            code="navigation_pending",
+        )
+
+    async def cdp(
+        self, call: ToolCall, tab: int, method: str, params: dict[str, Any] | None = None,
+        bound: float = CDP_TIMEOUT, *, read: bool = False,
+    ) -> dict[str, Any]:  # fmt: skip
+        """One CDP command on the tab; its result object."""
+        send = self.read if read else self.request
+        answer = await send(
+            call, "cdp", {"tabId": tab, "method": method, "params": params or {}}, bound
+        )
+        result = answer.get("result")
+        return result if isinstance(result, dict) else {}
+
+    async def cdp_sequence(
+        self, call: ToolCall, tab: int, commands: Sequence[tuple[str, dict[str, Any]]]
+    ) -> None:
+        """CDP commands on the tab, sent in order as one request (one round trip for a whole
+        run of input events). A dialog raises ``PageDialog`` and a failure ``BrowserError``,
+        each with ``completed``: how many of the commands were answered before it."""
+        if self._sequences:
+            args = {"tabId": tab, "commands": [{"method": m, "params": p} for m, p in commands]}
+            bound = CDP_TIMEOUT + SEQUENCE_ALLOWANCE * len(commands)
+            try:
+                answer = await atomic_request(
+                    call, self._browser, _workspace(call), "cdp_sequence", args, bound
+                )
+            except BrowserError as error:
+                if error.code != UNKNOWN_OP:
+                    raise refusal(error) or error from None
+                self._sequences = False  # refused unread: nothing of it ran
+            else:
+                dialog = answer.get("dialog")
+                if isinstance(dialog, dict):
+                    completed = answer.get("completed")
+                    raise PageDialog(
+                        dialog,
+                        delivered=answer.get("delivered") is not False,
+                        completed=completed if type(completed) is int else 0,
+                    )
+                return
+        for done, (method, params) in enumerate(commands):
+            try:
+                await self.cdp(call, tab, method, params)
+            except (PageDialog, BrowserError) as stop:
+                stop.completed = done
+                raise
+
+    async def content(
+        self,
+        call: ToolCall,
+        tab: int,
+        fn: str,
+        args: dict[str, Any] | None = None,
+        bound: float = CONTENT_TIMEOUT,
+        *,
+        read: bool = False,
+        wait_ms: int | None = None,
+    ) -> Any:
+        """One content-script mechanism in the tab's top frame; its value.
+
+        ``wait_ms``: how long the extension waits for the page (by default what ``bound``
+        leaves, at most ``CONTENT_WAIT_MS``).
+        """
+        if wait_ms is None:
+            wait_ms = int(min(CONTENT_WAIT_MS, max(1.0, bound - 2.0) * 1000))
+        request = {"tabId": tab, "fn": fn, "args": args or {}, "timeoutMs": wait_ms}
+        send = self.read if read else self.request
+        try:
+            answer = await send(call, "content", request, bound)
+        except BrowserError as error:
+            if read or error.code != "page_timeout":
+                raise
+            # The page took the request and did not answer in time (busy with a script of its
+            # own): it may still act on it once it is free, so this is no failure, and no
+            # success either.
+            unknown = OutcomeUnknown(
+                f"{error.message.rstrip('.')}; the {fn} request was handed to the page, which may"
+                " still carry it out once it is free"
+            )
+            unknown.hop = "page"
+            raise unknown from None
+        if "value" not in answer:  # an extension's broken answer, never read as "nothing found"
+            raise BrowserError(
+                f"The extension's answer to the {fn} request carried no value",
+                hop="extension",
+                code="bad_answer",
+            )
+        value = answer.get("value")
+        pending = answer.get("pendingUrl")
+        if isinstance(value, dict) and isinstance(pending, str) and pending:
+            # The tab is on its way to another page: this observation is of the one it leaves.
+            value = {**value, "pendingUrl": pending}
+        return value
+
+    async def evaluate(
+        self, call: ToolCall, tab: int, expression: str, *, read: bool = False
+    ) -> Any:
+        """The by-value result of an expression evaluated in the page."""
+        params = {"expression": expression, "returnByValue": True}
+        result = await self.cdp(call, tab, "Runtime.evaluate", params, read=read)
+        return (result.get("result") or {}).get("value")
+
+    async def observe_ref(
+        self, call: ToolCall, tab: int, ref: str, bound: float = CONTENT_TIMEOUT, *,
+        near: bool = False, watch_press: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """The page observed with the element behind ``ref`` as its ``target`` (and with
+        ``near``, what is shown around it; with ``watch_press``, the page watches where the
+        action's presses land on it, and ``pressWatch`` names that watch); a ref the page
+        cannot resolve (stale, gone) is a page-hop ``BrowserError`` with the page's code."""
+        args: dict[str, Any] = {"ref": ref, "near": True} if near else {"ref": ref}
+        if watch_press is not None:
+            args["watchPress"] = watch_press
+        seen = await self.content(call, tab, "observe", args, bound, read=True)
+        if not isinstance(seen, dict):
+            raise BrowserError("The page gave no answer", hop="page", code="no_answer")
+        problem = seen.get("targetError")
+        if isinstance(problem, dict):
+            raise BrowserError(str(problem.get("message", "")), hop="page", code=problem.get("code"))
+        return seen
+
+    async def reach_ref(
+        self, call: ToolCall, tab: int, ref: str, *, in_view: bool
+    ) -> dict[str, Any]:
+        """What a click at the ref's centre would reach (the page's ``hit_test``: ``hit``,
+        ``target``, ``covering``), once the ref is where it can be reached: out of view (below
+        the fold, or scrolled away in a scroll container) it is scrolled to the middle first;
+        covered where it stands (a sticky header over it), it is scrolled to the middle once
+        and looked at again. Whether to act on a miss is the caller's to say."""
+        if not in_view:
+            await self.content(call, tab, "scroll_into_view", {"ref": ref})
+        hit = await self._hit_test(call, tab, ref)
+        if not hit.get("hit") and in_view:
+            await self.content(call, tab, "scroll_into_view", {"ref": ref})
+            hit = await self._hit_test(call, tab, ref)
+        return hit
+
+    async def _hit_test(self, call: ToolCall, tab: int, ref: str) -> dict[str, Any]:
+        hit = await self.content(call, tab, "hit_test", {"ref": ref}, read=True)
+        if not isinstance(hit, dict) or not isinstance(hit.get("target"), dict):
+            raise BrowserError("The page gave no answer", hop="page", code="no_answer")
+        return hit
+
+    async def tab_page(self, call: ToolCall, tab: int) -> dict[str, Any]:
+        """The tab's page facts (url, title, origin) from a ``tab_info`` read."""
+        info = await self.read(call, "tab_info", {"tabId": tab}, INFO_BOUND)
+        return page_facts(tab, str(info.get("url", "")), str(info.get("title", "")), None)
+
+
+def _workspace(call: ToolCall) -> Any:
+    ws = call.context.workspace_id
+    if ws is None:
+        raise ToolInputError(f"{call.context.operation} needs a workspace; none was given.")
+    return ws
