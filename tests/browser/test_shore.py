@@ -24,6 +24,7 @@ from ghostlight_trio.scheduler import Scheduler, TabSurface
 from ghostlight_trio.tools.shared.atomic import atomic_request
 from ghostlight_trio.transport.bridge import Outcome
 from ghostlight_trio.transport.bridge_codec import encode_message
+from ghostlight_trio.transport.browser_link import MAX_FRAME_TO_CHROME
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
 from ghostlight_trio.workspace.tab_ids import compose_tab_id as compose
@@ -526,7 +527,7 @@ async def test_large_request_is_chunked_when_negotiated(
         body = b"".join(base64.b64decode(c["data"]) for c in chunks)
         assert len(body) == chunks[0]["totalBytes"]
         assert hashlib.sha256(body).hexdigest() == chunks[0]["sha256"]
-        assert all(len(wire.encode(c)) <= wire.MAX_FRAME_TO_CHROME for c in chunks)
+        assert all(len(wire.encode(c)) <= MAX_FRAME_TO_CHROME for c in chunks)
         request = wire.decode(body)
         assert request["id"] == chunks[0]["requestId"]
         assert request["args"]["value"] == payload
