@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 
 from ...browser.errors import BrowserError
-from ...engine.contracts import ToolCall, ToolResult
+from ...engine.contracts import ToolCall, ToolHandler, ToolResult
 from ...untrusted.excerpt import excerpt
 from ..shared.channel import PageChannel
 from ..shared.dialogs import PageDialog
@@ -44,7 +44,7 @@ class FormFill:
     """The handler; ``click`` is the computer tool (a submit is a real mouse click)."""
 
     _channel: PageChannel
-    _click: Any
+    _click: ToolHandler
 
     async def __call__(self, call: ToolCall, tab: int) -> ToolResult:
         started = time.monotonic()

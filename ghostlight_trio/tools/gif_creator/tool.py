@@ -1,7 +1,7 @@
 """``gif_creator``: record browser work on one tab and export it as an animated GIF.
 
 ``start_recording`` takes a first frame (no frame, no recording); every successful call on the
-tab afterwards adds one (``gif_recorder.Recorder.after_call``); ``export`` encodes the recording,
+tab afterwards adds one (``recorder.Recorder.after_call``); ``export`` encodes the recording,
 then returns it (``download: true``), puts it into a file input (``ref``) or drops it at a
 screenshot point (``coordinate``), and only once delivered stops it as exported. A GIF larger
 than its delivery carries is not delivered: the export says so and how to make it smaller
