@@ -20,6 +20,7 @@ import attrs
 import trio
 
 from ..browser.errors import BrowserFailure
+from ..catalog.registry import SERVICE_LOCAL_CLASS
 from ..engine.call import CallState
 from ..engine.contracts import Effects, ToolResult, WorkspaceId
 from ..engine.gate import GateFacts, GateStop
@@ -55,8 +56,7 @@ _FENCED_LIMIT = 4096
 HeldPages = Callable[[WorkspaceId, int], Sequence[str]]
 """The URLs of the pages what the service holds for a workspace's tab shows, oldest first."""
 
-_SERVICE_LOCAL = "service_local"
-_NOT_PAUSED = (_SERVICE_LOCAL, "composition")
+_NOT_PAUSED = (SERVICE_LOCAL_CLASS, "composition")
 """What a paused workspace still runs: service-local tools, and compositions, whose every
 step meets the pause itself (so a dry run still says what would be refused)."""
 _MEMO_LIMIT = 512
@@ -209,7 +209,7 @@ class GovernanceGate:
     async def authorize(self, call: CallState) -> GateStop | None:
         stop = await self._authorize(call)
         # Not for a tab that left (never reached again) nor a call that runs in the service only.
-        if stop is None and not call.tab_left and call.spec.scheduling_class != _SERVICE_LOCAL:
+        if stop is None and not call.tab_left and call.spec.scheduling_class != SERVICE_LOCAL_CLASS:
             await self._fence_tab(call)
         return stop
 
