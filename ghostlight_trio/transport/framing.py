@@ -90,7 +90,7 @@ class FrameDecoder:
         self._counted = 0
         """Bytes of the buffer counted in ``budget.buffered``."""
 
-    def feed(self, data: bytes | memoryview) -> None:
+    def feed(self, data: bytes | bytearray | memoryview) -> None:
         """Append received bytes (copied: a view may be reused by the reader afterwards).
 
         With a budget, raises FrameBudgetExceeded (nothing appended) when the bytes held past
@@ -112,7 +112,7 @@ class FrameDecoder:
             budget.buffered_peak = max(budget.buffered_peak, budget.buffered)
         self._buffer += data
 
-    def _frame_size(self, data: bytes | memoryview) -> int:
+    def _frame_size(self, data: bytes | bytearray | memoryview) -> int:
         """The declared length of the frame being read (as far as it is known)."""
         if self._pending_length is not None:
             return self._pending_length

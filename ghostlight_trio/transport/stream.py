@@ -183,7 +183,7 @@ class MessageStream:
             body = self._decoder.next_frame()
             if body is not None:
                 return body
-            data: bytes | memoryview
+            data: bytes | bytearray | memoryview
             try:
                 if self._socket is not None:
                     data = await self._read_socket()
