@@ -289,13 +289,9 @@ export class DebuggerSessions {
   // site (workspaces share the profile) can then neither serve, watch nor steer this one. The
   // browser answers it without the page. Best effort: an older browser lacks it.
   async #bypassWorkers(tabId) {
-    try {
-      // The bypass holds only while the session's Network domain is on.
-      for (const [method, params] of [["Network.enable", {}], ["Network.setBypassServiceWorker", { bypass: true }]]) {
-        await this.crashes.guard(tabId, this.chrome.debugger.sendCommand({ tabId }, method, params), () => pageCrashedError(tabId));
-      }
-    } catch {
-      // e.g. the tab closed meanwhile; the caller's own command reports that
+    // The bypass holds only while the session's Network domain is on.
+    if (await this.#setting(tabId, "Network.enable", {})) {
+      await this.#setting(tabId, "Network.setBypassServiceWorker", { bypass: true });
     }
   }
 
@@ -306,27 +302,25 @@ export class DebuggerSessions {
   }
 
   // A session made again (the user cancelled the last one, the tab's worker restarted) carries
-  // what the service set on the one before.
+  // what the service set on the one before; the service's next setting, or its next call,
+  // tells what failed.
   async #replayKept(tabId) {
-    for (const [method, params] of this.kept.get(tabId) || []) {
-      try {
-        await this.crashes.guard(tabId, this.chrome.debugger.sendCommand({ tabId }, method, params), () => pageCrashedError(tabId));
-      } catch {
-        // the service's next setting, or its next call, tells what failed
-      }
-    }
+    for (const [method, params] of this.kept.get(tabId) || []) await this.#setting(tabId, method, params);
   }
 
   // Best effort: a session without it still works, only input to a hidden tab is slower.
   async #emulateFocus(tabId) {
+    await this.#setting(tabId, "Emulation.setFocusEmulationEnabled", { enabled: true });
+  }
+
+  // One setting of a new session, best effort: true when the browser took it. A failure (the
+  // tab closed or crashed meanwhile) is left for the caller's own command to report.
+  async #setting(tabId, method, params) {
     try {
-      await this.crashes.guard(
-        tabId,
-        this.chrome.debugger.sendCommand({ tabId }, "Emulation.setFocusEmulationEnabled", { enabled: true }),
-        () => pageCrashedError(tabId),
-      );
+      await this.crashes.guard(tabId, this.chrome.debugger.sendCommand({ tabId }, method, params), () => pageCrashedError(tabId));
+      return true;
     } catch {
-      // e.g. the tab closed or crashed meanwhile; the caller's own command reports that.
+      return false;
     }
   }
 }

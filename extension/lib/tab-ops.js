@@ -118,7 +118,13 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
       url = target.url;
     }
     const { tab, group } = await createWorkspaceTab(request, url);
-    if (prepareTab) await Promise.resolve().then(() => prepareTab(tab.id)).catch(() => {});
+    if (prepareTab) {
+      try {
+        await prepareTab(tab.id);
+      } catch {
+        // best effort: the tab's first command makes its session instead
+      }
+    }
     await persist();
     return { tabId: tab.id, title: tab.title || "", url: tabUrl(tab) || url, groupId: group ? group.id : null };
   }

@@ -2,9 +2,9 @@
 
 A managed browser loads what the agent's pages load and nothing else: no update checks, no
 account lookups, no metrics. Each switch below is Chromium's own, with what it stops; the
-user's own browser is never started or changed with these. ``tests/egress`` runs the demo and
-an e2e session under ``strace -f`` and fails on any packet sent beyond loopback, so a Chromium
-release that grows a new background request shows up there.
+user's own browser is never started or changed with these. ``tests/egress`` runs the demo
+under ``strace -f`` and fails on any packet sent beyond loopback, so a Chromium release that
+grows a new background request at start shows up there.
 """
 
 from __future__ import annotations

@@ -23,6 +23,12 @@ from .facts import GovernanceFacts, governance_facts
 
 WorkspaceUse = Literal["creates", "uses", "independent"]
 
+SERVICE_LOCAL_CLASS = "service_local"
+"""The scheduling class of the tools the service answers itself (a plan, an explanation):
+they reach no page and need no browser."""
+PRESENTATION_CLASS = "presentation"
+"""The scheduling class of what only shows something to the person watching (narrate)."""
+
 
 @attrs.frozen
 class ToolSpec:

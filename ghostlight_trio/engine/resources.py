@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..catalog.registry import ToolSpec
+from ..catalog.registry import PRESENTATION_CLASS, SERVICE_LOCAL_CLASS, ToolSpec
 from ..scheduler import (
     SERVICE_LOCAL,
     BrowserWide,
@@ -21,7 +21,7 @@ ResourceResolver = Callable[
 ]
 """Returns the key to lease for the whole call, or None when the handler leases per step."""
 
-BYPASS_CLASSES = frozenset({"service_local", "presentation"})
+BYPASS_CLASSES = frozenset({SERVICE_LOCAL_CLASS, PRESENTATION_CLASS})
 SURFACE_ENDING = frozenset({("tab_control", "close")})
 """(tool, action) pairs that destroy their tab. They may run on a quarantined tab: the tab's
 end is itself the proof that lifts its quarantine, and the agent's way out of it."""

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import attrs
 import trio
 
-from ..catalog.registry import Catalog, ToolSpec
+from ..catalog.registry import SERVICE_LOCAL_CLASS, Catalog, ToolSpec
 from ..scheduler import SERVICE_LOCAL, Lease, Scheduler, SchedulerRefusal, TabSurface
 from ..transport.bridge import ContentBlock, Message, Outcome, Progress, TextBlock
 from ..workspace import WorkspaceRegistry
@@ -466,9 +466,6 @@ STEP_DRAIN_S = 2.0
 
 _UNOWNED_TAB = GateFacts(decision="deny", rule="unowned_tab")
 _AUDIT_UNWRITABLE = GateFacts(decision="held", rule="audit_unwritable")
-SERVICE_LOCAL_CLASS = "service_local"
-"""The scheduling class of the calls the service answers itself (a plan, an explanation): they
-reach no page, so they still run while the audit cannot be written."""
 
 
 def _declared_action(spec: ToolSpec, arguments: Mapping[str, Any]) -> str | None:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection
 
 import trio
 
+from ..catalog.registry import SERVICE_LOCAL_CLASS
 from ..engine.call import CallState
 from ..engine.contracts import Effects, ToolResult, WorkspaceId
 from ..engine.gate import GateStop
@@ -20,7 +21,7 @@ from .decision import Authorizer, GateParts, HeldPages
 from .governor import Governor
 from .landing import LandingChecks
 from .reach import Reach
-from .switchboard import SERVICE_LOCAL, Switchboard
+from .switchboard import Switchboard
 from .tab_access import TabAccess, TabPark, TabProbe
 from .tab_fences import TabFence, TabFences
 from .urls import normalize_url
@@ -71,7 +72,7 @@ class GovernanceGate:
     async def authorize(self, call: CallState) -> GateStop | None:
         stop = await self._decision.authorize(call)
         # Not for a tab that left (never reached again) nor a call that runs in the service only.
-        if stop is None and not call.tab_left and call.spec.scheduling_class != SERVICE_LOCAL:
+        if stop is None and not call.tab_left and call.spec.scheduling_class != SERVICE_LOCAL_CLASS:
             await self._fences.fence(call)
         return stop
 

@@ -104,7 +104,7 @@ def _is_local_machine(host: str) -> bool:
             return _machine_address(ipaddress.IPv4Address(host))
         except ValueError:
             pass
-    return host == LOCAL_MACHINE or host.endswith("." + LOCAL_MACHINE) or host in _named_locally()
+    return host == LOCAL_MACHINE or host.endswith("." + LOCAL_MACHINE) or host in local_machine_names()
 
 
 def _machine_address(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
@@ -139,13 +139,8 @@ def local_names(hosts_text: str, hostname: str) -> frozenset[str]:
     return frozenset(name for name in spelled if name is not None and not _ip_literal(name))
 
 
-def local_machine_names() -> frozenset[str]:
-    """The names this machine's hosts file and host name give it (besides ``localhost``)."""
-    return _named_locally()
-
-
 @functools.cache
-def _named_locally() -> frozenset[str]:
+def local_machine_names() -> frozenset[str]:
     """``local_names`` of this machine, read once per process: patterns parsed and URLs
     resolved later all fold the same names."""
     return local_names(_read_hosts_file(HOSTS_FILE), socket.gethostname())

@@ -15,6 +15,7 @@ from collections.abc import Callable, Collection, Hashable
 import attrs
 import trio
 
+from ..catalog.registry import SERVICE_LOCAL_CLASS
 from ..engine.call import CallState
 from ..engine.contracts import WorkspaceId
 from ..engine.gate import GateFacts, GateStop
@@ -27,8 +28,7 @@ from .verdicts import host_text
 
 log = logging.getLogger("ghostlight.governance")
 
-SERVICE_LOCAL = "service_local"
-_NOT_PAUSED = (SERVICE_LOCAL, "composition")
+_NOT_PAUSED = (SERVICE_LOCAL_CLASS, "composition")
 """What a paused workspace still runs: service-local tools, and compositions, whose every
 step meets the pause itself (so a dry run still says what would be refused)."""
 _UNOWNED_TAB_SIGNATURE = ("", (), "unowned_tab")

@@ -100,7 +100,10 @@ def _answer(shown: Any, position: str, duration: int, grouped: str | None) -> To
     group = _group_sentence(grouped)
     if removed is None or covered is None or watched is None:
         reason = "the page did not say whether the caption stayed up"
-    elif removed or covered:
+        return ToolResult.text(
+            f"Narration not shown: {reason}.{group}", structured={**structured, "reason": reason}
+        )
+    if removed or covered:
         done = [f"took it out {_times(removed)}"] if removed else []
         done += [f"hid it or drew over it {_times(covered)}"] if covered else []
         reason = (
@@ -111,15 +114,11 @@ def _answer(shown: Any, position: str, duration: int, grouped: str | None) -> To
             f"Narration not shown intact: {reason}.{group}",
             structured={**structured, "reason": reason},
         )
-    else:
-        cut = " (a later caption replaced it then)" if page.get("cutShort") else ""
-        return ToolResult.text(
-            f"Narration shown at {edge} for {millis}ms; the page left it intact for the"
-            f" {watched} ms it was watched{cut}.{group}",
-            structured={**structured, "shown": True},
-        )
+    cut = " (a later caption replaced it then)" if page.get("cutShort") else ""
     return ToolResult.text(
-        f"Narration not shown: {reason}.{group}", structured={**structured, "reason": reason}
+        f"Narration shown at {edge} for {millis}ms; the page left it intact for the"
+        f" {watched} ms it was watched{cut}.{group}",
+        structured={**structured, "shown": True},
     )
 
 

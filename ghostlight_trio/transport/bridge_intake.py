@@ -100,11 +100,8 @@ def _fit_start(message: Start) -> Start:
     if label is not context.client_label:
         context = attrs.evolve(context, client_label=label)
         message = attrs.evolve(message, context=context)
-    for field, value, where in (
-        ("arguments", message.arguments, "arguments"),
-        ("restriction", context.restriction, "restriction"),
-    ):
-        problem = json_problem(value, where=where)
+    for field, value in (("arguments", message.arguments), ("restriction", context.restriction)):
+        problem = json_problem(value, where=field)
         if problem is not None:
             emptied = attrs.evolve(
                 message, arguments={}, context=attrs.evolve(context, restriction=None)

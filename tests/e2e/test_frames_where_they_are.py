@@ -96,6 +96,17 @@ async def _on(service: Service, port: int, log: list[tuple[str, str]], path: str
     return ws, tab
 
 
+async def shop_page_listening(service: Service, port: int, path: str) -> tuple[str, int]:
+    """A new workspace's tab on the shop's ``path``, with its network listing started (the
+    first read_network_requests turns recording on)."""
+    ws, tab = await _tab(service)
+    landed = await service.call("navigate", ws, url=f"http://{SHOP}:{port}{path}", tabId=tab)
+    assert landed.kind == "ok", text(landed)
+    started = await service.call("read_network_requests", ws, tabId=tab)
+    assert started.kind == "ok", text(started)
+    return ws, tab
+
+
 async def bank_never_touch(tmp_path, endpoints, nursery, *handler_sets) -> Service:
     """A governed service whose user put the bank on the never-touch list, all else open."""
     settings = tmp_path / "config.json"
@@ -164,11 +175,7 @@ async def test_a_never_touch_frames_dialog_and_requests_keep_their_words(tmp_pat
     port, log = site
     service = await bank_never_touch(tmp_path, endpoints, nursery, page_tools, more_tools)
     async with launched_for(service, RESOLVES):
-        ws, tab = await _tab(service)
-        landed = await service.call("navigate", ws, url=f"http://{SHOP}:{port}/late", tabId=tab)
-        assert landed.kind == "ok", text(landed)
-        started = await service.call("read_network_requests", ws, tabId=tab)
-        assert started.kind == "ok", text(started)
+        ws, tab = await shop_page_listening(service, port, "/late")
         status = await dialog_when_open(service, ws, tab)
         assert "4242" not in text(status) and "4242" not in json.dumps(status.structured), text(status)
         assert f"embedded frame of {BANK}" in text(status)

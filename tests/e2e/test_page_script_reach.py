@@ -8,8 +8,13 @@ import pytest
 import trio
 
 from .conftest import launched_for, page_tools, text
-from .test_frames_where_they_are import BANK, RESOLVES, SHOP, bank_never_touch, site  # noqa: F401 - the fixture
-from .test_governance import _tab
+from .test_frames_where_they_are import (  # noqa: F401 - site: the fixture
+    BANK,
+    RESOLVES,
+    bank_never_touch,
+    shop_page_listening,
+    site,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -27,11 +32,7 @@ async def test_page_script_cannot_reach_a_never_touch_site(tmp_path, endpoints, 
     port, log = site
     service = await bank_never_touch(tmp_path, endpoints, nursery, page_tools)
     async with launched_for(service, RESOLVES):
-        ws, tab = await _tab(service)
-        landed = await service.call("navigate", ws, url=f"http://{SHOP}:{port}/home", tabId=tab)
-        assert landed.kind == "ok", text(landed)
-        started = await service.call("read_network_requests", ws, tabId=tab)
-        assert started.kind == "ok", text(started)
+        ws, tab = await shop_page_listening(service, port, "/home")
         ran = await service.call(
             "javascript_tool", ws, tabId=tab, action="javascript_exec",
             text=REACH.format(bank=BANK, port=port),

@@ -183,7 +183,7 @@ def test_the_hosts_file_and_host_name_give_this_machine_more_names() -> None:
 
 
 def test_names_the_machine_has_are_this_machine(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(hosts, "_named_locally", lambda: frozenset({"devbox", "myapp.test"}))
+    monkeypatch.setattr(hosts, "local_machine_names", lambda: frozenset({"devbox", "myapp.test"}))
     for url in (
         "http://devbox:3000/",
         "http://DEVBOX./",
