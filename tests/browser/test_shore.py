@@ -616,8 +616,6 @@ def test_a_child_tab_reported_while_another_workspace_expires_is_still_adopted(
     """Looking workspaces up may retire one whose grace ran out, which takes it out of the
     shore's known workspaces while the child's opener is being looked for: never a crash of
     the service, and the child still goes to its opener's workspace."""
-    from types import SimpleNamespace
-
     from ghostlight_trio.workspace import WorkspaceLimits
 
     now = [0.0]
@@ -626,11 +624,11 @@ def test_a_child_tab_reported_while_another_workspace_expires_is_still_adopted(
     registry.retire_listeners.append(shore.workspace_ended)
     older, _ = registry.open(None, "a")
     registry.adopt_tabs(older, [compose(1, 3)])
-    shore._remember_workspace(older, "Ghostlight · a")
+    shore.tab_groups.sent(older)
     expiring, _ = registry.open(None, "b", attached=False)
-    shore._remember_workspace(expiring, "Ghostlight · b")
+    shore.tab_groups.sent(expiring)
     now[0] = 11.0
-    shore._on_tab_created(SimpleNamespace(slot=1), {"tabId": 10, "openerTabId": 3})  # type: ignore[arg-type]
+    shore.tab_events.created(1, {"tabId": 10, "openerTabId": 3})
     assert registry.owned_tabs(older) == {compose(1, 3), compose(1, 10)}
     assert not registry.exists(expiring)
 
