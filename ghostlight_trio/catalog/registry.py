@@ -127,11 +127,20 @@ def load_specs() -> list[ToolSpec]:
 class Catalog:
     """The service's single catalog: specs, availability, generation, validation."""
 
-    def __init__(self, specs: Iterable[ToolSpec], available: Iterable[str]) -> None:
+    def __init__(
+        self,
+        specs: Iterable[ToolSpec],
+        available: Iterable[str],
+        *,
+        advertised: Iterable[str] | None = None,
+        restricted: bool = False,
+    ) -> None:
+        """``available``: the tools this build can run; ``advertised``: those listed to clients
+        at first (all available ones by default)."""
         self._specs = {spec.name: spec for spec in specs}
-        self._available = set(available)
-        self._implemented = frozenset(self._available)
-        unknown = self._available - self._specs.keys()
+        self._implemented = frozenset(available)
+        self._available = set(self._implemented if advertised is None else advertised)
+        unknown = self._implemented - self._specs.keys()
         if unknown:
             raise ValueError(f"handlers for tools not in the catalog: {sorted(unknown)}")
         self._validators = {
@@ -139,7 +148,7 @@ class Catalog:
             for name, spec in self._specs.items()
         }
         self.generation = 1
-        self.restricted = False
+        self.restricted = restricted
         """True while the advertised list depends on a policy (edges then mark it uncacheable)."""
 
     def spec(self, name: str) -> ToolSpec | None:

@@ -4,7 +4,7 @@ watcher that re-advertises the catalog."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -14,6 +14,7 @@ import trio
 from ..browser.errors import BrowserFailure, OutcomeUnknown
 from ..catalog.registry import Catalog
 from ..engine.contracts import UncertainEffect, WorkspaceId
+from .decision import HeldPages
 from .gate import GovernanceGate
 from .governor import Fingerprint, Governor
 from .hosts import Blank, resolve_url
@@ -51,13 +52,19 @@ def governance_parts(
     browser: BrowserRequests | None,
     *,
     fingerprint: Fingerprint | None = None,
+    record_event: Callable[..., None] | None = None,
+    held_pages: HeldPages | None = None,
     switches_file: Path | None = None,
 ) -> GovernanceParts:
     """``fingerprint`` is the workspace registry's audit name for a handle, so the user can
-    resume one paused workspace by the name audit shows. ``switches_file`` keeps hold and the
-    kill switch across restarts."""
+    resume one paused workspace by the name audit shows; ``record_event`` writes the audit
+    trail's events; ``held_pages`` says what the service holds for a tab that left (see
+    ``GovernanceGate``). ``switches_file`` keeps hold and the kill switch across restarts."""
     governor = Governor(
-        PolicySources(files), fingerprint=fingerprint, switches_file=switches_file
+        PolicySources(files),
+        fingerprint=fingerprint,
+        record_event=record_event,
+        switches_file=switches_file,
     )
     probe = park = fence = None
     if browser is not None:
@@ -88,7 +95,8 @@ def governance_parts(
             await browser.request(workspace, "cdp", args, timeout=PROBE_TIMEOUT)
 
     return GovernanceParts(
-        governor, GovernanceGate(governor, probe=probe, park=park, fence=fence)
+        governor,
+        GovernanceGate(governor, probe=probe, park=park, fence=fence, held_pages=held_pages),
     )
 
 

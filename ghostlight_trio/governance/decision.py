@@ -55,14 +55,14 @@ class GateParts:
 class Authorizer:
     """Decides calls, and keeps each running call's policy for the checks after it."""
 
-    def __init__(self, parts: GateParts, address: Address) -> None:
+    def __init__(self, parts: GateParts, address: Address, held_pages: HeldPages | None) -> None:
         self._parts = parts
         self._address = address
+        self._held_pages = held_pages
+        """The pages what the service holds for a tab shows (a recording's frames)."""
         self._policies: dict[CallState, CallPolicy] = {}
         self._memo_tiers: object = None
         self._memo: dict[Requirement, tuple[Decision, GateFacts]] = {}
-        self.held_pages: HeldPages | None = None
-        """The pages what the service holds for a tab shows (a recording's frames)."""
 
     def policy_of(self, call: CallState) -> CallPolicy | None:
         """The policy ``call`` was decided against at a host; None when it was judged without
@@ -184,7 +184,7 @@ class Authorizer:
         state shows (the recording's frames), never-touch first and then the tiers; with no
         such page, or when it needs nothing of a page, it is judged without a host."""
         workspace, tab = call.context.workspace_id, tab_id_argument(call.arguments)
-        pages = self.held_pages
+        pages = self._held_pages
         urls = (
             pages(workspace, tab)
             if needed.needs and pages is not None and workspace is not None and tab is not None

@@ -35,24 +35,16 @@ class GovernanceGate:
         probe: TabProbe | None = None,
         park: TabPark | None = None,
         fence: TabFence | None = None,
+        held_pages: HeldPages | None = None,
         clock: Callable[[], float] = trio.current_time,
     ) -> None:
         self._switchboard = Switchboard(governor, clock)
         self._tabs = TabAccess(probe, park)
         parts = GateParts(governor, self._switchboard, self._tabs)
         self._fences = TabFences(governor, fence)
-        self._decision = Authorizer(parts, normalize_url)
+        self._decision = Authorizer(parts, normalize_url, held_pages)
         self._landing = LandingChecks(parts, self._decision)
         self._reach = Reach(parts, self._decision)
-
-    @property
-    def held_pages(self) -> HeldPages | None:
-        """Set by the service: the pages what it holds for a tab shows (a recording's frames)."""
-        return self._decision.held_pages
-
-    @held_pages.setter
-    def held_pages(self, pages: HeldPages | None) -> None:
-        self._decision.held_pages = pages
 
     def begin(self, call: CallState) -> GateStop | None:
         return self._switchboard.begin(call)

@@ -97,6 +97,7 @@ class Governor:
         *,
         clock: Callable[[], float] | None = None,
         fingerprint: Fingerprint | None = None,
+        record_event: Callable[..., None] | None = None,
         switches_file: Path | None = None,
     ) -> None:
         self.sources = sources
@@ -117,12 +118,12 @@ class Governor:
         self.attention = AttentionCircuits()
         self.fingerprint = fingerprint
         """How audit names a workspace handle; the user addresses one paused workspace by it.
-        Set by whoever owns the workspace registry; None: workspaces resume only all at once."""
+        Given by whoever owns the workspace registry; None: workspaces resume only all at once."""
         self.listeners: list[Callable[[str], None]] = []
-        self.record_event: Callable[..., None] | None = None
-        """Set by the service: writes one audit event (a name and fields), so every switch,
-        reload and pause leaves a line in the trail."""
         """Called with ``hold``, ``panic``, ``resume``, ``resume_workspace`` or ``policy``."""
+        self.record_event = record_event
+        """Writes one audit event (a name and fields), so every switch, reload and pause leaves a
+        line in the trail; None: no trail (a governor on its own, in a test)."""
         self._restrictions: OrderedDict[str, Restriction] = OrderedDict()
         self._clock = clock
 

@@ -15,8 +15,15 @@ from ..catalog.registry import Catalog, load_specs
 from ..engine.contracts import ToolHandler, WorkspaceId
 from ..engine.engine import WorkEngine
 from ..engine.runner import AfterCall
-from ..governance.assembly import GovernanceParts, advertise, default_files, governance_parts
+from ..governance.assembly import (
+    BrowserRequests,
+    GovernanceParts,
+    default_files,
+    governance_parts,
+)
+from ..governance.decision import HeldPages
 from ..governance.governor import Governor
+from ..governance.sources import PolicyFiles
 from ..governance.switches import SWITCHES_FILE
 from ..scheduler import Scheduler
 from ..transport.bridge import BrowserSummary
@@ -81,20 +88,16 @@ def build_service_parts(endpoints: Endpoints) -> ServiceParts:
     shore = BrowserShore(endpoints, workspaces, service_version=__version__, scheduler=scheduler)
 
     async def may_see(workspace: str | None, tab: int) -> bool:
-        # The gate is made next: a frame is only recorded once the service runs.
-        return await governance.gate.may_see(
-            None if workspace is None else WorkspaceId(workspace), tab
-        )
+        # The gate is made below: a frame is only recorded once the service runs.
+        return await gate.may_see(None if workspace is None else WorkspaceId(workspace), tab)
 
     state = ToolState.over(shore, may_see=may_see)
-    governance = governance_parts(
-        default_files(endpoints.data_dir), shore, switches_file=endpoints.data_dir / SWITCHES_FILE
-    )
-    governance.gate.held_pages = state.recorder.pages
     # A workspace that goes takes its kept screenshots, GIF recordings and plan with it (else
     # every workspace ever used would stay in memory for the service's life).
     workspaces.retire_listeners.append(state.forget_workspace)
-    governor = governance.governor
+    audit = RotatingAuditLog(endpoints.audit_file)
+    governance = service_governance(endpoints, workspaces, shore, audit, held_pages=state.recorder.pages)
+    gate, governor = governance.gate, governance.governor
     deps = ToolDeps(
         shore,
         workspaces,
@@ -110,7 +113,30 @@ def build_service_parts(endpoints: Endpoints) -> ServiceParts:
         shore,
         scheduler,
         governance=governance,
+        audit=audit,
         after_call=(state.recorder.after_call,),
+    )
+
+
+def service_governance(
+    endpoints: Endpoints,
+    workspaces: WorkspaceRegistry,
+    browser: BrowserRequests | None,
+    audit: RotatingAuditLog,
+    *,
+    files: PolicyFiles | None = None,
+    held_pages: HeldPages | None = None,
+) -> GovernanceParts:
+    """Governance as the service runs it: policy from ``files`` (the data directory's by
+    default), switches kept there, workspaces named as audit names them, events written to
+    ``audit``."""
+    return governance_parts(
+        files or default_files(endpoints.data_dir),
+        browser,
+        fingerprint=workspaces.fingerprint,
+        record_event=audit.event,
+        held_pages=held_pages,
+        switches_file=endpoints.data_dir / SWITCHES_FILE,
     )
 
 
@@ -121,30 +147,31 @@ def assemble(
     browser: BrowserEndpoint | None,
     scheduler: Scheduler | None = None,
     *,
+    policy: PolicyFiles | None = None,
     governance: GovernanceParts | None = None,
+    audit: RotatingAuditLog | None = None,
     after_call: Sequence[AfterCall] = (),
 ) -> ServiceParts:
     """Catalog, scheduler, governance and engine around the given handlers (tests supply their
-    own handlers, and may supply governance)."""
+    own handlers, and may supply the policy files). ``governance``, when given, was made by
+    ``service_governance`` over ``workspaces`` and ``audit``."""
+    audit = audit or RotatingAuditLog(endpoints.audit_file)
     if governance is None:
         requests: Any = browser if hasattr(browser, "request") else None
-        governance = governance_parts(
-            default_files(endpoints.data_dir),
-            requests,
-            switches_file=endpoints.data_dir / SWITCHES_FILE,
-        )
-    governance.governor.fingerprint = workspaces.fingerprint
+        governance = service_governance(endpoints, workspaces, requests, audit, files=policy)
     # A workspace that goes takes its attention circuit (and a pause on it) with it.
     workspaces.retire_listeners.append(governance.governor.attention.forget)
     if browser is not None:
         stop_browsers_on_panic(governance.governor, browser)
         workspaces.retire_listeners.append(browser.workspace_ended)
-    catalog = Catalog(load_specs(), available=handlers.keys())
-    advertise(governance.governor, catalog, handlers.keys())
-    catalog.generation = 1
+    specs, governor = load_specs(), governance.governor
+    catalog = Catalog(
+        specs,
+        handlers.keys(),
+        advertised=governor.advertised(specs, handlers.keys()),
+        restricted=not governor.state.all_open,
+    )
     scheduler = scheduler or Scheduler()
-    audit = RotatingAuditLog(endpoints.audit_file)
-    governance.governor.record_event = audit.event
     engine = WorkEngine(
         catalog=catalog, handlers=handlers, workspaces=workspaces, scheduler=scheduler,
         audit=audit, gate=governance.gate, after_call=after_call,

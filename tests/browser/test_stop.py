@@ -13,7 +13,6 @@ from ghostlight_trio.browser import wire
 from ghostlight_trio.browser.errors import BrowserStopped
 from ghostlight_trio.browser.shore import BrowserShore
 from ghostlight_trio.governance import texts
-from ghostlight_trio.governance.assembly import governance_parts
 from ghostlight_trio.governance.sources import PolicyFiles
 from ghostlight_trio.service.app import ServiceParts, assemble
 from ghostlight_trio.tools.registry import ToolDeps, tool_handlers
@@ -45,10 +44,11 @@ def stopped_reply(
 def assembled(
     endpoints: Endpoints, registry: WorkspaceRegistry, shore: BrowserShore
 ) -> ServiceParts:
-    governance = governance_parts(PolicyFiles(org=None, user=None, settings=None), shore)
     every = tool_handlers(ToolDeps(shore, registry))
     handlers = {name: every[name] for name in ("tabs_context_mcp", "tabs_create_mcp", "navigate")}
-    return assemble(endpoints, registry, handlers, shore, governance=governance)
+    return assemble(
+        endpoints, registry, handlers, shore, policy=PolicyFiles(org=None, user=None, settings=None)
+    )
 
 
 async def test_panic_sends_stop_to_every_attached_browser_and_hold_sends_nothing(

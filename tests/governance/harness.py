@@ -15,6 +15,7 @@ from ghostlight_trio.audit.records import read_lines
 from ghostlight_trio.catalog.registry import Catalog, load_specs
 from ghostlight_trio.engine.contracts import ToolCall, ToolHandler, ToolResult
 from ghostlight_trio.engine.engine import WorkEngine
+from ghostlight_trio.governance.decision import HeldPages
 from ghostlight_trio.governance.gate import GovernanceGate
 from ghostlight_trio.governance.governor import Governor, PolicyState, state_from
 from ghostlight_trio.governance.manifest import parse_manifest_object
@@ -70,13 +71,17 @@ class GovernedHarness(SessionDriver):
         audit_path: Path,
         policy: PolicyState | None = None,
         browser: FakeBrowser | None = None,
+        held_pages: HeldPages | None = None,
     ) -> None:
         self.browser = browser or FakeBrowser()
-        self.governor = Governor()
+        self.workspaces = WorkspaceRegistry()
+        # As the service does: audit's names for workspaces are how the user resumes one.
+        self.governor = Governor(fingerprint=self.workspaces.fingerprint)
         if policy is not None:
             self.governor.set_state(policy)
-        self.gate = GovernanceGate(self.governor, probe=self.browser.probe, park=self.browser.park)
-        self.workspaces = WorkspaceRegistry()
+        self.gate = GovernanceGate(
+            self.governor, probe=self.browser.probe, park=self.browser.park, held_pages=held_pages
+        )
         self.audit_path = audit_path
         self.audit = RotatingAuditLog(audit_path)
         self.governor.listeners.append(lambda what: self.audit.event(what))

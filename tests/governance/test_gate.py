@@ -624,12 +624,6 @@ async def test_a_recording_whose_tab_left_is_judged_at_its_frames_pages_never_at
     is a read of what the frames show, judged at each of their pages (never-touch first);
     the rest needs nothing of a page. Anything that would reach the tab stays refused."""
     browser, calls = FakeBrowser(), []
-    h = GovernedHarness(
-        nursery, {"gif_creator": page_handler(browser, calls)}, tmp_path / "audit.jsonl",
-        state(NARROW, never_touch=["bank.test"]), browser=browser,
-    )  # fmt: skip
-    ws = h.workspace(TAB)
-    browser.urls[TAB] = "https://bank.test/"  # where the tab is now: it must not matter
     pages: dict[int, list[str]] = {TAB: ["https://docs.example.com/a", "https://docs.example.com/b"]}
     asked: list[tuple[str, int]] = []
 
@@ -637,7 +631,12 @@ async def test_a_recording_whose_tab_left_is_judged_at_its_frames_pages_never_at
         asked.append((workspace, tab))
         return pages.get(tab, [])
 
-    h.gate.held_pages = held_pages
+    h = GovernedHarness(
+        nursery, {"gif_creator": page_handler(browser, calls)}, tmp_path / "audit.jsonl",
+        state(NARROW, never_touch=["bank.test"]), browser=browser, held_pages=held_pages,
+    )  # fmt: skip
+    ws = h.workspace(TAB)
+    browser.urls[TAB] = "https://bank.test/"  # where the tab is now: it must not matter
     h.workspaces.tab_closed(TAB)
     for action in ("status", "stop_recording", "clear"):
         answer = await h.call("gif_creator", {"tabId": TAB, "action": action}, ws)

@@ -237,11 +237,12 @@ def test_a_replay_names_a_recorded_host_as_a_live_decision_does() -> None:
 NEVER_LOOPBACK = state(None, never_touch=["127.0.0.1"])
 
 
-def _harness(nursery, tmp_path, browser, **handlers):
+def _harness(nursery, tmp_path, browser, held_pages=None, **handlers):
     base = {"navigate": navigating_handler(browser)}
     return GovernedHarness(
-        nursery, {**base, **handlers}, tmp_path / "audit.jsonl", NEVER_LOOPBACK, browser=browser
-    )
+        nursery, {**base, **handlers}, tmp_path / "audit.jsonl", NEVER_LOOPBACK, browser=browser,
+        held_pages=held_pages,
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize("spelling", ["localhost", "[::1]", "127.0.0.2", "0.0.0.0", "[::ffff:127.0.0.1]",
@@ -298,9 +299,11 @@ async def test_a_recording_of_this_machine_by_another_name_is_not_exported(nurse
     async def recorder(call: ToolCall) -> ToolResult:
         return ToolResult.text("exported")
 
-    h = _harness(nursery, tmp_path, browser, gif_creator=recorder)
+    def held_pages(workspace, tab):
+        return ["https://docs.example.com/a", "http://127.1:3000/"]
+
+    h = _harness(nursery, tmp_path, browser, held_pages, gif_creator=recorder)
     ws = h.workspace(TAB)
-    h.gate.held_pages = lambda workspace, tab: ["https://docs.example.com/a", "http://127.1:3000/"]
     h.workspaces.tab_closed(TAB)
     out = await h.call("gif_creator", {"tabId": TAB, "action": "export", "download": True}, ws)
     assert out.kind == "denied" and "localhost" in text(out), text(out)

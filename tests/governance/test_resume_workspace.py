@@ -121,7 +121,6 @@ async def test_a_resumed_workspace_runs_again_while_another_stays_paused(nursery
     browser = FakeBrowser()
     handlers = {"navigate": navigating_handler(browser)}
     h = GovernedHarness(nursery, handlers, tmp_path / "audit.jsonl", policy, browser=browser)
-    h.governor.fingerprint = h.workspaces.fingerprint
     first, second = h.workspace(TAB), h.workspace(OTHER_TAB)
     for ws, tab in ((first, TAB), (second, OTHER_TAB)):
         for _ in range(3):

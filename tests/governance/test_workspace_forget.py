@@ -3,7 +3,6 @@ with it: the assembled service forgets its pause instead of keeping it in memory
 
 from __future__ import annotations
 
-from ghostlight_trio.governance.assembly import governance_parts
 from ghostlight_trio.governance.sources import PolicyFiles
 from ghostlight_trio.service.app import assemble
 from ghostlight_trio.transport.endpoints import Endpoints
@@ -63,9 +62,9 @@ def test_the_service_forgets_the_pause_of_a_released_or_expired_workspace(
 ) -> None:
     clock = Clock()
     registry = WorkspaceRegistry(WorkspaceLimits(idle_grace=10.0), clock=clock)
-    governance = governance_parts(PolicyFiles(org=None, user=None, settings=None), None)
-    assemble(endpoints, registry, {}, None, governance=governance)
-    attention = governance.governor.attention
+    parts = assemble(endpoints, registry, {}, None, policy=PolicyFiles(org=None, user=None, settings=None))
+    assert parts.governance is not None
+    attention = parts.governance.governor.attention
     released, _ = registry.open(None, "a")
     expired, _ = registry.open(None, "b")
     kept, _ = registry.open(None, "c")
