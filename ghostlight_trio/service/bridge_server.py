@@ -48,7 +48,7 @@ from ..transport.stream import BridgeClosed, MessageStream
 from ..untrusted.excerpt import excerpt
 from ..workspace import WorkspaceLimitReached
 from .app import ServiceParts
-from .outbox import Outbox
+from .outbox import Outbox, stand_in
 from .status import status_report
 from .streams import LiveStreams
 
@@ -100,7 +100,9 @@ class BridgeServer:
             )
             await connection.aclose()
             return
-        stream = MessageStream(connection, budget=streams.frame_budget, decode=decode_from_client)
+        stream = MessageStream(
+            connection, budget=streams.frame_budget, decode=decode_from_client, stand_in=stand_in
+        )
         stream.receive_ceiling = HELLO_CEILING  # raised once the client is admitted
         placed: list[str] = []
 

@@ -21,13 +21,13 @@ log = logging.getLogger("ghostlight.service")
 
 
 class Outbox:
-    """Implements the engine's ``ResponseSink`` for one bridge stream."""
+    """Implements the engine's ``ResponseSink`` for one bridge stream (made with ``stand_in``
+    as its answer for what cannot be encoded)."""
 
     def __init__(
         self, stream: MessageStream, *, backlog_limit: int = 64, progress_limit: int = 32
     ) -> None:
         self._stream = stream
-        stream.stand_in = _stand_in
         self._items: deque[Message] = deque()
         self._in_flight = 0
         self._backlog_limit = backlog_limit
@@ -103,7 +103,7 @@ class Outbox:
                 self._has_room.unpark_all()
 
 
-def _stand_in(message: Message, problem: Exception) -> Message | None:
+def stand_in(message: Message, problem: Exception) -> Message | None:
     """What goes out instead of an answer that cannot be encoded, so that one bad value costs
     neither its call its only answer nor the stream every other call's."""
     if isinstance(message, Progress):

@@ -34,6 +34,7 @@ class MessageStream:
         ceiling: int = BRIDGE_FRAME_CEILING,
         budget: FrameBudget | None = None,
         decode: Callable[[bytes], Message] = decode_message,
+        stand_in: StandIn | None = None,
     ) -> None:
         self.stream = stream
         self._decode = decode
@@ -43,10 +44,10 @@ class MessageStream:
         self._ceiling = ceiling
         self._unread: Message | None = None
         """A message taken ahead of its turn (``peek``), handed out by the next ``receive``."""
-        self.stand_in: StandIn | None = None
-        """Set by whoever answers on the stream (the service's ``Outbox``) when one message that
-        cannot be encoded must not cost the others their answers. Without it, ``send_many``
-        and ``send_now`` raise."""
+        self.stand_in = stand_in
+        """Given by whoever answers on the stream (the service: ``outbox.stand_in``) when one
+        message that cannot be encoded must not cost the others their answers. Without it,
+        ``send_many`` and ``send_now`` raise."""
         # Sends are serialised by hand rather than with ``trio.Lock``: an uncontended send then
         # costs no schedule point of its own (``send_all`` has one) and no lock bookkeeping.
         self._sending = False

@@ -14,7 +14,7 @@ from ghostlight_trio.engine.contracts import ToolCall, ToolResult
 from ghostlight_trio.engine.engine import WorkEngine
 from ghostlight_trio.engine.session import WorkSession
 from ghostlight_trio.scheduler import Scheduler
-from ghostlight_trio.service.outbox import Outbox
+from ghostlight_trio.service.outbox import Outbox, stand_in
 from ghostlight_trio.transport.bridge import Message, Outcome, RequestContext, Start, Started
 from ghostlight_trio.transport.bridge_codec import decode_message
 from ghostlight_trio.transport.framing import BRIDGE_FRAME_CEILING, FrameDecoder
@@ -55,7 +55,9 @@ class _Rig:
             scheduler=Scheduler(),
         )
         ours, self.peer = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.stream = _CountingStream(trio.SocketStream(trio.socket.from_stdlib_socket(ours)))
+        self.stream = _CountingStream(
+            trio.SocketStream(trio.socket.from_stdlib_socket(ours)), stand_in=stand_in
+        )
         outbox = Outbox(self.stream)
         self.session: WorkSession = engine.open_session(nursery, outbox)
         self._sequence = 0
