@@ -1,7 +1,8 @@
 """A tab listing shows pages the workspace may not read by their origin only.
 
 A listing names each tab's address and title: page content. For a tab on a site the
-workspace may not read (never-touch, or denied read) both are withheld, in the structured value
+workspace may not read (never-touch, or denied read) both are withheld, and so is the path of
+an address it is on its way to on such a site (``pendingUrl``), in the structured value
 and in the text alike, as a rewrite of the structured value: the text shows each listed tab as
 the JSON of its entry without its id (one line, the ``tabList`` the catalog declares), and that
 rendering of a withheld tab is replaced by the rendering of what is shown instead, so nothing
@@ -58,15 +59,28 @@ def withhold_listed(result: ToolResult, tab_list: TabList, closed: Closed) -> To
 
 
 def _withheld(tab: object, closed: Closed) -> dict[str, Any] | None:
-    """The entry shown for a tab on a closed host; None for one that is shown as it is."""
+    """The entry shown for a tab on a closed host, or on its way to one (``pendingUrl``: an
+    address the page chose as much as the agent); None for one that is shown as it is."""
     if not isinstance(tab, dict):
         return None
-    url = str(tab.get("url", ""))
-    where = resolve_url(url)
-    if not isinstance(where, Host) or not closed(where):
-        return None
-    title = f"(withheld: {where.name} may not be read under the policy)"
-    return {**tab, "url": f"{urlsplit(url).scheme}://{where.name}/", "title": title}
+    shown = dict(tab)
+    where = _closed_host(tab.get("url"), closed)
+    if where is not None:
+        shown["url"] = _origin(str(tab["url"]), where)
+        shown["title"] = f"(withheld: {where.name} may not be read under the policy)"
+    going = _closed_host(tab.get("pendingUrl"), closed)
+    if going is not None:
+        shown["pendingUrl"] = _origin(str(tab["pendingUrl"]), going)
+    return shown if shown != tab else None
+
+
+def _closed_host(url: object, closed: Closed) -> Host | None:
+    where = resolve_url(url) if isinstance(url, str) else None
+    return where if isinstance(where, Host) and closed(where) else None
+
+
+def _origin(url: str, where: Host) -> str:
+    return f"{urlsplit(url).scheme}://{where.name}/"
 
 
 def _rendering(entry: dict[str, Any], id_key: str) -> str:

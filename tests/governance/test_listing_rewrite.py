@@ -3,8 +3,10 @@ text, byte for byte as the string replacement that did it before, on the real to
 
 ``_replaced`` is that replacement as it was (each withheld URL and title, as JSON strings,
 replaced wherever they stood in the text). The two agree on every listing where the old
-replacement touched only the withheld tab's own values; where it also touched another tab's
-(two tabs with the same title, say) the rewrite leaves the other tab alone.
+replacement touched only the withheld tab's own values and no tab was on its way to a closed
+site; where it also touched another tab's (two tabs with the same title, say) the rewrite leaves
+the other tab alone, and an address on the way to a closed site is shown by its origin (the old
+replacement showed it whole).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import attrs
+import pytest
 import trio
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -141,9 +144,13 @@ def _browser_tabs(drawn: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _only_own_values(result: ToolResult) -> bool:
     """Whether each withheld URL and title, as a JSON string, stands once in the text: the
-    old replacement then touched only that tab's own values."""
+    old replacement then touched only that tab's own values; and whether no tab is on its way
+    to a closed site, which the old replacement did not withhold."""
     text = "".join(block.text for block in result.content if isinstance(block, TextBlock))
     for tab in (result.structured or {})["tabs"]:
+        going = resolve_url(tab.get("pendingUrl", ""))
+        if isinstance(going, Host) and _closed(going):
+            return False
         where = resolve_url(tab["url"])
         if isinstance(where, Host) and _closed(where):
             for value in (tab["url"], tab["title"]):
@@ -196,3 +203,21 @@ def test_a_text_that_is_not_the_listing_s_rendering_is_replaced_by_the_withheld_
     out = _rewritten("tabs_context_mcp", result)
     assert out.content == [TextBlock(text=json.dumps(out.structured))]
     assert "Balance" not in json.dumps(out.content[0].text) and "acct" not in out.content[0].text
+
+
+@pytest.mark.parametrize(
+    ("url", "pending"),
+    [("https://docs.example.com/in", "https://bank.test/statement?acct=9"),
+     ("https://bank.test/home", "https://bank.test/statement?acct=9")],
+)  # fmt: skip
+def test_an_address_on_the_way_to_a_closed_site_is_shown_by_its_origin(url: str, pending: str) -> None:
+    """A tab navigating to a closed site (a link followed, a redirect) shows where it is going
+    by origin only, in the structured value and the text, whichever site it is on now."""
+    tabs = [{"tabId": compose_tab_id(1, 1), "title": "Docs", "url": url, "pendingUrl": pending}]
+    out = _rewritten("tabs_context_mcp", _listed("tabs_context_mcp", tabs))
+    text = "".join(b.text for b in out.content if isinstance(b, TextBlock))
+    shown = (out.structured or {})["tabs"][0]
+    assert shown["pendingUrl"] == "https://bank.test/"
+    assert "acct" not in text and "statement" not in text and '"https://bank.test/"' in text
+    if url.startswith("https://docs."):
+        assert shown["url"] == url and shown["title"] == "Docs"
