@@ -114,7 +114,10 @@ class RequestBook:
     def reply_to(self, connection: Link, request_id: Any) -> PendingCall | LateAnswer | None:
         """What a reply read on ``connection`` answers: a request in flight that went out on
         it, a request given up unanswered on the same browser run (forgotten now: its answer
-        came), or nothing (another link's request, or a stranger's id)."""
+        came), or nothing (another link's request, or a stranger's id: ids are text, so a
+        list or map in its place is nobody's)."""
+        if not isinstance(request_id, str):
+            return None
         pending = self._pending.get(request_id)
         if pending is not None:
             return pending if pending.connection is connection else None

@@ -733,3 +733,22 @@ async def test_status_tells_a_slow_page_from_a_browser_that_answers_nothing(
     await peer.send({"type": "tab_removed", "tabId": 99})  # it speaks again
     await until(lambda: shore.summaries()[0].unanswered_ping_for is None, within=5)
     await peer.aclose()
+
+
+@pytest.mark.parametrize("stranger", [[1], {"id": 1}, 7, None, True])
+async def test_a_reply_whose_id_is_not_text_is_nobody_s_and_the_link_lives_on(
+    shore: BrowserShore, endpoints: Endpoints, nursery: trio.Nursery, stranger: object
+) -> None:
+    """Request ids are text: a reply naming a list, a map, a number or nothing answers no
+    request, and neither the link nor the shore ends over it."""
+    peer, _ = await FakeExtension.attach(endpoints.browser_socket)
+
+    async def extension() -> None:
+        request = await peer.receive()
+        await peer.send({"type": "response", "id": stranger, "result": {"url": "wrong"}})
+        await peer.reply(request, {"url": "http://right.test/"})
+
+    nursery.start_soon(extension)
+    answer = await shore.request(None, "tab_info", {"tabId": compose(1, 4)}, timeout=5)
+    assert answer == {"url": "http://right.test/"}
+    assert shore.connected_count == 1
