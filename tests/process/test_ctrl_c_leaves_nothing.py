@@ -22,6 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from e2e.isolated import cli_env
+from faults.stack import command_of, processes_with  # tests/ is on sys.path
 
 pytestmark = [pytest.mark.e2e, pytest.mark.process]
 GHOSTLIGHT = [sys.executable, "-m", "ghostlight_trio"]
@@ -39,36 +41,17 @@ def isolated(tmp_path: Path) -> Iterator[tuple[dict[str, str], Path]]:
     home = tmp_path / "home"
     home.mkdir()
     tmp = Path(tempfile.mkdtemp(prefix="gl-int-", dir="/tmp"))
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith("GHOSTLIGHT_") and key not in ("XDG_RUNTIME_DIR", "DISPLAY")
-    }
-    env.update(HOME=str(home), TMPDIR=str(tmp))
+    env = cli_env(home, tmp, without=("XDG_RUNTIME_DIR", "DISPLAY"))
     try:
         yield env, home
     finally:
-        _kill(_processes_of(home, tmp))
+        _kill(_processes_of(home))
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _processes_of(home: Path, tmp: Path | None = None) -> dict[int, str]:
-    """Live processes started under ``home``: their pid and command line."""
-    marks = [str(home).encode()] + ([str(tmp).encode()] if tmp else [])
-    found: dict[int, str] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes()
-            environ = (entry / "environ").read_bytes()
-        except OSError:
-            continue
-        if not command:  # a zombie, already stopped
-            continue
-        if any(mark in command for mark in marks) or b"HOME=" + marks[0] + b"\0" in environ:
-            found[int(entry.name)] = command.replace(b"\0", b" ").decode(errors="replace")
-    return found
+def _processes_of(home: Path) -> dict[int, str]:
+    """Live processes started under ``home`` (named in their command line or environment)."""
+    return {pid: command for pid in processes_with(str(home)) if (command := command_of(pid))}
 
 
 def _left_behind(home: Path) -> dict[int, str]:
