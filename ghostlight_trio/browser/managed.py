@@ -46,6 +46,18 @@ _EXTENSION_ID = re.compile(r"^[a-p]{32}$")
 HEADLESS_SCREEN = "1920x1080"
 
 
+PROFILE_IN_USE_EXIT = 21
+"""Chromium's exit code when another browser holds its profile."""
+
+
+def exit_words(code: int) -> str:
+    """``code N``, and what it means when Chromium's codes say (only the profile lock is a
+    common one here: two launches of one instance at once)."""
+    if code == PROFILE_IN_USE_EXIT:
+        return f"code {code}: another browser holds the instance's profile"
+    return f"code {code}"
+
+
 class ManagedBrowserError(RuntimeError):
     """The managed browser cannot be found, prepared or connected; the message says what to do."""
 
@@ -243,7 +255,7 @@ class ManagedBrowser:
             while not is_connected():
                 if self.process.returncode is not None:
                     raise ManagedBrowserError(
-                        f"The browser exited (code {self.process.returncode}) before the"
+                        f"The browser exited ({exit_words(self.process.returncode)}) before the"
                         f" extension connected; see {self.log_path}"
                     )
                 await trio.sleep(0.1)
