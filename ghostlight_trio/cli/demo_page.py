@@ -33,12 +33,19 @@ class _DemoPage(BaseHTTPRequestHandler):
         pass
 
 
+POLL = 0.05
+"""How often the serving thread looks for ``close``: the stdlib's 0.5 s would be the demo's
+longest wait at its end."""
+
+
 class DemoPageServer:
     """The page on an ephemeral loopback port, served from a thread until ``close``."""
 
     def __init__(self) -> None:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _DemoPage)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        threading.Thread(
+            target=self._server.serve_forever, args=(POLL,), daemon=True
+        ).start()
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/"
 
     def close(self) -> None:

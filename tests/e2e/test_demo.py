@@ -37,5 +37,9 @@ def test_the_demo_runs_from_a_fresh_home(tmp_path: Path, runtime: str) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Demo finished" in done.stdout
     assert "Hello from Ghostlight" in done.stdout  # the page was read through get_page_text
+    # It acted too: the receipt of the click saw the greeting the page wrote.
+    assert 'Expectation met' in done.stdout and '"Hello, Ada!"' in done.stdout
+    assert "`ghostlight install`" in done.stdout  # the next step
+    assert "INFO" not in done.stdout + done.stderr  # the connector's log went to its file
     shot = (home / "ghostlight-demo.jpg").read_bytes()
     assert shot[:3] == b"\xff\xd8\xff" and len(shot) > 1000
