@@ -275,7 +275,8 @@ class ManagedBrowser:
                     await self.process.wait()
             if self.process.returncode is None:
                 self.process.kill()
-                await self.process.wait()
+                with trio.move_on_after(STOP_GRACE):  # a kill is prompt; a hung kernel is not
+                    await self.process.wait()
             # Its own session (``launch``): whatever of it outlived it (a renderer, the native
             # host) is in the group the browser led, and goes with it.
             with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -98,7 +98,8 @@ class McpClient:
                 await self._process.wait()
             if self._process.returncode is None:
                 self._process.kill()
-                await self._process.wait()
+                with trio.move_on_after(5):
+                    await self._process.wait()
 
     def _meta(self) -> dict[str, Any]:
         return {
