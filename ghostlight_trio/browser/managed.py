@@ -6,6 +6,7 @@ instance data directory, so named instances never share a profile or a host mani
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -43,6 +44,18 @@ _EXTENSION_ID = re.compile(r"^[a-p]{32}$")
 
 
 HEADLESS_SCREEN = "1920x1080"
+
+
+PROFILE_IN_USE_EXIT = 21
+"""Chromium's exit code when another browser holds its profile."""
+
+
+def exit_words(code: int) -> str:
+    """``code N``, and what it means when Chromium's codes say (only the profile lock is a
+    common one here: two launches of one instance at once)."""
+    if code == PROFILE_IN_USE_EXIT:
+        return f"code {code}: another browser holds the instance's profile"
+    return f"code {code}"
 
 
 class ManagedBrowserError(RuntimeError):
@@ -97,12 +110,22 @@ def extension_id(extension_dir: Path) -> str:
     return value
 
 
+def profile_dir(endpoints: Endpoints) -> Path:
+    """The instance's managed browser profile."""
+    return endpoints.data_dir / "browser-profile"
+
+
+def running_browser(endpoints: Endpoints) -> int | None:
+    """The pid of the instance's managed browser while one runs, else None."""
+    return profile_in_use(profile_dir(endpoints))
+
+
 def prepare_profile(endpoints: Endpoints, extension_dir: Path | None = None) -> Path:
     """Create the instance's browser profile with the native host registered in it."""
     extension_dir = extension_dir or default_extension_dir()
     ext_id = extension_id(extension_dir)
     ensure_private_dir(endpoints.data_dir)
-    profile = endpoints.data_dir / "browser-profile"
+    profile = profile_dir(endpoints)
     ensure_private_dir(profile)
     wrapper = write_host_wrapper(endpoints)
     hosts = profile / "NativeMessagingHosts"
@@ -232,7 +255,7 @@ class ManagedBrowser:
             while not is_connected():
                 if self.process.returncode is not None:
                     raise ManagedBrowserError(
-                        f"The browser exited (code {self.process.returncode}) before the"
+                        f"The browser exited ({exit_words(self.process.returncode)}) before the"
                         f" extension connected; see {self.log_path}"
                     )
                 await trio.sleep(0.1)
@@ -252,7 +275,12 @@ class ManagedBrowser:
                     await self.process.wait()
             if self.process.returncode is None:
                 self.process.kill()
-                await self.process.wait()
+                with trio.move_on_after(STOP_GRACE):  # a kill is prompt; a hung kernel is not
+                    await self.process.wait()
+            # Its own session (``launch``): whatever of it outlived it (a renderer, the native
+            # host) is in the group the browser led, and goes with it.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
 
 
 BROWSER_TEMP = "t"
@@ -319,7 +347,7 @@ async def launch(
     """
     browser = find_browser(browser_path)
     extension_dir = extension_dir or default_extension_dir()
-    running = profile_in_use(endpoints.data_dir / "browser-profile")
+    running = running_browser(endpoints)
     if running is not None:
         raise ManagedBrowserError(
             f"the managed browser of instance {endpoints.instance!r} is already running (pid"
@@ -347,5 +375,10 @@ async def launch(
         )
     finally:
         os.close(log_fd)
-    run_in_background(process.pid)
-    return ManagedBrowser(process=process, profile=profile, log_path=log_path)
+    launched = ManagedBrowser(process=process, profile=profile, log_path=log_path)
+    try:
+        run_in_background(process.pid)
+    except BaseException:  # Ctrl-C here: the caller never gets the browser to stop
+        await launched.aclose()
+        raise
+    return launched

@@ -2,16 +2,39 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import time
 
 import trio
 
-from ..launch.spawn import service_lock_holder, spawn_service
+from ..launch.spawn import ServiceLaunch, service_lock_holder, spawn_service
 from ..transport.endpoints import Endpoints
 from ..transport.handshake import open_bridge
 
 START_TIMEOUT = 15.0
+SERVICE_STOP_GRACE = 5.0
+"""How long a service asked to stop (SIGTERM) gets before it is killed."""
+
+
+async def stop_service(process: subprocess.Popen[bytes]) -> None:
+    """Stop a service this command started: SIGTERM, then SIGKILL after a grace; shielded, so
+    it runs to the end when the command is being cancelled or interrupted."""
+    with trio.CancelScope(shield=True):
+        for stop in (signal.SIGTERM, signal.SIGKILL):
+            if process.poll() is not None:
+                return
+            process.send_signal(stop)
+            with trio.move_on_after(SERVICE_STOP_GRACE):
+                await _exited(process)
+
+
+async def _exited(process: subprocess.Popen[bytes]) -> None:
+    """Return once ``process`` has exited (a Popen has no awaitable wait: polled)."""
+    while True:
+        if process.poll() is not None:
+            return
+        await trio.sleep(0.02)
 
 
 async def service_reachable(endpoints: Endpoints) -> bool:
@@ -37,6 +60,18 @@ async def ensure_service(endpoints: Endpoints, *extra: str) -> subprocess.Popen[
         launch = spawn_service(endpoints, *extra)
     except OSError as exc:
         raise RuntimeError(f"could not start the service: {exc}") from None
+    try:
+        return await _wait_started(endpoints, launch)
+    except BaseException:
+        # Interrupted (Ctrl-C) or failed while waiting: a start that came to nothing must not
+        # leave its service behind to serve no one until its idle timeout.
+        await stop_service(launch.process)
+        raise
+
+
+async def _wait_started(
+    endpoints: Endpoints, launch: ServiceLaunch
+) -> subprocess.Popen[bytes] | None:
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if await service_reachable(endpoints):

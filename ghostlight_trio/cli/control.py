@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
+from ..browser.managed import exit_words
 from ..transport.bridge import StatusReport, StatusRequest
 from ..transport.endpoints import Endpoints
 from ..transport.handshake import open_bridge
@@ -42,6 +43,8 @@ async def wait_for_browser(
                 return report
             code = launched.process.returncode if launched is not None else None
             if code is not None:
-                raise RuntimeError(f"the browser exited (code {code}) before its extension connected")
+                raise RuntimeError(
+                    f"the browser exited ({exit_words(code)}) before its extension connected"
+                )
             await trio.sleep(0.1)
     raise TimeoutError(f"no browser extension connected within {within:g} s")

@@ -2,58 +2,44 @@
 
 Brings up the service and a managed headless Chromium for a private ``demo`` instance, then
 drives a real MCP session through ``ghostlight-mcp-connector`` exactly as an agent's client
-would: open a tab, navigate to a page served on loopback, read it back, and (when the
-screenshot tool is available) save a screenshot.
+would: open a tab, navigate to a page served on loopback, read it back, type a name into its
+form and click its button, and (when the screenshot tool is available) save a screenshot.
+
+Everything it starts, it stops again: at the end, on a failure and on Ctrl-C, each within a
+bounded time.
 """
 
 from __future__ import annotations
 
-import base64
 import os
 import sys
-import threading
 import time
 from collections.abc import Awaitable, Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import trio
 
 from ..browser import managed
-from ..cli.mcp_client import McpClient, McpError, result_text
+from ..files.safe import open_private
 from ..transport.endpoints import HOME_ENV, INSTANCE_ENV, Endpoints
 from .background import ensure_service
 from .control import wait_for_browser
+from .demo_guard import DemoLock, switch_on, take_demo_lock
+from .demo_page import DemoPageServer
+from .demo_session import AgentSession
+from .mcp_client import McpClient, McpError
+from .screen import headless_here
+from .started import Started
 
 T = TypeVar("T")
-
-DEMO_PAGE = """<!doctype html>
-<html><head><title>Ghostlight demo page</title></head>
-<body>
-<h1>Hello from Ghostlight</h1>
-<p>This page is served on loopback by <code>ghostlight demo</code>. An agent opened a tab in its
-own workspace, navigated here, and is now reading this text.</p>
-<form><label>Name <input name="name" value=""></label> <button type="button">Greet</button></form>
-</body></html>
-"""
-
-
-class _DemoPage(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-        body = DEMO_PAGE.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+STEP_TIMEOUT = 60.0
+"""The longest any one step may take (the browser's own connect wait is shorter)."""
+CONNECTOR_LOG = "demo-connector.log"
 
 
 class _Steps:
-    """Numbered, timed progress lines."""
+    """Numbered, timed progress lines; each step within ``STEP_TIMEOUT``."""
 
     def __init__(self, total: int) -> None:
         self.total = total
@@ -63,16 +49,10 @@ class _Steps:
         self.number += 1
         print(f"[{self.number}/{self.total}] {title} ...", flush=True)
         started = time.perf_counter()
-        result = await action()
+        with trio.fail_after(STEP_TIMEOUT):
+            result = await action()
         print(f"      done in {(time.perf_counter() - started) * 1000:.0f} ms", flush=True)
         return result
-
-
-def _show(result: dict[str, Any], limit: int = 600) -> None:
-    text = result_text(result)
-    marker = "      ! " if result.get("isError") else "      | "
-    for line in text[:limit].splitlines():
-        print(marker + line)
 
 
 def _unwritable(out: str) -> str | None:
@@ -83,80 +63,99 @@ def _unwritable(out: str) -> str | None:
     return None
 
 
-async def demo(endpoints: Endpoints, browser_path: str | None, headless: bool, out: str) -> int:
+def _refusal(endpoints: Endpoints, out: str) -> tuple[str, int] | DemoLock:
+    """Why the demo cannot start (said before anything starts), or the lock it runs under."""
     problem = _unwritable(out)
-    if problem is not None:  # said before anything starts, not after a run whose shot is lost
-        print(f"ghostlight demo: cannot write {out}: {problem}", file=sys.stderr)
-        return 2
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _DemoPage)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    page_url = f"http://127.0.0.1:{server.server_address[1]}/"
-    steps = _Steps(total=5)
-    service = None
-    browser = None
+    if problem is not None:
+        return f"cannot write {out}: {problem}", 2
+    switch = switch_on(endpoints)
+    if switch is not None:
+        return switch, 1
+    lock = take_demo_lock(endpoints)
+    return (lock, 1) if isinstance(lock, str) else lock
+
+
+async def demo(endpoints: Endpoints, browser_path: str | None, headless: bool, out: str) -> int:
+    lock = _refusal(endpoints, out)
+    if isinstance(lock, tuple):
+        print(f"ghostlight demo: {lock[0]}", file=sys.stderr)
+        return lock[1]
+    headless = headless_here(headless)
+    page = DemoPageServer()
+    started = Started()
+    finished = False
     print(f"Ghostlight demo (instance '{endpoints.instance}')")
     try:
-        service = await steps.run("Starting the Ghostlight service", lambda: ensure_service(endpoints))
-        browser = await steps.run(
-            "Launching a managed headless Chromium with the extension",
-            lambda: managed.launch(endpoints, headless=headless, browser_path=browser_path),
-        )
-        running = browser
-        report = await steps.run(
-            "Waiting for the extension to connect through the native host",
-            lambda: wait_for_browser(endpoints, within=managed.CONNECT_TIMEOUT, launched=running),
-        )
-        print(f"      | browser slot {report.browsers[-1].slot} connected")
-        env = {
-            **os.environ,
-            INSTANCE_ENV: endpoints.instance,
-        }
-        if HOME_ENV in os.environ:
-            env[HOME_ENV] = os.environ[HOME_ENV]
-        client = await steps.run(
-            "Connecting an MCP client through ghostlight-mcp-connector",
-            lambda: McpClient.spawn([sys.executable, "-m", "ghostlight_mcp_connector"], env=env),
-        )
-        async with client:
-            tools = await client.list_tools()
-            names = [tool["name"] for tool in tools]
-            print(f"      | {len(tools)} tools: {', '.join(names)}")
-
-            async def drive() -> None:
-                created = await client.call_tool("tabs_create_mcp", {})
-                _show(created)
-                tab_id = (created.get("structuredContent") or {}).get("tabId")
-                if tab_id is None:
-                    raise RuntimeError("tabs_create_mcp returned no tab id")
-                navigated = await client.call_tool("navigate", {"url": page_url, "tabId": tab_id})
-                _show(navigated)
-                if "get_page_text" in names:
-                    _show(await client.call_tool("get_page_text", {"tabId": tab_id}))
-                else:
-                    _show(await client.call_tool("tabs_context_mcp", {}))
-                if "computer" in names:
-                    shot = await client.call_tool("computer", {"action": "screenshot", "tabId": tab_id})
-                    for block in shot.get("content", []):
-                        if block.get("type") == "image":
-                            try:
-                                await trio.Path(out).write_bytes(base64.b64decode(block["data"]))
-                            except OSError as exc:  # checked at the start; it changed since
-                                raise RuntimeError(f"cannot write {out}: {exc}") from None
-                            print(f"      | screenshot written to {out}")
-                            break
-                    else:
-                        _show(shot)
-
-            await steps.run("Opening a tab, navigating to a loopback page and reading it", drive)
-        print("Demo finished: the agent worked only in its own tab group; nothing else was touched.")
-        return 0
+        await _run(endpoints, started, page.url, browser_path, headless, out)
+        finished = True
     except (managed.ManagedBrowserError, RuntimeError, TimeoutError, McpError, EOFError) as exc:
         print(f"ghostlight demo: {exc}", file=sys.stderr)
         return 1
     finally:
-        if browser is not None:
-            await browser.aclose()
-        if service is not None:
-            service.terminate()
-            service.wait(timeout=10)
-        server.shutdown()
+        await started.stop(say=not finished)
+        page.close()
+        lock.release()
+    print("Demo finished: the agent read a page and acted on it, only in its own tab group;")
+    print("nothing else was touched. The demo's browser and service are stopped again.")
+    print("Next: `ghostlight install` registers Ghostlight with your MCP client and browser.")
+    return 0
+
+
+async def _run(
+    endpoints: Endpoints, started: Started, page_url: str, browser_path: str | None,
+    headless: bool, out: str,
+) -> None:  # fmt: skip
+    steps = _Steps(total=6)
+    kind = "headless" if headless else "windowed"
+
+    async def start_service() -> None:
+        started.service = await ensure_service(endpoints)
+
+    async def start_browser() -> managed.ManagedBrowser:
+        started.browser = browser = await managed.launch(
+            endpoints, headless=headless, browser_path=browser_path
+        )
+        return browser
+
+    await steps.run("Starting the Ghostlight service", start_service)
+    browser = await steps.run(f"Launching a managed {kind} Chromium with the extension", start_browser)
+    report = await steps.run(
+        "Waiting for the extension to connect through the native host",
+        lambda: wait_for_browser(endpoints, within=managed.CONNECT_TIMEOUT, launched=browser),
+    )
+    print(f"      | browser slot {report.browsers[-1].slot} connected")
+    client = await steps.run(
+        "Connecting an MCP client through ghostlight-mcp-connector",
+        lambda: _connect(endpoints),
+    )
+    async with client:
+        tools = await client.list_tools()
+        names = [tool["name"] for tool in tools]
+        print(f"      | {len(tools)} tools: {', '.join(names)}")
+        agent = AgentSession(client, endpoints)
+        await steps.run(
+            "Opening a tab, navigating to a loopback page and reading it",
+            lambda: agent.read(page_url, names),
+        )
+
+        async def act() -> None:
+            await agent.act()
+            if "computer" in names:
+                await agent.screenshot(out)
+
+        await steps.run("Typing a name into the page's field and clicking Greet", act)
+
+
+async def _connect(endpoints: Endpoints) -> McpClient:
+    """The connector as an MCP client starts it, its log lines kept in the instance's
+    directory rather than mixed into the demo's output."""
+    env = {**os.environ, INSTANCE_ENV: endpoints.instance}
+    if HOME_ENV in os.environ:
+        env[HOME_ENV] = os.environ[HOME_ENV]
+    log = open_private(endpoints.data_dir / CONNECTOR_LOG, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        return await McpClient.spawn(
+            [sys.executable, "-m", "ghostlight_mcp_connector"], env=env, stderr=log
+        )
+    finally:
+        os.close(log)

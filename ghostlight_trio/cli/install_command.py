@@ -14,6 +14,7 @@ from ..install.places import Place
 from ..install.plan import Action, Options, plan_install, plan_uninstall
 from ..transport.endpoints import Endpoints
 from .arguments import instance_flag
+from .browser_left import say_browser_left
 
 _EXTENSION_ID = re.compile(r"^[a-p]{32}$")
 
@@ -74,6 +75,8 @@ def run(endpoints: Endpoints, args: argparse.Namespace, *, installing: bool) -> 
         print("Dry run: nothing was written.")
         if installing and args.wait:
             print("--wait is ignored in a dry run: nothing was installed to wait for.")
+    if not installing:
+        say_browser_left(endpoints)  # uninstalling unregisters, it does not stop a browser
     if installing:
         print_extension_steps(endpoints)
         if args.wait and not args.dry_run:

@@ -49,16 +49,29 @@ class McpClient:
         env: Mapping[str, str] | None = None,
         era: str = REVISION_2025_11_25,
         client_name: str = "ghostlight-demo",
+        stderr: int | None = None,
     ) -> McpClient:
+        """Start the connector (its stderr to the file descriptor ``stderr``, else inherited)
+        and open the session; a start that fails or is interrupted stops the process again."""
         argv = list(command or [sys.executable, "-m", "ghostlight_mcp_connector"])
         process = await trio.lowlevel.open_process(
             argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=None,
+            stderr=stderr,
             env=dict(env) if env is not None else None,
         )
         client = cls(process, era)
+        try:
+            await client._open(client_name)
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                await client.aclose()
+            raise
+        return client
+
+    async def _open(self, client_name: str) -> None:
+        client, era = self, self.era
         if era == REVISION_2025_11_25:
             await client.request(
                 "initialize",
@@ -69,7 +82,6 @@ class McpClient:
                 },
             )
             await client.notify("notifications/initialized")
-        return client
 
     async def __aenter__(self) -> McpClient:
         return self
@@ -80,12 +92,14 @@ class McpClient:
     async def aclose(self) -> None:
         """Close stdin (the clean shutdown signal) and wait briefly for the process to exit."""
         assert self._process.stdin is not None
-        with trio.move_on_after(5):
-            await self._process.stdin.aclose()
-            await self._process.wait()
-        if self._process.returncode is None:
-            self._process.kill()
-            await self._process.wait()
+        with trio.CancelScope(shield=True):
+            with trio.move_on_after(5):
+                await self._process.stdin.aclose()
+                await self._process.wait()
+            if self._process.returncode is None:
+                self._process.kill()
+                with trio.move_on_after(5):
+                    await self._process.wait()
 
     def _meta(self) -> dict[str, Any]:
         return {

@@ -4,7 +4,6 @@ Chromium with the real extension and native host, and the real MCP connector."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -12,6 +11,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
+
+from .isolated import cli_env
 
 pytestmark = pytest.mark.e2e
 
@@ -22,12 +23,7 @@ def test_the_demo_runs_from_a_fresh_home(tmp_path: Path, runtime: str) -> None:
     home.mkdir()
     # A temporary directory as short as the usual /tmp: Chromium's own socket path must fit.
     tmp = Path(tempfile.mkdtemp(prefix="gl-demo-", dir="/tmp"))
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith("GHOSTLIGHT_") and key != "XDG_RUNTIME_DIR"
-    }
-    env.update(HOME=str(home), TMPDIR=str(tmp))
+    env = cli_env(home, tmp)
     if runtime == "XDG_RUNTIME_DIR":
         (tmp_path / "run").mkdir(mode=0o700)
         env["XDG_RUNTIME_DIR"] = str(tmp_path / "run")
@@ -41,5 +37,9 @@ def test_the_demo_runs_from_a_fresh_home(tmp_path: Path, runtime: str) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Demo finished" in done.stdout
     assert "Hello from Ghostlight" in done.stdout  # the page was read through get_page_text
+    # It acted too: the receipt of the click saw the greeting the page wrote.
+    assert 'Expectation met' in done.stdout and '"Hello, Ada!"' in done.stdout
+    assert "`ghostlight install`" in done.stdout  # the next step
+    assert "INFO" not in done.stdout + done.stderr  # the connector's log went to its file
     shot = (home / "ghostlight-demo.jpg").read_bytes()
     assert shot[:3] == b"\xff\xd8\xff" and len(shot) > 1000
