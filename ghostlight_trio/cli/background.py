@@ -10,6 +10,7 @@ import trio
 from ..launch.spawn import service_lock_holder, spawn_service
 from ..transport.endpoints import Endpoints
 from ..transport.handshake import open_bridge
+from .wording import os_problem
 
 START_TIMEOUT = 15.0
 
@@ -36,7 +37,7 @@ async def ensure_service(endpoints: Endpoints, *extra: str) -> subprocess.Popen[
     try:
         launch = spawn_service(endpoints, *extra)
     except OSError as exc:
-        raise RuntimeError(f"could not start the service: {exc}") from None
+        raise RuntimeError(f"could not start the service: {os_problem(exc)}") from None
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if await service_reachable(endpoints):

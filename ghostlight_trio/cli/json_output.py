@@ -28,6 +28,15 @@ def error(message: str, **fields: Any) -> None:
     emit({"error": message, **fields})
 
 
+def refuse(problem: str, as_json: bool) -> int:
+    """A command's refusal: the JSON error form when asked for, the sentence on stderr always;
+    exit 1."""
+    if as_json:
+        error(problem)
+    print(f"ghostlight: {problem}", file=sys.stderr)
+    return 1
+
+
 def captured(run: Callable[[], int], **fields: Any) -> int:
     """Run a command that speaks prose and report it as one JSON object: what it printed on
     stdout as ``message``, its notes from stderr as ``notes``, and on failure an ``error``

@@ -21,9 +21,9 @@ def show(endpoints: Endpoints, lines: int, follow: bool, *, as_json: bool = Fals
     try:
         handle = _open(endpoints)
     except OSError as exc:  # a link, a FIFO, another user's file: not the instance's log
-        return _refuse(f"{path} cannot be read as the service log ({exc.strerror or exc})", as_json)
+        return json_output.refuse(f"{path} cannot be read as the service log ({exc.strerror or exc})", as_json)
     if handle is None and not follow:
-        return _refuse(f"no log yet at {path} (the service has not run)", as_json)
+        return json_output.refuse(f"no log yet at {path} (the service has not run)", as_json)
     if handle is None:
         # As `audit tail -f` does: wait for the service to write its first line.
         print(f"==> {path} <== (not written yet; waiting for it)", file=sys.stderr, flush=True)
@@ -54,10 +54,3 @@ def _open(endpoints: Endpoints) -> IO[str] | None:
     except FileNotFoundError:
         return None
     return io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
-
-
-def _refuse(problem: str, as_json: bool) -> int:
-    if as_json:
-        json_output.error(problem)
-    print(f"ghostlight: {problem}", file=sys.stderr)
-    return 1

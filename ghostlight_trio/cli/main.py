@@ -18,7 +18,7 @@ from .parsing import Parser, UsageError, subcommands
 IDLE_TIMEOUT = 300.0
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
     instance = argparse.ArgumentParser(add_help=False)
     instance.add_argument(
         "--instance",
@@ -65,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = _parser()
+    parser = build_parser()
     if not argv:
         # Like git and pip: the bare command shows what it can do, as a usage error.
         parser.print_help()

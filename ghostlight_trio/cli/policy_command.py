@@ -120,19 +120,19 @@ def simulate_file(
         try:
             candidate = load_manifest(Path(manifest))
         except ManifestError as exc:
-            return _refuse(str(exc), as_json)
+            return json_output.refuse(str(exc), as_json)
         settings = load_settings(settings_path(endpoints.data_dir))
         state = state_from(Loaded(user=candidate, settings=settings))
     audit_path = Path(audit)
     problem = _audit_file_problem(audit_path)
     if problem:
-        return _refuse(problem, as_json)
+        return json_output.refuse(problem, as_json)
     specs = {spec.name: spec for spec in load_specs()}
     skipped = Skipped()
     records = list(_records(endpoints, audit_path, skipped))
     calls = [record for record in records if "event" not in record and "call" in record]
     if (records or skipped.count) and not any("time" in record for record in records):
-        return _refuse(
+        return json_output.refuse(
             f"{audit_path} is no audit trail: none of its lines is an audit record (a policy"
             " manifest goes to --manifest; the audit file is the instance's audit.jsonl)",
             as_json,
@@ -160,12 +160,6 @@ def simulate_file(
     )
     return 2 if denied else 0
 
-
-def _refuse(problem: str, as_json: bool) -> int:
-    if as_json:
-        json_output.error(problem)
-    print(f"ghostlight: {problem}", file=sys.stderr)
-    return 1
 
 
 def _entry(item: Replayed) -> dict[str, Any]:

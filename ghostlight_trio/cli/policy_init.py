@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -62,9 +61,9 @@ def write_example(file: str, *, as_json: bool) -> int:
         with path.open("x", encoding="utf-8") as handle:
             handle.write(json.dumps(EXAMPLE, indent=2) + "\n")
     except FileExistsError:
-        return _refuse(f"{path} already exists; it was left as it is (name another file)", as_json)
+        return json_output.refuse(f"{path} already exists; it was left as it is (name another file)", as_json)
     except OSError as exc:
-        return _refuse(f"{path} cannot be written ({exc.strerror or exc})", as_json)
+        return json_output.refuse(f"{path} cannot be written ({exc.strerror or exc})", as_json)
     if as_json:
         json_output.emit({"ok": True, "file": str(path)})
     else:
@@ -74,10 +73,3 @@ def write_example(file: str, *, as_json: bool) -> int:
             f" `ghostlight service restart --manifest {path}`."
         )
     return 0
-
-
-def _refuse(problem: str, as_json: bool) -> int:
-    if as_json:
-        json_output.error(problem)
-    print(f"ghostlight: {problem}", file=sys.stderr)
-    return 1
