@@ -46,6 +46,7 @@ def add_parsers(commands: Any, instance: argparse.ArgumentParser) -> None:
         help="then print each new line as it is written (waits for a log not yet written)",
     )  # fmt: skip
     json_output.add_option(logs, "print the lines as one JSON object")
+    logs.set_defaults(command_parser=logs)  # whose usage a refused combination shows
 
 
 def dispatch(args: argparse.Namespace, endpoints: Endpoints) -> int | None:

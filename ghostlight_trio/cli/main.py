@@ -52,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     json_output.add_option(service, "with start|stop|restart: " + json_output.HELP)
     governance_commands.add_service_options(service)
+    service.set_defaults(command_parser=service)  # whose usage a refused combination shows
 
     status = commands.add_parser(
         "status", help="one-screen summary of the instance", parents=[instance]
@@ -80,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         problem = _misuse(args)
         if problem:
-            parser.error(problem)
+            getattr(args, "command_parser", parser).error(problem)
     except UsageError as exc:
         if as_json:
             json_output.error(exc.message, usage=True)
