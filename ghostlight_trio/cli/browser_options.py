@@ -51,7 +51,9 @@ def add_parsers(commands: Any, instance: argparse.ArgumentParser) -> None:
     )
     _add_browser_path(demo)
     demo.add_argument("--headed", action="store_true", help="show the browser window")
-    demo.add_argument("--out", default="ghostlight-demo.jpg", help="where to write the screenshot")
+    demo.add_argument(
+        "--out", default="ghostlight-demo.jpg", metavar="FILE", help="where to write the screenshot"
+    )
 
 
 def dispatch(args: argparse.Namespace, endpoints: Endpoints) -> int:

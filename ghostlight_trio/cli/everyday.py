@@ -26,15 +26,18 @@ def add_parsers(commands: Any, instance: argparse.ArgumentParser) -> None:
     ):
         sub = commands.add_parser(verb, help=text, parents=[instance])
         sub.add_argument("--dry-run", action="store_true", help="show the exact changes only")
-        sub.add_argument("--client", action="append", choices=CLIENT_IDS, help="only this client")
+        sub.add_argument("--client", action="append", choices=CLIENT_IDS, help="only this client (repeatable)")
         sub.add_argument("--no-clients", action="store_true", help="leave MCP clients alone")
-        sub.add_argument("--browser", action="append", choices=BROWSER_IDS, help="only this browser")
+        sub.add_argument("--browser", action="append", choices=BROWSER_IDS, help="only this browser (repeatable)")
         if verb == "install":
             sub.add_argument("--autostart", action="store_true", help="write a per-user autostart")
-            sub.add_argument("--extension-id", action="append", help="also allow this extension id")
+            sub.add_argument(
+                "--extension-id", action="append", metavar="ID",
+                help="also allow this extension id (repeatable)",
+            )  # fmt: skip
             sub.add_argument(
                 "--wait", type=arguments.wait_seconds, default=0, metavar="SECONDS",
-                help="then wait for the extension to connect (0: do not wait)",
+                help="then wait this long for the extension to connect; 0 does not wait",
             )
         json_output.add_option(sub, "print the plan or the changes made as one JSON object")
     doctor = commands.add_parser("doctor", help="check every link, with fixes", parents=[instance])

@@ -19,6 +19,7 @@ from ..install.plan import Action, Options, plan_install, plan_uninstall
 from ..transport.endpoints import Endpoints
 from . import json_output
 from .arguments import instance_flag
+from .wording import os_problem
 
 _EXTENSION_ID = re.compile(r"^[a-p]{32}$")
 
@@ -156,7 +157,9 @@ def _outcome(action: Action, *, dry_run: bool) -> dict[str, Any]:
         outcome["verb"] = change.verb
         try:
             backup = apply(change)
-        except (OSError, StaleChange) as exc:
+        except OSError as exc:
+            outcome.update(state="failed", note=os_problem(exc))
+        except StaleChange as exc:
             outcome.update(state="failed", note=str(exc))
         else:
             outcome.update(state="applied", backup=str(backup) if backup else None)
@@ -223,8 +226,11 @@ async def wait_for_extension(endpoints: Endpoints, seconds: float) -> int:
         await ensure_service(endpoints)
         print(f"\nWaiting up to {seconds:g} s for the extension to connect...")
         report = await wait_for_browser(endpoints, within=seconds)
-    except (RuntimeError, TimeoutError, OSError) as exc:
+    except (RuntimeError, TimeoutError) as exc:
         print(f"ghostlight: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"ghostlight: {os_problem(exc)}", file=sys.stderr)
         return 1
     for browser in report.browsers:
         skew = skew_message(browser.extension_version)

@@ -26,12 +26,17 @@ class DefaultsFormatter(argparse.HelpFormatter):
         if (
             text
             and text is not argparse.SUPPRESS
-            and default not in (None, False, argparse.SUPPRESS)
+            and not _unsaid(default)
             and "default" not in text
             and (action.option_strings or action.nargs in (argparse.OPTIONAL, argparse.ZERO_OR_MORE))
         ):
             text += " (default: %(default)s)"
         return text
+
+
+def _unsaid(default: object) -> bool:
+    """A default that goes without saying: none, off, or hidden (0 is a default to say)."""
+    return default is None or default is False or default is argparse.SUPPRESS
 
 
 class Parser(argparse.ArgumentParser):

@@ -52,7 +52,8 @@ def test_every_option_positional_and_command_has_help() -> None:
 def test_every_default_worth_saying_is_shown() -> None:
     unshown = []
     for path, parser, action in _walk(build_parser()):
-        if action.help is argparse.SUPPRESS or action.default in (None, False, argparse.SUPPRESS):
+        unsaid = action.default is None or action.default is False
+        if action.help is argparse.SUPPRESS or unsaid or action.default is argparse.SUPPRESS:
             continue
         if isinstance(action, _Named):
             continue
