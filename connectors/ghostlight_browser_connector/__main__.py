@@ -41,8 +41,21 @@ async def _relay(endpoints: Endpoints) -> int:
     return await relay.run()
 
 
+USAGE = """usage: ghostlight-browser-connector [ORIGIN] [--parent-window=N]
+
+Chrome's native messaging host for Ghostlight: Chrome starts it when the extension connects,
+and it relays that port to the Ghostlight service. It is not run by hand; `ghostlight install`
+registers it and `ghostlight doctor` checks it. The instance comes from GHOSTLIGHT_INSTANCE.
+"""
+
+
 def main() -> None:
     """Relay one native port; exit 0 when Chrome closes it."""
+    if any(word in ("-h", "--help") for word in sys.argv[1:]):
+        # Chrome passes only an origin and --parent-window; a person asking for help gets it
+        # instead of a relay waiting on a terminal for native-messaging frames.
+        print(USAGE, end="")
+        sys.exit(0)
     try:
         endpoints = Endpoints.for_instance(None)
     except ValueError as exc:

@@ -16,6 +16,7 @@ from ..audit.records import DISPATCHED, generations, parse_record, read_records
 from ..files.safe import open_private_reader
 from ..transport.endpoints import Endpoints
 from .arguments import TimeBound
+from .wording import os_problem
 
 COLUMNS = (
     ("time", 24),
@@ -318,7 +319,7 @@ def _open_generation(file: Path) -> IO[bytes] | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        print(f"ghostlight: not read: {exc}", file=sys.stderr)
+        print(f"ghostlight: not read: {os_problem(exc)}", file=sys.stderr)
         return None
 
 

@@ -11,6 +11,7 @@ import trio
 from ..launch.spawn import ServiceLaunch, service_lock_holder, spawn_service
 from ..transport.endpoints import Endpoints
 from ..transport.handshake import open_bridge
+from .wording import os_problem
 
 START_TIMEOUT = 15.0
 SERVICE_STOP_GRACE = 5.0
@@ -59,7 +60,7 @@ async def ensure_service(endpoints: Endpoints, *extra: str) -> subprocess.Popen[
     try:
         launch = spawn_service(endpoints, *extra)
     except OSError as exc:
-        raise RuntimeError(f"could not start the service: {exc}") from None
+        raise RuntimeError(f"could not start the service: {os_problem(exc)}") from None
     try:
         return await _wait_started(endpoints, launch)
     except BaseException:

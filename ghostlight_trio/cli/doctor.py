@@ -230,6 +230,9 @@ async def doctor(endpoints: Endpoints, as_json: bool = False) -> int:
             "ok": not broken,
             "checks": [attrs.asdict(row) for row in rows],
         }
+        if broken:
+            failed = sum(row.verdict == "fail" for row in rows)
+            body["error"] = f"{failed} link(s) broken; each check's fix says what to do"
         print(json.dumps(body, indent=2))
     else:
         print(render(rows, endpoints))

@@ -32,6 +32,7 @@ from ..install.places import Place
 from ..transport.endpoints import HOME_ENV, INSTANCE_ENV, Endpoints
 from ..transport.native_host import NATIVE_HOST_NAME
 from .arguments import instance_flag
+from .wording import os_problem
 
 Verdict = Literal["ok", "warn", "fail", "info", "skip"]
 
@@ -105,7 +106,7 @@ def private_file(
         verdict: Verdict = "fail" if required else "info"
         return Check(section, name, verdict, f"absent: {path}", missing_hint if required else "")
     except OSError as exc:
-        return Check(section, name, "fail", f"{path}: {exc}", "check the directory permissions")
+        return Check(section, name, "fail", os_problem(exc), "check the directory permissions")
     if not _KINDS[kind](info.st_mode):
         return Check(
             section, name, "fail", f"{path} is a {_kind_of(info.st_mode)}, not a {kind}",

@@ -13,7 +13,8 @@ import trio
 
 from ..governance.sources import MANIFEST_ENV
 from ..transport.endpoints import Endpoints
-from . import arguments
+from . import arguments, json_output, policy_init
+from .parsing import subcommands
 
 SAFETY_COMMANDS = {
     "hold": "take the wheel: agents' browser calls stop (not executed) until resume",
@@ -42,36 +43,55 @@ def add_parsers(commands: Any, instance: argparse.ArgumentParser) -> None:
         metavar="FINGERPRINT",
         help="resume only this paused workspace (ws-…, as audit shows it); hold and kill switch stay",
     )
+    for switch in switches.values():
+        json_output.add_option(switch)
 
-    policy = commands.add_parser("policy", help="check, explain and simulate policy")
-    policy_commands = policy.add_subparsers(dest="policy_command", required=True)
-    check = policy_commands.add_parser("check", help="validate a manifest file")
-    check.add_argument("file")
+    policy = commands.add_parser(
+        "policy", help="check, explain and simulate policy", parents=[instance]
+    )
+    policy_commands = subcommands(policy, "policy_command")
+    check = policy_commands.add_parser("check", help="validate a manifest file", parents=[instance])
+    check.add_argument("file", help="the policy manifest (TOML) to validate")
+    json_output.add_option(check)
     explain = policy_commands.add_parser(
         "explain", help="what the current policy (or FILE) allows", parents=[instance]
     )
-    explain.add_argument("file", nargs="?")
+    explain.add_argument(
+        "file", nargs="?", help="a manifest to explain instead of the policy in force"
+    )
+    json_output.add_option(explain)
     simulate = policy_commands.add_parser(
         "simulate",
         help="replay an audit file against a policy (default: the current one)",
+        description="Replay the calls recorded in an audit trail against a policy. Exit codes:"
+        " 0 when no call would be denied, 2 when some would, 1 when the audit file or the"
+        " manifest cannot be read.",
         parents=[instance],
     )
-    simulate.add_argument("auditfile")
+    simulate.add_argument(
+        "auditfile", help="an audit trail (JSON lines, such as the instance's audit.jsonl)"
+    )
     simulate.add_argument("--manifest", help="the candidate manifest to replay against")
+    json_output.add_option(simulate)
+    policy_init.add_parser(policy_commands, instance)
 
-    audit = commands.add_parser("audit", help="read the audit trail")
-    audit_commands = audit.add_subparsers(dest="audit_command", required=True)
+    audit = commands.add_parser("audit", help="read the audit trail", parents=[instance])
+    audit_commands = subcommands(audit, "audit_command")
     tail = audit_commands.add_parser("tail", help="the latest records", parents=[instance])
     tail.add_argument(
         "-n", type=arguments.count, default=20, help="how many records (default 20; 0 with -f: new ones only)"
     )
-    tail.add_argument("--json", action="store_true", help="raw JSON lines")
+    tail.add_argument("--json", action="store_true", help=_JSON_LINES)
     tail.add_argument(
         "-f", "--follow", action="store_true", help="then print each new record as it is written"
     )
     show = audit_commands.add_parser("show", help="records as a table, filtered", parents=[instance])
-    show.add_argument("--tool")
-    show.add_argument("--decision", choices=["allow", "deny", "shadow_deny", "held"])
+    show.add_argument("--tool", help="only calls of this tool (navigate, act_on, ...)")
+    show.add_argument(
+        "--decision",
+        choices=["allow", "deny", "shadow_deny", "held"],
+        help="only calls the policy decided so",
+    )
     show.add_argument("--workspace", metavar="FINGERPRINT", help="one workspace's records (ws-…)")
     show.add_argument(
         "--since",
@@ -84,7 +104,10 @@ def add_parsers(commands: Any, instance: argparse.ArgumentParser) -> None:
         type=arguments.when,
         help="up to this time, the whole day or minute it names included: 5m ago, 2026-11-30, ...",
     )
-    show.add_argument("--json", action="store_true", help="raw JSON lines")
+    show.add_argument("--json", action="store_true", help=_JSON_LINES)
+
+
+_JSON_LINES = "JSON Lines: each record as one JSON object on a line of its own"
 
 
 def dispatch(args: argparse.Namespace, endpoints: Endpoints) -> int | None:
@@ -107,10 +130,14 @@ def dispatch(args: argparse.Namespace, endpoints: Endpoints) -> int | None:
         from . import policy_command
 
         if args.policy_command == "check":
-            return policy_command.check(args.file)
+            return policy_command.check(args.file, as_json=args.json)
         if args.policy_command == "explain":
             return policy_command.explain(endpoints, args.file)
-        return policy_command.simulate_file(endpoints, args.auditfile, args.manifest)
+        if args.policy_command == "init":
+            return policy_init.write_example(args.file, as_json=args.json)
+        return policy_command.simulate_file(
+            endpoints, args.auditfile, args.manifest, as_json=args.json
+        )
     if command == "audit":
         from . import audit_command
 

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import re
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import trio
 
@@ -13,8 +17,10 @@ from ..install.changes import StaleChange, apply
 from ..install.places import Place
 from ..install.plan import Action, Options, plan_install, plan_uninstall
 from ..transport.endpoints import Endpoints
+from . import json_output
 from .arguments import instance_flag
 from .browser_left import say_browser_left
+from .wording import os_problem
 
 _EXTENSION_ID = re.compile(r"^[a-p]{32}$")
 
@@ -50,21 +56,27 @@ def options_from(args: argparse.Namespace, *, installing: bool) -> Options:
 
 
 def run(endpoints: Endpoints, args: argparse.Namespace, *, installing: bool) -> int:
+    as_json = bool(getattr(args, "json", False))
     try:
         options = options_from(args, installing=installing)
     except (ValueError, managed.ManagedBrowserError) as exc:
+        if as_json:
+            json_output.error(str(exc))
         print(f"ghostlight: {exc}", file=sys.stderr)
         return 2
     place = Place.current()
     plan = plan_install if installing else plan_uninstall
     actions = plan(place, endpoints, options)
-    verb = "install" if installing else "uninstall"
-    print(f"ghostlight {verb} (instance {endpoints.instance}){' --dry-run' if args.dry_run else ''}")
-    counts = {"applied": 0, "unchanged": 0, "failed": 0, "manual": 0}
     if not args.dry_run and any(a.change and a.change.changes_anything for a in actions):
         endpoints.ensure_private_dirs()
-    for action in actions:
-        _report(action, dry_run=args.dry_run, counts=counts)
+    outcomes = [_outcome(action, dry_run=args.dry_run) for action in actions]
+    counts = {key: sum(1 for outcome in outcomes if test(outcome)) for key, test in _COUNTED.items()}
+    if as_json:
+        return _as_json(endpoints, args, installing, outcomes, counts)
+    verb = "install" if installing else "uninstall"
+    print(f"ghostlight {verb} (instance {endpoints.instance}){' --dry-run' if args.dry_run else ''}")
+    for outcome in outcomes:
+        _print(outcome)
     head = "Planned" if args.dry_run else "Done"
     print(
         f"{head}: {counts['applied']} {'to apply' if args.dry_run else 'applied'},"
@@ -86,33 +98,99 @@ def run(endpoints: Endpoints, args: argparse.Namespace, *, installing: bool) -> 
     return 1 if counts["failed"] else 0
 
 
-def _report(action: Action, *, dry_run: bool, counts: dict[str, int]) -> None:
+_COUNTED: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "applied": lambda outcome: outcome["state"] in ("planned", "applied"),
+    "unchanged": lambda outcome: outcome["state"] == "unchanged",
+    "failed": lambda outcome: outcome["state"] == "failed",
+    "manual": lambda outcome: "manual" in outcome,
+}
+
+
+def _as_json(
+    endpoints: Endpoints,
+    args: argparse.Namespace,
+    installing: bool,
+    outcomes: list[dict[str, Any]],
+    counts: dict[str, int],
+) -> int:
+    """The plan or the changes made as one JSON object; ``--wait``'s prose becomes a field."""
+    code = 1 if counts["failed"] else 0
+    body: dict[str, Any] = {
+        "command": "install" if installing else "uninstall",
+        "instance": endpoints.instance,
+        "dry_run": args.dry_run,
+        "actions": outcomes,
+        "counts": counts,
+    }
+    if installing:
+        try:
+            body["extension"] = {
+                "directory": str(managed.default_extension_dir()),
+                "id": managed.extension_id(managed.default_extension_dir()),
+            }
+        except managed.ManagedBrowserError as exc:
+            body["extension"] = {"problem": str(exc)}
+        if args.wait and not args.dry_run:
+            said, notes = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(said), contextlib.redirect_stderr(notes):
+                code = trio.run(wait_for_extension, endpoints, args.wait) or code
+            body["wait"] = (said.getvalue() + notes.getvalue()).strip()
+    if counts["failed"]:
+        body["error"] = f"{counts['failed']} change(s) failed"
+    elif code:
+        body["error"] = body.get("wait") or f"exit code {code}"
+    body["ok"] = code == 0
+    json_output.emit(body)
+    return code
+
+
+def _outcome(action: Action, *, dry_run: bool) -> dict[str, Any]:
+    """What became of one planned action (applied here unless ``dry_run``), as data."""
     change = action.change
+    outcome: dict[str, Any] = {"label": action.label}
     if action.failed:
-        counts["failed"] += 1
-        print(f"  [FAIL]   {action.label} -> {action.note}")
+        outcome.update(state="failed", note=action.note)
     elif change is None:
-        print(f"  [skip]   {action.label} ({action.note})")
+        outcome.update(state="skipped", note=action.note)
     elif not change.changes_anything:
-        counts["unchanged"] += 1
-        print(f"  [noop]   {action.label} ({action.note or 'unchanged'})")
+        outcome.update(state="unchanged", note=action.note or "unchanged")
     elif dry_run:
-        counts["applied"] += 1
-        print(f"  [plan]   {change.verb} {action.label}")
-        print("".join(f"      {line}" for line in change.diff().splitlines(keepends=True)), end="")
+        outcome.update(state="planned", verb=change.verb, diff=change.diff())
     else:
+        outcome["verb"] = change.verb
         try:
             backup = apply(change)
-        except (OSError, StaleChange) as exc:
-            counts["failed"] += 1
-            print(f"  [FAIL]   {change.verb} {action.label} -> {exc}")
-            return
-        counts["applied"] += 1
-        suffix = f" (backup: {backup})" if backup else ""
-        print(f"  [ok]     {change.verb} {action.label}{suffix}")
+        except OSError as exc:
+            outcome.update(state="failed", note=os_problem(exc))
+        except StaleChange as exc:
+            outcome.update(state="failed", note=str(exc))
+        else:
+            outcome.update(state="applied", backup=str(backup) if backup else None)
     if action.manual:
-        counts["manual"] += 1
-        print("  [manual] " + action.manual.replace("\n", "\n           "))
+        outcome["manual"] = action.manual
+    return outcome
+
+
+_MARKS = {"failed": "FAIL", "skipped": "skip", "unchanged": "noop", "planned": "plan", "applied": "ok"}
+
+
+def _print(outcome: dict[str, Any]) -> None:
+    state, label = outcome["state"], outcome["label"]
+    mark = f"  [{_MARKS[state]}]".ljust(11)
+    verb = outcome.get("verb")
+    if state == "failed":
+        print(f"{mark}{verb + ' ' if verb else ''}{label} -> {outcome['note']}")
+    elif state in ("skipped", "unchanged"):
+        print(f"{mark}{label} ({outcome['note']})")
+    elif state == "planned":
+        print(f"{mark}{verb} {label}")
+        diff = outcome["diff"]
+        print("".join(f"      {line}" for line in diff.splitlines(keepends=True)), end="")
+    else:
+        backup = outcome.get("backup")
+        print(f"{mark}{verb} {label}{f' (backup: {backup})' if backup else ''}")
+    if outcome.get("manual"):
+        print("  [manual] " + outcome["manual"].replace("\n", "\n           "))
 
 
 def print_extension_steps(endpoints: Endpoints) -> None:
@@ -151,8 +229,11 @@ async def wait_for_extension(endpoints: Endpoints, seconds: float) -> int:
         await ensure_service(endpoints)
         print(f"\nWaiting up to {seconds:g} s for the extension to connect...")
         report = await wait_for_browser(endpoints, within=seconds)
-    except (RuntimeError, TimeoutError, OSError) as exc:
+    except (RuntimeError, TimeoutError) as exc:
         print(f"ghostlight: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"ghostlight: {os_problem(exc)}", file=sys.stderr)
         return 1
     for browser in report.browsers:
         skew = skew_message(browser.extension_version)

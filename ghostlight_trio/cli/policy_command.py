@@ -24,6 +24,7 @@ from ..governance.sources import (
     user_manifest_path,
 )
 from ..transport.endpoints import Endpoints
+from . import json_output
 from .audit_command import Skipped, every_record, records_from
 
 
@@ -37,14 +38,24 @@ def current_state(endpoints: Endpoints) -> PolicyState:
     return state_from(PolicySources(files).load(initial=True))
 
 
-def check(path: str) -> int:
+def check(path: str, *, as_json: bool = False) -> int:
     try:
         manifest = load_manifest(Path(path))
     except ManifestError as exc:
+        if as_json:
+            json_output.error(f"{exc.source}: rejected", file=path, problems=exc.problems)
         print(f"{exc.source}: rejected", file=sys.stderr)
         for problem in exc.problems:
             print(f"  {problem}", file=sys.stderr)
         return 1
+    if as_json:
+        json_output.emit(
+            {
+                "file": path, "ok": True, "label": manifest.label, "grants": len(manifest.grants),
+                "mode": manifest.mode,
+            }
+        )  # fmt: skip
+        return 0
     print(f"{path}: ok ({manifest.label}, {len(manifest.grants)} grants, mode {manifest.mode})")
     return 0
 
@@ -89,7 +100,9 @@ def _live_policy(endpoints: Endpoints) -> tuple[bool, str | None]:
     return True, (result.message if result.ok else None)
 
 
-def simulate_file(endpoints: Endpoints, audit: str, manifest: str | None) -> int:
+def simulate_file(
+    endpoints: Endpoints, audit: str, manifest: str | None, *, as_json: bool = False
+) -> int:
     """Replay ``audit`` against ``manifest`` (default: the current policy). Exit 0 when nothing
     would be denied, 2 when something would, 1 on bad input."""
     if manifest is None:
@@ -107,23 +120,38 @@ def simulate_file(endpoints: Endpoints, audit: str, manifest: str | None) -> int
         try:
             candidate = load_manifest(Path(manifest))
         except ManifestError as exc:
-            print(str(exc), file=sys.stderr)
-            return 1
+            return json_output.refuse(str(exc), as_json)
         settings = load_settings(settings_path(endpoints.data_dir))
         state = state_from(Loaded(user=candidate, settings=settings))
     audit_path = Path(audit)
     problem = _audit_file_problem(audit_path)
     if problem:
-        print(f"ghostlight: {problem}", file=sys.stderr)
-        return 1
+        return json_output.refuse(problem, as_json)
     specs = {spec.name: spec for spec in load_specs()}
     skipped = Skipped()
-    replayed = simulate(_replayed_calls(endpoints, audit_path, skipped), specs, state)
+    records = list(_records(endpoints, audit_path, skipped))
+    calls = [record for record in records if "event" not in record and "call" in record]
+    if (records or skipped.count) and not any("time" in record for record in records):
+        return json_output.refuse(
+            f"{audit_path} is no audit trail: none of its lines is an audit record (a policy"
+            " manifest goes to --manifest; the audit file is the instance's audit.jsonl)",
+            as_json,
+        )
+    replayed = simulate(calls, specs, state)
     skipped.say()
     denied = [item for item in replayed if item.decision.verdict != "allow"]
+    freed = [item for item in replayed if item.decision.verdict == "allow" and item.changed]
+    if as_json:
+        json_output.emit(
+            {
+                "replayed": len(replayed),
+                "denied": [_entry(item) for item in denied],
+                "now_allowed": [_entry(item) for item in freed],
+            }
+        )
+        return 2 if denied else 0
     for item in denied:
         print(_line(item, f"{item.decision.verdict} {item.decision.denial_id}"))
-    freed = [item for item in replayed if item.decision.verdict == "allow" and item.changed]
     for item in freed:
         print(_line(item, f"allow (was {item.record.get('denial_id')})"))
     print(
@@ -131,6 +159,21 @@ def simulate_file(endpoints: Endpoints, audit: str, manifest: str | None) -> int
         f" {len(freed)} denied when recorded would now be allowed."
     )
     return 2 if denied else 0
+
+
+
+def _entry(item: Replayed) -> dict[str, Any]:
+    """One replayed call for ``--json``: the record's own fields and the new decision."""
+    record, decision = item.record, item.decision
+    fields = ("time", "call", "tool", "action", "host", "denial_id")
+    return {
+        **{name: record.get(name) for name in fields},
+        "was": record.get("decision"),
+        "verdict": decision.verdict,
+        "new_denial_id": decision.denial_id,
+        "rule": decision.rule,
+        "grant": decision.grant,
+    }
 
 
 def _audit_file_problem(path: Path) -> str:
@@ -146,14 +189,12 @@ def _audit_file_problem(path: Path) -> str:
     return ""
 
 
-def _replayed_calls(endpoints: Endpoints, path: Path, skipped: Skipped) -> Iterator[dict[str, Any]]:
-    """The call records in ``path``: the instance's own trail with its rotated files, any
-    other file just as named (an ``X.jsonl.1`` beside a copy is no part of it)."""
+def _records(endpoints: Endpoints, path: Path, skipped: Skipped) -> Iterator[dict[str, Any]]:
+    """The records in ``path``: the instance's own trail with its rotated files, any other
+    file just as named (an ``X.jsonl.1`` beside a copy is no part of it)."""
     if _same_file(path, endpoints.audit_file):
-        records = every_record(endpoints.audit_file, skipped)
-    else:
-        records = _file_records(path, skipped)
-    return (record for record in records if "event" not in record and "call" in record)
+        return every_record(endpoints.audit_file, skipped)
+    return _file_records(path, skipped)
 
 
 def _file_records(path: Path, skipped: Skipped) -> Iterator[dict[str, Any]]:

@@ -19,6 +19,7 @@ from ..transport.endpoints import Endpoints
 from ..transport.handshake import BridgeVersionError, ServiceUnresponsive, open_bridge
 from ..transport.proof import ProofError, SecretFileError
 from ..transport.stream import BridgeClosed, BridgeProtocolError, FrameError
+from .wording import os_problem
 
 COMMAND_TIMEOUT = 5.0
 
@@ -88,7 +89,7 @@ async def _while_down(endpoints: Endpoints, command: str, problem: OSError) -> i
     if command not in _SAVED:
         print(
             f"ghostlight: the service for instance {endpoints.instance!r} is not running"
-            f" ({problem}); no workspace is paused while it is down.",
+            f" ({os_problem(problem)}); no workspace is paused while it is down.",
             file=sys.stderr,
         )
         return 1
@@ -143,7 +144,7 @@ def _save(endpoints: Endpoints, command: str) -> str | None:
     try:
         save_switches(path, _SAVED[command](load_switches(path)))
     except OSError as exc:
-        return f"{command!r} could not be saved to {path} either ({exc}): it is not in effect."
+        return f"{command!r} could not be saved to {path} either ({os_problem(exc)}): it is not in effect."
     return None
 
 

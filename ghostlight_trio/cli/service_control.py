@@ -11,6 +11,7 @@ import trio
 
 from ..launch.spawn import service_lock_holder
 from ..transport.endpoints import Endpoints
+from .arguments import instance_flag
 from .background import ensure_service, service_reachable
 from .browser_left import say_browser_left
 from .control import query_status
@@ -24,6 +25,8 @@ async def start(endpoints: Endpoints) -> int:
         print(f"service already running (pid {report.pid}); log: {endpoints.log_file}")
         return 0
     try:
+        # Kept warm: a service started by hand stays up until `service stop`; one that an MCP
+        # client starts on demand exits after a quiet spell instead.
         process = await ensure_service(endpoints, "--keep-warm")
     except RuntimeError as exc:
         print(f"ghostlight: {exc}", file=sys.stderr)
@@ -33,8 +36,8 @@ async def start(endpoints: Endpoints) -> int:
         print(f"service already running (pid {pid}); log: {endpoints.log_file}")
         return 0
     print(
-        f"service started (pid {process.pid}, instance {endpoints.instance});"
-        f" log: {endpoints.log_file}"
+        f"service started (pid {process.pid}, instance {endpoints.instance}), kept warm until"
+        f" `ghostlight service stop{instance_flag(endpoints)}`; log: {endpoints.log_file}"
     )
     return 0
 

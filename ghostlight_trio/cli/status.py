@@ -21,6 +21,7 @@ from ..transport.proof import SecretFileError
 from . import switch_status
 from .arguments import instance_flag
 from .control import query_status
+from .wording import os_problem
 
 NOT_RUNNING = "down (not running for this instance)"
 STALE_NOTE = (
@@ -66,7 +67,7 @@ def down(endpoints: Endpoints, exc: Exception) -> Down:
         where = elsewhere(endpoints)
         return Down(where) if where else not_listening(endpoints, pid)
     if isinstance(exc, OSError):
-        return Down(f"down ({exc})", pid=pid)
+        return Down(f"down ({os_problem(exc)})", pid=pid)
     return Down(f"unreachable: {exc}", pid=pid)
 
 
@@ -185,6 +186,8 @@ async def status(endpoints: Endpoints, as_json: bool = False) -> int:
         if report is not None:
             body.update(attrs.asdict(report))
         body["saved_switches"] = switch_status.as_json(saved)
+        if report is None:
+            body["error"] = f"the service is {why}"
         print(json.dumps(body, indent=2))
         return 0 if report is not None else 1
     print(f"instance   {endpoints.instance}")

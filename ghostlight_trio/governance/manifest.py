@@ -90,7 +90,8 @@ def load_manifest(path: Path) -> Manifest:
     except UnsafeFile as exc:
         raise ManifestError(str(path), [exc.reason]) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ManifestError(str(path), [f"cannot read the file: {exc}"]) from None
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ManifestError(str(path), [f"cannot read the file: {reason.lower()}"]) from None
     return parse_manifest_text(text, source=str(path))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from . import bridge_bench, edge_bench, governance_bench, navigate_bench, snapshot_bench
@@ -16,7 +17,15 @@ SECTIONS = {
 
 
 def main(argv: list[str]) -> None:
-    chosen = argv or list(SECTIONS)
+    parser = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__)
+    parser.add_argument(
+        "sections", nargs="*", metavar="SECTION",
+        help=f"which benchmarks to run: {', '.join(SECTIONS)} (default: all)",
+    )  # fmt: skip
+    chosen = parser.parse_args(argv).sections or list(SECTIONS)
+    unknown = [name for name in chosen if name not in SECTIONS]
+    if unknown:
+        parser.error(f"no benchmark named {', '.join(unknown)}; choose from {', '.join(SECTIONS)}")
     for name in chosen:
         SECTIONS[name]()
 

@@ -57,7 +57,7 @@ def test_browser_launch_says_at_once_when_the_browser_dies(instance_env: dict[st
     where to look, not after waiting out the connect timeout; nothing is left running."""
     env = instance_env
     try:
-        launched = ghostlight(env, "browser", "launch", "--browser", "/bin/false")
+        launched = ghostlight(env, "browser", "launch", "--browser-path", "/bin/false")
         assert launched.returncode == 1
         assert "the browser exited (code 1) before its extension connected" in launched.stderr
         assert "browser.log" in launched.stderr

@@ -1,0 +1,66 @@
+"""The command lines of ``browser launch`` and ``demo``: both take a browser by its path, as
+``--browser-path`` (``--browser`` names a browser id, as in ``install --browser chromium``)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import trio
+
+from ..transport.endpoints import Endpoints
+from . import json_output
+from .parsing import subcommands
+
+
+class _BrowserIsAnId(argparse.Action):
+    """``--browser`` where a path is meant: refused with the option to use, never guessed."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        parser.error(
+            "--browser names a browser id (install/uninstall); give a browser's path with"
+            " --browser-path PATH"
+        )
+
+
+def _add_browser_path(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--browser-path",
+        metavar="PATH",
+        help="the Chromium-family browser to run (default: the first one found on this machine)",
+    )
+    parser.add_argument("--browser", action=_BrowserIsAnId, help=argparse.SUPPRESS)
+
+
+def add_parsers(commands: Any, instance: argparse.ArgumentParser) -> None:
+    browser = commands.add_parser("browser", help="managed browser", parents=[instance])
+    browser_commands = subcommands(browser, "browser_command")
+    launch = browser_commands.add_parser(
+        "launch", help="start a managed Chromium with the extension", parents=[instance]
+    )
+    launch.add_argument(
+        "--headless", action="store_true", help="no window (also when there is no screen)"
+    )
+    _add_browser_path(launch)
+    json_output.add_option(launch)
+
+    demo = commands.add_parser(
+        "demo",
+        help="drive a real MCP session against a managed headless Chromium",
+        parents=[instance],
+    )
+    _add_browser_path(demo)
+    demo.add_argument("--headed", action="store_true", help="show the browser window")
+    demo.add_argument(
+        "--out", default="ghostlight-demo.jpg", metavar="FILE", help="where to write the screenshot"
+    )
+
+
+def dispatch(args: argparse.Namespace, endpoints: Endpoints) -> int:
+    if args.command == "browser":
+        from .browser_command import launch
+
+        return trio.run(launch, endpoints, args.headless, args.browser_path)
+    from .demo import demo
+
+    return trio.run(demo, endpoints, args.browser_path, not args.headed, args.out)
