@@ -1,10 +1,12 @@
-"""The command line that keeps a managed browser from making requests of its own.
+"""The command line and profile preferences that keep a managed browser from making requests
+of its own.
 
 A managed browser loads what the agent's pages load and nothing else: no update checks, no
-account lookups, no metrics. Each switch below is Chromium's own, with what it stops; the
-user's own browser is never started or changed with these. ``tests/egress`` runs the demo
-under ``strace -f`` and fails on any packet sent beyond loopback, so a Chromium release that
-grows a new background request at start shows up there.
+account lookups, no metrics, no Safe Browsing checks, no spell-check dictionaries. Each switch,
+feature and preference below is Chromium's own, with what it stops; the user's own browser is
+never started or changed with these. ``tests/egress`` runs the demo and a session of page
+work (typing, a GIF export, a download) under ``strace -f`` and fails on any packet sent
+beyond loopback, so a Chromium release that grows a new background request shows up there.
 """
 
 from __future__ import annotations
@@ -25,9 +27,6 @@ QUIET_SWITCHES: tuple[tuple[str, str], ...] = (
     ("--disable-sync", "Sync"),
     ("--disable-default-apps", "installing the default apps on a new profile"),
     ("--disable-domain-reliability", "Domain Reliability reports"),
-    ("--disable-client-side-phishing-detection", "the phishing classifier and its model fetch"),
-    ("--safebrowsing-disable-auto-update", "Safe Browsing list updates"),
-    ("--safebrowsing-disable-download-protection", "the download check (sb-ssl.google.com)"),
     ("--disable-breakpad", "crash report uploads"),
     ("--metrics-recording-only", "metrics uploads (recorded locally, never sent)"),
     ("--no-pings", "hyperlink auditing pings"),
@@ -60,8 +59,21 @@ def quiet_arguments() -> list[str]:
 
 
 QUIET_PREFERENCES: dict[str, dict[str, Any]] = {
-    "browser": {"enable_spellchecking": False},  # dictionary downloads (redirector.gvt1.com)
-    "spellcheck": {"use_spelling_service": False, "dictionaries": []},
+    # Safe Browsing: every download is sent for a check (sb-ssl.google.com/safebrowsing/
+    # clientreport/download), and lists, phishing models and password pings follow. Chromium 156
+    # has no switch left for any of it (--safebrowsing-disable-download-protection, -auto-update
+    # and --disable-client-side-phishing-detection are gone); switched off, none of it runs.
+    "safebrowsing": {"enabled": False, "enhanced": False},
+    # Spell checking: its dictionary download (redirector.gvt1.com/edgedl/chrome/dict/...).
+    "browser": {"enable_spellchecking": False},
+    "spellcheck": {
+        "use_spelling_service": False,  # the spelling service (text sent to Google)
+        "dictionaries": [],
+        # The old single-dictionary preference defaults to the interface language's; when the
+        # spell checker starts (a field typed into) it moves that into an empty "dictionaries"
+        # and downloads it, spell checking off or not. Empty, there is nothing to move.
+        "dictionary": "",
+    },
 }
 """Profile preferences with no command-line switch, set before each launch."""
 
