@@ -11,8 +11,8 @@ import trio
 
 from .. import __version__
 from ..files.safe import UnsafeFile
-from ..transport.endpoints import Endpoints, InstanceNameError, UnsafeDirectoryError
-from . import arguments, everyday, governance_commands
+from ..transport.endpoints import InstanceNameError, UnsafeDirectoryError
+from . import arguments, everyday, governance_commands, instance_list, instances
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -44,6 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     status.add_argument("--json", action="store_true", help="machine-readable output")
     everyday.add_parsers(commands, instance)
     governance_commands.add_parsers(commands, instance)
+    instance_list.add_parser(commands)
 
     browser = commands.add_parser("browser", help="managed browser")
     browser_commands = browser.add_subparsers(dest="browser_command", required=True)
@@ -66,13 +67,14 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    instance = getattr(args, "instance", None)
     try:
-        endpoints = Endpoints.for_instance(instance if args.command != "demo" else instance or "demo")
+        endpoints = instances.endpoints_for(args)
     except InstanceNameError as exc:
         print(f"ghostlight: {exc}", file=sys.stderr)
         return 2
     try:
+        if args.command == "instances":
+            return instance_list.run(args)
         handled = governance_commands.dispatch(args, endpoints)
         if handled is not None:
             return handled
