@@ -79,7 +79,7 @@ def endpoints_for(args: argparse.Namespace) -> Endpoints:
                 f"${INSTANCE_ENV} is set but empty: unset it for {DEFAULT_INSTANCE!r}, or set it"
                 " to an instance `ghostlight instances` lists"
             )
-        env_value = None
+        env_value = DEFAULT_INSTANCE  # unused by these commands; not read from $ again
     endpoints = Endpoints.for_instance(cli_value or env_value)
     if command in CREATES or command in UNCHECKED or _sets_policy(args) or exists(endpoints):
         return endpoints
