@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import trio
 
-from ..service.lock import data_lock_holder
-from ..transport.bridge import StatusReport
 from ..transport.endpoints import Endpoints
-from . import instances, switch_status
-from .control import query_status
+from . import instances
+
+if TYPE_CHECKING:
+    from ..transport.bridge import StatusReport
 
 ASK_TIMEOUT = 1.0
 """How long a running service gets to answer; one that does not is listed as not answering."""
@@ -71,12 +71,16 @@ async def collect() -> list[Row]:
 
 
 async def row(endpoints: Endpoints) -> Row:
-    holder = data_lock_holder(endpoints)
+    # Imported here: the service package is slow to import, and every command loads this parser.
+    from ..service import lock
+    from . import control, switch_status
+
+    holder = lock.data_lock_holder(endpoints)
     report: StatusReport | None = None
     if holder is not None:
         with trio.move_on_after(ASK_TIMEOUT):
             try:
-                report = await query_status(endpoints)
+                report = await control.query_status(endpoints)
             except Exception:  # any failure to answer: listed as not answering
                 report = None
     saved = switch_status.saved(endpoints).switches

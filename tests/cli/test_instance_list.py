@@ -9,10 +9,11 @@ import attrs
 import pytest
 import trio
 
-from ghostlight_trio.cli import instance_list
+from ghostlight_trio.cli import control, instance_list
 from ghostlight_trio.cli.instance_list import Row, table
 from ghostlight_trio.cli.main import main
 from ghostlight_trio.governance.switches import SWITCHES_FILE, Switches, save_switches
+from ghostlight_trio.service import lock
 from ghostlight_trio.service.lock import Holder
 from ghostlight_trio.transport.bridge import StatusReport, WorkspaceEntry
 from ghostlight_trio.transport.endpoints import Endpoints
@@ -57,8 +58,8 @@ def test_a_running_service_is_asked_for_its_switches_and_paused_workspaces(
     async def query_status(endpoints: Endpoints) -> StatusReport:
         return report
 
-    monkeypatch.setattr(instance_list, "data_lock_holder", lambda endpoints: Holder("4242", ""))
-    monkeypatch.setattr(instance_list, "query_status", query_status)
+    monkeypatch.setattr(lock, "data_lock_holder", lambda endpoints: Holder("4242", ""))
+    monkeypatch.setattr(control, "query_status", query_status)
     row = trio.run(instance_list.row, set_up_instance)
     assert (row.running, row.answering, row.pid) == (True, True, 4242)
     assert (row.held, row.panicked, row.paused_workspaces) == (True, False, 2)
@@ -69,8 +70,8 @@ def test_a_silent_service_is_listed_as_not_answering(set_up_instance, monkeypatc
         await trio.sleep_forever()
         raise AssertionError
 
-    monkeypatch.setattr(instance_list, "data_lock_holder", lambda endpoints: Holder("77", ""))
-    monkeypatch.setattr(instance_list, "query_status", query_status)
+    monkeypatch.setattr(lock, "data_lock_holder", lambda endpoints: Holder("77", ""))
+    monkeypatch.setattr(control, "query_status", query_status)
     monkeypatch.setattr(instance_list, "ASK_TIMEOUT", 0.01)
     row = trio.run(instance_list.row, set_up_instance)
     assert (row.running, row.answering, row.pid, row.paused_workspaces) == (True, False, 77, None)
