@@ -55,14 +55,17 @@ def known() -> list[str]:
 
 
 def exists(endpoints: Endpoints) -> bool:
+    """The rule of the module docstring, for the default instance as for any other."""
     return endpoints.data_dir.is_dir()
 
 
 def endpoints_for(args: argparse.Namespace) -> Endpoints:
     """The instance ``args`` names; raises InstanceNameError, with what to do, for an empty name
-    and, for a command that acts on an instance, for one that does not exist. ``doctor`` is
-    checked for a named instance only: on the default one it is what a person runs when
-    nothing is set up yet."""
+    and, for a command that acts on an instance, for one that does not exist. Checked are hold,
+    panic, resume (a switch pressed on a typo reaches nobody), status, logs, audit, policy
+    explain and simulate (they would report on an instance nobody runs), service stop and
+    restart, and ``doctor`` for a named instance: on the default one it is what a person runs
+    when nothing is set up yet."""
     command = _command(args)
     cli_value: str | None = getattr(args, "instance", None)
     if command == ("demo", None) and cli_value is None:
