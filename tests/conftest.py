@@ -41,6 +41,14 @@ def endpoints(instance_env: dict[str, str]) -> Endpoints:
     return Endpoints.for_instance()
 
 
+@pytest.fixture
+def set_up_instance(endpoints: Endpoints) -> Endpoints:
+    """The private instance as a service start or ``install`` leaves it (its directories made),
+    for a command that acts only on an instance that exists."""
+    endpoints.ensure_private_dirs()
+    return endpoints
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _no_stray_services(tmp_path_factory: pytest.TempPathFactory):
     """After the run, no Ghostlight process started for a test instance may outlive it.

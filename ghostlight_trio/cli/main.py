@@ -12,7 +12,15 @@ import trio
 from .. import __version__
 from ..files.safe import UnsafeFile
 from ..transport.endpoints import Endpoints, InstanceNameError, UnsafeDirectoryError
-from . import arguments, browser_options, everyday, governance_commands, json_output
+from . import (
+    arguments,
+    browser_options,
+    everyday,
+    governance_commands,
+    instance_list,
+    instances,
+    json_output,
+)
 from .parsing import Parser, UsageError, subcommands
 
 IDLE_TIMEOUT = 300.0
@@ -60,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     json_output.add_option(status)
     everyday.add_parsers(commands, instance)
     governance_commands.add_parsers(commands, instance)
+    instance_list.add_parser(commands)
     browser_options.add_parsers(commands, instance)
     return parser
 
@@ -86,9 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if as_json:
             json_output.error(exc.message, usage=True)
         raise
-    instance = getattr(args, "instance", None)
     try:
-        endpoints = Endpoints.for_instance(instance if args.command != "demo" else instance or "demo")
+        endpoints = instances.endpoints_for(args)
     except InstanceNameError as exc:
         if as_json:
             json_output.error(str(exc))
@@ -135,6 +143,8 @@ def _speaks_prose(args: argparse.Namespace) -> bool:
 
 
 def _run(args: argparse.Namespace, endpoints: Endpoints) -> int:
+    if args.command == "instances":
+        return instance_list.run(args)
     handled = governance_commands.dispatch(args, endpoints)
     if handled is not None:
         return handled

@@ -13,7 +13,14 @@ import sys
 
 import trio
 
-from ..governance.switches import SWITCHES_FILE, Switches, load_switches, save_switches
+from ..governance.switches import (
+    SWITCHES_FILE,
+    Switches,
+    UnreadableSwitches,
+    load_switches,
+    read_switches,
+    save_switches,
+)
 from ..transport.bridge import ControlCommand, ControlResult
 from ..transport.endpoints import Endpoints
 from ..transport.handshake import BridgeVersionError, ServiceUnresponsive, open_bridge
@@ -93,6 +100,7 @@ async def _while_down(endpoints: Endpoints, command: str, problem: OSError) -> i
             file=sys.stderr,
         )
         return 1
+    already = _already_on(endpoints, command)
     saved = _save(endpoints, command)
     if saved is not None:
         print(f"ghostlight: the service is not running, and {saved}", file=sys.stderr)
@@ -100,7 +108,7 @@ async def _while_down(endpoints: Endpoints, command: str, problem: OSError) -> i
     try:
         result = await send_control(endpoints, command)
     except NO_ANSWER:
-        print(_saved_text(endpoints, command))
+        print(_saved_text(endpoints, command, already=already))
         return 0
     print(result.message)
     return 0 if result.ok else 1
@@ -148,13 +156,27 @@ def _save(endpoints: Endpoints, command: str) -> str | None:
     return None
 
 
-def _saved_text(endpoints: Endpoints, command: str) -> str:
+def _already_on(endpoints: Endpoints, command: str) -> bool:
+    """Whether the switch ``command`` turns on was saved on already (a second panic says so)."""
+    if command not in ("hold", "panic"):
+        return False
+    try:
+        kept = read_switches(endpoints.data_dir / SWITCHES_FILE)
+    except UnreadableSwitches:  # saved as off or unreadable: this press is what turns it on
+        return False
+    return kept.panicked if command == "panic" else kept.held
+
+
+def _saved_text(endpoints: Endpoints, command: str, *, already: bool = False) -> str:
     if command == "resume":
         return (
             "Resumed: the service is not running; the next one to start (an agent's client"
             " starts one on demand) starts with neither hold nor the kill switch."
         )
-    what = "Kill switch engaged" if command == "panic" else "Held"
+    if command == "panic":
+        what = "Kill switch already engaged" if already else "Kill switch engaged"
+    else:
+        what = "Already held" if already else "Held"
     return (
         f"{what}: the service for instance {endpoints.instance!r} is not running, so nothing is"
         " acting now; every service that starts for it (an agent's client starts one on"

@@ -210,7 +210,7 @@ async def status(endpoints: Endpoints, as_json: bool = False) -> int:
         print(f"audit      {audit_line(report.audit_problem)}")
     print(f"clients    {report.edges} MCP connection(s) now")
     print(f"workspaces {report.workspaces}, active work {report.active_work}")
-    for line in workspace_lines(report.workspace_list):
+    for line in workspace_lines(report.workspace_list, instance_flag(endpoints)):
         print(f"{'':11}{line}")
     if report.quarantined:
         print(
@@ -287,16 +287,18 @@ def _plural(count: int, one: str, many: str | None = None) -> str:
 
 
 def _holder(entry: WorkspaceEntry) -> str:
+    """What keeps the workspace, worded apart from the user's hold switch."""
     if entry.clients:
-        return "held by " + ("a client" if entry.clients == 1 else f"{entry.clients} clients")
+        return "in use by " + ("a client" if entry.clients == 1 else f"{entry.clients} clients")
     if entry.expires_in is not None:
         return f"expires in {entry.expires_in} s"
-    return "held by its running calls"
+    return "in use by its running calls"
 
 
-def workspace_lines(entries: Sequence[WorkspaceEntry]) -> list[str]:
+def workspace_lines(entries: Sequence[WorkspaceEntry], flag: str = "") -> list[str]:
     """One aligned line per live workspace (name, fingerprint, tabs, running calls, what keeps
-    it), then how to release a paused one."""
+    it), then the command releasing each paused one, with its fingerprint (``flag``: the
+    instance option, as ``instance_flag`` gives it)."""
     if not entries:
         return []
     rows = [
@@ -314,9 +316,11 @@ def workspace_lines(entries: Sequence[WorkspaceEntry]) -> list[str]:
         "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[4]])
         for row in rows
     ]
-    if any(entry.paused for entry in entries):
-        lines.append(
-            "PAUSED: repeated denials stopped its calls; `ghostlight resume --workspace ws-…`"
-            " releases it"
+    paused = [entry for entry in entries if entry.paused]
+    if paused:
+        lines.append("PAUSED: repeated denials stopped its calls; this releases it:")
+        lines.extend(
+            f"  `ghostlight resume{flag} --workspace {printable(entry.fingerprint)}`"
+            for entry in paused
         )
     return lines

@@ -204,12 +204,12 @@ class Governor:
         return said + unsaved
 
     def panic(self) -> str:
+        already = self.panicked
         self.panicked = True
         unsaved = self._save_switches()
         self._notify("panic")
-        return (
-            "Kill switch engaged: browser work stopped; calls are refused until resume." + unsaved
-        )
+        said = "Kill switch already engaged" if already else "Kill switch engaged"
+        return f"{said}: browser work stopped; calls are refused until resume.{unsaved}"
 
     def catch_up_saved_switches(self) -> tuple[str, ...]:
         """Apply a hold or kill switch saved since this service last read or wrote the record:

@@ -254,8 +254,11 @@ def plan_uninstall(place: Place, endpoints: Endpoints, options: Options) -> list
     path = autostart.autostart_path(place, endpoints.instance)
     before = _readable(path)
     if before is not None:
+        # Said for after the file is gone (the step is printed after it is removed): systemd
+        # still stops a unit it has loaded, launchd boots an agent out by its label.
         hint = (
-            f"systemctl --user disable --now {autostart.unit_name(endpoints.instance)}"
+            f"systemctl --user stop {autostart.unit_name(endpoints.instance)}"
+            " && systemctl --user daemon-reload"
             if place.platform != "darwin"
             else f"launchctl bootout gui/$(id -u)/{autostart.agent_label(endpoints.instance)}"
         )
@@ -263,7 +266,10 @@ def plan_uninstall(place: Place, endpoints: Endpoints, options: Options) -> list
             Action(
                 f"Autostart: {path}",
                 FileChange(path, before, None, backup=False),
-                manual=f"first: {hint}",
+                manual=(
+                    "with the file gone the service no longer starts at login; to stop the one"
+                    f" running now: {hint}"
+                ),
             )
         )
     return actions

@@ -70,7 +70,7 @@ class Endpoints:
         runtime = _runtime_root() / name
         if len(str(runtime / "browser.sock")) > _SUN_PATH_LIMIT:
             runtime = _short_runtime_root(str(runtime)) / name
-        data = _data_root() / "instances" / name
+        data = instances_root() / name
         return cls(
             instance=name,
             runtime_dir=runtime,
@@ -163,6 +163,12 @@ def _runtime_root() -> Path:
 def _short_runtime_root(long_path: str) -> Path:
     digest = hashlib.sha256(long_path.encode()).hexdigest()[:12]
     return Path(tempfile.gettempdir()) / f"glt-{os.getuid()}-{digest}"
+
+
+def instances_root() -> Path:
+    """The directory holding one data directory per instance (what ``ghostlight instances``
+    lists)."""
+    return _data_root() / "instances"
 
 
 def _data_root() -> Path:

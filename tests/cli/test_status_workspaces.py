@@ -46,7 +46,7 @@ def test_each_workspace_gets_one_aligned_line(monkeypatch, capsys) -> None:
         "(no label)",
     ]
     assert [row.split() for row in rows] == [
-        ["claude-code", FP_A, "1", "tab", "0", "running", "held", "by", "a", "client"],
+        ["claude-code", FP_A, "1", "tab", "0", "running", "in", "use", "by", "a", "client"],
         [
             "claude-code",
             "2",
@@ -55,7 +55,8 @@ def test_each_workspace_gets_one_aligned_line(monkeypatch, capsys) -> None:
             "tabs",
             "2",
             "running",
-            "held",
+            "in",
+            "use",
             "by",
             "its",
             "running",
@@ -67,7 +68,8 @@ def test_each_workspace_gets_one_aligned_line(monkeypatch, capsys) -> None:
     assert all(row.startswith(" " * 11) and row[11] != " " for row in rows)
     assert len({row.index("ws-") for row in rows}) == 1
     assert len({row.index("running") for row in rows}) == 1
-    assert "`ghostlight resume --workspace ws-…`" in lines[start + 4]
+    assert "PAUSED" in lines[start + 4]
+    assert lines[start + 5].endswith(f"`ghostlight resume --workspace {FP_C}`")  # the id it takes
     # The lines that were there before are still there.
     assert "clients    1 MCP connection(s) now" in lines
     assert lines[-1].startswith("log        ")
@@ -80,7 +82,7 @@ def test_no_pause_hint_without_a_paused_workspace_and_several_clients_counted(
     shown = show(
         StatusReport(1, "0.1.0", 42, 2, [], 1, 0, workspace_list=[entry]), monkeypatch, capsys
     )
-    assert f"cursor  {FP_A}  2 tabs  0 running  held by 2 clients" in shown
+    assert f"cursor  {FP_A}  2 tabs  0 running  in use by 2 clients" in shown
     assert "PAUSED" not in shown
 
 

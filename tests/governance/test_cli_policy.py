@@ -108,7 +108,7 @@ def test_a_manifest_given_to_the_service_is_kept_for_every_later_start(instance_
     assert cli(instance_env, "policy", "explain").stdout.startswith("No policy is active")
 
 
-def test_explain_prints_the_grants_deterministically(instance_env, tmp_path):
+def test_explain_prints_the_grants_deterministically(instance_env, set_up_instance, tmp_path):
     policy = write_json(tmp_path / "policy.json", DENYING_POLICY)
     label = load_manifest(policy).label
     current = cli(_env(instance_env, policy), "policy", "explain")
@@ -132,7 +132,7 @@ def test_explain_prints_the_grants_deterministically(instance_env, tmp_path):
     assert all_open.returncode == 0 and all_open.stdout.startswith("No policy is active (all-open)")
 
 
-def test_explain_of_a_file_lists_its_never_touch_sites(instance_env, tmp_path):
+def test_explain_of_a_file_lists_its_never_touch_sites(instance_env, set_up_instance, tmp_path):
     """``simulate --manifest FILE`` refuses the file's ``sacred`` sites, so explaining the file
     names them; the whole policy names them once, in its never-touch line."""
     policy = write_json(
@@ -257,7 +257,7 @@ def test_audit_show_stops_quietly_when_its_reader_goes_away(instance_env, endpoi
     assert reader.returncode == 1 and b"Traceback" not in err, err
 
 
-def test_audit_says_so_when_there_is_nothing_to_show(instance_env, endpoints):
+def test_audit_says_so_when_there_is_nothing_to_show(instance_env, set_up_instance, endpoints):
     """An empty table is explained on stderr (no file yet, or nothing matched); stdout stays a
     table or JSON lines to parse."""
 

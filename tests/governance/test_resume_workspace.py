@@ -194,6 +194,6 @@ async def test_cli_resumes_one_workspace_by_its_audit_fingerprint(instance_env, 
     ]
 
 
-def test_cli_refuses_a_fingerprint_that_cannot_be_one(instance_env):
+def test_cli_refuses_a_fingerprint_that_cannot_be_one(instance_env, set_up_instance):
     refused = cli(instance_env, "resume", "--workspace", "ws-a b")
     assert refused.returncode == 2 and "not a workspace fingerprint" in refused.stderr

@@ -25,7 +25,7 @@ def summary(done) -> str:
     return done.stdout.splitlines()[-1]
 
 
-def test_a_named_file_is_replayed_alone(instance_env, tmp_path):
+def test_a_named_file_is_replayed_alone(instance_env, set_up_instance, tmp_path):
     named = tmp_path / "copy.jsonl"
     named.write_text(call("a") + call("b"))
     named.with_name("copy.jsonl.1").write_text(call("older"))
@@ -41,13 +41,13 @@ def test_the_instance_trail_includes_its_rotations(instance_env, endpoints):
     assert summary(done).startswith("2 calls replayed,")
 
 
-def test_a_directory_is_an_error_not_an_empty_replay(instance_env, tmp_path):
+def test_a_directory_is_an_error_not_an_empty_replay(instance_env, set_up_instance, tmp_path):
     done = cli(instance_env, "policy", "simulate", str(tmp_path))
     assert done.returncode == 1 and done.stdout == ""
     assert f"{tmp_path} is a directory, not an audit file" in done.stderr
 
 
-def test_unreadable_lines_are_counted_on_stderr(instance_env, tmp_path):
+def test_unreadable_lines_are_counted_on_stderr(instance_env, set_up_instance, tmp_path):
     named = tmp_path / "torn.jsonl"
     named.write_text(call("a") + '{"time": "2026-01-01T00:00:0\n' + "garbage\n" + call("b"))
     done = cli(instance_env, "policy", "simulate", str(named))

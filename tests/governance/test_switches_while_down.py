@@ -24,7 +24,7 @@ def _switches(env: dict[str, str]) -> dict[str, bool]:
     return json.loads((endpoints.data_dir / "switches.json").read_text())
 
 
-async def test_panic_while_no_service_runs_is_in_force_when_one_starts(instance_env):
+async def test_panic_while_no_service_runs_is_in_force_when_one_starts(instance_env, set_up_instance):
     panicked = cli(instance_env, "panic")
     assert panicked.returncode == 0, panicked.stderr
     assert panicked.stdout.startswith("Kill switch engaged: the service for instance")
@@ -41,7 +41,7 @@ async def test_panic_while_no_service_runs_is_in_force_when_one_starts(instance_
     assert _switches(instance_env) == {"held": False, "panicked": False}
 
 
-def test_hold_and_resume_while_down_are_saved_and_a_workspace_resume_says_why_not(instance_env):
+def test_hold_and_resume_while_down_are_saved_and_a_workspace_resume_says_why_not(instance_env, set_up_instance):
     held = cli(instance_env, "hold")
     assert held.returncode == 0 and held.stdout.startswith("Held: the service")
     assert _switches(instance_env) == {"held": True, "panicked": False}

@@ -251,3 +251,19 @@ def test_autostart_is_written_not_started(place: Place, endpoints: Endpoints) ->
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
     apply_all(plan_uninstall(place, endpoints, Options(clients=(), browsers=())))
     assert not path.exists()
+
+
+def test_uninstall_says_what_to_run_once_the_autostart_file_is_gone(
+    place: Place, endpoints: Endpoints
+) -> None:
+    """The step is printed after the file is removed, so it never asks for something "first"
+    and names a command that still works without the file."""
+    apply_all(plan_install(place, endpoints, Options(clients=(), browsers=(), autostart=True)))
+    [action] = [a for a in plan_uninstall(place, endpoints, Options()) if "Autostart" in a.label]
+    assert action.manual is not None and "first" not in action.manual
+    assert action.manual.startswith("with the file gone the service no longer starts at login")
+    if place.platform == "darwin":
+        assert "launchctl bootout gui/$(id -u)/" in action.manual
+    else:
+        assert "systemctl --user stop ghostlight-" in action.manual
+        assert "disable" not in action.manual  # needs the unit file that is gone by then
