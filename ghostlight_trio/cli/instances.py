@@ -29,11 +29,12 @@ CREATES = {("service", None), ("service", "start"), ("browser", "launch"), ("ins
            ("demo", None)}  # fmt: skip
 """Commands that set an instance up, so they may name a new one."""
 
-UNCHECKED = {("uninstall", None), ("policy", "check"), ("instances", None)}
+UNCHECKED = {("uninstall", None), ("policy", "check"), ("policy", "init"), ("instances", None)}
 """``uninstall`` must still take out client entries and host files after the data directory
-is gone (and creates nothing itself); ``policy check`` reads only a file; ``instances`` lists."""
+is gone (and creates nothing itself); ``policy check`` reads only a file and ``policy init``
+writes only one; ``instances`` lists."""
 
-IGNORES_INSTANCE = {("policy", "check"), ("instances", None)}
+IGNORES_INSTANCE = {("policy", "check"), ("policy", "init"), ("instances", None)}
 """Commands that never read the instance, so an empty ``$GHOSTLIGHT_INSTANCE`` is no matter."""
 
 

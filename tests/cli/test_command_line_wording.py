@@ -59,7 +59,9 @@ def test_policy_init_never_overwrites(instance_env, tmp_path, capsys) -> None:
     assert manifest.read_text() == "mine"
 
 
-def test_policy_simulate_refuses_a_manifest_as_its_audit_file(instance_env, tmp_path, capsys) -> None:
+def test_policy_simulate_refuses_a_manifest_as_its_audit_file(
+    instance_env, set_up_instance, tmp_path, capsys
+) -> None:
     manifest = tmp_path / "p.json"
     assert main(["policy", "init", str(manifest)]) == 0
     compact = tmp_path / "compact.json"
@@ -82,8 +84,9 @@ def test_an_os_error_reads_as_a_sentence() -> None:
     assert problem == "/x/y does not exist"
 
 
-def test_logs_follow_waits_for_a_log_not_yet_written(instance_env, endpoints) -> None:
+def test_logs_follow_waits_for_a_log_not_yet_written(instance_env, set_up_instance) -> None:
     """As ``audit tail -f`` does: the service may be about to start."""
+    endpoints = set_up_instance
     follower = subprocess.Popen(
         [sys.executable, "-m", "ghostlight_trio.cli.main", "logs", "-f"],
         stdout=subprocess.PIPE,

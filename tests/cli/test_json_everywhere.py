@@ -14,7 +14,7 @@ from ghostlight_trio.cli.main import build_parser, main
 SCRIPTED = {
     "status", "doctor", "install", "uninstall", "logs", "hold", "resume", "panic", "service",
     "policy check", "policy explain", "policy simulate", "policy init", "audit tail",
-    "audit show", "browser launch",
+    "audit show", "browser launch", "instances",
 }  # fmt: skip
 """Every command but the demo (a show for a person) takes --json; ``service`` only with
 start|stop|restart (the foreground service prints no result)."""
