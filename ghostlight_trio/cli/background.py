@@ -48,12 +48,15 @@ async def service_reachable(endpoints: Endpoints) -> bool:
     return True
 
 
+@trio.lowlevel.enable_ki_protection
 async def ensure_service(endpoints: Endpoints, *extra: str) -> subprocess.Popen[bytes] | None:
     """Make sure a service runs; returns its process when this call started it (None when it
     was running already, or another start got there first).
 
     A start that stops at once fails at once with the service's own last words, unless another
     start won the race for the instance (it holds the lock): then that one is waited for.
+    Ctrl-C is taken at a checkpoint here, never in the middle of starting the process (a
+    service spawned but not yet in hand would be left running with no one to stop it).
     """
     if await service_reachable(endpoints):
         return None
