@@ -43,12 +43,12 @@ def _cell(record: dict[str, Any], key: str) -> str:
         if key == "outcome":
             return "(dispatched)"
     elif event is not None and key == "tool":
-        return f"[{_printable(str(event))}]"
+        return f"[{printable(str(event))}]"
     value = record.get(key)
-    return "-" if value in (None, "") else _printable(str(value))
+    return "-" if value in (None, "") else printable(str(value))
 
 
-def _printable(text: str) -> str:
+def printable(text: str) -> str:
     """Recorded text made safe for a terminal: a client chooses its own label, so control
     characters (an escape sequence, a line break) become ``?``."""
     return "".join(char if char.isprintable() else "?" for char in text)
@@ -274,7 +274,19 @@ def tail(endpoints: Endpoints, *, count: int, as_json: bool, follow: bool = Fals
         _print(latest, as_json, endpoints if count else None)  # -n 0 asked for nothing
         skipped.say()
         return 0
-    path = endpoints.audit_file
+    records = followed(endpoints.audit_file, count, skipped)
+    if not as_json:
+        print(HEADER)
+    for record in records:
+        print(json.dumps(record, ensure_ascii=False) if as_json else _row(record), flush=True)
+    return 0  # not reached: following ends with Ctrl-C (or the reader going away)
+
+
+def followed(path: Path, count: int, skipped: Skipped) -> Iterator[dict[str, Any]]:
+    """The last ``count`` settled records of the trail at ``path``, oldest first, then every
+    record appended to it, forever: the one follower ``audit tail -f`` and ``watch`` share.
+    The history is read before this returns, so a refused file stops a command before it
+    prints anything."""
     live = _open(path)  # first, so nothing written while the older files are read is missed
     history: list[dict[str, Any]] = []  # newest first
     if live is not None:
@@ -286,11 +298,7 @@ def tail(endpoints: Endpoints, *, count: int, as_json: bool, follow: bool = Fals
     older = [file for file in reversed(generations(path)) if file != path]
     history += _newest_in(older, count - len(history), skipped)
     skipped.say()
-    if not as_json:
-        print(HEADER)
-    for record in itertools.chain(reversed(history), _follow(path, live, skipped)):
-        print(json.dumps(record, ensure_ascii=False) if as_json else _row(record), flush=True)
-    return 0  # not reached: following ends with Ctrl-C (or the reader going away)
+    return itertools.chain(reversed(history), _follow(path, live, skipped))
 
 
 def settled(records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:

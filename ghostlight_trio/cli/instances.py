@@ -63,7 +63,7 @@ def exists(endpoints: Endpoints) -> bool:
 def endpoints_for(args: argparse.Namespace) -> Endpoints:
     """The instance ``args`` names; raises InstanceNameError, with what to do, for an empty name
     and, for a command that acts on an instance, for one that does not exist. Checked are hold,
-    panic, resume (a switch pressed on a typo reaches nobody), status, logs, audit, policy
+    panic, resume (a switch pressed on a typo reaches nobody), status, watch, logs, audit, policy
     explain and simulate (they would report on an instance nobody runs), service stop and
     restart, and ``doctor`` for a named instance: on the default one it is what a person runs
     when nothing is set up yet."""

@@ -20,6 +20,7 @@ from . import (
     instance_list,
     instances,
     json_output,
+    watch,
 )
 from .parsing import Parser, UsageError, subcommands
 
@@ -69,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     everyday.add_parsers(commands, instance)
     governance_commands.add_parsers(commands, instance)
     instance_list.add_parser(commands)
+    watch.add_parser(commands, instance)
     browser_options.add_parsers(commands, instance)
     return parser
 
@@ -156,6 +158,8 @@ def _run(args: argparse.Namespace, endpoints: Endpoints) -> int:
 
         idle = IDLE_TIMEOUT if args.idle_timeout is None else args.idle_timeout
         return run(endpoints, keep_warm=args.keep_warm, idle_timeout=idle)
+    if args.command == "watch":
+        return watch.run(endpoints, args.n)
     if args.command == "status":
         from .status import status
 

@@ -13,7 +13,7 @@ from ghostlight_trio.cli.main import main
 from ghostlight_trio.transport.endpoints import Endpoints, InstanceNameError, instances_root
 
 CHECKED = [
-    ["hold"], ["panic"], ["resume"], ["status"], ["logs"], ["audit", "tail"], ["audit", "show"],
+    ["hold"], ["panic"], ["resume"], ["status"], ["watch"], ["logs"], ["audit", "tail"], ["audit", "show"],
     ["policy", "explain"], ["policy", "simulate", "x.jsonl"], ["service", "stop"],
     ["service", "restart"], ["doctor"],
 ]  # fmt: skip

@@ -16,7 +16,7 @@ SCRIPTED = {
     "policy check", "policy explain", "policy simulate", "policy init", "audit tail",
     "audit show", "browser launch", "instances",
 }  # fmt: skip
-"""Every command but the demo (a show for a person) takes --json; ``service`` only with
+"""Every command but the demo and watch (live views for a person) takes --json; ``service`` only with
 start|stop|restart (the foreground service prints no result)."""
 
 JSON_LINES = {"audit tail", "audit show"}
@@ -34,10 +34,10 @@ def _commands_with_json(parser: argparse.ArgumentParser, path: str = "") -> dict
     return found
 
 
-def test_every_scripted_command_has_json_and_the_demo_alone_has_none() -> None:
+def test_every_scripted_command_has_json_and_only_the_live_views_have_none() -> None:
     found = _commands_with_json(build_parser())
     assert {name for name, has in found.items() if has} == SCRIPTED
-    assert {name for name, has in found.items() if not has} == {"demo"}
+    assert {name for name, has in found.items() if not has} == {"demo", "watch"}
 
 
 @pytest.fixture
