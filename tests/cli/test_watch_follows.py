@@ -4,12 +4,14 @@ plain lines when stdout is no terminal, and ends on Ctrl-C with 130 and no trace
 
 from __future__ import annotations
 
+import io
 import json
+import re
 from typing import Any
 
 import pytest
 
-from ghostlight_trio.cli import audit_command
+from ghostlight_trio.cli import audit_command, watch
 from ghostlight_trio.cli.main import main
 from ghostlight_trio.transport.endpoints import Endpoints
 
@@ -71,3 +73,33 @@ def test_watch_waits_for_a_trail_not_yet_written(
     assert main(["watch"]) == 130
     out, err = capsys.readouterr()
     assert out == "" and "waiting for" in err and "Traceback" not in err
+
+
+class Terminal(io.StringIO):
+    """Stdout as a terminal: watch colours its lines there."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_colour_is_added_around_lines_that_still_fit(
+    set_up_instance: Endpoints, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    long_host = "a-host-name-much-too-long-for-its-column.example.com"
+    set_up_instance.audit_file.write_text(
+        record("a", outcome="denied", host=long_host)
+        + json.dumps({"time": "2026-12-05T03:04:09.000Z", "event": "hold"})
+        + "\n"
+    )
+
+    def interrupt(_: float) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(audit_command.time, "sleep", interrupt)
+    out = Terminal()
+    with pytest.raises(KeyboardInterrupt):
+        watch.run(set_up_instance, 10, out)
+    rows = out.getvalue().splitlines()
+    assert rows[1].startswith("\033[31m") and rows[2].startswith("\033[1m\033[33m")
+    visible = [re.sub(r"\033\[[0-9;]*m", "", row) for row in rows]
+    assert all(len(row) <= 80 for row in visible) and "…" in visible[1]
