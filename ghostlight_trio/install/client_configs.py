@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-Dialect = Literal["typed", "plain", "vscode", "opencode", "codex"]
+Dialect = Literal["typed", "plain", "vscode", "opencode", "codex", "copilot"]
 """``typed``: Claude Code (``type`` + command/args/env); ``plain``: command/args/env (Claude
-Desktop, Cursor, Windsurf, Gemini CLI); ``vscode``: like ``typed`` under ``servers``;
-``opencode``: ``type: local`` with one command array; ``codex``: a TOML table of command/args/env.
+Desktop, Cursor, Windsurf, Gemini CLI and most others); ``vscode``: like ``typed`` under
+``servers``; ``opencode``: ``type: local`` with one command array (opencode, Kilo Code);
+``codex``: a TOML table of command/args/env; ``copilot``: Copilot CLI's ``type: local`` with
+command/args/env and the ``tools`` it may call.
 """
 
 _LOCAL_PROCESS = "stdio"
@@ -32,6 +34,8 @@ def server_entry(
     body: dict[str, Any] = {"command": command, "args": list(args), "env": dict(env)}
     if dialect in ("typed", "vscode"):
         return {"type": _LOCAL_PROCESS, **body}
+    if dialect == "copilot":
+        return {"type": "local", **body, "tools": ["*"]}
     return body
 
 

@@ -1,17 +1,12 @@
-"""The MCP clients we register with: where each keeps its user config and in which dialect."""
+"""Reading and editing our entry in an MCP client's config file (the clients: ``client_table``)."""
 
 from __future__ import annotations
 
 import functools
 import json
-import os
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-import attrs
-
-from ..install.client_configs import Dialect
 from . import jsonc, ledger
 from .changes import (
     FileChange,
@@ -21,6 +16,7 @@ from .changes import (
     read_text,
     real_path,
 )
+from .client_table import CLIENT_IDS, CLIENTS, ClientTarget, client
 from .places import Place
 from .toml_table import (
     TomlEditError,
@@ -31,6 +27,8 @@ from .toml_table import (
     without_header,
 )
 
+__all__ = ["CLIENTS", "CLIENT_IDS", "ClientTarget", "EditRefused", "client"]
+
 
 class EditRefused(RuntimeError):
     """The file cannot be edited safely; ``manual`` is the step to take instead, if special."""
@@ -38,74 +36,6 @@ class EditRefused(RuntimeError):
     def __init__(self, message: str, manual: str = "") -> None:
         super().__init__(message)
         self.manual = manual
-
-
-@attrs.frozen
-class ClientTarget:
-    id: str
-    label: str
-    config: Callable[[Place], Path]
-    container: tuple[str, ...]
-    dialect: Dialect
-    clis: tuple[str, ...] = ()
-    fmt: Literal["json", "toml"] = "json"
-    marker: Callable[[Place], Path] | None = None
-    """A directory whose presence means the client is installed (default: the config's)."""
-
-    def path(self, place: Place) -> Path:
-        return self.config(place)
-
-    def detected(self, place: Place) -> bool:
-        """Installed here: its config file or directory exists, or its command is on PATH."""
-        path = self.path(place)
-        marker = self.marker(place) if self.marker else path.parent
-        return path.exists() or marker.is_dir() or any(place.which(c) for c in self.clis)
-
-
-def _opencode(place: Place) -> Path:
-    directory = place.xdg_config / "opencode"
-    jsonc_file = directory / "opencode.jsonc"
-    return jsonc_file if jsonc_file.exists() else directory / "opencode.json"
-
-
-def _codex(place: Place) -> Path:
-    home = os.environ.get("CODEX_HOME")
-    return (Path(home) if home else place.home / ".codex") / "config.toml"
-
-
-CLIENTS: tuple[ClientTarget, ...] = (
-    ClientTarget(
-        "claude-code", "Claude Code", lambda p: p.home / ".claude.json", ("mcpServers",),
-        "typed", ("claude",), marker=lambda p: p.home / ".claude",
-    ),
-    ClientTarget(
-        "claude-desktop", "Claude Desktop",
-        lambda p: p.app_config / "Claude" / "claude_desktop_config.json", ("mcpServers",), "plain",
-    ),
-    ClientTarget(
-        "cursor", "Cursor", lambda p: p.home / ".cursor" / "mcp.json", ("mcpServers",), "plain",
-        ("cursor",),
-    ),
-    ClientTarget(
-        "vscode", "VS Code", lambda p: p.app_config / "Code" / "User" / "mcp.json", ("servers",),
-        "vscode", ("code",),
-    ),
-    ClientTarget("opencode", "opencode", _opencode, ("mcp",), "opencode", ("opencode",)),
-    ClientTarget("codex", "Codex", _codex, ("mcp_servers",), "codex", ("codex",), fmt="toml"),
-    ClientTarget(
-        "windsurf", "Windsurf", lambda p: p.home / ".codeium" / "windsurf" / "mcp_config.json",
-        ("mcpServers",), "plain", ("windsurf",),
-    ),
-    ClientTarget(
-        "gemini", "Gemini CLI", lambda p: p.home / ".gemini" / "settings.json", ("mcpServers",),
-        "plain", ("gemini",),
-    ),
-)
-CLIENT_IDS = tuple(c.id for c in CLIENTS)
-
-
-def client(client_id: str) -> ClientTarget:
-    return next(c for c in CLIENTS if c.id == client_id)
 
 
 def read_entry(target: ClientTarget, place: Place, name: str) -> tuple[bool, Any]:
@@ -296,8 +226,9 @@ def _blank(text: str | None) -> bool:
     return text is None or not text.strip()
 
 
-_SET_ONCE = frozenset({"enabled"})
-"""Keys install writes only into a new entry: from then on they are the user's switch."""
+_SET_ONCE = frozenset({"enabled", "tools"})
+"""Keys install writes only into a new entry: from then on they are the user's (opencode's and
+Kilo Code's ``enabled`` switch, Copilot CLI's ``tools`` allow-list)."""
 
 
 def _env_key(target: ClientTarget) -> str:

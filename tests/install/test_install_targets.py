@@ -41,6 +41,14 @@ EXISTING = {
     "windsurf": '{"mcpServers": {"a": {"command": "b"}}}\n',
     "gemini": '{\n  "theme": "GitHub",\n  "mcpServers": {}\n}\n',
 }
+# The other clients: the sample config each golden test starts from.
+EXISTING.update(
+    {
+        sample.parent.name: sample.read_text()
+        for sample in (Path(__file__).parent / "golden").glob("*/before.*")
+        if sample.parent.name not in EXISTING
+    }
+)
 
 
 @pytest.fixture(params=["linux", "darwin"])
