@@ -22,7 +22,8 @@ Format (one directive per line; see conformance_transcripts/README.md):
   ! service-env K=V   this case needs its own service with that environment (header only)
   ! requires WHAT     skip unless the service offers WHAT (header only)
 At the end stdin is closed; no further stdout line may appear and the exit code must be 0
-within 2 s.
+within 2 s. Every line the connector writes is also checked against the official schema of its
+revision (``schema_oracle.SchemaOracle``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from typing import Any
 import attrs
 
 from .harness import INIT, META, Connector, Instance, normalise
+from .schema_oracle import SchemaOracle
 
 
 @attrs.define
@@ -116,20 +118,31 @@ def _next_cursor(line: bytes) -> str | None:
 
 def replay(transcript: Transcript, instance: Instance) -> None:
     connector = Connector(instance, **transcript.env)
+    oracle = SchemaOracle()
     closed = False
     cursor = ""
+
+    def send(data: bytes) -> None:
+        oracle.client_line(data)
+        connector.send_raw(data)
+
+    def read() -> bytes:
+        line = connector.read_line()
+        oracle.server_line(line)
+        return line
+
     try:
         steps = list(transcript.steps)
         while steps:
             kind, rest = steps.pop(0)
             if kind == ">":
-                connector.send_raw(substitute(rest, cursor).encode("utf-8") + b"\n")
+                send(substitute(rest, cursor).encode("utf-8") + b"\n")
             elif kind == ">hex":
-                connector.send_raw(bytes.fromhex(rest) + b"\n")
+                send(bytes.fromhex(rest) + b"\n")
             elif kind == ">big":
-                connector.send_raw(b"x" * int(rest) + b"\n")
+                send(b"x" * int(rest) + b"\n")
             elif kind in ("<", "<~"):
-                line = connector.read_line()
+                line = read()
                 cursor = _next_cursor(line) or cursor
                 assert _matches(kind, rest, line), (
                     f"{transcript.path.name}: expected\n  {rest}\ngot\n  {line.decode()!r}"
@@ -137,7 +150,7 @@ def replay(transcript: Transcript, instance: Instance) -> None:
             elif kind == "!unordered":
                 count = int(rest.split()[1])
                 expected = [steps.pop(0) for _ in range(count)]
-                got = [connector.read_line() for _ in range(count)]
+                got = [read() for _ in range(count)]
                 for line in got:
                     hit = next((e for e in expected if _matches(e[0], e[1], line)), None)
                     assert hit is not None, f"{transcript.path.name}: unexpected {line!r}"
