@@ -3,6 +3,8 @@
 It speaks the real bridge (real admission proof, real catalog and argument validation, the real
 update_plan tool) but has no browser. Test knobs, all environment variables:
   FAKE_PLAN_DELAY  seconds update_plan takes (with progress ticks), default 0
+  FAKE_BRIDGE_MAJOR  answer every hello, signed, as a service of that bridge major (then only
+                   record, in ``$GHOSTLIGHT_HOME/after-hello.log``, what each connection sends)
 SIGUSR1 toggles whether ``explain`` is advertised and broadcasts CatalogChanged.
 
 Usage: python tests/edge/fake_service.py --instance NAME
@@ -17,6 +19,7 @@ import secrets
 import signal
 import socket
 import sys
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -29,19 +32,23 @@ from ghostlight_trio.transport.bridge import (
     CatalogChanged,
     CatalogProjection,
     CatalogRequest,
+    ClientHello,
     OpenWorkspace,
     Outcome,
     Progress,
     Rejected,
     ReleaseWorkspace,
+    ServiceHello,
+    ServiceProof,
     Start,
     Started,
     TextBlock,
     WorkspaceOpened,
 )
+from ghostlight_trio.transport.bridge_codec import encode_message
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.transport.handshake import accept_bridge
-from ghostlight_trio.transport.proof import load_or_create_secret
+from ghostlight_trio.transport.proof import load_or_create_secret, sign
 from ghostlight_trio.transport.stream import BridgeClosed, MessageStream
 
 BASE_TOOLS = ("update_plan", "explain")
@@ -94,8 +101,32 @@ class FakeService:
             except BridgeClosed:
                 pass
 
+    async def serve_other_major(self, stream: MessageStream, secret: bytes, major: int) -> None:
+        """A service of another bridge major: a genuine signed hello, then nothing but a record
+        of what the connector sends after it (it should send nothing)."""
+        log = Path(os.environ["GHOSTLIGHT_HOME"]) / "after-hello.log"
+        try:
+            hello = await stream.receive()
+            assert isinstance(hello, ClientHello)
+            body = encode_message(
+                ServiceHello(major, 0, hello.nonce, secrets.token_bytes(16), "fake", self.instance)
+            )
+            await stream.send_bodies([body, encode_message(ServiceProof(mac=sign(secret, body)))])
+            while True:
+                message = await stream.receive()
+                with log.open("a") as record:
+                    record.write(type(message).__name__ + "\n")
+        except Exception:  # the connector closing is the expected end
+            pass
+        finally:
+            await stream.aclose()
+
     async def serve_connection(self, sock_stream: trio.SocketStream, secret: bytes) -> None:
         stream = MessageStream(sock_stream)
+        major = os.environ.get("FAKE_BRIDGE_MAJOR")
+        if major:
+            await self.serve_other_major(stream, secret, int(major))
+            return
         try:
             await accept_bridge(
                 stream, secret=secret, instance=self.instance, service_version="fake"
