@@ -1,7 +1,9 @@
 """A small, honest stand-in for the Ghostlight service on the bridge, for edge seam tests.
 
 It speaks the real bridge (real admission proof, real catalog and argument validation, the real
-update_plan tool) but has no browser. Test knobs, all environment variables:
+update_plan tool) but has no browser. It lists every catalog tool, as the real service does with
+no policy (so transcripts expect the same lists of both); any tool but update_plan answers
+"No policy is configured.". Test knobs, all environment variables:
   FAKE_PLAN_DELAY  seconds update_plan takes (with progress ticks), default 0
   FAKE_BRIDGE_MAJOR  answer every hello, signed, as a service of that bridge major (then only
                    record, in ``$GHOSTLIGHT_HOME/after-hello.log``, what each connection sends)
@@ -25,6 +27,7 @@ from typing import Any
 import trio
 
 from ghostlight_trio.catalog.registry import Catalog, load_specs
+from ghostlight_trio.engine import texts
 from ghostlight_trio.engine.contracts import ToolCall, WorkContext, WorkspaceId
 from ghostlight_trio.tools.update_plan import PlanBook
 from ghostlight_trio.transport.bridge import (
@@ -50,8 +53,6 @@ from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.transport.handshake import accept_bridge
 from ghostlight_trio.transport.proof import load_or_create_secret, sign
 from ghostlight_trio.transport.stream import BridgeClosed, MessageStream
-
-BASE_TOOLS = ("update_plan", "explain")
 
 
 class _NoEffects:
@@ -80,7 +81,8 @@ class _NoEffects:
 class FakeService:
     def __init__(self, instance: str) -> None:
         self.instance = instance
-        self.catalog = Catalog(load_specs(), available=BASE_TOOLS)
+        specs = load_specs()  # all advertised, as the real service does with no policy: the
+        self.catalog = Catalog(specs, available=[spec.name for spec in specs])  # same lists
         self.plans = PlanBook()
         self.workspaces: set[str] = set()
         self.streams: set[MessageStream] = set()
@@ -184,8 +186,8 @@ class FakeService:
                     Rejected(
                         sequence=message.sequence,
                         code="unknown_tool",
-                        message=f"Unknown tool: {message.operation}",
-                        next_step="Call tools/list to see the available tools.",
+                        message=texts.unknown_tool(message.operation),  # as the service says it
+                        next_step="",
                     )
                 )
                 return

@@ -136,7 +136,11 @@ class Instance:
         return self.home / "policy.json"
 
     def write_allow_all_manifest(self, version: int) -> None:
-        grant = {"id": "all", "hosts": {"allow": ["*"]}, "allowed": ["read", "action", "write", "execute"]}
+        grant = {
+            "id": "all",
+            "hosts": {"allow": ["*"]},
+            "allowed": ["read", "action", "write", "execute"],
+        }
         manifest = {"schema": 3, "name": "transcripts", "version": str(version), "grants": [grant]}
         self.manifest_path.write_text(json.dumps(manifest))
 
@@ -281,6 +285,10 @@ class Connector:
 
 
 def normalise(line: str) -> str:
-    """Replace service-minted handles (workspace ids, work ids) with placeholders."""
+    """Replace the values the service or connector mint with placeholders: workspace ids, tab
+    ids, list cursors (they name a catalog generation), times. Nothing else is loosened."""
     line = re.sub(r'"workspaceId":"[^"]*"', '"workspaceId":"<id>"', line)
-    return re.sub(r"workspaceId: \S+", "workspaceId: <id>", line)
+    line = re.sub(r"workspaceId: \S+", "workspaceId: <id>", line)
+    line = re.sub(r'"(tabId|activeTabId)":-?\d+', r'"\1":"<tab>"', line)
+    line = re.sub(r'"nextCursor":"[^"]*"', '"nextCursor":"<cursor>"', line)
+    return re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)", "<time>", line)

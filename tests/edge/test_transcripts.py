@@ -45,3 +45,10 @@ def test_transcript(
             instance.stop_launched_services()
     else:
         replay(transcript, shared_instance)
+
+
+def test_every_expected_line_is_whole() -> None:
+    """No subset matching: each server line is compared whole (after normalising minted values)."""
+    for path in _cases():
+        kinds = {line.split(" ", 1)[0] for line in path.read_text("utf-8").splitlines() if line}
+        assert "<~" not in kinds, path.name
