@@ -19,7 +19,7 @@ def _cases() -> list[Path]:
 
 
 def test_enough_transcripts() -> None:
-    assert len(_cases()) >= 60
+    assert len(_cases()) >= 100
 
 
 @pytest.mark.parametrize("path", _cases(), ids=lambda p: p.stem)

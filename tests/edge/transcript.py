@@ -14,6 +14,7 @@ Format (one directive per line; see conformance_transcripts/README.md):
   ! sleep SECONDS
   ! handshake         the 2025-11-25 initialize + notifications/initialized exchange
   ! catalog-change    make the service change its tool set
+  ! kill-service      SIGKILL the service (a case with its own service: ! service-env)
   ! signal NAME       send a signal to the connector (TERM, ...)
   ! eof               close stdin
   ! env K=V           connector environment (header only)
@@ -173,6 +174,8 @@ def replay(transcript: Transcript, instance: Instance) -> None:
                 time.sleep(float(rest.split()[1]))
             elif kind == "!catalog-change":
                 instance.change_catalog()
+            elif kind == "!kill-service":
+                instance.kill_service()
             elif kind == "!signal":
                 connector.process.send_signal(getattr(signal, "SIG" + rest.split()[1]))
                 closed = True
