@@ -5,6 +5,8 @@ update_plan tool) but has no browser. It lists every catalog tool, as the real s
 no policy (so transcripts expect the same lists of both); any tool but update_plan answers
 "No policy is configured.". Test knobs, all environment variables:
   FAKE_PLAN_DELAY  seconds update_plan takes (with progress ticks), default 0
+  FAKE_BROWSER_WAIT  seconds any tool but update_plan and explain waits before answering, as
+                   the real service waits 5 s for a browser when none is connected; default 0
   FAKE_BRIDGE_MAJOR  answer every hello, signed, as a service of that bridge major (then only
                    record, in ``$GHOSTLIGHT_HOME/after-hello.log``, what each connection sends)
 SIGUSR1 toggles whether ``explain`` is advertised and broadcasts CatalogChanged.
@@ -87,6 +89,7 @@ class FakeService:
         self.workspaces: set[str] = set()
         self.streams: set[MessageStream] = set()
         self.delay = float(os.environ.get("FAKE_PLAN_DELAY", "0") or 0)
+        self.browser_wait = float(os.environ.get("FAKE_BROWSER_WAIT", "0") or 0)
 
     def projection(self, sequence: int) -> CatalogProjection:
         return CatalogProjection(
@@ -211,6 +214,8 @@ class FakeService:
             if problem is not None:
                 outcome = Outcome(work_id=work_id, kind="tool_error", content=[TextBlock(problem)])
             else:
+                if start.operation not in ("update_plan", "explain"):
+                    await trio.sleep(self.browser_wait)  # as for a browser that never comes
                 if self.delay and start.operation == "update_plan":
                     steps = 5
                     for step in range(steps):

@@ -11,7 +11,10 @@ from .transcript import parse, replay
 
 TRANSCRIPTS = Path(__file__).resolve().parents[2] / "conformance_transcripts"
 FAKE_HOOKS = {"catalog-change-hook", "slow-hook"}
-REAL_HOOKS = {"catalog-change-hook"}
+REAL_HOOKS = {"catalog-change-hook", "compositions"}
+"""What each service offers a case that ``! requires`` it: the fake's knobs (a catalog toggle, a
+slow update_plan with progress); the real service's policy reload and its compositions
+(browser_batch, which the fake does not run)."""
 
 
 def _cases() -> list[Path]:
