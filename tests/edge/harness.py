@@ -24,6 +24,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from .schema_oracle import SchemaOracle
+
 HERE = Path(__file__).resolve().parent
 PYTHON = sys.executable
 META = (
@@ -211,6 +213,8 @@ class Connector:
         )
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         self.stderr = bytearray()
+        self.oracle = SchemaOracle()
+        """Every line the connector writes is held to the official schema of its revision."""
         threading.Thread(target=self._pump_stdout, daemon=True).start()
         threading.Thread(target=self._pump_stderr, daemon=True).start()
 
@@ -227,6 +231,7 @@ class Connector:
 
     def send_raw(self, data: bytes) -> None:
         assert self.process.stdin is not None
+        self.oracle.client_line(data)
         self.process.stdin.write(data)
         self.process.stdin.flush()
 
@@ -246,6 +251,7 @@ class Connector:
             raise AssertionError(
                 f"connector stdout closed; stderr:\n{self.stderr.decode(errors='replace')}"
             )
+        self.oracle.server_line(line)
         return line
 
     def read(self, timeout: float = 15.0) -> dict[str, Any]:

