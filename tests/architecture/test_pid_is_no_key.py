@@ -13,11 +13,12 @@ No pid may be
    ``.discard``, ``.remove``, ``.__contains__``;
 4. the left operand of ``in`` / ``not in``: ``pid in admitted``;
 5. a field of a message on the private bridge other than the diagnostic ``StatusReport.pid``
-   (nothing keyed, routed or admitted on the bridge can carry one).
+   (nothing keyed, routed or admitted on the bridge can carry one);
+6. compared with ``==`` or ``!=`` anywhere but the few places that recognise a process, named
+   in ``RECOGNISING`` with their reason (``is None`` tests whether one is known, and is free).
 
-Comparing a pid for equality stays allowed: that is how a process is recognised (the parent
-watch notices its parent changed; a launcher recognises the service it started), not how
-anything is granted or routed. Admission uses the peer's uid (``transport/peercred.py``).
+Admission uses the peer's uid (``transport/peercred.py``); workspaces, work and browser routes
+are keyed by service-minted ids.
 """
 
 from __future__ import annotations
@@ -33,6 +34,12 @@ ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = (ROOT / "ghostlight_trio", ROOT / "connectors")
 KEY_METHODS = frozenset({"get", "pop", "setdefault", "add", "discard", "remove", "__contains__"})
 PID_CALLS = frozenset({"getpid", "getppid"})
+RECOGNISING = {
+    "connectors/ghostlight_mcp_connector/parent_watch.py": "the parent changed: it exited",
+    "ghostlight_trio/cli/background.py": "the lock holder is the service this command started",
+    "ghostlight_trio/browser/priority.py": "the browser leads a session of its own",
+}
+"""Where a pid may be compared for equality: recognising a process, never granting or routing."""
 
 
 def is_pid(node: ast.AST) -> bool:
@@ -49,6 +56,7 @@ def is_pid(node: ast.AST) -> bool:
 
 def offences(source: str, filename: str = "<source>") -> list[str]:
     """Each use of a pid as a key in ``source``, as ``file:line: what``."""
+    recognising = filename in RECOGNISING
     found: list[str] = []
 
     def note(node: ast.AST, what: str) -> None:
@@ -72,6 +80,13 @@ def offences(source: str, filename: str = "<source>") -> list[str]:
         elif isinstance(node, ast.Compare) and is_pid(node.left):
             if any(isinstance(op, ast.In | ast.NotIn) for op in node.ops):
                 note(node, "a pid tested for membership")
+        if (
+            isinstance(node, ast.Compare)
+            and not recognising
+            and any(isinstance(op, ast.Eq | ast.NotEq) for op in node.ops)
+            and any(is_pid(part) for part in (node.left, *node.comparators))
+        ):
+            note(node, "a pid compared for equality")
     return found
 
 
@@ -114,13 +129,15 @@ def route(streams, peer, message, admitted, process):
     if peer.pid in admitted:
         return streams.get(peer_pid)
     admitted.add(os.getppid())
+    if peer.pid == owner_pid:
+        return True
 """
 
 
 def test_the_rule_catches_a_planted_key() -> None:
     found = offences(PLANTED)
     kinds = [line.split(": ", 1)[1] for line in found]
-    assert len(found) == 6, found
+    assert len(found) == 7, found
     assert {
         "a pid as a subscript",
         "a pid as a dict key",
@@ -128,6 +145,7 @@ def test_the_rule_catches_a_planted_key() -> None:
         "a pid tested for membership",
         "a pid given to .get()",
         "a pid given to .add()",
+        "a pid compared for equality",
     } == set(kinds)
 
 
@@ -136,9 +154,16 @@ def test_the_rule_leaves_diagnostics_alone() -> None:
 import os
 log.info("service pid %d", os.getpid())
 report = StatusReport(pid=os.getpid())
-if os.getppid() != original:
+if report.pid is None:
     exit()
 os.kill(process.pid, 15)
 text = f"pid {peer.pid}"
 """
     assert offences(allowed) == []
+
+
+def test_only_the_recognising_places_compare_pids() -> None:
+    assert all((ROOT / path).is_file() for path in RECOGNISING)
+    watch = "if os.getppid() != original:\n    exit()\n"
+    assert offences(watch, "connectors/ghostlight_mcp_connector/parent_watch.py") == []
+    assert offences(watch, "ghostlight_trio/engine/session.py") != []
