@@ -31,6 +31,7 @@ import trio
 from ghostlight_trio.catalog.registry import Catalog, load_specs
 from ghostlight_trio.engine import texts
 from ghostlight_trio.engine.contracts import ToolCall, WorkContext, WorkspaceId
+from ghostlight_trio.governance.governor import Governor
 from ghostlight_trio.tools.update_plan import PlanBook
 from ghostlight_trio.transport.bridge import (
     Cancel,
@@ -86,14 +87,30 @@ class FakeService:
         specs = load_specs()  # all advertised, as the real service does with no policy: the
         self.catalog = Catalog(specs, available=[spec.name for spec in specs])  # same lists
         self.plans = PlanBook()
+        self.governor = Governor()
         self.workspaces: set[str] = set()
         self.streams: set[MessageStream] = set()
         self.delay = float(os.environ.get("FAKE_PLAN_DELAY", "0") or 0)
         self.browser_wait = float(os.environ.get("FAKE_BROWSER_WAIT", "0") or 0)
 
-    def projection(self, sequence: int) -> CatalogProjection:
+    def projection(
+        self, sequence: int, restriction: dict[str, Any] | None = None
+    ) -> CatalogProjection:
+        """The advertised list; with a restriction, what the service's own judgement
+        (``Governor.advertised`` under no policy) says that restriction allows."""
+        tools = self.catalog.descriptors()
+        if restriction is not None:
+            allowed = self.governor.advertised(
+                self.catalog.advertised(),
+                [tool.name for tool in tools],
+                self.governor.restriction(restriction),
+            )
+            tools = [tool for tool in tools if tool.name in allowed]
         return CatalogProjection(
-            sequence=sequence, generation=self.catalog.generation, tools=self.catalog.descriptors()
+            sequence=sequence,
+            generation=self.catalog.generation,
+            tools=tools,
+            restricted=restriction is not None,
         )
 
     async def toggle_catalog(self) -> None:
@@ -177,7 +194,7 @@ class FakeService:
         elif isinstance(message, ReleaseWorkspace):
             self.workspaces.discard(message.workspace_id)
         elif isinstance(message, CatalogRequest):
-            await stream.send(self.projection(message.sequence))
+            await stream.send(self.projection(message.sequence, message.restriction))
         elif isinstance(message, Cancel):
             scope = work.get(message.work_id)
             if scope is not None:

@@ -19,6 +19,12 @@ from ghostlight_mcp_connector import __version__
 from .harness import INIT, META, Connector, Instance
 from .transcript import VALUES
 
+READ_ONLY = (
+    '{"schema":3,"name":"read-only","version":"1","grants":[{"id":"read","hosts":{"allow":["*"]},'
+    '"allowed":["read"]}]}'
+)
+"""The restriction T106 lists under: reading, everywhere."""
+
 
 def _ask(connector: Connector, method: str, params: str) -> dict[str, Any]:
     connector.send(f'{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{params}}}')
@@ -45,6 +51,8 @@ def main() -> None:
         stateless = Connector(instance)
         _write("DISCOVER_RESULT", _ask(stateless, "server/discover", f'{{"_meta":{META}}}'))
         _write("TOOLS_2026_07_28", _ask(stateless, "tools/list", f'{{"_meta":{META}}}')["tools"])
+        narrowed = f'{{"_meta":{META[:-1]},"io.ghostlight/restriction":{READ_ONLY}}}}}'
+        _write("TOOLS_2026_07_28_READ_ONLY", _ask(stateless, "tools/list", narrowed)["tools"])
         stateless.terminate()
     finally:
         instance.stop_service()
