@@ -69,6 +69,14 @@ class CatalogStore(Generic[W]):
         self._waiters.append(waiter)
         self._owed[waiter.request_id] = waiter
 
+    def owe(self, waiter: W) -> None:
+        """Count a request answered from a projection of its own (not parked for this one)."""
+        self._owed[waiter.request_id] = waiter
+
+    def settle(self, request_id: RequestId) -> bool:
+        """Whether the client is still owed that answer (now no longer)."""
+        return self._owed.pop(request_id, None) is not None
+
     def is_waiting(self, request_id: RequestId) -> bool:
         return request_id in self._owed
 

@@ -285,9 +285,22 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+MAX_SAFE_ID = 2**53 - 1
+"""The largest integer id (in magnitude) taken: every JSON reader, a JavaScript client's too,
+holds the integers within ±(2^53 − 1) exactly, so an answer carries the id back unchanged."""
+
+_ID_OUT_OF_RANGE = (
+    "Invalid Request: an integer id must lie within ±(2^53 − 1), the integers every JSON reader"
+    " holds exactly"
+)
+
+
 def is_request_id(value: object) -> TypeGuard[RequestId]:
-    """JSON-RPC ids here are strings or integers; bool, float and null are not ids."""
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+    """JSON-RPC ids here are strings or integers within ±(2^53 − 1); bool, float, null and
+    integers a double does not hold exactly are not ids."""
+    if isinstance(value, str):
+        return True
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) <= MAX_SAFE_ID
 
 
 def classify(line: bytes | OversizedLine) -> Incoming:
@@ -412,6 +425,8 @@ def _classify_object(obj: JsonObject) -> Incoming:
             return Notification(method, params)
         return Malformed(INVALID_REQUEST, _method_problem(obj))
     if not is_request_id(raw_id):
+        if isinstance(raw_id, int) and not isinstance(raw_id, bool):
+            return Malformed(INVALID_REQUEST, _ID_OUT_OF_RANGE)
         return Malformed(INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
     request_id: RequestId = raw_id
     if obj.get("jsonrpc") != "2.0":

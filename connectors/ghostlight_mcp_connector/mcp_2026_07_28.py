@@ -191,7 +191,7 @@ class Mcp20260728(RevisionHandler):
         if isinstance(cursor, str) and not cursor_is_well_formed(cursor):
             return invalid_params(request.id, INVALID_CURSOR_MESSAGE)  # refused before anything
         return self.tools.request(
-            request, in_use=self._id_in_use(request.id), private=meta.restriction is not None
+            request, in_use=self._id_in_use(request.id), restriction=meta.restriction
         )
 
     def _tools_call(self, request: Request, meta: RequestMeta) -> Reply:
@@ -296,7 +296,7 @@ class Mcp20260728(RevisionHandler):
 
     def awaiting_service(self) -> bool:
         """Whether something sent to the service still waits for its answer."""
-        return self.book.awaiting_service() or self.tools.store.fetching
+        return self.book.awaiting_service() or self.tools.fetching
 
     def owed(self) -> int:
         """How many requests already read still wait for their answer (an open stream waits

@@ -23,7 +23,13 @@ import os
 
 import trio
 
-from ghostlight_trio.transport.bridge import Message, StatusReport, StatusRequest
+from ghostlight_trio.transport.bridge import (
+    BRIDGE_MINOR,
+    Message,
+    StatusReport,
+    StatusRequest,
+    for_peer,
+)
 from ghostlight_trio.transport.bridge_codec import BridgeProtocolError
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.transport.framing import FrameError
@@ -84,6 +90,8 @@ class Edge:
         self._connection_scope = trio.CancelScope()
         self._connect_again: bool | None = None
         """Asked to connect while the last connection was ending: whether it may launch."""
+        self._service_minor = BRIDGE_MINOR
+        """The bridge minor the connected service speaks (what it can read)."""
         self._answered: trio.Event | None = None
         """After stdin ended with requests owed an answer: set once none is owed any more."""
 
@@ -106,7 +114,7 @@ class Edge:
             _log.debug("no bridge connection; dropped %s", type(message).__name__)
             return
         try:
-            self._bridge_out.send_nowait(message)
+            self._bridge_out.send_nowait(for_peer(message, self._service_minor))
         except (trio.ClosedResourceError, trio.BrokenResourceError):
             _log.debug("bridge connection closing; dropped %s", type(message).__name__)
 
@@ -144,6 +152,7 @@ class Edge:
                 await stream.aclose()
             return
         _log.info("bridge connected to %s", hello.service_version or "the service")
+        self._service_minor = hello.bridge_minor
         send, receive = trio.open_memory_channel[Message](math.inf)
         self._bridge_out = send
         self.apply(self.router.bridge_connected())
@@ -346,7 +355,9 @@ async def run(endpoints: Endpoints, router: EraRouter, handover: Handover) -> No
         stop.set(f"the connector was stopped (signal {signum})")
 
     async with trio.open_nursery() as nursery:
-        edge = Edge(router, BridgeConnector(endpoints), nursery, lines_send, silence_limit=silence_limit())
+        edge = Edge(
+            router, BridgeConnector(endpoints), nursery, lines_send, silence_limit=silence_limit()
+        )
         nursery.start_soon(stdout_writer)
         edge.apply(handover.pending)
         nursery.start_soon(stdin_reader, edge)

@@ -9,10 +9,11 @@ list changed, and whom to tell, stays with the revision.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import attrs
 
-from ghostlight_trio.transport.bridge import CatalogChanged, CatalogProjection
+from ghostlight_trio.transport.bridge import CatalogChanged, CatalogProjection, CatalogRequest
 
 from . import jsonrpc
 from .actions import Action, Reply, WriteMessage
@@ -31,6 +32,9 @@ class ListWaiter:
     cursor: str | None
     private: bool = False
     """The caller sent a restriction: what it may use depends on it, so never share the list."""
+    restriction: JsonObject | None = None
+    """That restriction (2026-07-28): the list is the part of the catalog it allows, fetched
+    for this request alone."""
 
 
 Finish = Callable[[ListWaiter, CatalogProjection, JsonObject], JsonObject]
@@ -55,16 +59,36 @@ class ToolList:
         self._page_size = page_size
         self._render = render
         self._finish = finish
+        self._restricted: dict[int, ListWaiter] = {}
+        """Restricted lists on their way, by the sequence of their own catalog request."""
 
-    def request(self, request: Request, *, in_use: bool, private: bool = False) -> Reply:
+    @property
+    def fetching(self) -> bool:
+        """Whether a projection the service owes is on its way."""
+        return self.store.fetching or bool(self._restricted)
+
+    def request(
+        self,
+        request: Request,
+        *,
+        in_use: bool,
+        private: bool = False,
+        restriction: JsonObject | None = None,
+    ) -> Reply:
         """Answer a tools/list whose id is ``in_use`` or not, from the projection held or
-        once the one fetched now arrives."""
+        once the one fetched now arrives; with a ``restriction``, from the projection fetched
+        for it alone (never shared, never kept)."""
         cursor = (request.params or {}).get("cursor")
         if cursor is not None and not isinstance(cursor, str):
             return invalid_params(request.id, "Invalid params: cursor must be a string")
         if in_use:
             return id_in_use(request.id)
-        waiter = ListWaiter(request.id, cursor, private)
+        waiter = ListWaiter(request.id, cursor, private or restriction is not None, restriction)
+        if restriction is not None:
+            sequence = self._next_sequence()
+            self._restricted[sequence] = waiter
+            self.store.owe(waiter)
+            return Reply(self._link.send(CatalogRequest(sequence, restriction)), accepted=True)
         projection = self.store.projection
         if projection is not None:
             return Reply([self._page(waiter, projection)], accepted=True)
@@ -78,6 +102,11 @@ class ToolList:
     def arrived(self, message: CatalogProjection) -> tuple[list[Action], bool]:
         """The pages owed to those who waited for ``message``, and whether a refetch after a
         reconnect found a different tool set (nothing, for a projection not asked for)."""
+        restricted = self._restricted.pop(message.sequence, None)
+        if restricted is not None:
+            if not self.store.settle(restricted.request_id):
+                return [], False  # cancelled meanwhile: owed nothing
+            return [self._page(restricted, message, kept=False)], False
         accepted = self.store.accept(message)
         if accepted is None:
             return [], False
@@ -94,13 +123,25 @@ class ToolList:
 
     def abandon(self, message: str) -> list[Action]:
         """The fetch cannot complete: each request still waiting gets "unavailable"."""
-        return [unavailable(waiter.request_id, message) for waiter in self.store.abandon()]
+        waiters = self.store.abandon()
+        restricted, self._restricted = list(self._restricted.values()), {}
+        waiters += [w for w in restricted if self.store.settle(w.request_id)]
+        return [unavailable(waiter.request_id, message) for waiter in waiters]
 
-    def _page(self, waiter: ListWaiter, projection: CatalogProjection) -> WriteMessage:
-        body = tools_page(
-            waiter.cursor, projection, self._page_size,
-            lambda start, stop: self.store.rendered(start, stop, self._render),
-        )
+    def _page(
+        self, waiter: ListWaiter, projection: CatalogProjection, *, kept: bool = True
+    ) -> WriteMessage:
+        """One page of ``projection``; rendered once per projection when it is the ``kept``
+        one, else (a restricted list, made for one request) rendered for this page alone."""
+
+        def render(start: int, stop: int) -> list[dict[str, Any]]:
+            if kept:
+                return self.store.rendered(start, stop, self._render)
+            return [self._render(tool) for tool in projection.tools[start:stop]]
+
+        body = tools_page(waiter.cursor, projection, self._page_size, render)
         if body is None:
             return invalid_cursor(waiter.request_id)
-        return WriteMessage(jsonrpc.result(waiter.request_id, self._finish(waiter, projection, body)))
+        return WriteMessage(
+            jsonrpc.result(waiter.request_id, self._finish(waiter, projection, body))
+        )

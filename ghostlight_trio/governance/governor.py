@@ -178,17 +178,31 @@ class Governor:
             self._restrictions.popitem(last=False)
         return parsed
 
-    def advertised(self, specs: Iterable[ToolSpec], names: Iterable[str]) -> set[str]:
-        """Tools some variant of which the service tiers could allow (a convenience for the
-        model, never a boundary: every call is still enforced)."""
+    def advertised(
+        self,
+        specs: Iterable[ToolSpec],
+        names: Iterable[str],
+        restriction: Restriction | None = None,
+    ) -> set[str]:
+        """Tools some variant of which the service tiers could allow, and a request's
+        ``restriction`` too when it has one (an invalid one allows only the tools every policy
+        leaves open). A convenience for the model, never a boundary: every call is still
+        enforced."""
         available = set(names)
+        tiers = [tier for _, tier in self.state.tiers]
+        if restriction is not None and restriction.tier is not None:
+            tiers.append(restriction.tier)
+        invalid = restriction is not None and restriction.tier is None
         shown = set()
         for spec in specs:
             if spec.name not in available:
                 continue
-            if spec.governance.always_open or all(
-                any(tier.reachable(needs) for _, needs in capability_rows(spec))
-                for _, tier in self.state.tiers
+            if spec.governance.always_open or (
+                not invalid
+                and all(
+                    any(tier.reachable(needs) for _, needs in capability_rows(spec))
+                    for tier in tiers
+                )
             ):
                 shown.add(spec.name)
         return shown

@@ -191,6 +191,27 @@ class BridgeServer:
                 await _send_fatal(stream, f"unexpected {type(message).__name__} from the connector")
                 return
 
+    def _projection(self, message: CatalogRequest) -> CatalogProjection:
+        """The advertised catalog; with a restriction, only the tools it could allow too (the
+        same judgement as the list itself, never a boundary), marked restricted."""
+        tools = self.catalog.descriptors()
+        if message.restriction is None:
+            restricted = self.catalog.restricted
+        else:
+            restricted = True
+            if self.governor is not None:
+                restriction = self.governor.restriction(message.restriction)
+                allowed = self.governor.advertised(
+                    self.catalog.advertised(), [tool.name for tool in tools], restriction
+                )
+                tools = [tool for tool in tools if tool.name in allowed]
+        return CatalogProjection(
+            sequence=message.sequence,
+            generation=self.catalog.generation,
+            tools=tools,
+            restricted=restricted,
+        )
+
     def _dispatch(self, message: Message, outbox: Outbox, session: WorkSession) -> bool:
         """Handle one message; False when it has no business arriving at the service."""
         if isinstance(message, Start):
@@ -198,14 +219,7 @@ class BridgeServer:
         elif isinstance(message, Cancel):
             session.cancel(message.work_id)
         elif isinstance(message, CatalogRequest):
-            outbox.post(
-                CatalogProjection(
-                    sequence=message.sequence,
-                    generation=self.catalog.generation,
-                    tools=self.catalog.descriptors(),
-                    restricted=self.catalog.restricted,
-                )
-            )
+            outbox.post(self._projection(message))
         elif isinstance(message, OpenWorkspace):
             outbox.post(self._open_workspace(message, session))
         elif isinstance(message, ReleaseWorkspace):

@@ -12,7 +12,7 @@ from typing import Any, Final, Literal, get_args
 import attrs
 
 BRIDGE_MAJOR: Final = 1
-BRIDGE_MINOR: Final = 0
+BRIDGE_MINOR: Final = 1
 
 JsonValue = Any
 """A JSON-compatible value (CBOR carries it unchanged, key order preserved)."""
@@ -113,9 +113,12 @@ class ToolDescriptor:
 
 @attrs.frozen
 class CatalogRequest:
-    """Ask for the current ``CatalogProjection``."""
+    """Ask for the current ``CatalogProjection``; with a ``restriction`` (bridge 1.1), for the
+    part of it that restriction allows. Encoded only when given, so a 1.0 service never sees
+    the field (the connector sends none to it)."""
 
     sequence: int
+    restriction: JsonObject | None = None
 
 
 @attrs.frozen
@@ -377,3 +380,13 @@ Message = (
 
 MESSAGE_TYPES: Final[dict[str, type[Any]]] = {cls.__name__: cls for cls in get_args(Message)}
 """Each message class by the name its frames carry in ``t``."""
+
+
+def for_peer(message: Message, peer_minor: int) -> Message:
+    """``message`` as a peer of the same major and ``peer_minor`` can read it: a field added
+    in a later minor is left out (a 1.0 service would drop the stream over a key it does not
+    know). A ``CatalogRequest``'s restriction (1.1) then falls back to the whole list, which
+    the connector still answers as private."""
+    if isinstance(message, CatalogRequest) and message.restriction is not None and peer_minor < 1:
+        return CatalogRequest(sequence=message.sequence)
+    return message

@@ -14,7 +14,15 @@ from typing import Any, Final
 import cattrs
 import cbor2
 
-from .bridge import MESSAGE_TYPES, ContentBlock, ImageBlock, JsonObject, Message, TextBlock
+from .bridge import (
+    MESSAGE_TYPES,
+    CatalogRequest,
+    ContentBlock,
+    ImageBlock,
+    JsonObject,
+    Message,
+    TextBlock,
+)
 
 
 class BridgeProtocolError(Exception):
@@ -134,6 +142,14 @@ def _converter() -> cattrs.Converter:
         raise TypeError(f"unknown content block type {kind!r}")
 
     conv.register_structure_hook_func(lambda t: t == ContentBlock, structure_block)
+
+    def unstructure_catalog_request(message: CatalogRequest) -> dict[str, Any]:
+        body: dict[str, Any] = {"sequence": message.sequence}
+        if message.restriction is not None:  # added in 1.1: a 1.0 peer refuses the key
+            body["restriction"] = unstructure_json(message.restriction)
+        return body
+
+    conv.register_unstructure_hook(CatalogRequest, unstructure_catalog_request)
     return conv
 
 

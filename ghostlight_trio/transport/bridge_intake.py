@@ -12,7 +12,7 @@ import attrs
 import cbor2
 
 from ..untrusted.jsonshape import MAX_SAFE_INTEGER, describe, json_problem
-from .bridge import Message, OpenWorkspace, Start
+from .bridge import CatalogRequest, Message, OpenWorkspace, Start
 from .bridge_codec import BridgeProtocolError, describe_error, structure
 
 
@@ -87,6 +87,9 @@ def decode_from_client(body: bytes) -> Message:
     message = structure(raw)
     if isinstance(message, Start):
         return _fit_start(message)
+    if isinstance(message, CatalogRequest) and message.restriction is not None:
+        if json_problem(message.restriction, where="restriction") is not None:
+            return attrs.evolve(message, restriction={"invalid": True})  # denies, as for a call
     if isinstance(message, OpenWorkspace):
         label = client_label(message.client_label)
         if label is not message.client_label:

@@ -752,3 +752,27 @@ async def test_a_reply_whose_id_is_not_text_is_nobody_s_and_the_link_lives_on(
     answer = await shore.request(None, "tab_info", {"tabId": compose(1, 4)}, timeout=5)
     assert answer == {"url": "http://right.test/"}
     assert shore.connected_count == 1
+
+
+def test_a_new_tab_joins_only_the_workspace_of_the_tab_that_opened_it(endpoints: Endpoints) -> None:
+    """The opener amendment to "ownership grows only from the creator tools' results"
+    (specs/browser-wire.md, Tab ownership): a reported child joins the workspace owning its
+    opener, on the same browser, and no other; a tab opened by anyone else joins none."""
+    from ghostlight_trio.workspace import WorkspaceLimits
+
+    registry = WorkspaceRegistry(WorkspaceLimits(), clock=lambda: 0.0)
+    shore = BrowserShore(endpoints, registry)
+    first, _ = registry.open(None, "a")
+    second, _ = registry.open(None, "b")
+    registry.adopt_tabs(first, [compose(1, 3)])
+    registry.adopt_tabs(second, [compose(1, 5)])
+    shore.tab_groups.sent(first)
+    shore.tab_groups.sent(second)
+    shore.tab_events.created(1, {"tabId": 10, "openerTabId": 5})  # opened by b's page
+    shore.tab_events.created(1, {"tabId": 11, "openerTabId": 99})  # by the user's own tab
+    shore.tab_events.created(2, {"tabId": 12, "openerTabId": 3})  # tab 3 of another browser
+    shore.tab_events.created(1, {"tabId": 13})  # no opener named
+    shore.tab_events.created(1, {"tabId": "14", "openerTabId": 3})  # not a tab id
+    assert registry.owned_tabs(first) == {compose(1, 3)}
+    assert registry.owned_tabs(second) == {compose(1, 5), compose(1, 10)}
+    assert all(registry.owner_of(compose(s, t)) is None for s, t in ((1, 11), (2, 12), (1, 13)))

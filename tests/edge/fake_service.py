@@ -1,8 +1,14 @@
 """A small, honest stand-in for the Ghostlight service on the bridge, for edge seam tests.
 
 It speaks the real bridge (real admission proof, real catalog and argument validation, the real
-update_plan tool) but has no browser. Test knobs, all environment variables:
+update_plan tool) but has no browser. It lists every catalog tool, as the real service does with
+no policy (so transcripts expect the same lists of both); any tool but update_plan answers
+"No policy is configured.". Test knobs, all environment variables:
   FAKE_PLAN_DELAY  seconds update_plan takes (with progress ticks), default 0
+  FAKE_BROWSER_WAIT  seconds any tool but update_plan and explain waits before answering, as
+                   the real service waits 5 s for a browser when none is connected; default 0
+  FAKE_BRIDGE_MAJOR  answer every hello, signed, as a service of that bridge major (then only
+                   record, in ``$GHOSTLIGHT_HOME/after-hello.log``, what each connection sends)
 SIGUSR1 toggles whether ``explain`` is advertised and broadcasts CatalogChanged.
 
 Usage: python tests/edge/fake_service.py --instance NAME
@@ -17,34 +23,39 @@ import secrets
 import signal
 import socket
 import sys
+from pathlib import Path
 from typing import Any
 
 import trio
 
 from ghostlight_trio.catalog.registry import Catalog, load_specs
+from ghostlight_trio.engine import texts
 from ghostlight_trio.engine.contracts import ToolCall, WorkContext, WorkspaceId
+from ghostlight_trio.governance.governor import Governor
 from ghostlight_trio.tools.update_plan import PlanBook
 from ghostlight_trio.transport.bridge import (
     Cancel,
     CatalogChanged,
     CatalogProjection,
     CatalogRequest,
+    ClientHello,
     OpenWorkspace,
     Outcome,
     Progress,
     Rejected,
     ReleaseWorkspace,
+    ServiceHello,
+    ServiceProof,
     Start,
     Started,
     TextBlock,
     WorkspaceOpened,
 )
+from ghostlight_trio.transport.bridge_codec import encode_message
 from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.transport.handshake import accept_bridge
-from ghostlight_trio.transport.proof import load_or_create_secret
+from ghostlight_trio.transport.proof import load_or_create_secret, sign
 from ghostlight_trio.transport.stream import BridgeClosed, MessageStream
-
-BASE_TOOLS = ("update_plan", "explain")
 
 
 class _NoEffects:
@@ -73,15 +84,33 @@ class _NoEffects:
 class FakeService:
     def __init__(self, instance: str) -> None:
         self.instance = instance
-        self.catalog = Catalog(load_specs(), available=BASE_TOOLS)
+        specs = load_specs()  # all advertised, as the real service does with no policy: the
+        self.catalog = Catalog(specs, available=[spec.name for spec in specs])  # same lists
         self.plans = PlanBook()
+        self.governor = Governor()
         self.workspaces: set[str] = set()
         self.streams: set[MessageStream] = set()
         self.delay = float(os.environ.get("FAKE_PLAN_DELAY", "0") or 0)
+        self.browser_wait = float(os.environ.get("FAKE_BROWSER_WAIT", "0") or 0)
 
-    def projection(self, sequence: int) -> CatalogProjection:
+    def projection(
+        self, sequence: int, restriction: dict[str, Any] | None = None
+    ) -> CatalogProjection:
+        """The advertised list; with a restriction, what the service's own judgement
+        (``Governor.advertised`` under no policy) says that restriction allows."""
+        tools = self.catalog.descriptors()
+        if restriction is not None:
+            allowed = self.governor.advertised(
+                self.catalog.advertised(),
+                [tool.name for tool in tools],
+                self.governor.restriction(restriction),
+            )
+            tools = [tool for tool in tools if tool.name in allowed]
         return CatalogProjection(
-            sequence=sequence, generation=self.catalog.generation, tools=self.catalog.descriptors()
+            sequence=sequence,
+            generation=self.catalog.generation,
+            tools=tools,
+            restricted=restriction is not None,
         )
 
     async def toggle_catalog(self) -> None:
@@ -94,8 +123,32 @@ class FakeService:
             except BridgeClosed:
                 pass
 
+    async def serve_other_major(self, stream: MessageStream, secret: bytes, major: int) -> None:
+        """A service of another bridge major: a genuine signed hello, then nothing but a record
+        of what the connector sends after it (it should send nothing)."""
+        log = Path(os.environ["GHOSTLIGHT_HOME"]) / "after-hello.log"
+        try:
+            hello = await stream.receive()
+            assert isinstance(hello, ClientHello)
+            body = encode_message(
+                ServiceHello(major, 0, hello.nonce, secrets.token_bytes(16), "fake", self.instance)
+            )
+            await stream.send_bodies([body, encode_message(ServiceProof(mac=sign(secret, body)))])
+            while True:
+                message = await stream.receive()
+                with log.open("a") as record:
+                    record.write(type(message).__name__ + "\n")
+        except Exception:  # the connector closing is the expected end
+            pass
+        finally:
+            await stream.aclose()
+
     async def serve_connection(self, sock_stream: trio.SocketStream, secret: bytes) -> None:
         stream = MessageStream(sock_stream)
+        major = os.environ.get("FAKE_BRIDGE_MAJOR")
+        if major:
+            await self.serve_other_major(stream, secret, int(major))
+            return
         try:
             await accept_bridge(
                 stream, secret=secret, instance=self.instance, service_version="fake"
@@ -141,7 +194,7 @@ class FakeService:
         elif isinstance(message, ReleaseWorkspace):
             self.workspaces.discard(message.workspace_id)
         elif isinstance(message, CatalogRequest):
-            await stream.send(self.projection(message.sequence))
+            await stream.send(self.projection(message.sequence, message.restriction))
         elif isinstance(message, Cancel):
             scope = work.get(message.work_id)
             if scope is not None:
@@ -153,8 +206,8 @@ class FakeService:
                     Rejected(
                         sequence=message.sequence,
                         code="unknown_tool",
-                        message=f"Unknown tool: {message.operation}",
-                        next_step="Call tools/list to see the available tools.",
+                        message=texts.unknown_tool(message.operation),  # as the service says it
+                        next_step="",
                     )
                 )
                 return
@@ -178,6 +231,8 @@ class FakeService:
             if problem is not None:
                 outcome = Outcome(work_id=work_id, kind="tool_error", content=[TextBlock(problem)])
             else:
+                if start.operation not in ("update_plan", "explain"):
+                    await trio.sleep(self.browser_wait)  # as for a browser that never comes
                 if self.delay and start.operation == "update_plan":
                     steps = 5
                     for step in range(steps):

@@ -24,6 +24,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from .schema_oracle import SchemaOracle
+
 HERE = Path(__file__).resolve().parent
 PYTHON = sys.executable
 META = (
@@ -136,7 +138,11 @@ class Instance:
         return self.home / "policy.json"
 
     def write_allow_all_manifest(self, version: int) -> None:
-        grant = {"id": "all", "hosts": {"allow": ["*"]}, "allowed": ["read", "action", "write", "execute"]}
+        grant = {
+            "id": "all",
+            "hosts": {"allow": ["*"]},
+            "allowed": ["read", "action", "write", "execute"],
+        }
         manifest = {"schema": 3, "name": "transcripts", "version": str(version), "grants": [grant]}
         self.manifest_path.write_text(json.dumps(manifest))
 
@@ -207,6 +213,8 @@ class Connector:
         )
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         self.stderr = bytearray()
+        self.oracle = SchemaOracle()
+        """Every line the connector writes is held to the official schema of its revision."""
         threading.Thread(target=self._pump_stdout, daemon=True).start()
         threading.Thread(target=self._pump_stderr, daemon=True).start()
 
@@ -223,6 +231,7 @@ class Connector:
 
     def send_raw(self, data: bytes) -> None:
         assert self.process.stdin is not None
+        self.oracle.client_line(data)
         self.process.stdin.write(data)
         self.process.stdin.flush()
 
@@ -242,6 +251,7 @@ class Connector:
             raise AssertionError(
                 f"connector stdout closed; stderr:\n{self.stderr.decode(errors='replace')}"
             )
+        self.oracle.server_line(line)
         return line
 
     def read(self, timeout: float = 15.0) -> dict[str, Any]:
@@ -281,6 +291,10 @@ class Connector:
 
 
 def normalise(line: str) -> str:
-    """Replace service-minted handles (workspace ids, work ids) with placeholders."""
+    """Replace the values the service or connector mint with placeholders: workspace ids, tab
+    ids, list cursors (they name a catalog generation), times. Nothing else is loosened."""
     line = re.sub(r'"workspaceId":"[^"]*"', '"workspaceId":"<id>"', line)
-    return re.sub(r"workspaceId: \S+", "workspaceId: <id>", line)
+    line = re.sub(r"workspaceId: \S+", "workspaceId: <id>", line)
+    line = re.sub(r'"(tabId|activeTabId)":-?\d+', r'"\1":"<tab>"', line)
+    line = re.sub(r'"nextCursor":"[^"]*"', '"nextCursor":"<cursor>"', line)
+    return re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)", "<time>", line)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import cbor2
 from ghostlight_mcp_connector.actions import Action, ConnectBridge, SendBridge, WriteMessage
 from ghostlight_mcp_connector.era import EraRouter
 
@@ -21,7 +22,9 @@ from ghostlight_trio.transport.bridge import (
     TextBlock,
     ToolDescriptor,
     WorkspaceOpened,
+    for_peer,
 )
+from ghostlight_trio.transport.bridge_codec import decode_message, encode_message
 
 M = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -280,8 +283,15 @@ def test_hostile_meta_values_get_an_answer_and_the_edge_serves_on() -> None:
         assert start.context.restriction == {"invalid": True}, text[:20]
     huge = base64.urlsafe_b64encode(b"gl1:1:" + b"9" * 4301).decode().rstrip("=")
     [listed] = written(
-        feed(r, {"jsonrpc": "2.0", "id": 3, "method": "tools/list",
-                 "params": {"_meta": M, "cursor": huge}})
+        feed(
+            r,
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/list",
+                "params": {"_meta": M, "cursor": huge},
+            },
+        )
     )
     assert listed["id"] == 3 and listed["error"]["code"] == -32602
 
@@ -303,7 +313,9 @@ def test_a_call_the_service_cancelled_says_why_and_keeps_its_own_retry_advice() 
     r = router_2026_07_28()
     [start] = sent(feed(r, tools_call(1, {"_meta": M, "name": "x"})))
     r.receive_bridge(Started(start.sequence, "w"))
-    why = "Stopped by the user's kill switch. Do not retry. Done before it stopped: typed 64 of 300."
+    why = (
+        "Stopped by the user's kill switch. Do not retry. Done before it stopped: typed 64 of 300."
+    )
     [error] = written(r.receive_bridge(Outcome("w", "cancelled", [TextBlock(why)])))
     assert error["error"]["code"] == -33003
     assert error["error"]["message"].endswith(why)
@@ -325,3 +337,43 @@ def test_a_call_the_service_cancelled_before_it_started_is_not_said_to_have_mayb
     r.receive_bridge(Started(start.sequence, "v"))
     [bare] = written(r.receive_bridge(Outcome("v", "cancelled", [])))
     assert "it may have run" in bare["error"]["message"]
+
+
+def test_2026_07_28_restricted_list_is_fetched_for_that_request_alone() -> None:
+    r = router_2026_07_28()
+    restricted = {**M, "io.ghostlight/restriction": {"schema": 3}}
+    [ask] = sent(
+        feed(
+            r, {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": restricted}}
+        )
+    )
+    assert isinstance(ask, CatalogRequest) and ask.restriction == {"schema": 3}
+    assert decode_message(encode_message(ask)) == ask
+    assert "restriction" not in cbor2.loads(encode_message(CatalogRequest(7)))
+    assert for_peer(ask, 0) == CatalogRequest(ask.sequence)  # a 1.0 service: the whole list
+    assert for_peer(ask, 1) is ask
+    [page] = written(
+        r.receive_bridge(CatalogProjection(ask.sequence, 1, TOOLS[2:], restricted=True))
+    )
+    assert [t["name"] for t in page["result"]["tools"]] == ["update_plan"]
+    assert (page["result"]["cacheScope"], page["result"]["ttlMs"]) == ("private", 0)
+    # Nothing was kept for others: a list without a restriction fetches the shared projection.
+    [fetch] = sent(
+        feed(r, {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": M}})
+    )
+    assert fetch.restriction is None and fetch.sequence != ask.sequence
+    # A restricted list the client cancels is owed nothing; one a bridge loss ends is unavailable.
+    [ask3] = sent(
+        feed(
+            r, {"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": restricted}}
+        )
+    )
+    feed(r, {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}})
+    assert written(r.receive_bridge(CatalogProjection(ask3.sequence, 1, TOOLS))) == []
+    sent(
+        feed(
+            r, {"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"_meta": restricted}}
+        )
+    )
+    lost = written(r.bridge_lost())
+    assert {m["id"]: m["error"]["code"] for m in lost if "id" in m}.get(4) == -33001

@@ -210,3 +210,19 @@ def test_a_mark_inside_a_string_is_a_character_like_any_other() -> None:
     # ...and it stays what it is when a mark outside a string spoils the line.
     item = jsonrpc.classify((BOM + line).encode())
     assert isinstance(item, Malformed) and item.id == "a" + BOM + "b"
+
+
+def test_integer_ids_past_the_exact_range_are_refused() -> None:
+    """An id a double cannot hold exactly could not be carried back to a JavaScript client."""
+    ping = b'{"jsonrpc":"2.0","id":%d,"method":"ping"}'
+    for inside in (2**53 - 1, -(2**53 - 1), 0):
+        assert jsonrpc.classify(ping % inside) == Request(inside, "ping", None)
+    for outside in (2**53, -(2**53), 10**300):
+        refused = jsonrpc.classify(ping % outside)
+        assert isinstance(refused, Malformed) and refused.id is None, outside
+        assert (refused.code, "±(2^53 − 1)" in refused.message) == (-32600, True)
+    past_a_double = jsonrpc.classify(ping % 10**400)
+    assert past_a_double == Malformed(
+        -32700, "Parse error: the number 100000000000... (401 characters) is out of range"
+    )
+    assert not jsonrpc.is_request_id(2**53) and jsonrpc.is_request_id(2**53 - 1)

@@ -10,17 +10,35 @@ from pathlib import Path
 import pytest
 
 from .harness import HERE, PYTHON, Instance
+from .schema_oracle import SchemaOracle
 
 NODE_DIR = HERE / "node"
+
+
+def _tapped(instance: Instance, log: Path) -> list[str]:
+    """The connector command behind ``wire_tap.py``, which records both directions in ``log``."""
+    return [PYTHON, str(HERE / "wire_tap.py"), str(log), "--", *instance.connector_command()]
+
+
+def _check_wire(log: Path) -> int:
+    """Hold every line the connector wrote to the official schema; the number checked."""
+    oracle = SchemaOracle()
+    for line in log.read_bytes().splitlines(keepends=True):
+        if line.startswith(b">"):
+            oracle.client_line(line[1:])
+        else:
+            oracle.server_line(line[1:])
+    return oracle.checked
 
 
 @pytest.mark.parametrize(
     ("mode", "revision"),
     [("2025-11-25", "2025-11-25"), ("2026-07-28", "2026-07-28"), ("auto", "2026-07-28")],
 )
-def test_python_sdk(mode: str, revision: str, shared_instance: Instance) -> None:
+def test_python_sdk(mode: str, revision: str, shared_instance: Instance, tmp_path: Path) -> None:
+    log = tmp_path / "wire.log"
     done = subprocess.run(
-        [PYTHON, str(HERE / "sdk_client.py"), mode, *shared_instance.connector_command()],
+        [PYTHON, str(HERE / "sdk_client.py"), mode, *_tapped(shared_instance, log)],
         env=shared_instance.env,
         capture_output=True,
         timeout=90,
@@ -35,16 +53,18 @@ def test_python_sdk(mode: str, revision: str, shared_instance: Instance) -> None
     assert summary["bad_error"] is True
     assert "update_plan" in summary["bad_text"]
     assert "larger than 4194304 bytes" in summary["oversized"], summary["oversized"]
+    assert _check_wire(log) >= 4
 
 
-def test_typescript_sdk_v1(shared_instance: Instance) -> None:
+def test_typescript_sdk_v1(shared_instance: Instance, tmp_path: Path) -> None:
     node = shutil.which("node")
     if node is None or not (NODE_DIR / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
         reason = "TypeScript SDK not installed: run `npm ci` in tests/edge/node"
         print(reason)
         pytest.skip(reason)
+    log = tmp_path / "wire.log"
     done = subprocess.run(
-        [node, str(NODE_DIR / "client_v1.mjs"), *shared_instance.connector_command()],
+        [node, str(NODE_DIR / "client_v1.mjs"), *_tapped(shared_instance, log)],
         env=shared_instance.env,
         capture_output=True,
         timeout=90,
@@ -56,6 +76,7 @@ def test_typescript_sdk_v1(shared_instance: Instance) -> None:
     assert summary["okText"].startswith("Plan recorded.")
     assert summary["badError"] is True
     assert "larger than 4194304 bytes" in summary["oversized"], summary["oversized"]
+    assert _check_wire(log) >= 4
 
 
 def test_node_package_is_pinned() -> None:

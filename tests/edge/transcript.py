@@ -6,34 +6,37 @@ Format (one directive per line; see conformance_transcripts/README.md):
                       nextCursor seen, substituted)
   >hex HEX            raw bytes written to stdin (a newline is appended)
   >big N              one line of N bytes that is not JSON
-  < json              next stdout line, byte-exact after id normalisation
-  <~ json             next stdout line, structural subset ("<any>" matches any value,
-                      "<absent>" requires the key to be missing, a list ending in "<...>"
-                      allows further elements, a list starting with "<contains>" needs each
-                      other element to match some actual element)
+  < json              next stdout line, whole and byte-exact once the values the service or
+                      connector mint are normalised (``harness.normalise``: workspace ids, tab
+                      ids, cursors, times) and the variables substituted (``substitute``)
   ! unordered N       the next N expectation lines may arrive in any order
   ! quiet SECONDS     no stdout line for that long
   ! sleep SECONDS
   ! handshake         the 2025-11-25 initialize + notifications/initialized exchange
   ! catalog-change    make the service change its tool set
+  ! kill-service      SIGKILL the service (a case with its own service: ! service-env)
   ! signal NAME       send a signal to the connector (TERM, ...)
   ! eof               close stdin
   ! env K=V           connector environment (header only)
   ! service-env K=V   this case needs its own service with that environment (header only)
   ! requires WHAT     skip unless the service offers WHAT (header only)
 At the end stdin is closed; no further stdout line may appear and the exit code must be 0
-within 2 s.
+within 2 s. Every line the connector writes is also checked against the official schema of its
+revision (``schema_oracle.SchemaOracle``).
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 import signal
 import time
 from pathlib import Path
 from typing import Any
 
 import attrs
+from ghostlight_mcp_connector import __version__
 
 from .harness import INIT, META, Connector, Instance, normalise
 
@@ -66,7 +69,7 @@ def parse(path: Path) -> Transcript:
         elif raw.startswith("! handshake"):
             steps += [
                 (">", '{"jsonrpc":"2.0","id":0,"method":"initialize","params":$I}'),
-                ("<~", '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25"}}'),
+                ("<", '{"jsonrpc":"2.0","id":0,"result":$INITIALIZE_RESULT}'),
                 (">", '{"jsonrpc":"2.0","method":"notifications/initialized"}'),
             ]
         else:
@@ -75,35 +78,45 @@ def parse(path: Path) -> Transcript:
     return Transcript(path, steps, env, service_env, requires)
 
 
+VALUES = Path(__file__).resolve().parents[2] / "conformance_transcripts" / "values"
+_VARIABLE = re.compile(r"\$([A-Z][A-Z0-9_]*)(?:\[(\d+):(\d+)\])?")
+
+
+@functools.cache
+def _value(name: str) -> str | None:
+    """The JSON text of ``values/NAME.json``, compact as the connector writes it (None: no
+    such file)."""
+    path = VALUES / f"{name}.json"
+    return _compact(json.loads(path.read_text("utf-8"))) if path.is_file() else None
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 def substitute(text: str, cursor: str = "") -> str:
-    return text.replace("$M", META).replace("$I", INIT).replace("$CURSOR", cursor)
+    """``text`` with its variables replaced: ``$M``, ``$I``, ``$CURSOR``, ``$VERSION`` (the
+    connector's), and each file of ``conformance_transcripts/values/`` by its name
+    (``$TOOLS_2025_11_25``, ``$INITIALIZE_RESULT``, ...), a list one sliced as ``$NAME[a:b]``."""
+
+    def expand(found: re.Match[str]) -> str:
+        name, start, stop = found.group(1), found.group(2), found.group(3)
+        fixed = {"M": META, "I": INIT, "CURSOR": cursor, "VERSION": __version__}
+        if name in fixed and start is None:
+            return fixed[name]
+        value = _value(name)
+        if value is None:
+            return found.group(0)
+        if start is not None:
+            value = _compact(json.loads(value)[int(start) : int(stop)])
+        return substitute(value, cursor)
+
+    return _VARIABLE.sub(expand, text)
 
 
-def subset(expected: Any, actual: Any) -> bool:
-    if expected == "<any>":
-        return True
-    if isinstance(expected, dict):
-        return isinstance(actual, dict) and all(
-            (k not in actual) if v == "<absent>" else (k in actual and subset(v, actual[k]))
-            for k, v in expected.items()
-        )
-    if isinstance(expected, list):
-        if not isinstance(actual, list):
-            return False
-        if expected and expected[0] == "<contains>":
-            return all(any(subset(e, a) for a in actual) for e in expected[1:])
-        if expected and expected[-1] == "<...>":
-            head = expected[:-1]
-            return len(actual) >= len(head) and all(map(subset, head, actual))
-        return len(expected) == len(actual) and all(map(subset, expected, actual))
-    return type(expected) is type(actual) and expected == actual
-
-
-def _matches(kind: str, expected: str, line: bytes) -> bool:
+def _matches(expected: str, line: bytes) -> bool:
     text = line.decode("utf-8").rstrip("\n")
-    if kind == "<":
-        return normalise(text) == normalise(substitute(expected))
-    return subset(json.loads(substitute(expected)), json.loads(text))
+    return normalise(text) == normalise(substitute(expected))
 
 
 def _next_cursor(line: bytes) -> str | None:
@@ -115,31 +128,34 @@ def _next_cursor(line: bytes) -> str | None:
 
 
 def replay(transcript: Transcript, instance: Instance) -> None:
-    connector = Connector(instance, **transcript.env)
+    connector = Connector(instance, **transcript.env)  # which checks each line's schema
     closed = False
     cursor = ""
+    send, read = connector.send_raw, connector.read_line
+
     try:
         steps = list(transcript.steps)
         while steps:
             kind, rest = steps.pop(0)
             if kind == ">":
-                connector.send_raw(substitute(rest, cursor).encode("utf-8") + b"\n")
+                send(substitute(rest, cursor).encode("utf-8") + b"\n")
             elif kind == ">hex":
-                connector.send_raw(bytes.fromhex(rest) + b"\n")
+                send(bytes.fromhex(rest) + b"\n")
             elif kind == ">big":
-                connector.send_raw(b"x" * int(rest) + b"\n")
-            elif kind in ("<", "<~"):
-                line = connector.read_line()
+                send(b"x" * int(rest) + b"\n")
+            elif kind == "<":
+                line = read()
                 cursor = _next_cursor(line) or cursor
-                assert _matches(kind, rest, line), (
-                    f"{transcript.path.name}: expected\n  {rest}\ngot\n  {line.decode()!r}"
+                assert _matches(rest, line), (
+                    f"{transcript.path.name}: expected\n  {substitute(rest)}"
+                    f"\ngot\n  {line.decode()!r}"
                 )
             elif kind == "!unordered":
                 count = int(rest.split()[1])
                 expected = [steps.pop(0) for _ in range(count)]
-                got = [connector.read_line() for _ in range(count)]
+                got = [read() for _ in range(count)]
                 for line in got:
-                    hit = next((e for e in expected if _matches(e[0], e[1], line)), None)
+                    hit = next((e for e in expected if _matches(e[1], line)), None)
                     assert hit is not None, f"{transcript.path.name}: unexpected {line!r}"
                     expected.remove(hit)
             elif kind == "!quiet":
@@ -148,6 +164,8 @@ def replay(transcript: Transcript, instance: Instance) -> None:
                 time.sleep(float(rest.split()[1]))
             elif kind == "!catalog-change":
                 instance.change_catalog()
+            elif kind == "!kill-service":
+                instance.kill_service()
             elif kind == "!signal":
                 connector.process.send_signal(getattr(signal, "SIG" + rest.split()[1]))
                 closed = True

@@ -75,7 +75,9 @@ STRATEGIES = {
         bridge.WorkspaceOpened, sequence=seq, workspace_id=st.text(), reattached=st.booleans()
     ),
     bridge.ReleaseWorkspace: st.builds(bridge.ReleaseWorkspace, workspace_id=st.text()),
-    bridge.CatalogRequest: st.builds(bridge.CatalogRequest, sequence=seq),
+    bridge.CatalogRequest: st.builds(
+        bridge.CatalogRequest, sequence=seq, restriction=st.none() | json_objects
+    ),
     bridge.CatalogProjection: st.builds(
         bridge.CatalogProjection,
         sequence=seq,
@@ -306,3 +308,18 @@ def test_deep_values_encode_without_recursion_and_decode_or_refuse_cleanly() -> 
     beyond = encode_message(bridge.Start(sequence=1, operation="t", arguments={"a": _nested(600)}))
     with pytest.raises(BridgeProtocolError, match="nesting depth"):
         decode_message(beyond)
+
+
+def test_catalog_request_restriction_is_a_1_1_field_a_1_0_peer_never_sees() -> None:
+
+    from ghostlight_trio.transport.bridge_intake import decode_from_client
+
+    plain = bridge.CatalogRequest(sequence=3)
+    assert cbor2.loads(encode_message(plain)) == {"t": "CatalogRequest", "sequence": 3}
+    assert decode_from_client(encode_message(plain)) == plain  # a 1.0 connector's frame
+    narrowed = bridge.CatalogRequest(sequence=4, restriction={"schema": 3})
+    assert bridge.for_peer(narrowed, 0) == bridge.CatalogRequest(sequence=4)
+    assert bridge.for_peer(narrowed, 1) is narrowed
+    # What JSON cannot hold is taken as an invalid restriction, which lists only always-open tools.
+    unfit = cbor2.dumps({"t": "CatalogRequest", "sequence": 5, "restriction": {"a": b"bytes"}})
+    assert decode_from_client(unfit) == bridge.CatalogRequest(5, {"invalid": True})
