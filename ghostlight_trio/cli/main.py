@@ -15,6 +15,7 @@ from ..transport.endpoints import Endpoints, InstanceNameError, UnsafeDirectoryE
 from . import (
     arguments,
     browser_options,
+    bundle_command,
     everyday,
     governance_commands,
     instance_list,
@@ -72,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     instance_list.add_parser(commands)
     watch.add_parser(commands, instance)
     browser_options.add_parsers(commands, instance)
+    bundle_command.add_parser(commands)
     return parser
 
 
@@ -147,6 +149,8 @@ def _speaks_prose(args: argparse.Namespace) -> bool:
 def _run(args: argparse.Namespace, endpoints: Endpoints) -> int:
     if args.command == "instances":
         return instance_list.run(args)
+    if args.command == "bundle":
+        return bundle_command.run(args)
     handled = governance_commands.dispatch(args, endpoints)
     if handled is not None:
         return handled

@@ -14,7 +14,7 @@ from ghostlight_trio.cli.main import build_parser, main
 SCRIPTED = {
     "status", "doctor", "install", "uninstall", "logs", "hold", "resume", "panic", "service",
     "policy check", "policy explain", "policy simulate", "policy init", "audit tail",
-    "audit show", "browser launch", "instances",
+    "audit show", "browser launch", "instances", "bundle",
 }  # fmt: skip
 """Every command but the demo and watch (live views for a person) takes --json; ``service`` only with
 start|stop|restart (the foreground service prints no result)."""
@@ -78,11 +78,13 @@ RECORD = {"time": "2026-11-30T14:05:00Z", "call": "c1", "tool": "navigate", "dec
         (["policy", "check", "missing.json"], {1}),
         (["policy", "explain"], {0}),
         (["policy", "simulate", "AUDIT"], {0}),
+        (["bundle", "--out", "ghostlight.mcpb"], {0}),
+        (["bundle", "--out", "AUDIT/ghostlight.mcpb"], {1}),  # a file where a folder must be
     ],
 )
 def test_each_prints_one_json_object(isolated, endpoints, capsys, argv, codes) -> None:
     _audit_trail(endpoints, RECORD)
-    argv = [str(endpoints.audit_file) if word == "AUDIT" else word for word in argv]
+    argv = [word.replace("AUDIT", str(endpoints.audit_file)) for word in argv]
     code = main([*argv, "--json"])
     out = capsys.readouterr().out
     body = json.loads(out)

@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import AbstractContextManager, asynccontextmanager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -166,6 +167,28 @@ def command_of(pid: int) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
     except OSError:
         return ""
+
+
+def processes_under(home: Path) -> dict[int, str]:
+    """Live processes started under ``home`` (named in their command line or environment)."""
+    return {pid: command for pid in processes_with(str(home)) if (command := command_of(pid))}
+
+
+def left_under(home: Path, settle: float) -> dict[int, str]:
+    """The processes under ``home`` still there after ``settle`` seconds of grace (a process
+    already stopped must still leave /proc: its parent reaps it)."""
+    deadline = time.monotonic() + settle
+    while (found := processes_under(home)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return found
+
+
+def kill_all(pids: Iterable[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def alive(pid: int) -> bool:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from e2e.isolated import cli_env
-from faults.stack import command_of, processes_with  # tests/ is on sys.path
+from faults.stack import kill_all, left_under, processes_under  # tests/ is on sys.path
 
 pytestmark = [pytest.mark.e2e, pytest.mark.process]
 GHOSTLIGHT = [sys.executable, "-m", "ghostlight_trio"]
@@ -45,28 +45,8 @@ def isolated(tmp_path: Path) -> Iterator[tuple[dict[str, str], Path]]:
     try:
         yield env, home
     finally:
-        _kill(_processes_of(home))
+        kill_all(processes_under(home))
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _processes_of(home: Path) -> dict[int, str]:
-    """Live processes started under ``home`` (named in their command line or environment)."""
-    return {pid: command for pid in processes_with(str(home)) if (command := command_of(pid))}
-
-
-def _left_behind(home: Path) -> dict[int, str]:
-    deadline = time.monotonic() + SETTLE
-    while (found := _processes_of(home)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return found
-
-
-def _kill(pids: dict[int, str]) -> None:
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
 
 
 def _start(arguments: list[str], env: dict[str, str], home: Path) -> subprocess.Popen[str]:
@@ -101,7 +81,7 @@ def _wait_for(home: Path, process: subprocess.Popen[str], what: str) -> None:
     """Until a process of the instance whose command line holds ``what`` runs."""
     deadline = time.monotonic() + EXIT_WAIT
     while time.monotonic() < deadline and process.poll() is None:
-        if any(what in line for line in _processes_of(home).values()):
+        if any(what in line for line in processes_under(home).values()):
             return
         time.sleep(0.01)
     raise AssertionError(f"no process with {what!r} started")
@@ -119,7 +99,7 @@ def test_ctrl_c_during_browser_launch_leaves_nothing(
         _wait_for(home, process, "--user-data-dir=")
     out, err = _interrupt(process)
     assert process.returncode == 130, out + err
-    left = _left_behind(home)
+    left = left_under(home, SETTLE)
     assert not left, f"left running after Ctrl-C {when}: {left}\n{err}"
     if when == "browser running":
         assert "stopped what this command started" in err and "browser pid" in err, err
@@ -160,5 +140,5 @@ def test_ctrl_c_during_each_demo_step_leaves_nothing(
     out, err = _interrupt(process, group=group)
     assert process.returncode == 130, seen + out + err
     assert "Demo finished" not in out
-    left = _left_behind(home)
+    left = left_under(home, SETTLE)
     assert not left, f"left running after Ctrl-C in step {step}: {left}\n{seen}{out}{err}"
