@@ -12,17 +12,20 @@ nox.options.reuse_existing_virtualenvs = True
 
 ROOT = Path(__file__).parent
 NODE_CLIENT_DIR = ROOT / "tests" / "edge" / "node"
+NODE_BUNDLE_DIR = ROOT / "tests" / "bundle" / "node"
 
 
 def _install(session: nox.Session) -> None:
     session.install("-e", ".[dev]")
 
 
-def _node_clients(session: nox.Session) -> None:
-    """Install the TypeScript MCP SDK used by the client tests (dev only, never shipped)."""
-    if (NODE_CLIENT_DIR / "package.json").exists() and shutil.which("npm"):
-        with session.chdir(NODE_CLIENT_DIR):
-            session.run("npm", "ci", "--no-audit", "--no-fund", "--silent", external=True)
+def _node_clients(session: nox.Session, *folders: Path) -> None:
+    """Install the TypeScript MCP SDK used by the client tests, and the official mcpb CLI the
+    bundle tests validate with (dev only, never shipped), each from its lock file."""
+    for folder in folders or (NODE_CLIENT_DIR, NODE_BUNDLE_DIR):
+        if (folder / "package.json").exists() and shutil.which("npm"):
+            with session.chdir(folder):
+                session.run("npm", "ci", "--no-audit", "--no-fund", "--silent", external=True)
 
 
 @nox.session
@@ -99,5 +102,5 @@ def load(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Benchmarks printed as ratios against a baseline measured in the same run."""
     _install(session)
-    _node_clients(session)
+    _node_clients(session, NODE_CLIENT_DIR)
     session.run("python", "-m", "tests.bench", *session.posargs)
