@@ -110,18 +110,28 @@ def test_the_bundle_carries_all_three_executables(unpacked: Path) -> None:
     assert "ghostlight-browser-connector" in scripts.read_text()
 
 
-def test_mcpb_validate_accepts_the_manifest(unpacked: Path) -> None:
+def test_the_mcpb_cli_unpacks_the_bundle_and_validates_its_manifest(
+    bundle: tuple[Path, dict[str, Any]], unpacked: Path, tmp_path: Path
+) -> None:
     node = shutil.which("node")
     if node is None or not MCPB_CLI.is_file():
         reason = "the mcpb CLI is not installed: run `npm ci` in tests/bundle/node"
         print(reason)
         pytest.skip(reason)
+    theirs = tmp_path / "theirs"
+    _mcpb(node, "unpack", str(bundle[0]), str(theirs))
+    ours = sorted(p.relative_to(unpacked) for p in unpacked.rglob("*") if p.is_file())
+    assert sorted(p.relative_to(theirs) for p in theirs.rglob("*") if p.is_file()) == ours
+    said = _mcpb(node, "validate", str(theirs / "manifest.json"))
+    assert "validation passes" in said, said
+
+
+def _mcpb(node: str, *arguments: str) -> str:
     done = subprocess.run(
-        [node, str(MCPB_CLI), "validate", str(unpacked / "manifest.json")],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        [node, str(MCPB_CLI), *arguments], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "valid" in done.stdout.lower(), done.stdout
+    return done.stdout
 
 
 async def test_the_packed_connector_lists_every_tool(
