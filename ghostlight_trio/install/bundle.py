@@ -16,8 +16,9 @@ from typing import Any
 
 import attrs
 
+from ..catalog.registry import load_specs
 from . import bundle_contents
-from .bundle_manifest import ENTRY_POINT, LIB_DIR, manifest
+from .bundle_manifest import ENTRY_POINT, LIB_DIR, first_sentence, manifest
 from .bundle_zip import write_zip
 
 
@@ -46,7 +47,11 @@ def build(out: Path) -> BundleReport:
     compiled = [dep.name for dep in deps if dep.compiled]
     python = bundle_contents.python_tag()
     described = manifest(
-        version, dist.metadata["Summary"] or "Ghostlight", compiled=compiled, python=python
+        version,
+        dist.metadata["Summary"] or "Ghostlight",
+        compiled=compiled,
+        python=python,
+        tools=[(spec.name, first_sentence(spec.description)) for spec in load_specs()],
     )
     entries: dict[str, bytes | Path] = {
         "manifest.json": (json.dumps(described, indent=2) + "\n").encode(),

@@ -28,10 +28,16 @@ def python_command(platform: str = sys.platform) -> str:
 
 
 def manifest(
-    version: str, description: str, *, compiled: Sequence[str], python: str
+    version: str,
+    description: str,
+    *,
+    compiled: Sequence[str],
+    python: str,
+    tools: Sequence[tuple[str, str]] = (),
 ) -> dict[str, Any]:
     """The manifest for this platform; ``compiled`` names the dependencies whose compiled
-    extensions tie the bundle to this platform and to Python ``python`` (``3.11``)."""
+    extensions tie the bundle to this platform and to Python ``python`` (``3.11``); ``tools``
+    (name, description) is what Claude Desktop shows before the bundle is installed."""
     major, minor = (int(part) for part in python.split(".")[:2])
     runtime = f">={major}.{minor}" + (f" <{major}.{minor + 1}" if compiled else "")
     compatibility: dict[str, Any] = {"runtimes": {"python": runtime}}
@@ -47,6 +53,7 @@ def manifest(
         "author": {"name": "Ghostlight contributors"},
         "license": "Apache-2.0",
         "keywords": ["browser", "chromium", "automation", "governance", "audit"],
+        "tools": [{"name": name, "description": text} for name, text in tools],
         "server": {
             "type": "python",
             "entry_point": ENTRY_POINT,
@@ -79,6 +86,12 @@ def manifest(
         },
         "compatibility": compatibility,
     }
+
+
+def first_sentence(text: str) -> str:
+    """A tool description's first sentence: the catalog's are written for a model, at length."""
+    head, dot, _ = text.partition(". ")
+    return head + "." if dot else text
 
 
 def _long_description(compiled: Sequence[str], python: str) -> str:

@@ -153,6 +153,7 @@ async def test_the_packed_connector_lists_every_tool(
     catalog = [spec.name for spec in load_specs()]
     assert len(tools) == len(catalog) == 25, log.read_text()
     assert {tool["name"] for tool in tools} == set(catalog)
+    assert [tool["name"] for tool in manifest["tools"]] == [tool["name"] for tool in tools]
     services = [
         pid for pid, line in processes_under(home).items() if "ghostlight_trio service" in line
     ]
