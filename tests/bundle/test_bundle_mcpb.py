@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 import trio
-from faults.stack import kill_all, left_under, processes_under  # tests/ is on sys.path
+from faults.stack import command_of, kill_all, left_under, processes_under  # tests/ is on sys.path
 
 from ghostlight_trio.catalog.registry import load_specs
 from ghostlight_trio.cli.mcp_client import McpClient
@@ -31,8 +31,8 @@ from ghostlight_trio.install.bundle import build
 pytestmark = pytest.mark.process
 NODE_DIR = Path(__file__).parent / "node"
 MCPB_CLI = NODE_DIR / "node_modules" / "@anthropic-ai" / "mcpb" / "dist" / "cli" / "cli.js"
-SETTINGS = {"instance": "default", "policy_manifest": ""}
-"""What Claude Desktop substitutes when the person keeps the defaults (no policy file)."""
+INSTANCE = "bundled"
+"""The instance the person names in the bundle's settings (a policy file is the other one)."""
 SETTLE = 5.0
 
 
@@ -140,10 +140,18 @@ async def test_the_packed_connector_lists_every_tool(
     env, home = isolated
     manifest = json.loads((unpacked / "manifest.json").read_text())
     config = manifest["server"]["mcp_config"]
-    env.update({key: _substituted(value, unpacked) for key, value in config["env"].items()})
+    policy = tmp_path / "policy.json"
+    made = await trio.run_process(
+        [sys.executable, "-m", "ghostlight_trio", "policy", "init", str(policy)], check=False
+    )
+    assert made.returncode == 0
+    settings = {"instance": INSTANCE, "policy_manifest": str(policy)}
+    env.update(
+        {key: _substituted(value, unpacked, settings) for key, value in config["env"].items()}
+    )
     command = shutil.which(config["command"], path=env["PATH"])
     assert command is not None and command.startswith(env["TMPDIR"])
-    argv = [command, *(_substituted(arg, unpacked) for arg in config["args"])]
+    argv = [command, *(_substituted(arg, unpacked, settings) for arg in config["args"])]
     log = tmp_path / "connector.log"
     with log.open("wb") as stderr:
         async with await McpClient.spawn(
@@ -158,8 +166,10 @@ async def test_the_packed_connector_lists_every_tool(
         pid for pid, line in processes_under(home).items() if "ghostlight_trio service" in line
     ]
     assert len(services) == 1, processes_under(home)
-    lib = str(unpacked / "server" / "lib")
-    assert _environ(services[0]).get("PYTHONPATH", "").startswith(lib)
+    assert f"--instance {INSTANCE}" in command_of(services[0])
+    environ = _environ(services[0])
+    assert environ.get("PYTHONPATH", "").startswith(str(unpacked / "server" / "lib"))
+    assert environ.get("GHOSTLIGHT_MANIFEST") == str(policy)  # the policy setting reached it
     stopped = await trio.run_process(
         [command, "-m", "ghostlight_trio", "service", "stop", "--json"],
         env=env, capture_stdout=True, capture_stderr=True, check=False,
@@ -168,10 +178,10 @@ async def test_the_packed_connector_lists_every_tool(
     assert left_under(home, SETTLE) == {}
 
 
-def _substituted(value: str, unpacked: Path) -> str:
+def _substituted(value: str, unpacked: Path, settings: dict[str, str]) -> str:
     """``value`` as Claude Desktop passes it: the bundle's directory and the settings filled in."""
     value = value.replace("${__dirname}", str(unpacked))
-    for key, setting in SETTINGS.items():
+    for key, setting in settings.items():
         value = value.replace("${user_config." + key + "}", setting)
     return value
 
