@@ -14,7 +14,7 @@ from ghostlight_trio.cli.main import build_parser, main
 SCRIPTED = {
     "status", "doctor", "install", "uninstall", "logs", "hold", "resume", "panic", "service",
     "policy check", "policy explain", "policy simulate", "policy init", "audit tail",
-    "audit show", "browser launch", "instances",
+    "audit show", "browser launch", "browser list", "browser stop", "instances",
 }  # fmt: skip
 """Every command but the demo and watch (live views for a person) takes --json; ``service`` only with
 start|stop|restart (the foreground service prints no result)."""
@@ -78,6 +78,9 @@ RECORD = {"time": "2026-11-30T14:05:00Z", "call": "c1", "tool": "navigate", "dec
         (["policy", "check", "missing.json"], {1}),
         (["policy", "explain"], {0}),
         (["policy", "simulate", "AUDIT"], {0}),
+        (["browser", "list"], {0}),
+        (["browser", "stop"], {0}),
+        (["browser", "stop", "--all"], {0}),
     ],
 )
 def test_each_prints_one_json_object(isolated, endpoints, capsys, argv, codes) -> None:
