@@ -1,0 +1,81 @@
+"""A browser that ignores ``--load-extension`` (as branded Chrome 137 and later does) still gets
+the extension: ``browser launch`` finds it did not connect, starts the browser again over the
+DevTools pipe and loads it with ``Extensions.loadUnpacked``. ``browser list`` shows the browser,
+``browser stop`` ends it, and no process of the instance is left.
+
+The stand-in for Chrome is a script that runs Chromium with every argument but
+``--load-extension=...``; the real CLI runs with a HOME and TMPDIR of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from e2e.isolated import isolated_home, left_behind  # tests/ is on sys.path
+
+CHROMIUM = Path("/usr/bin/chromium")
+GHOSTLIGHT = [sys.executable, "-m", "ghostlight_trio"]
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.process,
+    pytest.mark.skipif(not CHROMIUM.is_file(), reason="needs /usr/bin/chromium"),
+]
+
+WITHOUT_THE_FLAG = f"""#!/bin/sh
+# Chromium as branded Chrome 137+ behaves: --load-extension is dropped.
+for arg do
+  shift
+  case "$arg" in --load-extension=*) continue ;; esac
+  set -- "$@" "$arg"
+done
+exec {CHROMIUM} "$@"
+"""
+
+
+@pytest.fixture
+def isolated(tmp_path: Path) -> Iterator[tuple[dict[str, str], Path]]:
+    with isolated_home(tmp_path) as made:
+        yield made
+
+
+def _run(env: dict[str, str], home: Path, *argv: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        GHOSTLIGHT + list(argv), cwd=home, env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_a_browser_that_ignores_the_flag_gets_the_extension_over_the_pipe(
+    isolated: tuple[dict[str, str], Path], tmp_path: Path
+) -> None:
+    env, home = isolated
+    wrapper = tmp_path / "chrome-without-load-extension"
+    wrapper.write_text(WITHOUT_THE_FLAG)
+    wrapper.chmod(0o755)
+
+    launched = _run(env, home, "browser", "launch", "--headless", "--browser-path", str(wrapper), timeout=120)
+    said = launched.stdout + launched.stderr
+    assert launched.returncode == 0, said
+    assert "loaded over the DevTools pipe" in launched.stdout, said
+
+    listed = _run(env, home, "browser", "list", "--json")
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    [browser] = json.loads(listed.stdout)["browsers"]
+    assert browser["headless"] is True and browser["loaded"] == "devtools-pipe"
+    assert browser["extension_connected"] is True, browser
+    assert f"browser pid {browser['pid']}" in launched.stdout
+
+    stopped = _run(env, home, "browser", "stop", "--json")
+    body = json.loads(stopped.stdout)
+    assert stopped.returncode == 0 and body["ok"] is True, stopped.stdout + stopped.stderr
+    assert [entry["pid"] for entry in body["stopped"]] == [browser["pid"]]
+    assert json.loads(_run(env, home, "browser", "list", "--json").stdout)["browsers"] == []
+
+    assert _run(env, home, "service", "stop").returncode == 0
+    left = left_behind(home)
+    assert not left, f"left running: {left}"
