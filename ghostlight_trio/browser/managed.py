@@ -233,8 +233,13 @@ def browser_arguments(
         args.append("--no-sandbox")
     args += quiet_arguments()
     args.append(f"--user-data-dir={profile}")
-    args += list(PIPE_SWITCHES) if through_pipe else [f"--load-extension={extension_dir}"]
-    args += [f"--disable-extensions-except={extension_dir}", "about:blank"]
+    if through_pipe:
+        args += PIPE_SWITCHES
+    else:
+        # Chromium loads the extension from either switch (``--disable-extensions-except``
+        # alone does it too); branded Chrome 137 and later from neither.
+        args += [f"--load-extension={extension_dir}", f"--disable-extensions-except={extension_dir}"]
+    args.append("about:blank")
     return args
 
 

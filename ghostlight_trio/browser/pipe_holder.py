@@ -25,6 +25,7 @@ import trio
 from .devtools_pipe import BROWSER_READS_FD, BROWSER_WRITES_FD, PipeError, load_unpacked
 
 LOAD_WITHIN = 30.0
+STOP_GRACE = 5.0
 _HIGH_FD = 10
 _FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
@@ -92,6 +93,10 @@ async def hold(
         except (PipeError, OSError, trio.BrokenResourceError) as exc:
             _report({"error": str(exc)})
             process.send_signal(signal.SIGTERM)
+            with trio.move_on_after(STOP_GRACE):
+                await process.wait()
+            if process.returncode is None:
+                process.kill()
         else:
             _report({"extension_id": loaded, "browser_pid": process.pid})
             nursery.start_soon(_drain, receive)

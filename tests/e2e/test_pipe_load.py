@@ -4,7 +4,9 @@ DevTools pipe and loads it with ``Extensions.loadUnpacked``. ``browser list`` sh
 ``browser stop`` ends it, and no process of the instance is left.
 
 The stand-in for Chrome is a script that runs Chromium with every argument but
-``--load-extension=...``; the real CLI runs with a HOME and TMPDIR of its own.
+``--load-extension=...`` and ``--disable-extensions-except=...``: Chromium 156 loads the
+extension from the second one alone too, where branded Chrome loads it from neither. The real
+CLI runs with a HOME and TMPDIR of its own.
 """
 
 from __future__ import annotations
@@ -28,10 +30,10 @@ pytestmark = [
 ]
 
 WITHOUT_THE_FLAG = f"""#!/bin/sh
-# Chromium as branded Chrome 137+ behaves: --load-extension is dropped.
+# Chromium as branded Chrome 137+ behaves: the switches that load an extension are dropped.
 for arg do
   shift
-  case "$arg" in --load-extension=*) continue ;; esac
+  case "$arg" in --load-extension=* | --disable-extensions-except=*) continue ;; esac
   set -- "$@" "$arg"
 done
 exec {CHROMIUM} "$@"
