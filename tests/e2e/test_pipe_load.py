@@ -12,17 +12,21 @@ CLI runs with a HOME and TMPDIR of its own.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from e2e.isolated import isolated_home, left_behind  # tests/ is on sys.path
+from e2e.isolated import isolated_home, left_behind, processes_of  # tests/ is on sys.path
 
 CHROMIUM = Path("/usr/bin/chromium")
 GHOSTLIGHT = [sys.executable, "-m", "ghostlight_trio"]
+HOLDER = "ghostlight_trio.browser.pipe_holder"
 pytestmark = [
     pytest.mark.e2e,
     pytest.mark.process,
@@ -81,3 +85,29 @@ def test_a_browser_that_ignores_the_flag_gets_the_extension_over_the_pipe(
     assert _run(env, home, "service", "stop").returncode == 0
     left = left_behind(home)
     assert not left, f"left running: {left}"
+
+
+def test_ctrl_c_while_the_pipe_holder_runs_leaves_nothing(
+    isolated: tuple[dict[str, str], Path], tmp_path: Path
+) -> None:
+    """The holder and its browser run in a session of their own, out of the terminal's reach:
+    the command that started them stops them."""
+    env, home = isolated
+    wrapper = tmp_path / "chrome-without-load-extension"
+    wrapper.write_text(WITHOUT_THE_FLAG)
+    wrapper.chmod(0o755)
+    process = subprocess.Popen(
+        GHOSTLIGHT + ["browser", "launch", "--headless", "--browser-path", str(wrapper)],
+        cwd=home, env=env, text=True, start_new_session=True, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not any(HOLDER in command for command in processes_of(home).values()):
+        assert time.monotonic() < deadline and process.poll() is None, "no pipe holder started"
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130, out + err
+    assert "stopped what this command started" in err, err
+    left = left_behind(home)
+    assert not left, f"left running after Ctrl-C: {left}"
