@@ -27,6 +27,7 @@ import trio
 from ..files.safe import open_private, read_regular, replace_private
 from ..transport.endpoints import HOME_ENV, INSTANCE_ENV, Endpoints, ensure_private_dir
 from ..transport.native_host import NATIVE_HOST_NAME, host_manifest
+from .devtools_pipe import PIPE_SWITCHES
 from .priority import run_in_background
 from .quiet import quiet_arguments, with_quiet_preferences
 
@@ -39,6 +40,8 @@ BROWSER_NAMES = (
     "microsoft-edge",
 )
 CONNECT_TIMEOUT = 30.0
+LOAD_WAIT = 45.0
+"""How long a pipe holder may take to start the browser and load the extension."""
 STOP_GRACE = 5.0
 _EXTENSION_ID = re.compile(r"^[a-p]{32}$")
 
@@ -92,7 +95,7 @@ def find_browser(explicit: str | None = None) -> Path:
             return Path(found)
     raise ManagedBrowserError(
         "No Chromium-family browser found on PATH (looked for " + ", ".join(BROWSER_NAMES) + ")."
-        " Install Chromium (e.g. `apt install chromium`) or pass --browser /path/to/chrome"
+        " Install Chromium (e.g. `apt install chromium`) or pass --browser-path /path/to/chrome"
     )
 
 
@@ -215,9 +218,12 @@ def write_host_wrapper(endpoints: Endpoints) -> Path:
 
 
 def browser_arguments(
-    browser: Path, profile: Path, extension_dir: Path, *, headless: bool, no_sandbox: bool
+    browser: Path, profile: Path, extension_dir: Path, *, headless: bool, no_sandbox: bool,
+    through_pipe: bool = False,
 ) -> list[str]:
-    """The command line of a managed browser (no remote debugging port is ever opened)."""
+    """The command line of a managed browser (no remote debugging port is ever opened).
+    ``through_pipe``: the extension is loaded over the DevTools pipe (``pipe_holder``), not by
+    ``--load-extension``, which branded Chrome 137 and later ignores."""
     args = [str(browser)]
     if headless:
         # A headless screen is 800x600 unless told otherwise, and Chrome refuses a window that
@@ -226,12 +232,14 @@ def browser_arguments(
     if no_sandbox:
         args.append("--no-sandbox")
     args += quiet_arguments()
-    args += [
-        f"--user-data-dir={profile}",
-        f"--load-extension={extension_dir}",
-        f"--disable-extensions-except={extension_dir}",
-        "about:blank",
-    ]
+    args.append(f"--user-data-dir={profile}")
+    if through_pipe:
+        args += PIPE_SWITCHES
+    else:
+        # Chromium loads the extension from either switch (``--disable-extensions-except``
+        # alone does it too); branded Chrome 137 and later from neither.
+        args += [f"--load-extension={extension_dir}", f"--disable-extensions-except={extension_dir}"]
+    args.append("about:blank")
     return args
 
 
@@ -240,12 +248,19 @@ class ManagedBrowser:
     """A running managed browser: its process, profile and log."""
 
     process: trio.Process
+    """The browser, or the ``pipe_holder`` that started it and leads its process group."""
     profile: Path
     log_path: Path
+    browser_pid: int | None = None
+    """The browser's own pid when ``process`` is its pipe holder."""
 
     @property
     def pid(self) -> int:
         return self.process.pid
+
+    @property
+    def through_pipe(self) -> bool:
+        return self.browser_pid is not None
 
     async def wait_connected(
         self, is_connected: Callable[[], bool], *, within: float = CONNECT_TIMEOUT
@@ -340,10 +355,13 @@ async def launch(
     extension_dir: Path | None = None,
     no_sandbox: bool | None = None,
     extra_args: Sequence[str] = (),
+    through_pipe: bool = False,
 ) -> ManagedBrowser:
     """Start the managed browser for this instance; the caller owns ``aclose()``.
 
     ``no_sandbox`` defaults to on only when running as root (Chromium refuses otherwise).
+    ``through_pipe``: started by a ``pipe_holder`` that loads the extension over the DevTools
+    pipe; this returns once the extension is loaded, and raises when it cannot be.
     """
     browser = find_browser(browser_path)
     extension_dir = extension_dir or default_extension_dir()
@@ -351,16 +369,20 @@ async def launch(
     if running is not None:
         raise ManagedBrowserError(
             f"the managed browser of instance {endpoints.instance!r} is already running (pid"
-            f" {running}); it serves every client of the instance. Stop it first (`kill"
-            f" {running}`) to start a new one."
+            f" {running}); it serves every client of the instance. Stop it first"
+            f" (`ghostlight browser stop`, or `kill {running}`) to start a new one."
         )
     profile = prepare_profile(endpoints, extension_dir)
     if no_sandbox is None:
         no_sandbox = os.geteuid() == 0
     args = browser_arguments(
-        browser, profile, extension_dir, headless=headless, no_sandbox=no_sandbox
-    )
+        browser, profile, extension_dir, headless=headless, no_sandbox=no_sandbox,
+        through_pipe=through_pipe,
+    )  # fmt: skip
     args[-1:-1] = list(extra_args)
+    if through_pipe:
+        holder = [sys.executable, "-m", "ghostlight_trio.browser.pipe_holder"]
+        args = [*holder, str(extension_dir), extension_id(extension_dir), *args]
     log_path = endpoints.data_dir / "browser.log"
     log_fd = open_private(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     try:
@@ -368,7 +390,7 @@ async def launch(
         process = await trio.lowlevel.open_process(
             args,
             stdin=subprocess.DEVNULL,
-            stdout=log_fd,
+            stdout=subprocess.PIPE if through_pipe else log_fd,
             stderr=log_fd,
             start_new_session=True,
             env=browser_environment(endpoints),
@@ -378,7 +400,33 @@ async def launch(
     launched = ManagedBrowser(process=process, profile=profile, log_path=log_path)
     try:
         run_in_background(process.pid)
+        if through_pipe:
+            launched.browser_pid = await pipe_loaded(process, log_path)
     except BaseException:  # Ctrl-C here: the caller never gets the browser to stop
         await launched.aclose()
         raise
     return launched
+
+
+async def pipe_loaded(holder: trio.Process, log_path: Path) -> int:
+    """The browser's pid, once its ``pipe_holder`` reports the extension loaded; raises with
+    the holder's reason when it could not be."""
+    assert holder.stdout is not None
+    line = b""
+    with trio.move_on_after(LOAD_WAIT):
+        while not line.endswith(b"\n") and len(line) < 4096:
+            data = await holder.stdout.receive_some(4096)
+            if not data:
+                break
+            line += data
+    await holder.stdout.aclose()
+    try:
+        report = json.loads(line)
+    except ValueError:
+        report = {"error": f"its pipe holder said nothing within {LOAD_WAIT:g}s"}
+    if not isinstance(report, dict) or not isinstance(report.get("browser_pid"), int):
+        reason = report.get("error") if isinstance(report, dict) else report
+        raise ManagedBrowserError(
+            f"The extension could not be loaded over the DevTools pipe: {reason}; see {log_path}"
+        )
+    return int(report["browser_pid"])

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sys
 
 from ..browser import managed
+from ..browser.reach import ExtensionLoader
+from ..transport.bridge import StatusReport
 from ..transport.endpoints import Endpoints
 from .arguments import instance_flag
 from .background import ensure_service
@@ -17,7 +19,30 @@ from .control import wait_for_browser
 from .screen import has_screen, headless_here
 from .started import Started
 
-__all__ = ["has_screen", "launch"]
+__all__ = ["has_screen", "launch", "launched_loader"]
+
+
+def launched_loader(
+    endpoints: Endpoints, started: Started, headless: bool, browser_path: str | None
+) -> ExtensionLoader:
+    """The loader of one command's browser, each browser it starts kept in ``started``."""
+
+    def keep(browser: managed.ManagedBrowser | None) -> None:
+        started.browser = browser
+
+    return ExtensionLoader(endpoints, keep, headless=headless, browser_path=browser_path)
+
+
+async def connected_report(
+    endpoints: Endpoints, loader: ExtensionLoader, browser: managed.ManagedBrowser
+) -> tuple[managed.ManagedBrowser, StatusReport]:
+    """Wait for the extension, starting the browser again over the DevTools pipe when the
+    first start did not load it."""
+
+    async def wait(launched: managed.ManagedBrowser, within: float) -> StatusReport:
+        return await wait_for_browser(endpoints, within=within, launched=launched)
+
+    return await loader.connected(browser, wait)
 
 
 async def launch(endpoints: Endpoints, headless: bool, browser_path: str | None) -> int:
@@ -26,20 +51,8 @@ async def launch(endpoints: Endpoints, headless: bool, browser_path: str | None)
     kept = False
     try:
         started.service = await ensure_service(endpoints)
-        started.browser = browser = await managed.launch(
-            endpoints, headless=headless, browser_path=browser_path
-        )
-        try:
-            report = await wait_for_browser(
-                endpoints, within=managed.CONNECT_TIMEOUT, launched=browser
-            )
-        except (TimeoutError, RuntimeError) as exc:
-            print(
-                f"ghostlight: {exc}. Check {browser.log_path} and that the extension in"
-                f" {managed.default_extension_dir()} loads.",
-                file=sys.stderr,
-            )
-            return 1
+        loader = launched_loader(endpoints, started, headless, browser_path)
+        browser, report = await connected_report(endpoints, loader, await loader.start())
         kept = True
     except (managed.ManagedBrowserError, RuntimeError) as exc:
         print(f"ghostlight: {exc}", file=sys.stderr)
@@ -48,9 +61,14 @@ async def launch(endpoints: Endpoints, headless: bool, browser_path: str | None)
         if not kept:
             await started.stop(say=True)
     slot = report.browsers[-1]
-    print(f"browser pid {browser.pid}, profile {browser.profile}")
-    print(f"extension connected: slot {slot.slot}, version {slot.extension_version}")
-    print(f"The browser keeps running after this command; stop it with `kill {browser.pid}`.")
+    pid = browser.browser_pid or browser.pid
+    how = "over the DevTools pipe" if browser.through_pipe else "with --load-extension"
+    print(f"browser pid {pid}, profile {browser.profile}")
+    print(f"extension connected: slot {slot.slot}, version {slot.extension_version} (loaded {how})")
+    print(
+        "The browser keeps running after this command; stop it with"
+        f" `ghostlight browser stop{instance_flag(endpoints)}` (or `kill {pid}`)."
+    )
     if started.service is not None:
         print(
             f"It uses the service this command started (pid {started.service.pid}); stop that"

@@ -1,5 +1,6 @@
-"""The command lines of ``browser launch`` and ``demo``: both take a browser by its path, as
-``--browser-path`` (``--browser`` names a browser id, as in ``install --browser chromium``)."""
+"""The command lines of ``browser launch|list|stop`` and ``demo``: launch and the demo take a
+browser by its path, as ``--browser-path`` (``--browser`` names a browser id, as in
+``install --browser chromium``)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,21 @@ def add_parsers(commands: Any, instance: argparse.ArgumentParser) -> None:
     )
     _add_browser_path(launch)
     json_output.add_option(launch)
+    listing = browser_commands.add_parser(
+        "list",
+        help="the instance's managed browser: pid, profile, headless or windowed, extension",
+        parents=[instance],
+    )
+    json_output.add_option(listing)
+    stop = browser_commands.add_parser(
+        "stop",
+        help="stop the instance's managed browser and every process of it",
+        parents=[instance],
+    )
+    stop.add_argument(
+        "--all", action="store_true", help="stop the managed browser of every instance"
+    )
+    json_output.add_option(stop)
 
     demo = commands.add_parser(
         "demo",
@@ -57,6 +73,14 @@ def add_parsers(commands: Any, instance: argparse.ArgumentParser) -> None:
 
 
 def dispatch(args: argparse.Namespace, endpoints: Endpoints) -> int:
+    if args.command == "browser" and args.browser_command == "list":
+        from .browser_manage import listing
+
+        return trio.run(listing, endpoints, args.json)
+    if args.command == "browser" and args.browser_command == "stop":
+        from .browser_manage import stop
+
+        return trio.run(stop, endpoints, args.all, args.json)
     if args.command == "browser":
         from .browser_command import launch
 

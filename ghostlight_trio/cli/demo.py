@@ -24,7 +24,7 @@ from ..browser import managed
 from ..files.safe import open_private
 from ..transport.endpoints import HOME_ENV, INSTANCE_ENV, Endpoints
 from .background import ensure_service
-from .control import wait_for_browser
+from .browser_command import connected_report, launched_loader
 from .demo_guard import DemoLock, switch_on, take_demo_lock
 from .demo_page import DemoPageServer
 from .demo_session import AgentSession
@@ -111,17 +111,12 @@ async def _run(
     async def start_service() -> None:
         started.service = await ensure_service(endpoints)
 
-    async def start_browser() -> managed.ManagedBrowser:
-        started.browser = browser = await managed.launch(
-            endpoints, headless=headless, browser_path=browser_path
-        )
-        return browser
-
+    loader = launched_loader(endpoints, started, headless, browser_path)
     await steps.run("Starting the Ghostlight service", start_service)
-    browser = await steps.run(f"Launching a managed {kind} Chromium with the extension", start_browser)
-    report = await steps.run(
+    browser = await steps.run(f"Launching a managed {kind} Chromium with the extension", loader.start)
+    _, report = await steps.run(
         "Waiting for the extension to connect through the native host",
-        lambda: wait_for_browser(endpoints, within=managed.CONNECT_TIMEOUT, launched=browser),
+        lambda: connected_report(endpoints, loader, browser),
     )
     print(f"      | browser slot {report.browsers[-1].slot} connected")
     client = await steps.run(

@@ -67,7 +67,8 @@ def endpoints_for(args: argparse.Namespace) -> Endpoints:
     and, for a command that acts on an instance, for one that does not exist. Checked are hold,
     panic, resume (a switch pressed on a typo reaches nobody), status, watch, logs, audit, policy
     explain and simulate (they would report on an instance nobody runs), service stop and
-    restart, and ``doctor`` for a named instance: on the default one it is what a person runs
+    restart, browser list and stop (but ``browser stop --all``), and ``doctor`` for a named
+    instance: on the default one it is what a person runs
     when nothing is set up yet."""
     command = _command(args)
     cli_value: str | None = getattr(args, "instance", None)
@@ -89,6 +90,8 @@ def endpoints_for(args: argparse.Namespace) -> Endpoints:
     endpoints = Endpoints.for_instance(cli_value or env_value)
     if command in CREATES or command in UNCHECKED or _sets_policy(args) or exists(endpoints):
         return endpoints
+    if command == ("browser", "stop") and args.all:
+        return endpoints  # every instance's, whichever this one is
     if command == ("doctor", None) and endpoints.instance == DEFAULT_INSTANCE:
         return endpoints
     raise InstanceNameError(unknown_text(endpoints.instance, known()))

@@ -143,7 +143,9 @@ def _speaks_prose(args: argparse.Namespace) -> bool:
     own JSON)."""
     if args.command == "policy":
         return bool(args.policy_command == "explain")
-    return args.command in ("service", "browser", *governance_commands.SAFETY_COMMANDS)
+    if args.command == "browser":
+        return bool(args.browser_command == "launch")
+    return args.command in ("service", *governance_commands.SAFETY_COMMANDS)
 
 
 def _run(args: argparse.Namespace, endpoints: Endpoints) -> int:

@@ -13,7 +13,7 @@ from ..launch.spawn import service_lock_holder
 from ..transport.endpoints import Endpoints
 from .arguments import instance_flag
 from .background import ensure_service, service_reachable
-from .browser_left import say_browser_left
+from .browser_left import stop_headless_left
 from .control import query_status
 
 STOP_TIMEOUT = 10.0
@@ -50,7 +50,7 @@ async def stop(endpoints: Endpoints) -> int:
         pid = service_lock_holder(endpoints)
     if pid is None:
         print(f"service not running (instance {endpoints.instance})")
-        say_browser_left(endpoints)
+        await stop_headless_left(endpoints)
         return 0
     if pid <= 0:
         print(f"ghostlight: a service holds {endpoints.lock_file} but its pid is unknown", file=sys.stderr)
@@ -66,7 +66,7 @@ async def stop(endpoints: Endpoints) -> int:
     while time.monotonic() < deadline:
         if service_lock_holder(endpoints) is None:
             print(f"service stopped (was pid {pid})")
-            say_browser_left(endpoints)
+            await stop_headless_left(endpoints)
             return 0
         await trio.sleep(0.05)
     print(

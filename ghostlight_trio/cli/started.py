@@ -31,7 +31,7 @@ class Started:
         stopped: list[str] = []
         if self.browser is not None:
             await self.browser.aclose()
-            stopped.append(f"browser pid {self.browser.pid}")
+            stopped.append(f"browser pid {self.browser.browser_pid or self.browser.pid}")
             self.browser = None
         if self.service is not None:
             await stop_service(self.service)

@@ -38,6 +38,7 @@ RECOGNISING = {
     "connectors/ghostlight_mcp_connector/parent_watch.py": "the parent changed: it exited",
     "ghostlight_trio/cli/background.py": "the lock holder is the service this command started",
     "ghostlight_trio/browser/priority.py": "the browser leads a session of its own",
+    "ghostlight_trio/browser/processes.py": "the browser leads its own process group",
 }
 """Where a pid may be compared for equality: recognising a process, never granting or routing."""
 

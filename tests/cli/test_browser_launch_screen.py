@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from ghostlight_trio.browser import reach
 from ghostlight_trio.cli import browser_command
 
 
@@ -29,12 +30,17 @@ async def test_no_screen_means_headless(
     async def no_service(endpoints: Any) -> None:
         return None
 
-    async def launch(endpoints: Any, *, headless: bool, browser_path: str | None) -> Any:
+    async def version(browser: Any) -> str:
+        return "Chromium 156.0.1.2"
+
+    async def launch(endpoints: Any, *, headless: bool, **_: Any) -> Any:
         asked.append(headless)
         raise browser_command.managed.ManagedBrowserError("stopped here")
 
     monkeypatch.setattr(browser_command, "ensure_service", no_service)
     monkeypatch.setattr(browser_command.managed, "launch", launch)
+    monkeypatch.setattr(browser_command.managed, "find_browser", lambda path: "chromium")
+    monkeypatch.setattr(reach, "browser_version", version)
     assert await browser_command.launch(endpoints, asked_headless, None) == 1
     assert asked == [headless]
     said = capsys.readouterr().err

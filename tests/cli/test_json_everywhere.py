@@ -14,7 +14,7 @@ from ghostlight_trio.cli.main import build_parser, main
 SCRIPTED = {
     "status", "doctor", "install", "uninstall", "logs", "hold", "resume", "panic", "service",
     "policy check", "policy explain", "policy simulate", "policy init", "audit tail",
-    "audit show", "browser launch", "instances", "bundle",
+    "audit show", "browser launch", "browser list", "browser stop", "instances", "bundle",
 }  # fmt: skip
 """Every command but the demo and watch (live views for a person) takes --json; ``service`` only with
 start|stop|restart (the foreground service prints no result)."""
@@ -80,6 +80,9 @@ RECORD = {"time": "2026-11-30T14:05:00Z", "call": "c1", "tool": "navigate", "dec
         (["policy", "simulate", "AUDIT"], {0}),
         (["bundle", "--out", "ghostlight.mcpb"], {0}),
         (["bundle", "--out", "AUDIT/ghostlight.mcpb"], {1}),  # a file where a folder must be
+        (["browser", "list"], {0}),
+        (["browser", "stop"], {0}),
+        (["browser", "stop", "--all"], {0}),
     ],
 )
 def test_each_prints_one_json_object(isolated, endpoints, capsys, argv, codes) -> None:

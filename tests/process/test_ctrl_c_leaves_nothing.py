@@ -12,41 +12,27 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from e2e.isolated import cli_env
-from faults.stack import kill_all, left_under, processes_under  # tests/ is on sys.path
+from e2e.isolated import isolated_home, left_behind, processes_of  # tests/ is on sys.path
 
 pytestmark = [pytest.mark.e2e, pytest.mark.process]
 GHOSTLIGHT = [sys.executable, "-m", "ghostlight_trio"]
 DEMO_STEPS = 6
 EXIT_WAIT = 30.0
 SERVICE = "ghostlight_trio service"
-SETTLE = 3.0
-"""Grace for a process already stopped to leave /proc (its parent reaps it)."""
 
 
 @pytest.fixture
 def isolated(tmp_path: Path) -> Iterator[tuple[dict[str, str], Path]]:
-    """An environment of its own: HOME under the test's directory, a short TMPDIR (socket
-    paths must fit), and none of the GHOSTLIGHT_* variables or XDG_RUNTIME_DIR."""
-    home = tmp_path / "home"
-    home.mkdir()
-    tmp = Path(tempfile.mkdtemp(prefix="gl-int-", dir="/tmp"))
-    env = cli_env(home, tmp, without=("XDG_RUNTIME_DIR", "DISPLAY"))
-    try:
-        yield env, home
-    finally:
-        kill_all(processes_under(home))
-        shutil.rmtree(tmp, ignore_errors=True)
+    with isolated_home(tmp_path) as made:
+        yield made
 
 
 def _start(arguments: list[str], env: dict[str, str], home: Path) -> subprocess.Popen[str]:
@@ -81,7 +67,7 @@ def _wait_for(home: Path, process: subprocess.Popen[str], what: str) -> None:
     """Until a process of the instance whose command line holds ``what`` runs."""
     deadline = time.monotonic() + EXIT_WAIT
     while time.monotonic() < deadline and process.poll() is None:
-        if any(what in line for line in processes_under(home).values()):
+        if any(what in line for line in processes_of(home).values()):
             return
         time.sleep(0.01)
     raise AssertionError(f"no process with {what!r} started")
@@ -99,16 +85,17 @@ def test_ctrl_c_during_browser_launch_leaves_nothing(
         _wait_for(home, process, "--user-data-dir=")
     out, err = _interrupt(process)
     assert process.returncode == 130, out + err
-    left = left_under(home, SETTLE)
+    left = left_behind(home)
     assert not left, f"left running after Ctrl-C {when}: {left}\n{err}"
     if when == "browser running":
         assert "stopped what this command started" in err and "browser pid" in err, err
 
 
-def test_a_launched_browser_is_named_and_service_stop_says_it_runs(
+def test_a_launched_browser_is_named_and_service_stop_stops_it_when_headless(
     isolated: tuple[dict[str, str], Path],
 ) -> None:
-    """A launch that succeeds leaves its browser running on purpose, and says which it is."""
+    """A launch that succeeds leaves its browser running on purpose, and says which it is; a
+    headless one has nothing left to serve once the service stops, so that stops it too."""
     env, home = isolated
     done = subprocess.run(
         GHOSTLIGHT + ["browser", "launch", "--headless"],
@@ -116,14 +103,15 @@ def test_a_launched_browser_is_named_and_service_stop_says_it_runs(
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     pid = int(re.search(r"browser pid (\d+)", done.stdout).group(1))  # type: ignore[union-attr]
-    assert f"kill {pid}" in done.stdout and "ghostlight service stop" in done.stdout
+    assert "ghostlight browser stop" in done.stdout and "ghostlight service stop" in done.stdout
     stopped = subprocess.run(
         GHOSTLIGHT + ["service", "stop"], cwd=home, env=env, capture_output=True, text=True,
         timeout=30,
     )  # fmt: skip
     assert stopped.returncode == 0, stopped.stdout + stopped.stderr
-    assert f"still running (pid {pid}" in stopped.stdout and f"kill {pid}" in stopped.stdout
-    os.kill(pid, signal.SIGTERM)
+    assert f"Stopped the headless managed browser of instance 'default' (was pid {pid})" in stopped.stdout
+    left = left_behind(home)
+    assert not left, f"left running after service stop: {left}"
 
 
 @pytest.mark.parametrize(
@@ -140,5 +128,5 @@ def test_ctrl_c_during_each_demo_step_leaves_nothing(
     out, err = _interrupt(process, group=group)
     assert process.returncode == 130, seen + out + err
     assert "Demo finished" not in out
-    left = left_under(home, SETTLE)
+    left = left_behind(home)
     assert not left, f"left running after Ctrl-C in step {step}: {left}\n{seen}{out}{err}"
