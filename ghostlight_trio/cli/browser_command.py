@@ -52,7 +52,10 @@ async def launch(endpoints: Endpoints, headless: bool, browser_path: str | None)
     try:
         started.service = await ensure_service(endpoints)
         loader = launched_loader(endpoints, started, headless, browser_path)
-        browser, report = await connected_report(endpoints, loader, await loader.start())
+        try:
+            browser, report = await connected_report(endpoints, loader, await loader.start())
+        except RuntimeError as exc:  # the browser died before its extension connected
+            raise RuntimeError(f"{exc}. {_where_to_look(started, endpoints)}") from None
         kept = True
     except (managed.ManagedBrowserError, RuntimeError) as exc:
         print(f"ghostlight: {exc}", file=sys.stderr)
@@ -75,3 +78,10 @@ async def launch(endpoints: Endpoints, headless: bool, browser_path: str | None)
             f" with `ghostlight service stop{instance_flag(endpoints)}`."
         )
     return 0
+
+
+def _where_to_look(started: Started, endpoints: Endpoints) -> str:
+    """The browser's own last words are in its log: where it is, and what else to check."""
+    shown = started.browser
+    log = shown.log_path if shown is not None else endpoints.data_dir / "browser.log"
+    return f"Check {log} and that the extension in {managed.default_extension_dir()} loads."
