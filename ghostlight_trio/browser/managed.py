@@ -28,17 +28,11 @@ from ..files.safe import open_private, read_regular, replace_private
 from ..transport.endpoints import HOME_ENV, INSTANCE_ENV, Endpoints, ensure_private_dir
 from ..transport.native_host import NATIVE_HOST_NAME, host_manifest
 from .devtools_pipe import PIPE_SWITCHES
+from .discovery import PATH_NAMES, installed_browsers
 from .priority import run_in_background
 from .quiet import quiet_arguments, with_quiet_preferences
 
-BROWSER_NAMES = (
-    "chromium",
-    "chromium-browser",
-    "google-chrome",
-    "google-chrome-stable",
-    "brave-browser",
-    "microsoft-edge",
-)
+BROWSER_NAMES = PATH_NAMES
 CONNECT_TIMEOUT = 30.0
 LOAD_WAIT = 45.0
 """How long a pipe holder may take to start the browser and load the extension."""
@@ -80,7 +74,8 @@ def default_extension_dir() -> Path:
 
 
 def find_browser(explicit: str | None = None) -> Path:
-    """The Chromium-family executable to run: ``explicit`` if given, else the first on PATH."""
+    """The Chromium-family executable to run: ``explicit`` if given, else the first found on
+    PATH or in the standard install places (``discovery``)."""
     if explicit:
         found = shutil.which(explicit) or (explicit if Path(explicit).is_file() else None)
         if found and os.access(found, os.X_OK):
@@ -89,12 +84,12 @@ def find_browser(explicit: str | None = None) -> Path:
             f"Browser {explicit!r} was not found or is not executable; pass the full path of a"
             " Chromium-family browser"
         )
-    for name in BROWSER_NAMES:
-        found = shutil.which(name)
-        if found:
-            return Path(found)
+    installed = installed_browsers()
+    if installed:
+        return installed[0]
     raise ManagedBrowserError(
-        "No Chromium-family browser found on PATH (looked for " + ", ".join(BROWSER_NAMES) + ")."
+        "No Chromium-family browser found on PATH (looked for " + ", ".join(BROWSER_NAMES) + ")"
+        " nor where Chrome, Chromium, Edge and Brave install."
         " Install Chromium (e.g. `apt install chromium`) or pass --browser-path /path/to/chrome"
     )
 

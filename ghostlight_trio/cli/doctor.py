@@ -22,6 +22,7 @@ from ..transport.endpoints import Endpoints
 from .arguments import instance_flag
 from .doctor_checks import (
     Check,
+    browsers_found,
     executables,
     managed_browser_stopped,
     manifests,
@@ -50,6 +51,7 @@ async def collect(endpoints: Endpoints, place: Place | None = None) -> list[Chec
         rows.append(Check("browsers", "extension id", "fail", str(exc), "reinstall the package"))
         extension_id = ""
     rows += manifests(place, endpoints, extension_id)
+    rows += browsers_found()
     rows += _extension_rows(report, endpoints)
     rows += policy_rows(endpoints)
     rows.append(_audit_row(endpoints, report))

@@ -15,6 +15,7 @@ from typing import Literal
 import attrs
 
 from ..browser import managed
+from ..browser.discovery import installed_browsers
 from ..install import clients, hosts
 from ..install.client_configs import entry_argv, entry_env
 from ..install.identity import (
@@ -68,6 +69,24 @@ def executables() -> list[Check]:
             rows.append(
                 Check("package", name, "fail", "not installed", "reinstall: pip install ghostlight-trio")
             )
+    return rows
+
+
+def browsers_found() -> list[Check]:
+    """The Chromium-family browsers found here (on PATH and where they install): the first is
+    the one ``demo`` and ``browser launch`` start unless told ``--browser-path``."""
+    found = installed_browsers()
+    if not found:
+        return [
+            Check(
+                "browsers", "managed browser", "warn",
+                "no Chromium-family browser found on PATH or where Chrome, Chromium, Edge and"
+                " Brave install",
+                "apt install chromium (or pass --browser-path PATH to demo and browser launch)",
+            )
+        ]  # fmt: skip
+    rows = [Check("browsers", "managed browser", "ok", f"{found[0]} (demo and browser launch)")]
+    rows += [Check("browsers", "also found", "info", str(path)) for path in found[1:]]
     return rows
 
 
