@@ -30,13 +30,13 @@ CREATES = {("service", None), ("service", "start"), ("browser", "launch"), ("ins
 """Commands that set an instance up, so they may name a new one."""
 
 UNCHECKED = {("uninstall", None), ("policy", "check"), ("policy", "init"), ("instances", None),
-             ("bundle", None)}  # fmt: skip
+             ("bundle", None), ("completion", None)}  # fmt: skip
 """``uninstall`` must still take out client entries and host files after the data directory
 is gone (and creates nothing itself); ``policy check`` reads only a file and ``policy init``
 writes only one; ``instances`` lists; ``bundle`` packs this installation, for no instance."""
 
 IGNORES_INSTANCE = {("policy", "check"), ("policy", "init"), ("instances", None),
-                    ("bundle", None)}  # fmt: skip
+                    ("bundle", None), ("completion", None)}  # fmt: skip
 """Commands that never read the instance, so an empty ``$GHOSTLIGHT_INSTANCE`` is no matter."""
 
 

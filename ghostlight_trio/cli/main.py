@@ -16,6 +16,7 @@ from . import (
     arguments,
     browser_options,
     bundle_command,
+    completion,
     everyday,
     governance_commands,
     instance_list,
@@ -72,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     governance_commands.add_parsers(commands, instance)
     instance_list.add_parser(commands)
     watch.add_parser(commands, instance)
+    completion.add_parser(commands)
     browser_options.add_parsers(commands, instance)
     bundle_command.add_parser(commands)
     return parser
@@ -164,6 +166,8 @@ def _run(args: argparse.Namespace, endpoints: Endpoints) -> int:
 
         idle = IDLE_TIMEOUT if args.idle_timeout is None else args.idle_timeout
         return run(endpoints, keep_warm=args.keep_warm, idle_timeout=idle)
+    if args.command == "completion":
+        return completion.run(build_parser(), args.shell)
     if args.command == "watch":
         return watch.run(endpoints, args.n)
     if args.command == "status":

@@ -16,7 +16,8 @@ SCRIPTED = {
     "policy check", "policy explain", "policy simulate", "policy init", "audit tail",
     "audit show", "browser launch", "browser list", "browser stop", "instances", "bundle",
 }  # fmt: skip
-"""Every command but the demo and watch (live views for a person) takes --json; ``service`` only with
+"""Every command but the demo and watch (live views for a person) and completion (a shell
+script) takes --json; ``service`` only with
 start|stop|restart (the foreground service prints no result)."""
 
 JSON_LINES = {"audit tail", "audit show"}
@@ -37,7 +38,7 @@ def _commands_with_json(parser: argparse.ArgumentParser, path: str = "") -> dict
 def test_every_scripted_command_has_json_and_only_the_live_views_have_none() -> None:
     found = _commands_with_json(build_parser())
     assert {name for name, has in found.items() if has} == SCRIPTED
-    assert {name for name, has in found.items() if not has} == {"demo", "watch"}
+    assert {name for name, has in found.items() if not has} == {"demo", "watch", "completion"}
 
 
 @pytest.fixture
