@@ -149,7 +149,7 @@ class SchemaOracle:
         for raw in data.split(b"\n"):
             try:
                 message = _strict_json(raw.decode("utf-8"))
-            except ValueError:
+            except (ValueError, RecursionError):  # nested too deep to be a request
                 continue
             if isinstance(message, dict):
                 self._note_request(message)
