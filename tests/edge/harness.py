@@ -48,6 +48,15 @@ def real_service_available() -> bool:
     return done.returncode == 0
 
 
+@functools.cache
+def browser_available() -> bool:
+    """Whether a managed browser can run here: the extension built and a Chromium installed."""
+    from ghostlight_trio.browser import managed
+
+    built = (managed.default_extension_dir() / "manifest.json").is_file()
+    return built and any(shutil.which(name) for name in managed.BROWSER_NAMES)
+
+
 def service_kind() -> str:
     forced = os.environ.get("GHOSTLIGHT_EDGE_SERVICE", "")
     if forced in ("real", "fake"):
