@@ -59,9 +59,14 @@ def _extension_unit_tests(session: nox.Session) -> None:
 
 @nox.session
 def transcripts(session: nox.Session) -> None:
-    """Replay conformance_transcripts/ against the real connector and service."""
+    """Replay conformance_transcripts/ against the real connector and the real service, every
+    case run (a case that cannot run fails rather than being skipped; the cases that need a
+    browser get a managed headless Chromium), and print the count."""
     _install(session)
-    session.run("pytest", "-q", "tests/edge/test_transcripts.py", *session.posargs)
+    session.run(
+        "pytest", "-q", "-rfEs", "tests/edge/test_transcripts.py", *session.posargs,
+        env={"GHOSTLIGHT_EDGE_SERVICE": "real", "GHOSTLIGHT_TRANSCRIPTS_ALL": "1"},
+    )
 
 
 @nox.session

@@ -11,7 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from edge.schema_oracle import check_recording
 
+from ghostlight_trio.cli.mcp_client import WIRE_LOG_ENV
 from ghostlight_trio.transport.endpoints import Endpoints
 
 
@@ -47,6 +49,20 @@ def set_up_instance(endpoints: Endpoints) -> Endpoints:
     for a command that acts only on an instance that exists."""
     endpoints.ensure_private_dirs()
     return endpoints
+
+
+@pytest.fixture(autouse=True)
+def connector_wire(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """Every ``McpClient`` conversation of the test, in this process or a command it runs (the
+    demo), is recorded here (``WIRE_LOG_ENV``); afterwards each line the connector wrote is held
+    to the official schema of its revision, and a mismatch fails the test."""
+    directory = tmp_path_factory.getbasetemp() / "wire" / uuid.uuid4().hex
+    monkeypatch.setenv(WIRE_LOG_ENV, str(directory))
+    yield directory
+    for log in sorted(directory.glob("*.wire")):
+        check_recording(log)
 
 
 @pytest.fixture(scope="session", autouse=True)

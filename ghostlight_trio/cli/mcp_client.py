@@ -6,21 +6,30 @@ It is deliberately small: requests are answered in order of arrival and matched 
 notifications are collected. Being a client of the MCP edge, it is one of the few modules
 outside ``transport`` that names MCP revisions
 (``tests/architecture/test_service_is_protocol_neutral.py``).
+
+With ``GHOSTLIGHT_MCP_WIRE_LOG`` naming a directory, each client records its conversation there,
+one file per connector process (``<pid>.wire``): every line it wrote as ``>`` + line, every
+line the connector wrote as ``<`` + line, in the order they passed (the format of
+``tests/edge/wire_tap.py``). The test suite sets it to hold each connector line of the
+end-to-end tests, the demo's included, to the official schema of its revision.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import trio
 
 REVISION_2025_11_25 = "2025-11-25"
 REVISION_2026_07_28 = "2026-07-28"
+WIRE_LOG_ENV = "GHOSTLIGHT_MCP_WIRE_LOG"
 
 
 class McpError(Exception):
@@ -40,6 +49,11 @@ class McpClient:
         self._ids = itertools.count(1)
         self._buffer = b""
         self.notifications: list[dict[str, Any]] = []
+        directory = os.environ.get(WIRE_LOG_ENV)
+        self._wire: Path | None = None
+        if directory:
+            Path(directory).mkdir(parents=True, exist_ok=True)
+            self._wire = Path(directory) / f"{process.pid}.wire"
 
     @classmethod
     async def spawn(
@@ -110,6 +124,7 @@ class McpClient:
     async def _send(self, message: Mapping[str, Any]) -> None:
         assert self._process.stdin is not None
         line = json.dumps(message, separators=(",", ":")).encode() + b"\n"
+        self._record(b">" + line)
         await self._process.stdin.send_all(line)
 
     async def _read_line(self) -> dict[str, Any]:
@@ -120,8 +135,14 @@ class McpClient:
                 raise EOFError("the connector closed its output")
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
+        self._record(b"<" + line + b"\n")
         message: dict[str, Any] = json.loads(line)
         return message
+
+    def _record(self, line: bytes) -> None:
+        if self._wire is not None:
+            with self._wire.open("ab") as wire:
+                wire.write(line)
 
     async def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}

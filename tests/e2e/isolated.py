@@ -1,6 +1,8 @@
 """The environment a person's shell gives the real CLI, isolated: a HOME of its own, a short
 TMPDIR (Chromium's and the instance's socket paths must fit), and none of the GHOSTLIGHT_*
-variables a test run sets; and the processes started under that HOME, to find any left behind."""
+variables a test run sets but the directory its MCP conversations are recorded in (held to the
+official schema afterwards: ``tests/conftest.py``); and the processes started under that HOME, to
+find any left behind."""
 
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ from pathlib import Path
 
 from faults.stack import command_of, processes_with  # tests/ is on sys.path
 
+from ghostlight_trio.cli.mcp_client import WIRE_LOG_ENV
+
 SETTLE = 3.0
 """Grace for a process already stopped to leave /proc (its parent reaps it)."""
 
@@ -26,7 +30,7 @@ def cli_env(
     env = {
         key: value
         for key, value in os.environ.items()
-        if not key.startswith("GHOSTLIGHT_") and key not in without
+        if (not key.startswith("GHOSTLIGHT_") or key == WIRE_LOG_ENV) and key not in without
     }
     env.update(HOME=str(home), TMPDIR=str(tmp))
     return env

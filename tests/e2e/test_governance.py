@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 import trio
+from edge.schema_oracle import SchemaOracle
 
 from ghostlight_trio.browser import managed
 from ghostlight_trio.browser.shore import BrowserShore
@@ -520,36 +521,48 @@ def _line(message: dict[str, Any]) -> bytes:
     return json.dumps(message).encode() + b"\n"
 
 
-def _raw_connector(env: dict[str, str]) -> subprocess.Popen[bytes]:
-    """A connector driven line by line (its pipes closed or messages sent by hand)."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "ghostlight_mcp_connector"],
-        env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-    )
+class _RawConnector:
+    """A connector driven line by line (its pipes closed or messages sent by hand); each line it
+    writes is held to the official schema of its revision (``SchemaOracle``)."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "ghostlight_mcp_connector"],
+            env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        )
+        self.oracle = SchemaOracle()
+
+    def send(self, *messages: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        for message in messages:
+            self.oracle.client_line(_line(message))
+            self.process.stdin.write(_line(message))
+        self.process.stdin.flush()
+
+    async def read(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        line = await trio.to_thread.run_sync(self.process.stdout.readline)
+        self.oracle.server_line(line)
+        message: dict[str, Any] = json.loads(line)
+        return message
 
 
-async def _raw_navigation_under_way(
-    connector: subprocess.Popen[bytes], port: int, asked: threading.Event
-) -> int:
+async def _raw_navigation_under_way(raw: _RawConnector, port: int, asked: threading.Event) -> int:
     """Initialize, open a workspace tab, and send navigate (request id 2) to ``/slow``;
     returns the tab once the server was asked for the page."""
-    assert connector.stdin is not None and connector.stdout is not None
-    for message in (
+    raw.send(
         {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": REVISION_2025_11_25, "capabilities": {},
             "clientInfo": {"name": "raw", "version": "1"}}},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
          "params": {"name": "tabs_create_mcp", "arguments": {}}},
-    ):
-        connector.stdin.write(_line(message))
-    connector.stdin.flush()
-    await trio.to_thread.run_sync(connector.stdout.readline)
-    created = json.loads(await trio.to_thread.run_sync(connector.stdout.readline))
+    )
+    await raw.read()
+    created = await raw.read()
     tab: int = created["result"]["structuredContent"]["tabId"]
-    connector.stdin.write(_line({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-        "name": "navigate", "arguments": {"url": f"http://127.0.0.1:{port}/slow", "tabId": tab}}}))
-    connector.stdin.flush()
+    raw.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "navigate", "arguments": {"url": f"http://127.0.0.1:{port}/slow", "tabId": tab}}})
     with trio.fail_after(30):
         while not asked.is_set():  # noqa: ASYNC110 - the server thread sets it
             await trio.sleep(0.05)
@@ -561,10 +574,11 @@ async def test_a_client_that_leaves_mid_call_is_not_recorded_as_answered(stack, 
     cancelled for it, and the audit never claims its answer was reported."""
     port, asked = slow_site
     env = stack["env"]
-    connector = _raw_connector(env)
+    raw = _RawConnector(env)
+    connector = raw.process
     assert connector.stdin is not None and connector.stdout is not None
     try:
-        await _raw_navigation_under_way(connector, port, asked)
+        await _raw_navigation_under_way(raw, port, asked)
         connector.stdin.close()
         connector.stdout.close()
         assert await trio.to_thread.run_sync(connector.wait, 30) == 0
@@ -588,17 +602,17 @@ async def test_a_client_s_cancel_of_a_navigation_frees_its_tab_for_the_next_call
     undone), and the audit records the cancelled call as cancelled and unreported."""
     port, asked = slow_site
     env = stack["env"]
-    connector = _raw_connector(env)
-    assert connector.stdin is not None and connector.stdout is not None
+    raw = _RawConnector(env)
+    connector = raw.process
+    assert connector.stdin is not None
     try:
-        tab = await _raw_navigation_under_way(connector, port, asked)
-        connector.stdin.write(_line({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                                     "params": {"requestId": 2, "reason": "user pressed Esc"}}))
-        connector.stdin.write(_line({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-            "name": "get_page_text", "arguments": {"tabId": tab}}}))
-        connector.stdin.flush()
+        tab = await _raw_navigation_under_way(raw, port, asked)
+        raw.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                  "params": {"requestId": 2, "reason": "user pressed Esc"}},
+                 {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+                     "name": "get_page_text", "arguments": {"tabId": tab}}})
         with trio.fail_after(30):
-            answer = json.loads(await trio.to_thread.run_sync(connector.stdout.readline))
+            answer = await raw.read()
         assert answer["id"] == 3, answer  # nothing is sent for the cancelled request
         said = answer["result"]["content"][0]["text"]
         assert f"navigating to http://127.0.0.1:{port}/slow, which has not loaded yet" in said, said

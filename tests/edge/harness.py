@@ -48,6 +48,15 @@ def real_service_available() -> bool:
     return done.returncode == 0
 
 
+@functools.cache
+def browser_available() -> bool:
+    """Whether a managed browser can run here: the extension built and a Chromium installed."""
+    from ghostlight_trio.browser import managed
+
+    built = (managed.default_extension_dir() / "manifest.json").is_file()
+    return built and any(shutil.which(name) for name in managed.BROWSER_NAMES)
+
+
 def service_kind() -> str:
     forced = os.environ.get("GHOSTLIGHT_EDGE_SERVICE", "")
     if forced in ("real", "fake"):
@@ -68,6 +77,7 @@ class Instance:
         self.home.mkdir(parents=True, exist_ok=True)
         self.kind = kind or service_kind()
         self.service: subprocess.Popen[bytes] | None = None
+        self.browser: subprocess.Popen[bytes] | None = None
         self.env = dict(os.environ)
         self.env.update(
             GHOSTLIGHT_HOME=str(self.home),
@@ -165,12 +175,32 @@ class Instance:
     def stop_service(self) -> None:
         if self.service is not None and self.service.poll() is None:
             self.service.send_signal(signal.SIGTERM)
-            try:
-                self.service.wait(5)
-            except subprocess.TimeoutExpired:
-                self.service.kill()
-                self.service.wait()
+            _wait_or_kill(self.service, 5)
         self.service = None
+
+    def launch_browser(self) -> None:
+        """A managed headless Chromium with the real extension and native host, connected to
+        the running (real) service (``browser_host.py``); returns once it is."""
+        self.browser = subprocess.Popen(
+            [PYTHON, str(HERE / "browser_host.py")],
+            env=self.env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=open(self.home / "browser_host.stderr", "ab"),  # noqa: SIM115
+        )
+        assert self.browser.stdout is not None
+        if self.browser.stdout.readline() != b"ready\n":
+            self.stop_browser()
+            log = (self.home / "browser_host.stderr").read_text(errors="replace")
+            raise RuntimeError(f"the managed browser did not connect:\n{log}")
+
+    def stop_browser(self) -> None:
+        if self.browser is None:
+            return
+        assert self.browser.stdin is not None
+        self.browser.stdin.close()  # it closes the browser and exits
+        _wait_or_kill(self.browser, 20)
+        self.browser = None
 
     def stop_launched_services(self) -> None:
         """Stop services a connector started for this instance (matched by its unique name)."""
@@ -197,6 +227,14 @@ class Instance:
 
     def connector_command(self) -> list[str]:
         return [PYTHON, "-m", "ghostlight_mcp_connector", "--instance", self.name]
+
+
+def _wait_or_kill(process: subprocess.Popen[bytes], seconds: float) -> None:
+    try:
+        process.wait(seconds)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 class Connector:
@@ -292,8 +330,11 @@ class Connector:
 
 def normalise(line: str) -> str:
     """Replace the values the service or connector mint with placeholders: workspace ids, tab
-    ids, list cursors (they name a catalog generation), times. Nothing else is loosened."""
+    ids, tab group ids, page-content fence nonces, list cursors (they name a catalog
+    generation), times. Nothing else is loosened."""
     line = re.sub(r'"workspaceId":"[^"]*"', '"workspaceId":"<id>"', line)
+    line = re.sub(r"\(tab group \d+\)", "(tab group <group>)", line)
+    line = re.sub(r"(GHOSTLIGHT PAGE CONTENT) [0-9a-f]{32} ", r"\1 <nonce> ", line)
     line = re.sub(r"workspaceId: \S+", "workspaceId: <id>", line)
     line = re.sub(r'"(tabId|activeTabId)":-?\d+', r'"\1":"<tab>"', line)
     line = re.sub(r'"nextCursor":"[^"]*"', '"nextCursor":"<cursor>"', line)

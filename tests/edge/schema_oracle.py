@@ -1,7 +1,9 @@
 """The official dated MCP schema as an oracle for every line the connector writes.
 
 Every ``harness.Connector`` keeps one (so every edge test, the transcripts included, is
-checked); ``test_sdk_clients.py`` feeds one a recorded SDK conversation.
+checked); ``check_recording`` replays a recorded conversation into one: the SDK clients'
+(``test_sdk_clients.py``) and every ``McpClient`` conversation of the other tests, the
+end-to-end ones and the demo's among them (``tests/conftest.py``).
 
 ``SchemaOracle`` is fed both directions of one stdio conversation, in order: what the client
 wrote (to know each request's method and revision) and every line the connector wrote. Each
@@ -147,7 +149,7 @@ class SchemaOracle:
         for raw in data.split(b"\n"):
             try:
                 message = _strict_json(raw.decode("utf-8"))
-            except ValueError:
+            except (ValueError, RecursionError):  # nested too deep to be a request
                 continue
             if isinstance(message, dict):
                 self._note_request(message)
@@ -234,3 +236,15 @@ class SchemaOracle:
             check(revision, TYPED_ERRORS_2026[code], message["error"], text)
         elif -32099 <= code <= -32000:
             raise SchemaMismatch(f"{code} is reserved and undefined in {revision}: {text}")
+
+
+def check_recording(log: Path) -> int:
+    """Hold every server line of a recorded conversation (``>``/``<`` + line, as
+    ``wire_tap.py`` and ``McpClient`` write them) to the official schema; the number checked."""
+    oracle = SchemaOracle()
+    for line in log.read_bytes().splitlines(keepends=True):
+        if line.startswith(b">"):
+            oracle.client_line(line[1:])
+        else:
+            oracle.server_line(line[1:])
+    return oracle.checked

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 from jsonschema import Draft202012Validator
+
+from ghostlight_trio.cli.mcp_client import WIRE_LOG_ENV, McpClient
 
 from .harness import INIT, META
 from .schema_oracle import (
@@ -17,6 +22,7 @@ from .schema_oracle import (
     SCHEMAS,
     SchemaMismatch,
     SchemaOracle,
+    check_recording,
     schema,
 )
 
@@ -204,3 +210,39 @@ def test_progress_takes_its_request_revision() -> None:
         oracle.server_line(
             _line('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":2}}')
         )
+
+
+_SERVER = (
+    "import sys; sys.stdin.readline(); sys.stdout.write(sys.argv[1] + '\\n'); sys.stdout.flush();"
+    " sys.stdin.read()"
+)
+
+
+@pytest.mark.parametrize(
+    ("server_info", "fits"),
+    [(',"serverInfo":{"name":"s","version":"1"}', True), ("", False)],
+    ids=["whole", "no serverInfo"],
+)
+def test_a_recorded_mcp_client_conversation_is_held_to_the_schema(
+    server_info: str, fits: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What ``tests/conftest.py`` does with every ``McpClient`` conversation (the e2e tests', the
+    demo's): the recording is replayed into the oracle, and a line off the schema fails."""
+    monkeypatch.setenv(WIRE_LOG_ENV, str(tmp_path))
+    answer = (
+        '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{}'
+        + server_info
+        + "}}"
+    )
+
+    async def converse() -> None:
+        async with await McpClient.spawn([sys.executable, "-c", _SERVER, answer]):
+            pass
+
+    trio.run(converse)
+    [log] = tmp_path.glob("*.wire")
+    if fits:
+        assert check_recording(log) == 1
+    else:
+        with pytest.raises(SchemaMismatch, match="serverInfo"):
+            check_recording(log)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from .harness import HERE, PYTHON, Instance
-from .schema_oracle import SchemaOracle
+from .schema_oracle import check_recording
 
 NODE_DIR = HERE / "node"
 
@@ -18,17 +18,6 @@ NODE_DIR = HERE / "node"
 def _tapped(instance: Instance, log: Path) -> list[str]:
     """The connector command behind ``wire_tap.py``, which records both directions in ``log``."""
     return [PYTHON, str(HERE / "wire_tap.py"), str(log), "--", *instance.connector_command()]
-
-
-def _check_wire(log: Path) -> int:
-    """Hold every line the connector wrote to the official schema; the number checked."""
-    oracle = SchemaOracle()
-    for line in log.read_bytes().splitlines(keepends=True):
-        if line.startswith(b">"):
-            oracle.client_line(line[1:])
-        else:
-            oracle.server_line(line[1:])
-    return oracle.checked
 
 
 @pytest.mark.parametrize(
@@ -53,7 +42,7 @@ def test_python_sdk(mode: str, revision: str, shared_instance: Instance, tmp_pat
     assert summary["bad_error"] is True
     assert "update_plan" in summary["bad_text"]
     assert "larger than 4194304 bytes" in summary["oversized"], summary["oversized"]
-    assert _check_wire(log) >= 4
+    assert check_recording(log) >= 4
 
 
 def test_typescript_sdk_v1(shared_instance: Instance, tmp_path: Path) -> None:
@@ -76,7 +65,7 @@ def test_typescript_sdk_v1(shared_instance: Instance, tmp_path: Path) -> None:
     assert summary["okText"].startswith("Plan recorded.")
     assert summary["badError"] is True
     assert "larger than 4194304 bytes" in summary["oversized"], summary["oversized"]
-    assert _check_wire(log) >= 4
+    assert check_recording(log) >= 4
 
 
 def test_node_package_is_pinned() -> None:

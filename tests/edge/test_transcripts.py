@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from .harness import Instance
+from .harness import Instance, browser_available
 from .transcript import parse, replay
 
 TRANSCRIPTS = Path(__file__).resolve().parents[2] / "conformance_transcripts"
-FAKE_HOOKS = {"catalog-change-hook", "slow-hook"}
-REAL_HOOKS = {"catalog-change-hook", "compositions"}
-"""What each service offers a case that ``! requires`` it: the fake's knobs (a catalog toggle, a
-slow update_plan with progress); the real service's policy reload and its compositions
-(browser_batch, which the fake does not run)."""
+FAKE_HOOKS = {"catalog-change-hook"}
+REAL_HOOKS = {"catalog-change-hook", "compositions", "browser"}
+"""What each service offers a case that ``! requires`` it: the fake's catalog toggle; the real
+service's policy reload, its compositions (browser_batch, which the fake does not run) and a
+browser (a managed headless Chromium with the real extension and native host, for a case of its
+own: a workspace, tabs, slow calls that report progress)."""
+OWN_INSTANCE = {"catalog-change-hook", "browser"}
+ALL_ENV = "GHOSTLIGHT_TRANSCRIPTS_ALL"
+"""Set (``nox -s transcripts``): a case the service cannot run fails instead of being skipped."""
 
 
 def _cases() -> list[Path]:
@@ -31,10 +36,15 @@ def test_transcript(
 ) -> None:
     transcript = parse(path)
     offered = FAKE_HOOKS if shared_instance.kind == "fake" else REAL_HOOKS
+    if not browser_available():  # no Chromium or no built extension here
+        offered = offered - {"browser"}
     missing = [need for need in transcript.requires if need not in offered]
     if missing:
-        pytest.skip(f"the {shared_instance.kind} service does not offer {', '.join(missing)}")
-    if transcript.service_env or "catalog-change-hook" in transcript.requires:
+        why = f"the {shared_instance.kind} service does not offer {', '.join(missing)}"
+        if os.environ.get(ALL_ENV):
+            pytest.fail(why)
+        pytest.skip(why)
+    if transcript.service_env or OWN_INSTANCE.intersection(transcript.requires):
         instance = Instance(tmp_path_factory.mktemp(path.stem), kind=shared_instance.kind)
         env = dict(transcript.service_env)
         if instance.kind == "real" and "catalog-change-hook" in transcript.requires:
@@ -42,8 +52,11 @@ def test_transcript(
             env["GHOSTLIGHT_MANIFEST"] = str(instance.manifest_path)
         instance.start_service(**env)
         try:
+            if "browser" in transcript.requires:
+                instance.launch_browser()
             replay(transcript, instance)
         finally:
+            instance.stop_browser()
             instance.stop_service()
             instance.stop_launched_services()
     else:

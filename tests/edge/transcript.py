@@ -2,13 +2,14 @@
 
 Format (one directive per line; see conformance_transcripts/README.md):
   # text              comment
-  > json              line written to the connector's stdin ($M, $I and $CURSOR, the last
-                      nextCursor seen, substituted)
+  > json              line written to the connector's stdin ($M, $I, and the last nextCursor,
+                      workspaceId and tabId seen as $CURSOR, $WORKSPACE and $TAB, substituted)
   >hex HEX            raw bytes written to stdin (a newline is appended)
   >big N              one line of N bytes that is not JSON
   < json              next stdout line, whole and byte-exact once the values the service or
                       connector mint are normalised (``harness.normalise``: workspace ids, tab
-                      ids, cursors, times) and the variables substituted (``substitute``)
+                      ids, tab group ids, fence nonces, cursors, times) and the variables
+                      substituted (``substitute``; $TAB and the like as seen in that line)
   ! unordered N       the next N expectation lines may arrive in any order
   ! quiet SECONDS     no stdout line for that long
   ! sleep SECONDS
@@ -94,14 +95,15 @@ def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def substitute(text: str, cursor: str = "") -> str:
-    """``text`` with its variables replaced: ``$M``, ``$I``, ``$CURSOR``, ``$VERSION`` (the
-    connector's), and each file of ``conformance_transcripts/values/`` by its name
-    (``$TOOLS_2025_11_25``, ``$INITIALIZE_RESULT``, ...), a list one sliced as ``$NAME[a:b]``."""
+def substitute(text: str, seen: dict[str, str] | None = None) -> str:
+    """``text`` with its variables replaced: ``$M``, ``$I``, ``$VERSION`` (the connector's), the
+    minted values ``seen`` last (``$CURSOR``, ``$WORKSPACE``, ``$TAB``), and each file of
+    ``conformance_transcripts/values/`` by its name (``$TOOLS_2025_11_25``,
+    ``$INITIALIZE_RESULT``, ...), a list one sliced as ``$NAME[a:b]``."""
 
     def expand(found: re.Match[str]) -> str:
         name, start, stop = found.group(1), found.group(2), found.group(3)
-        fixed = {"M": META, "I": INIT, "CURSOR": cursor, "VERSION": __version__}
+        fixed = {"M": META, "I": INIT, "VERSION": __version__, **(seen or {})}
         if name in fixed and start is None:
             return fixed[name]
         value = _value(name)
@@ -109,28 +111,35 @@ def substitute(text: str, cursor: str = "") -> str:
             return found.group(0)
         if start is not None:
             value = _compact(json.loads(value)[int(start) : int(stop)])
-        return substitute(value, cursor)
+        return substitute(value, seen)
 
     return _VARIABLE.sub(expand, text)
 
 
-def _matches(expected: str, line: bytes) -> bool:
+def _matches(expected: str, line: bytes, seen: dict[str, str] | None = None) -> bool:
     text = line.decode("utf-8").rstrip("\n")
-    return normalise(text) == normalise(substitute(expected))
+    return normalise(text) == normalise(substitute(expected, seen))
 
 
-def _next_cursor(line: bytes) -> str | None:
-    try:
-        value = json.loads(line).get("result", {}).get("nextCursor")
-    except (ValueError, AttributeError):
-        return None
-    return value if isinstance(value, str) else None
+_MINTED = {
+    "CURSOR": re.compile(r'"nextCursor":"([^"]*)"'),
+    "WORKSPACE": re.compile(r'"workspaceId":"([^"]*)"'),
+    "TAB": re.compile(r'"tabId":(-?\d+)'),
+}
+"""The values the service mints that a later request names, as they appear in a line."""
+
+
+def _note_minted(line: bytes, seen: dict[str, str]) -> None:
+    text = line.decode("utf-8", errors="replace")
+    for name, pattern in _MINTED.items():
+        if found := pattern.search(text):
+            seen[name] = found.group(1)
 
 
 def replay(transcript: Transcript, instance: Instance) -> None:
     connector = Connector(instance, **transcript.env)  # which checks each line's schema
     closed = False
-    cursor = ""
+    seen = {"CURSOR": ""}
     send, read = connector.send_raw, connector.read_line
 
     try:
@@ -138,16 +147,16 @@ def replay(transcript: Transcript, instance: Instance) -> None:
         while steps:
             kind, rest = steps.pop(0)
             if kind == ">":
-                send(substitute(rest, cursor).encode("utf-8") + b"\n")
+                send(substitute(rest, seen).encode("utf-8") + b"\n")
             elif kind == ">hex":
                 send(bytes.fromhex(rest) + b"\n")
             elif kind == ">big":
                 send(b"x" * int(rest) + b"\n")
             elif kind == "<":
                 line = read()
-                cursor = _next_cursor(line) or cursor
-                assert _matches(rest, line), (
-                    f"{transcript.path.name}: expected\n  {substitute(rest)}"
+                _note_minted(line, seen)
+                assert _matches(rest, line, seen), (
+                    f"{transcript.path.name}: expected\n  {substitute(rest, seen)}"
                     f"\ngot\n  {line.decode()!r}"
                 )
             elif kind == "!unordered":

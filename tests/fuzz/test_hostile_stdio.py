@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from edge.schema_oracle import SchemaOracle
 from ghostlight_mcp_connector import jsonrpc
 from ghostlight_mcp_connector.actions import WriteMessage
 from ghostlight_mcp_connector.era import EraRouter
@@ -220,7 +221,8 @@ def test_huge_line_is_refused_whole_and_the_stream_stays_in_step() -> None:
 
 
 class ConnectorProcess:
-    """One ``ghostlight-mcp-connector`` fed hostile lines; every stdout line is checked."""
+    """One ``ghostlight-mcp-connector`` fed hostile lines; every stdout line is checked, and held
+    to the official schema of its revision (``SchemaOracle``)."""
 
     def __init__(self, env: dict[str, str]) -> None:
         self.process = subprocess.Popen(
@@ -233,9 +235,11 @@ class ConnectorProcess:
         self._buffer = b""
         self._sentinel = 0
         self.lines_seen = 0
+        self.oracle = SchemaOracle()
 
     def send(self, data: bytes) -> None:
         assert self.process.stdin is not None
+        self.oracle.client_line(data)
         self.process.stdin.write(data)
         self.process.stdin.flush()
 
@@ -252,6 +256,7 @@ class ConnectorProcess:
             while b"\n" in self._buffer:
                 raw, self._buffer = self._buffer.split(b"\n", 1)
                 message = json.loads(raw.decode("utf-8"))  # a non-protocol line fails here
+                self.oracle.server_line(raw + b"\n")
                 self.lines_seen += 1
                 check_protocol_line(message)
                 if message.get("id") == sentinel:
@@ -293,6 +298,7 @@ def connector_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Conn
         status = connector.close()
         _stop_services(env["GHOSTLIGHT_INSTANCE"])
         assert status == 0, f"the connector exited with {status}"
+        assert connector.oracle.checked == connector.lines_seen > 0
 
 
 def _stop_services(instance: str) -> None:
