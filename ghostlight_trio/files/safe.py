@@ -194,3 +194,30 @@ class PrivateFileHandler(logging.FileHandler):
     def _open(self) -> io.TextIOWrapper:
         fd = open_private(Path(self.baseFilename), os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         return io.TextIOWrapper(os.fdopen(fd, "ab"), encoding="utf-8", errors=self.errors)
+
+
+def held_lock_text(path: Path, limit: int = 4096) -> str | None:
+    """What the process holding the lock on ``path`` wrote in it (a service's pid, its runtime
+    directory); None while no process holds it, or when the file is absent or one this process
+    would not open (whoever takes the lock says why then)."""
+    try:
+        fd = open_private(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return lock_text(fd, limit)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+def lock_text(fd: int, limit: int = 4096) -> str:
+    """What a lock file open on ``fd`` says ("" when it cannot be read)."""
+    try:
+        return os.pread(fd, limit, 0).decode(errors="replace")
+    except OSError:
+        return ""

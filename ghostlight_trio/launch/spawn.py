@@ -17,7 +17,7 @@ from pathlib import Path
 
 import attrs
 
-from ..files.safe import open_private, open_private_reader
+from ..files.safe import held_lock_text, open_private, open_private_reader
 from ..transport.endpoints import INSTANCE_ENV, Endpoints
 from ..untrusted.excerpt import excerpt
 
@@ -116,20 +116,11 @@ def claim_spawn(endpoints: Endpoints) -> SpawnClaim | None:
 def service_lock_holder(endpoints: Endpoints) -> int | None:
     """The pid of the service holding the instance lock (-1 when it wrote none), or None when no
     service holds it. A start that lost the race to another one finds it here."""
-    try:
-        fd = open_private(endpoints.lock_file, os.O_RDONLY)
-    except OSError:  # none, or one a service would refuse to take (it says why then)
+    text = held_lock_text(endpoints.lock_file)
+    if text is None:
         return None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            text = os.pread(fd, 32, 0).decode(errors="replace").strip()
-            return int(text) if text.isdigit() else -1
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return None
-    finally:
-        os.close(fd)
+    first = text.split("\n", 1)[0].strip()
+    return int(first) if first.isdigit() else -1
 
 
 def last_words(log_file: Path, offset: int = 0) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import attrs
 
-from ..files.safe import open_private
+from ..files.safe import held_lock_text, lock_text, open_private
 from ..transport.endpoints import Endpoints
 
 LOCK_NAME = "service.lock"
@@ -61,19 +61,8 @@ def instance_lock(endpoints: Endpoints) -> Iterator[None]:
 
 def data_lock_holder(endpoints: Endpoints) -> Holder | None:
     """The live service holding this instance's data, if any (whatever its runtime directory)."""
-    try:
-        fd = open_private(data_lock_file(endpoints), os.O_RDONLY)
-    except OSError:  # none, or one this service would refuse to take (it says why then)
-        return None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return _holder(fd)
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return None
-    finally:
-        os.close(fd)
+    text = held_lock_text(data_lock_file(endpoints))
+    return None if text is None else _holder(text)
 
 
 def _take(held: ExitStack, path: Path, runtime_dir: str = "") -> Holder | None:
@@ -82,7 +71,7 @@ def _take(held: ExitStack, path: Path, runtime_dir: str = "") -> Holder | None:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        holder = _holder(fd)
+        holder = _holder(lock_text(fd))
         os.close(fd)
         return holder
     held.callback(os.close, fd)
@@ -91,11 +80,9 @@ def _take(held: ExitStack, path: Path, runtime_dir: str = "") -> Holder | None:
     return None
 
 
-def _holder(fd: int) -> Holder:
-    try:
-        lines = os.pread(fd, 4096, 0).decode(errors="replace").splitlines()
-    except OSError:
-        lines = []
+def _holder(text: str) -> Holder:
+    """The holder a lock file names: its pid on the first line, its runtime directory next."""
+    lines = text.splitlines()
     pid = lines[0].strip() if lines else ""
     return Holder(
         pid=pid if pid.isdigit() else "unknown",
