@@ -32,7 +32,6 @@ from .discovery import PATH_NAMES, installed_browsers
 from .priority import run_in_background
 from .quiet import quiet_arguments, with_quiet_preferences
 
-BROWSER_NAMES = PATH_NAMES
 CONNECT_TIMEOUT = 30.0
 LOAD_WAIT = 45.0
 """How long a pipe holder may take to start the browser and load the extension."""
@@ -88,7 +87,7 @@ def find_browser(explicit: str | None = None) -> Path:
     if installed:
         return installed[0]
     raise ManagedBrowserError(
-        "No Chromium-family browser found on PATH (looked for " + ", ".join(BROWSER_NAMES) + ")"
+        "No Chromium-family browser found on PATH (looked for " + ", ".join(PATH_NAMES) + ")"
         " nor where Chrome, Chromium, Edge and Brave install."
         " Install Chromium (e.g. `apt install chromium`) or pass --browser-path /path/to/chrome"
     )

@@ -3,7 +3,6 @@ managed headless Chromium running the real extension and the real native host.""
 
 from __future__ import annotations
 
-import shutil
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
@@ -17,6 +16,7 @@ import trio
 
 import ghostlight_trio.engine  # noqa: F401  (loads before workspace: they import each other)
 from ghostlight_trio.browser import managed
+from ghostlight_trio.browser.discovery import installed_browsers
 from ghostlight_trio.browser.shore import BrowserShore
 from ghostlight_trio.catalog.registry import Catalog, load_specs
 from ghostlight_trio.engine.engine import WorkEngine
@@ -35,7 +35,7 @@ UNANSWERED_SECONDS = 13.0
 def _skip_reason() -> str | None:
     if not (EXTENSION / "manifest.json").is_file():
         return "the extension is not built yet"
-    if not any(shutil.which(name) for name in managed.BROWSER_NAMES):
+    if not installed_browsers():
         return "no Chromium-family browser installed"
     return None
 

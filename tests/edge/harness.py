@@ -52,9 +52,10 @@ def real_service_available() -> bool:
 def browser_available() -> bool:
     """Whether a managed browser can run here: the extension built and a Chromium installed."""
     from ghostlight_trio.browser import managed
+    from ghostlight_trio.browser.discovery import installed_browsers
 
     built = (managed.default_extension_dir() / "manifest.json").is_file()
-    return built and any(shutil.which(name) for name in managed.BROWSER_NAMES)
+    return built and bool(installed_browsers())
 
 
 def service_kind() -> str:

@@ -23,6 +23,7 @@ from unittest import mock
 import trio
 
 from ghostlight_trio.browser import managed
+from ghostlight_trio.browser.discovery import installed_browsers
 from ghostlight_trio.cli.background import ensure_service
 from ghostlight_trio.cli.control import query_status, wait_for_browser
 from ghostlight_trio.cli.mcp_client import REVISION_2025_11_25, McpClient, McpError, result_text
@@ -33,9 +34,7 @@ PAGE = "<title>Fault page</title><h1>fault</h1><button id='b' onclick='window.n=
 
 
 def browser_available() -> bool:
-    return (managed.default_extension_dir() / "manifest.json").is_file() and any(
-        shutil.which(name) for name in managed.BROWSER_NAMES
-    )
+    return (managed.default_extension_dir() / "manifest.json").is_file() and bool(installed_browsers())
 
 
 class Pages:
