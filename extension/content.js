@@ -28,10 +28,12 @@
   // observation before and after an action count what changed. Same-origin frame documents
   // are watched from the first time a mechanism reads into them.
   let mutationTotal = 0;
+  let lastChangeAt = -Infinity;
   const observer = new MutationObserver((records) => {
     // A caption coming or going (narrate) is not a change of the page.
     const changes = records.filter((record) => !ns.narrate.isOwnMutation(record)).length;
     mutationTotal += changes;
+    if (changes) lastChangeAt = performance.now();
     refs.noteMutations(changes);
   });
   const watched = new WeakSet();
@@ -128,6 +130,12 @@
         out.target = ns.find.describeElement(el, ctx);
         if (args.watchPress) armPressWatch(el, args.watchPress, out);
         if (args.near) out.nearby = ns.find.nearby(el, ctx);
+        // What a click at its centre would reach now, without waiting for it to be at rest:
+        // the caller looks again once the pointer is on it.
+        if (args.hit && out.target.inViewport) {
+          const { reaches, at } = ns.find.hitTest(el, out.target);
+          out.hit = { hit: reaches, covering: at && !reaches ? ns.find.describeElement(at, ctx) : null };
+        }
         ns.narrate.noteActivity(out.target.y);
       } catch (err) {
         out.targetError = { message: err.message, code: err.code || "page_error" };
@@ -160,8 +168,43 @@
     return out;
   }
 
+  // The page as `rest.untilRest` sees it: its clock, its frames, its last change, and the
+  // moment it starts to leave (a navigation away, which no quiet window would outlast).
+  const restingPage = {
+    now: () => performance.now(),
+    frame: (callback) => requestAnimationFrame(() => callback()),
+    later: (callback, ms) => {
+      const timer = setTimeout(callback, ms);
+      return () => clearTimeout(timer);
+    },
+    hidden: () => document.visibilityState === "hidden",
+    lastChangeAt: () => lastChangeAt,
+    onLeave: (callback) => {
+      const leaving = () => callback();
+      const navigating = (event) => {
+        if (!event.destination || event.destination.sameDocument === false) callback();
+      };
+      const navigation = root.navigation;
+      addEventListener("beforeunload", leaving, true);
+      addEventListener("pagehide", leaving, true);
+      if (navigation) navigation.addEventListener("navigate", navigating);
+      return () => {
+        removeEventListener("beforeunload", leaving, true);
+        removeEventListener("pagehide", leaving, true);
+        if (navigation) navigation.removeEventListener("navigate", navigating);
+      };
+    },
+  };
+
+  // After an input action: the page once at rest (or leaving, or at the bound), observed.
+  async function settle(args) {
+    const rest = await ns.rest.untilRest(args, restingPage);
+    return { ...observe(args), ...rest };
+  }
+
   const MECHANISMS = {
     observe,
+    settle,
     ping: () => ({ url: location.href, title: document.title, renderSerial: refs.serial() }),
     page_text: (args) => ns.text.pageText(document, args),
     read_page: (args) => ns.tree.readPage(document, args, ctx),
@@ -202,9 +245,11 @@
     // it, or its label), and if not, what is on top.
     // It is looked at once it has stopped moving: a target still sliding into place would be
     // missed by input aimed at where it was (`moving` when it never stopped).
+    // `still`: the box the element had when looked at before the pointer moved onto it (a
+    // move waits for a rendered frame): one that has not moved since is at rest already.
     hit_test: async (args) => {
       const el = elementArg(args);
-      const rest = await ns.find.restingBox(el);
+      const rest = sameBox(args.still, ns.dom.rectOf(el)) ? { stable: true } : await ns.find.restingBox(el);
       const target = ns.find.describeElement(el, ctx);
       if (!rest.stable && !rest.steady) return { target, hit: false, moving: true, covering: null };
       const { reaches, at } = ns.find.hitTest(el, target);
@@ -225,6 +270,10 @@
       return el ? ns.find.describeElement(el, ctx) : null;
     },
   };
+
+  function sameBox(a, b) {
+    return !!a && typeof a === "object" && ["x", "y", "width", "height"].every((key) => a[key] === b[key]);
+  }
 
   function run(fn, args) {
     if (!Object.prototype.hasOwnProperty.call(MECHANISMS, fn)) {

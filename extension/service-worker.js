@@ -40,6 +40,7 @@ import {
 import { loadIdentity } from "./lib/identity.js";
 import { NativeLink } from "./lib/native-link.js";
 import { navigate } from "./lib/navigation.js";
+import { InFlight } from "./lib/in-flight.js";
 import { Openers } from "./lib/openers.js";
 import { privilegedScheme, refuseProtectedTab } from "./lib/privileged.js";
 import { createRefFloor } from "./lib/ref-floor.js";
@@ -61,6 +62,7 @@ const sendCdp = (tabId, method, params) => debuggers.send(tabId, method, params)
 const chunks = new ChunkAssembler();
 const buffers = new EventBuffers();
 const openers = new Openers();
+const inFlight = new InFlight();
 const capture = createCapture({
   chromeApi: chrome,
   buffers,
@@ -151,20 +153,46 @@ const dispatcher = createDispatcher({
     const found = frameId ? (await chrome.debugger.getTargets()).find((target) => target.id === frameId) : null;
     return { frameId, url: found && typeof found.url === "string" ? found.url : null };
   },
-  content: enteringPage(async (args, _request, { signal }) => {
+  content: enteringPage((args, _request, { signal }) => pageMechanism(args, signal)),
+  // After an input action: the page's `settle` (its DOM at rest), and then the requests the
+  // action started (since `args.requestsSinceMs` ago) finished, with the page asked again once they
+  // did, all within `args.args.maxMs`. One answer, so the service never polls.
+  settle: enteringPage(async (args, _request, { signal }) => {
     const tabId = requireTabId(args);
-    const run = () =>
-      runContent(chrome, args, {
-        files: contentScriptFiles(chrome.runtime.getManifest()),
-        timeoutMs: Number.isFinite(args.timeoutMs) ? Math.max(1, args.timeoutMs) : CONTENT_TIMEOUT_MS,
-        signal,
-        refFloor,
-        cdp: (id, method, params) => debuggers.send(id, method, params, signal),
-      });
-    const out = await gate.run(tabId, run);
-    return out.dialog ? { value: null, dialog: out.dialog } : out.value;
+    const asked = performance.now();
+    const wait = args.args || {};
+    const since = asked - Math.max(0, Number(wait.requestsSinceMs) || 0);
+    const deadline = asked + Math.max(0, Number(wait.maxMs) || 0);
+    let answer = await pageMechanism({ ...args, fn: "settle" }, signal);
+    const started = () => inFlight.pending(tabId, since);
+    while (answer.value && answer.value.rest === "quiet" && started().length && performance.now() < deadline) {
+      await inFlight.drained(tabId, since, deadline, signal);
+      const left = Math.max(0, deadline - performance.now());
+      answer = await pageMechanism({ ...args, fn: "settle", args: { ...wait, maxMs: left, sinceMs: 0 } }, signal);
+    }
+    const pending = started();
+    if (answer.value && pending.length) {
+      answer.value = { ...answer.value, rest: answer.value.rest === "quiet" ? "loading" : answer.value.rest };
+      answer.value.requestsPending = pending.length;
+    }
+    return answer;
   }),
 });
+
+// One content mechanism in the tab's top frame, through the dialog gate.
+async function pageMechanism(args, signal) {
+  const tabId = requireTabId(args);
+  const run = () =>
+    runContent(chrome, args, {
+      files: contentScriptFiles(chrome.runtime.getManifest()),
+      timeoutMs: Number.isFinite(args.timeoutMs) ? Math.max(1, args.timeoutMs) : CONTENT_TIMEOUT_MS,
+      signal,
+      refFloor,
+      cdp: (id, method, params) => debuggers.send(id, method, params, signal),
+    });
+  const out = await gate.run(tabId, run);
+  return out.dialog ? { value: null, dialog: out.dialog } : out.value;
+}
 
 // An operation that reads, scripts, captures or drives the tab's page: refused, with nothing
 // sent, on a page no agent may enter (privileged.js), whatever the service asked.
@@ -342,6 +370,7 @@ chrome.runtime.onStartup.addListener(() => {
 });
 
 chrome.tabs.onRemoved.addListener((tabId) => {
+  inFlight.forget(tabId);
   ready.then(() => {
     debuggers.closed(tabId);
     buffers.forget(tabId);
@@ -398,6 +427,7 @@ chrome.windows.onFocusChanged.addListener((windowId) => {
 chrome.debugger.onDetach.addListener((source) => {
   if (!Number.isInteger(source.tabId)) return;
   debuggers.forget(source.tabId);
+  inFlight.forget(source.tabId);
   dialogs.detached(source.tabId);
   buffers.stop(source.tabId, "the debugger was detached from the tab, which stops capture");
 });
@@ -407,6 +437,7 @@ chrome.debugger.onDetach.addListener((source) => {
 chrome.debugger.onEvent.addListener((source, method, params) => {
   if (!Number.isInteger(source.tabId)) return;
   buffers.onEvent(source.tabId, method, params);
+  inFlight.onEvent(source.tabId, method, params);
   openers.onEvent(source.tabId, method, params);
   dialogBook.onEvent(source.tabId, method, params);
   screenshots.onEvent(source.tabId, method, params);

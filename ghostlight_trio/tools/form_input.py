@@ -54,7 +54,7 @@ class FormInput:
                 tab,
                 summary,
                 before,
-                lambda: self._channel.content(call, tab, "observe", {"ref": ref}, read=True),
+                (self._channel, call, {"ref": ref}),
                 assurance="ref",
                 workspace_id=call.context.workspace_id,
             )

@@ -27,6 +27,8 @@ from ghostlight_trio.transport.endpoints import Endpoints
 from ghostlight_trio.workspace.registry import WorkspaceRegistry
 
 EXTENSION = managed.default_extension_dir()
+LATE_ANSWER_SECONDS = 0.25
+"""How long /late-answer takes: longer than a page's quiet window after an action."""
 SLOW_SECONDS = 6.0
 UNANSWERED_SECONDS = 13.0
 """Longer than the extension's 10 s load wait: a navigation to ``/unanswered`` is still pending."""
@@ -125,6 +127,10 @@ class _Pages(QuietHandler):
         if self.path == "/nothing":  # an answer without a page
             self.send_response(204)
             self.end_headers()
+            return
+        if self.path == "/late-answer":  # what a page fetches, answered after a while
+            time.sleep(LATE_ANSWER_SECONDS)
+            self.send_html(b"arrived")
             return
         if self.path in ("/slow", "/unanswered"):
             time.sleep(SLOW_SECONDS if self.path == "/slow" else UNANSWERED_SECONDS)

@@ -21,7 +21,7 @@ class LeavingPage:
     async def request(self, ws: Any, op: str, args: dict[str, Any], **bounds: Any) -> dict[str, Any]:
         fn = args.get("fn", op)
         self.sent.append(fn)
-        if fn == "observe":
+        if fn in ("observe", "settle"):
             if len(self.sent) > 1:
                 return {"value": None}
             return {"value": {"url": "http://a.test/", "title": "A", "renderSerial": 1,

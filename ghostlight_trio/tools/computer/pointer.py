@@ -45,10 +45,13 @@ async def click(parts: ComputerParts, call: ToolCall, tab: int) -> ToolResult:
     # Where each press goes down and comes up is watched on the target: one that lands on
     # something else (an overlay shown at that instant) is not said to have clicked it.
     watch = {"presses": count, "releases": True}
-    x, y, target, before, assurance = await target_point(parts, call, tab, watch_press=watch)
+    x, y, target, before, assurance = await target_point(
+        parts, call, tab, watch_press=watch, looked_again=True
+    )
     steps = [mouse_step("mouseMoved", x, y, modifiers=bits)]
     if assurance == "ref":
-        x, y, target = await _under_pointer(parts, call, tab, x, y, bits)
+        box = target.get("box") if isinstance(target, dict) else None
+        x, y, target = await _under_pointer(parts, call, tab, x, y, bits, box)
         steps = []
     for number in range(1, count + 1):
         pressed: dict[str, Any] = {"button": button, "clickCount": number, "modifiers": bits}
@@ -66,20 +69,23 @@ async def click(parts: ComputerParts, call: ToolCall, tab: int) -> ToolResult:
 
 
 async def _under_pointer(
-    parts: ComputerParts, call: ToolCall, tab: int, x: float, y: float, bits: int
-) -> tuple[float, float, dict[str, Any]]:
+    parts: ComputerParts, call: ToolCall, tab: int, x: float, y: float, bits: int,
+    box: dict[str, Any] | None = None,
+) -> tuple[float, float, dict[str, Any]]:  # fmt: skip
     """Bring the pointer onto a ref's element as a person would, and look again before
     pressing: an element that moves when hovered (a "catch me" button, a menu that shifts)
     or is still sliding into place is followed to where it now is (``POINTER_FOLLOWS``
     times at most), and a click that would still miss it is refused with only the pointer
-    moved. The point to press, and the element it reaches."""
+    moved. ``box``: where the element was before the pointer moved (a move waits for a
+    rendered frame), so one still there is known to be at rest without waiting another
+    frame. The point to press, and the element it reaches."""
     ref = str(call.arguments["ref"])
     moving = False
     for _ in range(1 + POINTER_FOLLOWS):
         moved = [mouse_step("mouseMoved", x, y, modifiers=bits)]
         await send(parts.channel, call, tab, moved, summary=f"The pointer moved to {ref}.", final=False)
         try:
-            hit = await parts.channel.reach_ref(call, tab, ref, in_view=True)
+            hit = await parts.channel.reach_ref(call, tab, ref, in_view=True, still=box)
         except BrowserError as changed:
             if changed.code not in ("stale_ref", "ref_not_found"):
                 raise
@@ -91,6 +97,7 @@ async def _under_pointer(
         if holds(target.get("box"), x, y):
             return x, y, target  # still under the pointer, if not at its centre
         x, y = float(target.get("x", x)), float(target.get("y", y))
+        box = None  # it moved: where it went is watched until it rests
     lead = f"{call.arguments.get('action')} was not done: the pointer was moved onto {ref}"
     if moving:
         why = (

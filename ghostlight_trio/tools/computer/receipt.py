@@ -71,7 +71,7 @@ async def finish(
     if isinstance(press_watch, str) and press_watch:
         where["press"] = press_watch
     try:
-        after = await observe_settled(lambda: parts.observe(call, tab, **where))
+        after = await observe_settled(parts.channel, call, tab, where)
     except PageDialog as stop:
         stop.stage, stop.summary = "after", summary
         raise

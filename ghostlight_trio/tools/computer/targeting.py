@@ -34,15 +34,18 @@ class RefUnreachable(Exception):
 
 
 async def target_point(
-    parts: ComputerParts, call: ToolCall, tab: int, *, watch_press: dict[str, Any] | None = None
-) -> tuple[float, float, dict[str, Any] | None, dict[str, Any] | None, str]:
+    parts: ComputerParts, call: ToolCall, tab: int, *, watch_press: dict[str, Any] | None = None,
+    looked_again: bool = False,
+) -> tuple[float, float, dict[str, Any] | None, dict[str, Any] | None, str]:  # fmt: skip
     """Where to act: (css x, css y, target element, observation before, assurance).
     ``watch_press`` ({presses, releases}): the page also watches where the action's presses
     land on the target (the ref's element, or what is at the point), and the observation
-    names that watch (``pressWatch``)."""
+    names that watch (``pressWatch``). ``looked_again``: the caller looks at a ref's element
+    again once the pointer is on it (a click), so one in view that a click at its centre
+    reaches now is taken without waiting a frame to see it at rest."""
     ref = call.arguments.get("ref")
     if isinstance(ref, str) and ref:
-        return await _ref_point(parts, call, tab, ref, watch_press)
+        return await _ref_point(parts, call, tab, ref, watch_press, quick=looked_again)
     x, y = model_point(parts, call, tab, "coordinate")
     watch = {"watchPress": watch_press} if watch_press is not None else {}
     before = await parts.observe(call, tab, x=x, y=y, near=True, **watch)
@@ -63,17 +66,22 @@ async def target_point(
 
 
 async def _ref_point(
-    parts: ComputerParts, call: ToolCall, tab: int, ref: str, watch_press: dict[str, Any] | None = None
-) -> tuple[float, float, dict[str, Any] | None, dict[str, Any] | None, str]:
+    parts: ComputerParts, call: ToolCall, tab: int, ref: str,
+    watch_press: dict[str, Any] | None = None, *, quick: bool = False,
+) -> tuple[float, float, dict[str, Any] | None, dict[str, Any] | None, str]:  # fmt: skip
     """The ref's centre once a click there reaches it: out of view (below the fold, or
     scrolled away inside a scroll container) it is scrolled to the middle first, and what
     the point would hit is checked, as act_on does. A point that would reach something else
     (a sticky header, a banner, the container it is clipped by) is refused, no input sent."""
     before = await parts.channel.observe_ref(
-        call, tab, ref, OBSERVE_TIMEOUT, near=True, watch_press=watch_press
+        call, tab, ref, OBSERVE_TIMEOUT, near=True, watch_press=watch_press, hit=quick
     )
     in_view = bool(before["target"].get("inViewport"))
-    hit = await parts.channel.reach_ref(call, tab, ref, in_view=in_view)
+    seen = before.get("hit")
+    if quick and in_view and isinstance(seen, dict) and seen.get("hit") is True:
+        hit: dict[str, Any] = {"hit": True, "target": before["target"]}
+    else:
+        hit = await parts.channel.reach_ref(call, tab, ref, in_view=in_view)
     if not hit.get("hit"):
         raise RefUnreachable(_unreachable(call, ref, hit, before))
     target = hit["target"]

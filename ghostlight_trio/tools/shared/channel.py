@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import trio
+
 from ...browser.errors import BrowserError, BrowserFailure, OutcomeUnknown
 from ...browser.failures import OUT_OF_REACH_CODES, UNANSWERED_CODES
 from ...engine.contracts import ToolCall
@@ -35,6 +37,10 @@ SEQUENCE_ALLOWANCE = 0.05
 PENDING_PROBE = 3.0
 """Bound on the ``tab_info`` that tells an unanswered read of a navigating tab."""
 UNKNOWN_OP = "unknown_op"
+ACTED_KEPT = 1024
+"""Tabs whose last acting call is remembered (for ``settle``)."""
+SINCE_SLACK_MS = 20
+"""Added to how long ago an action began, so a request it started is never judged older."""
 KEPT_MOVING = "kept moving for a second (an animation, or a page still laying itself out)"
 """What ``hit_test``'s ``moving`` means, as every tool that aims at a ref says it."""
 SETTLE_THEN_RETRY = (
@@ -53,12 +59,35 @@ class PageChannel:
         self._browser = browser
         self._sequences = True
         """False once an extension answered that it has no ``cdp_sequence`` (an older one)."""
+        self._settles = True
+        """False once an extension answered that it has no ``settle`` (an older one)."""
+        self._acted: dict[int, tuple[int, float, float]] = {}
+        """Per tab: the call that last changed it, when its first and its last change went out."""
+
+    def _note_acting(self, call: ToolCall, args: dict[str, Any]) -> None:
+        tab = args.get("tabId")
+        if not isinstance(tab, int):
+            return
+        now = trio.current_time()
+        who, first, _ = self._acted.get(tab, (None, now, now))
+        if len(self._acted) >= ACTED_KEPT and tab not in self._acted:
+            self._acted.clear()  # tabs long closed: a call only ever asks of its own
+        self._acted[tab] = (id(call), first if who == id(call) else now, now)
+
+    def acted_for(self, call: ToolCall, tab: int) -> tuple[float, float]:
+        """Seconds since ``call`` first and last changed ``tab`` (0 when it has not)."""
+        who, first, last = self._acted.get(tab, (None, 0.0, 0.0))
+        if who != id(call):
+            return 0.0, 0.0
+        now = trio.current_time()
+        return now - first, now - last
 
     async def request(
         self, call: ToolCall, op: str, args: dict[str, Any], bound: float, *,
         wait_ends_on_cancel: bool = False,
     ) -> dict[str, Any]:  # fmt: skip
         ws = _workspace(call)
+        self._note_acting(call, args)
         try:
             answer = await atomic_request(
                 call, self._browser, ws, op, args, bound, wait_ends_on_cancel=wait_ends_on_cancel
@@ -160,6 +189,7 @@ class PageChannel:
         if self._sequences:
             args = {"tabId": tab, "commands": [{"method": m, "params": p} for m, p in commands]}
             bound = CDP_TIMEOUT + SEQUENCE_ALLOWANCE * len(commands)
+            self._note_acting(call, args)
             try:
                 answer = await atomic_request(
                     call, self._browser, _workspace(call), "cdp_sequence", args, bound
@@ -195,18 +225,20 @@ class PageChannel:
         *,
         read: bool = False,
         wait_ms: int | None = None,
+        op: str = "content",
     ) -> Any:
         """One content-script mechanism in the tab's top frame; its value.
 
         ``wait_ms``: how long the extension waits for the page (by default what ``bound``
-        leaves, at most ``CONTENT_WAIT_MS``).
+        leaves, at most ``CONTENT_WAIT_MS``). ``op``: ``settle`` asks the extension to wait
+        for the requests the action started as well (see ``settle``).
         """
         if wait_ms is None:
             wait_ms = int(min(CONTENT_WAIT_MS, max(1.0, bound - 2.0) * 1000))
         request = {"tabId": tab, "fn": fn, "args": args or {}, "timeoutMs": wait_ms}
         send = self.read if read else self.request
         try:
-            answer = await send(call, "content", request, bound)
+            answer = await send(call, op, request, bound)
         except BrowserError as error:
             if read or error.code != "page_timeout":
                 raise
@@ -232,6 +264,31 @@ class PageChannel:
             value = {**value, "pendingUrl": pending}
         return value
 
+    async def settle(
+        self, call: ToolCall, tab: int, where: dict[str, Any], *, within: float
+    ) -> Any:
+        """The page observed once it came to rest after ``call``'s action (one request: the
+        page waits for its DOM to go quiet, the extension for the requests the action
+        started), at most ``within`` seconds; None from an extension without ``settle``."""
+        if not self._settles:
+            return None
+        first, last = self.acted_for(call, tab)
+        args = {
+            **where,
+            "maxMs": int(within * 1000),
+            "requestsSinceMs": int(first * 1000) + SINCE_SLACK_MS,
+            "sinceMs": int(last * 1000),
+        }
+        try:
+            return await self.content(
+                call, tab, "settle", args, within + CONTENT_TIMEOUT, read=True, op="settle"
+            )
+        except BrowserError as error:
+            if error.code != UNKNOWN_OP:
+                raise
+            self._settles = False
+            return None
+
     async def evaluate(
         self, call: ToolCall, tab: int, expression: str, *, read: bool = False
     ) -> Any:
@@ -241,42 +298,60 @@ class PageChannel:
         return (result.get("result") or {}).get("value")
 
     async def observe_ref(
-        self, call: ToolCall, tab: int, ref: str, bound: float = CONTENT_TIMEOUT, *,
-        near: bool = False, watch_press: dict[str, Any] | None = None,
+        self,
+        call: ToolCall,
+        tab: int,
+        ref: str,
+        bound: float = CONTENT_TIMEOUT,
+        *,
+        near: bool = False,
+        watch_press: dict[str, Any] | None = None,
+        hit: bool = False,
     ) -> dict[str, Any]:
         """The page observed with the element behind ``ref`` as its ``target`` (and with
         ``near``, what is shown around it; with ``watch_press``, the page watches where the
-        action's presses land on it, and ``pressWatch`` names that watch); a ref the page
-        cannot resolve (stale, gone) is a page-hop ``BrowserError`` with the page's code."""
+        action's presses land on it, and ``pressWatch`` names that watch; with ``hit``, what a
+        click at its centre would reach at once, when it is in view); a ref the page cannot
+        resolve (stale, gone) is a page-hop ``BrowserError`` with the page's code."""
         args: dict[str, Any] = {"ref": ref, "near": True} if near else {"ref": ref}
         if watch_press is not None:
             args["watchPress"] = watch_press
+        if hit:
+            args["hit"] = True
         seen = await self.content(call, tab, "observe", args, bound, read=True)
         if not isinstance(seen, dict):
             raise BrowserError("The page gave no answer", hop="page", code="no_answer")
         problem = seen.get("targetError")
         if isinstance(problem, dict):
-            raise BrowserError(str(problem.get("message", "")), hop="page", code=problem.get("code"))
+            raise BrowserError(
+                str(problem.get("message", "")), hop="page", code=problem.get("code")
+            )
         return seen
 
     async def reach_ref(
-        self, call: ToolCall, tab: int, ref: str, *, in_view: bool
-    ) -> dict[str, Any]:
+        self, call: ToolCall, tab: int, ref: str, *, in_view: bool,
+        still: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:  # fmt: skip
         """What a click at the ref's centre would reach (the page's ``hit_test``: ``hit``,
         ``target``, ``covering``), once the ref is where it can be reached: out of view (below
         the fold, or scrolled away in a scroll container) it is scrolled to the middle first;
         covered where it stands (a sticky header over it), it is scrolled to the middle once
-        and looked at again. Whether to act on a miss is the caller's to say."""
+        and looked at again. ``still``: its box a rendered frame ago; where it has not moved
+        since, it is not watched for another frame. Whether to act on a miss is the caller's
+        to say."""
         if not in_view:
             await self.content(call, tab, "scroll_into_view", {"ref": ref})
-        hit = await self._hit_test(call, tab, ref)
+        hit = await self._hit_test(call, tab, ref, still if in_view else None)
         if not hit.get("hit") and in_view:
             await self.content(call, tab, "scroll_into_view", {"ref": ref})
             hit = await self._hit_test(call, tab, ref)
         return hit
 
-    async def _hit_test(self, call: ToolCall, tab: int, ref: str) -> dict[str, Any]:
-        hit = await self.content(call, tab, "hit_test", {"ref": ref}, read=True)
+    async def _hit_test(
+        self, call: ToolCall, tab: int, ref: str, still: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        args: dict[str, Any] = {"ref": ref} if still is None else {"ref": ref, "still": still}
+        hit = await self.content(call, tab, "hit_test", args, read=True)
         if not isinstance(hit, dict) or not isinstance(hit.get("target"), dict):
             raise BrowserError("The page gave no answer", hop="page", code="no_answer")
         return hit

@@ -93,7 +93,7 @@ async def place_files(
         tab,
         summary,
         before,
-        lambda: channel.content(call, tab, "observe", where, read=True),
+        (channel, call, where),
         assurance=assurance,
         workspace_id=call.context.workspace_id,
     )

@@ -1,7 +1,9 @@
 """Interaction receipts: what the page showed after an input action, observed not assumed.
 
-The worker observes the page before and shortly after an action (content mechanism
-``observe``); the difference becomes ``structuredContent.interactionReceipt`` and one text line.
+After the action the page itself waits until it has come to rest and answers once (the
+extension's ``settle``: a rendered frame, a quiet DOM, the requests the action started
+finished, or at once a navigation away); the difference from the observation before becomes
+``structuredContent.interactionReceipt`` and one text line.
 """
 
 from __future__ import annotations
@@ -12,45 +14,87 @@ from typing import Any
 
 import trio
 
-from ...engine.contracts import ToolResult
+from ...browser.errors import BrowserFailure
+from ...engine.contracts import ToolCall, ToolResult
+from .channel import PageChannel
 from .provenance import page_facts, page_title, page_url, provenance, wrap_page_text
 from .shaping import actionable
 
-SETTLE_POLL_SECONDS = 0.05
-"""Spacing of the observations that decide whether the page has settled after an action."""
 SETTLE_MAX_SECONDS = 0.6
 """Longest wait for a page that keeps changing (or is between documents) before reporting."""
+FOLLOW_SECONDS = 0.02
+"""Spacing of the looks at a tab between documents, after its page began to leave."""
+SETTLE_POLL_SECONDS = 0.05
+"""Spacing of the observations of an extension without ``settle``, which is polled."""
 
 Observation = dict[str, Any]
 
 
 async def observe_settled(
-    observe: Callable[[], Awaitable[Any]],
+    channel: PageChannel, call: ToolCall, tab: int, where: dict[str, Any]
 ) -> Observation | None:
-    """Observe the page after an action until two observations a poll apart agree.
+    """The page observed once it came to rest after ``call``'s action (``where``: the
+    observation's own arguments: a ref, near, a press watch).
 
-    A fixed pause either wastes time on quiet pages or reports too early on busy ones; two
-    matching observations (mutation count, render serial, URL, title) mean the page stopped
-    moving. A page between documents gives no observation, so polling continues up to the bound
-    and the last real observation is reported.
-    """
+    One request when the page stays: the page answers when it is at rest, or at the bound
+    still changing (``rest``: ``moving``), or with requests of the action still under way
+    (``loading``). A page that begins to leave is followed to the document it goes to, which
+    is observed at rest in turn; a tab still between documents at the bound gives the last
+    real observation (of the page it leaves, with where it is going), or none."""
     deadline = trio.current_time() + SETTLE_MAX_SECONDS
     last: Observation | None = None
     while True:
+        left = max(0.0, deadline - trio.current_time())
+        try:
+            seen = await channel.settle(call, tab, where, within=left)
+        except BrowserFailure:
+            seen = False  # between documents, or no page a script can enter
+        if seen is None:
+            return await _polled(lambda: _observe(channel, call, tab, where), deadline)
+        if isinstance(seen, dict):
+            leaving = last is not None and seen.get("document") == last.get("document")
+            if seen.get("rest") != "leaving" and not leaving:
+                return seen
+            last = {**seen, "rest": "leaving"}
+        if trio.current_time() >= deadline:
+            return last
+        await trio.sleep(FOLLOW_SECONDS)
+
+
+async def _observe(
+    channel: PageChannel, call: ToolCall, tab: int, where: dict[str, Any]
+) -> Observation | None:
+    try:
+        seen = await channel.content(call, tab, "observe", where, read=True)
+    except BrowserFailure:
+        return None
+    return seen if isinstance(seen, dict) else None
+
+
+async def _polled(
+    observe: Callable[[], Awaitable[Observation | None]], deadline: float
+) -> Observation | None:
+    """An extension without ``settle``: observations a poll apart until two agree (mutation
+    count, render serial, URL, title), the last real one at the bound."""
+    last: Observation | None = None
+    while True:
         await trio.sleep(SETTLE_POLL_SECONDS)
-        seen = await observe()
-        current: Observation | None = seen if isinstance(seen, dict) else None
+        current = await observe()
         if current is not None and last is not None and _signature(current) == _signature(last):
             return current
         if current is not None:
             last = current
         if trio.current_time() >= deadline:
+            if last is not None:
+                last = {**last, "rest": "moving"}
             return last
 
 
 def _signature(observation: Observation) -> tuple[Any, ...]:
     keys = ("mutations", "renderSerial", "url", "title", "nearby")
     return tuple(observation.get(key) for key in keys)
+
+
 FACTS_LIMIT = 420
 
 
@@ -105,6 +149,7 @@ def build_receipt(
     ]
     if new_status:
         observed["alertOrStatus"] = new_status[0]
+    observed.update(_rest(after))
     receipt: dict[str, Any] = {}
     if target:
         receipt["target"] = actionable(target)
@@ -124,6 +169,24 @@ def build_receipt(
         }
     )
     return receipt
+
+
+def _rest(after: dict[str, Any]) -> dict[str, Any]:
+    """Whether the page was at rest when observed: ``settled`` false when it was still
+    changing at the bound, had requests of the action under way (``requestsPending``), or
+    was leaving for another document that had not loaded (``leaving``)."""
+    rest = after.get("rest")
+    if rest not in ("quiet", "moving", "loading", "leaving"):
+        return {}
+    facts: dict[str, Any] = {"settled": rest == "quiet"}
+    pending = after.get("requestsPending")
+    if rest == "loading" and type(pending) is int and pending > 0:
+        facts["requestsPending"] = pending
+    if rest == "moving":
+        facts["stillChanging"] = True
+    if rest == "leaving":
+        facts["leaving"] = True
+    return facts
 
 
 REVEALED_LISTED = 5
@@ -165,7 +228,7 @@ def _ref(element: Any) -> Any:
 
 REACTIONS = (
     "urlChanged", "titleChanged", "newDocument", "navigationPending", "mutations",
-    "changedElements", "alertOrStatus", "tabClosed", "tabReloaded", "revealed",
+    "changedElements", "alertOrStatus", "tabClosed", "tabReloaded", "revealed", "leaving",
 )  # fmt: skip
 """The receipt facts that show the page reacted to an action (what ``receipt_facts`` words)."""
 
@@ -213,10 +276,33 @@ def receipt_facts(receipt: dict[str, Any]) -> str:
         named = ", ".join(
             f'{e["role"]} "{e["name"]}" [{e["ref"]}]' for e in revealed[:REVEALED_LISTED]
         )
-        more = f" and {len(revealed) - REVEALED_LISTED} more" if len(revealed) > REVEALED_LISTED else ""
+        more = (
+            f" and {len(revealed) - REVEALED_LISTED} more"
+            if len(revealed) > REVEALED_LISTED
+            else ""
+        )
         facts.append(f"{len(revealed)} element(s) came into view: {named}{more}")
+    facts.extend(_unrest_facts(observed))
     text = "; ".join(facts) if facts else "no other page change seen"
     return text if len(text) <= FACTS_LIMIT else text[: FACTS_LIMIT - 1] + "…"
+
+
+def _unrest_facts(observed: dict[str, Any]) -> list[str]:
+    """What kept the page from coming to rest within the receipt's bound, said as such: what
+    the receipt reports is what had happened by then, not all the action will do."""
+    bound = f"{int(SETTLE_MAX_SECONDS * 1000)} ms"
+    facts = []
+    if observed.get("leaving") and "navigationPending" not in observed:
+        facts.append("the page began to leave for another document, which had not loaded yet")
+    if observed.get("stillChanging"):
+        facts.append(
+            f"the page was still changing {bound} after the action (an animation, or"
+            " content still arriving)"
+        )
+    pending = observed.get("requestsPending")
+    if pending:
+        facts.append(f"{pending} request(s) the action started were still under way after {bound}")
+    return facts
 
 
 def _pressed_fact(receipt: dict[str, Any], instead: dict[str, Any]) -> str:
@@ -259,15 +345,17 @@ async def settled_receipt(
     tab_id: int,
     summary: str,
     before: dict[str, Any] | None,
-    observe: Callable[[], Awaitable[Any]],
+    settle: tuple[PageChannel, ToolCall, dict[str, Any]],
     *,
     assurance: str,
     workspace_id: str | None,
 ) -> ToolResult:
     """An input action's result once the page settled: ``summary`` and the receipt from
-    ``before`` to the settled observation, whose own ``target`` it names. A page between
-    documents for the whole settling bound gives no observation, and then no receipt."""
-    after = await observe_settled(observe)
+    ``before`` to the settled observation (``settle``: the channel, the call and what the
+    observation names), whose own ``target`` it names. A page between documents for the
+    whole settling bound gives no observation, and then no receipt."""
+    channel, call, where = settle
+    after = await observe_settled(channel, call, tab_id, where)
     if after is None:
         return receipt_result(summary, None, workspace_id)
     target = after.get("target") if isinstance(after.get("target"), dict) else None

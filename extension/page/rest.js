@@ -1,0 +1,70 @@
+// untilRest: after an input action the page waits here, once, until it has come to rest, so
+// that the service takes the action's receipt from one answer instead of polling. At rest: a
+// frame was rendered since the action and the DOM has not changed for a short quiet window.
+// A page that starts to leave (a navigation) answers at once, and one still changing at the
+// bound answers then and says so: the receipt reports what it saw, never that all is still.
+(function (root) {
+  "use strict";
+  const ns = root.GhostlightPage || (root.GhostlightPage = {});
+  if (ns.rest) return;
+
+  // How long the DOM must stay unchanged to count as at rest.
+  const QUIET_MS = 30;
+  // The longest wait for a page that keeps changing.
+  const MAX_MS = 600;
+  // A page that renders no frame (hidden, or throttled) is not waited on for one past this.
+  const FRAME_FALLBACK_MS = 100;
+  const LIMIT_MS = 10_000;
+
+  function bounded(value, fallback) {
+    const n = Number(value);
+    return Number.isFinite(n) ? Math.min(LIMIT_MS, Math.max(0, n)) : fallback;
+  }
+
+  // `args`: {quietMs, maxMs, sinceMs: how long ago the action's input went out}.
+  // `page`: {now(), frame(cb), later(cb, ms) -> cancel, hidden(), lastChangeAt(), onLeave(cb) -> off}.
+  // Resolves {rest: "quiet" | "moving" | "leaving", waitedMs}.
+  function untilRest(args, page) {
+    const quietMs = bounded(args && args.quietMs, QUIET_MS);
+    const maxMs = bounded(args && args.maxMs, MAX_MS);
+    const started = page.now();
+    // The action happened before this was asked: quiet is counted from it, not from now.
+    const actedAt = started - Math.min(bounded(args && args.sinceMs, 0), quietMs);
+    return new Promise((resolve) => {
+      let framed = page.hidden();
+      let cancel = () => {};
+      let cancelFallback = () => {};
+      let finished = false;
+      const finish = (rest) => {
+        if (finished) return;
+        finished = true;
+        cancel();
+        cancelFallback();
+        offLeave();
+        resolve({ rest, waitedMs: Math.round(page.now() - started) });
+      };
+      const check = () => {
+        if (finished) return;
+        cancel();
+        const now = page.now();
+        const quietFor = now - Math.max(page.lastChangeAt(), actedAt);
+        if (framed && quietFor >= quietMs) return finish("quiet");
+        const left = started + maxMs - now;
+        if (left <= 0) return finish("moving");
+        const next = framed ? quietMs - quietFor : left;
+        cancel = page.later(check, Math.max(1, Math.min(next, left)));
+      };
+      const rendered = () => {
+        if (framed) return;
+        framed = true;
+        check();
+      };
+      const offLeave = page.onLeave(() => finish("leaving"));
+      page.frame(rendered);
+      cancelFallback = page.later(rendered, FRAME_FALLBACK_MS);
+      check();
+    });
+  }
+
+  ns.rest = { untilRest, QUIET_MS, MAX_MS };
+})(globalThis);

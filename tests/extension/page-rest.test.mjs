@@ -1,0 +1,122 @@
+// rest.untilRest: the page's one wait after an input action, on a fake clock.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { loadPageScripts } from "./helpers/fake-dom.mjs";
+
+const { rest } = loadPageScripts();
+
+// A page with a manual clock: timers and frames run only when the test advances time.
+function fakePage({ hidden = false, lastChangeAt = -Infinity } = {}) {
+  const page = {
+    time: 1000,
+    changed: lastChangeAt,
+    timers: [],
+    frames: [],
+    leave: null,
+    now: () => page.time,
+    frame: (cb) => page.frames.push(cb),
+    later: (cb, ms) => {
+      const timer = { at: page.time + ms, cb };
+      page.timers.push(timer);
+      return () => (page.timers = page.timers.filter((t) => t !== timer));
+    },
+    hidden: () => hidden,
+    lastChangeAt: () => page.changed,
+    onLeave: (cb) => {
+      page.leave = cb;
+      return () => (page.leave = null);
+    },
+    renderFrame() {
+      const frames = page.frames.splice(0);
+      for (const cb of frames) cb();
+    },
+    advance(ms) {
+      const end = page.time + ms;
+      for (;;) {
+        const due = page.timers.filter((t) => t.at <= end).sort((a, b) => a.at - b.at)[0];
+        if (!due) break;
+        page.timers = page.timers.filter((t) => t !== due);
+        page.time = due.at;
+        due.cb();
+      }
+      page.time = end;
+    },
+  };
+  return page;
+}
+
+async function settled(promise) {
+  let value = null;
+  promise.then((v) => (value = JSON.parse(JSON.stringify(v)))); // a plain object of this realm
+  await new Promise((r) => setImmediate(r));
+  return value;
+}
+
+test("a quiet page is at rest once a frame was rendered and the action is a quiet window behind", async () => {
+  const page = fakePage();
+  const waiting = rest.untilRest({ sinceMs: 5 }, page);
+  page.renderFrame();
+  assert.equal(await settled(waiting), null, "not before the quiet window after the action");
+  page.advance(rest.QUIET_MS);
+  assert.deepEqual(await settled(waiting), { rest: "quiet", waitedMs: rest.QUIET_MS - 5 });
+});
+
+test("no answer before a frame was rendered, however long ago the page changed", async () => {
+  const page = fakePage();
+  const waiting = rest.untilRest({ sinceMs: 500 }, page);
+  page.advance(50);
+  assert.equal(await settled(waiting), null);
+  page.renderFrame();
+  assert.equal((await settled(waiting)).rest, "quiet");
+});
+
+test("a change after the action restarts the quiet window", async () => {
+  const page = fakePage();
+  const waiting = rest.untilRest({ sinceMs: 0 }, page);
+  page.renderFrame();
+  page.advance(20);
+  page.changed = page.time; // the page's reaction arrives
+  page.advance(rest.QUIET_MS - 1);
+  assert.equal(await settled(waiting), null);
+  page.advance(1);
+  assert.deepEqual(await settled(waiting), { rest: "quiet", waitedMs: 20 + rest.QUIET_MS });
+});
+
+test("a page that never stops changing is answered at the bound as moving", async () => {
+  const page = fakePage();
+  const waiting = rest.untilRest({ sinceMs: 0, maxMs: 200 }, page);
+  page.renderFrame();
+  for (let t = 0; t < 200; t += 10) {
+    page.changed = page.time;
+    page.advance(10);
+  }
+  assert.deepEqual(await settled(waiting), { rest: "moving", waitedMs: 200 });
+});
+
+test("a page that starts to leave answers at once", async () => {
+  const page = fakePage();
+  const waiting = rest.untilRest({ sinceMs: 0 }, page);
+  page.advance(3);
+  page.leave();
+  assert.deepEqual(await settled(waiting), { rest: "leaving", waitedMs: 3 });
+  assert.equal(page.leave, null, "the leave watch is removed");
+  assert.equal(page.timers.length, 0, "no timer is left behind");
+});
+
+test("a page that renders no frame is not waited on for one past the fallback", async () => {
+  const page = fakePage();
+  const waiting = rest.untilRest({ sinceMs: 500 }, page);
+  page.advance(99);
+  assert.equal(await settled(waiting), null);
+  page.advance(1);
+  assert.equal((await settled(waiting)).rest, "quiet");
+});
+
+test("a hidden page needs no frame, and bounds that are no numbers fall back to the defaults", async () => {
+  const page = fakePage({ hidden: true });
+  const waiting = rest.untilRest({ sinceMs: "x", maxMs: NaN, quietMs: "soon" }, page);
+  page.advance(rest.QUIET_MS - 1);
+  assert.equal(await settled(waiting), null, "the action counts as just now");
+  page.advance(1);
+  assert.deepEqual(await settled(waiting), { rest: "quiet", waitedMs: rest.QUIET_MS });
+});
