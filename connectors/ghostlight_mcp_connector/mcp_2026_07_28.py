@@ -65,10 +65,7 @@ LIST_TTL_MS: Final = 30_000
 
 WORKSPACE_PROPERTY: Final[JsonObject] = {
     "type": "string",
-    "description": (
-        "Workspace handle returned by tabs_context_mcp or tabs_create_mcp; pass it on every"
-        " call that works with tabs."
-    ),
+    "description": "From tabs_context_mcp or tabs_create_mcp; pass it on every tab call.",
 }
 WORKSPACE_OUTPUT_PROPERTY: Final[JsonObject] = {"type": "string"}
 

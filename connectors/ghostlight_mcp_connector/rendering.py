@@ -29,9 +29,13 @@ def content_json(blocks: list[ContentBlock]) -> list[dict[str, Any]]:
 
 
 def tool_json(tool: ToolDescriptor) -> dict[str, Any]:
-    """The common Tool object; schemas are deep-copied so callers may extend them."""
+    """The common Tool object; schemas are deep-copied so callers may extend them.
+
+    The display name is said once: a title that ``annotations.title`` already carries is not
+    repeated at the top level, where the spec has clients take ``annotations.title`` first
+    when there is none (every tool list entry costs the client's context)."""
     rendered: dict[str, Any] = {"name": tool.name}
-    if tool.title:
+    if tool.title and (tool.annotations or {}).get("title") != tool.title:
         rendered["title"] = tool.title
     if tool.description:
         rendered["description"] = tool.description
