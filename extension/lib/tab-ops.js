@@ -125,8 +125,16 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
         // best effort: the tab's first command makes its session instead
       }
     }
+    // The workspace's tabs as they are now, so the service needs no listing of its own.
+    const { tabs } = await workspaceTabs(request.guid);
     await persist();
-    return { tabId: tab.id, title: tab.title || "", url: tabUrl(tab) || url, groupId: group ? group.id : null };
+    return {
+      tabId: tab.id,
+      title: tab.title || "",
+      url: tabUrl(tab) || url,
+      groupId: group ? group.id : null,
+      tabs: tabs.map((t) => withPending({ tabId: t.id, title: t.title || "", url: tabUrl(t) }, t)),
+    };
   }
 
   // Creates one active tab for the workspace and puts it in the workspace's titled group.

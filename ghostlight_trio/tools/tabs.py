@@ -11,6 +11,7 @@ import logging
 from typing import Any
 
 import attrs
+import trio
 
 from ..browser.errors import BrowserFailure
 from ..browser.failures import failure_result
@@ -22,6 +23,11 @@ from .shared.provenance import fenced_place, page_title, page_url
 
 log = logging.getLogger("ghostlight.tools")
 
+TABS_MADE_AT_ONCE = 3
+"""Tabs the browser is asked to make at the same time. Making a tab is the browser's own work
+(a page process, its group, its debugger session): asked for many at once, it shares itself
+among all of them and every one finishes late, at about the time the last does. A few at a
+time, the first ones are answered early and the whole takes no longer."""
 TOPOLOGY_TIMEOUT = 30.0
 """Bound on one tab-listing or tab-creating browser request."""
 NO_GROUP = -1
@@ -43,6 +49,7 @@ class TabTools:
 
     _workspaces: TabOwnership
     _browser: BrowserRequests
+    _making: trio.Semaphore = attrs.field(factory=lambda: trio.Semaphore(TABS_MADE_AT_ONCE))
 
     async def _call(
         self, call: ToolCall, ws: WorkspaceId, op: str, args: dict[str, Any], bound: float
@@ -83,7 +90,8 @@ class TabTools:
         if ws is None:
             return ToolResult.error("tabs_create_mcp needs a workspace; none was given.")
         try:
-            created = await self._call(call, ws, "tabs_create", {}, TOPOLOGY_TIMEOUT)
+            async with self._making:
+                created = await self._call(call, ws, "tabs_create", {}, TOPOLOGY_TIMEOUT)
         except BrowserFailure as failure:
             return failure_result(failure)
         tab_id = created.get("tabId")
