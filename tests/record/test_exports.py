@@ -107,3 +107,11 @@ def test_targets_without_a_name_are_said_not_guessed() -> None:
 def test_keys_in_playwright_words() -> None:
     assert keys_of("ctrl+a Return") == ["Control+a", "Enter"]
     assert keys_of("shift+Tab esc") == ["Shift+Tab", "Escape"]
+
+
+def test_a_click_that_only_focused_a_field_is_left_to_the_typing() -> None:
+    field, other = Locator(label="Name", tag="input"), Locator(role="button", name="Go")
+    steps = [RecordedStep("click", field), RecordedStep("fill", field, value="Ada"),
+             RecordedStep("click", other), RecordedStep("fill", field, value="Bo")]  # fmt: skip
+    script, _ = script_of(steps)
+    assert [s["args"]["action"] for s in script] == ["set_value", "left_click", "set_value"]

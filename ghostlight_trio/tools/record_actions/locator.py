@@ -41,7 +41,10 @@ class Locator:
 
     @property
     def by(self) -> str:
-        """The strongest name this locator has: ``role``, ``label``, ``text``, ``css`` or ""."""
+        """The strongest name this locator has: ``role``, ``label``, ``text``, ``css`` or "".
+        A password field has no role in the accessibility tree a replay reads: its label first."""
+        if self.type == "password" and self.label:
+            return "label"
         if self.role in NAMED_ROLES and self.name:
             return "role"
         if self.label:

@@ -14,7 +14,7 @@ import json
 from collections.abc import Sequence
 
 from .locator import Locator
-from .steps import RecordedStep, Shown
+from .steps import RecordedStep, Shown, replayed
 
 MODIFIERS = {"ctrl": "Control", "control": "Control", "shift": "Shift", "alt": "Alt",
              "option": "Alt", "cmd": "Meta", "command": "Meta", "meta": "Meta", "super": "Meta",
@@ -42,10 +42,10 @@ def playwright_of(steps: Sequence[RecordedStep], title: str = "recorded flow") -
              f"test({literal(title)}, async ({{ page }}) => {{"]  # fmt: skip
     warnings: list[str] = []
     before = Shown()
-    for number, step in enumerate(steps, 1):
+    for number, step in enumerate(replayed(steps), 1):
         body = _action(step)
         if body is None:
-            warnings.append(f"recorded step {number} ({step.kind}) left out: nothing to find its target by")
+            warnings.append(f"step {number} ({step.kind}) left out: nothing to find its target by")
             continue
         lines += [f"  {line}" for line in body]
         if step.after is not None:

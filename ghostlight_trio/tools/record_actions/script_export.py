@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .steps import CLICKS, RecordedStep
+from .steps import CLICKS, RecordedStep, replayed
 
 SCRIPT_STEPS = 20
 """The most steps one script call takes: a longer recording is replayed in parts."""
@@ -27,10 +27,10 @@ def script_of(steps: Sequence[RecordedStep]) -> tuple[list[dict[str, Any]], list
     """The script's steps, and what could not be made one (each said once)."""
     out: list[dict[str, Any]] = []
     warnings: list[str] = []
-    for number, step in enumerate(steps, 1):
+    for number, step in enumerate(replayed(steps), 1):
         made = _step(step)
         if isinstance(made, str):
-            warnings.append(f"recorded step {number} ({step.kind}) left out: {made}")
+            warnings.append(f"step {number} ({step.kind}) left out: {made}")
         else:
             out.append({"tool": made[0], "args": _literal(made[1])})
     return out, warnings

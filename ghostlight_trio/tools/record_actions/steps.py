@@ -6,7 +6,7 @@ field the page could not describe, is replaced by a named placeholder the replay
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -65,6 +65,19 @@ class RecordedStep:
         if self.fields:
             out["fields"] = [label for label, _, _ in self.fields]
         return out
+
+
+def replayed(steps: Sequence[RecordedStep]) -> list[RecordedStep]:
+    """The steps a replay takes: a plain click that only put the focus into a field, followed
+    by typing into that same field, is left to the typing."""
+    out = []
+    for at, step in enumerate(steps):
+        following = steps[at + 1] if at + 1 < len(steps) else None
+        focusing = step.kind == "click" and step.button == "left" and step.locator is not None
+        if focusing and following is not None and following.kind == "fill" and following.locator == step.locator:
+            continue
+        out.append(step)
+    return out
 
 
 def step_of(
