@@ -69,6 +69,8 @@ class ToolState:
     plans: PlanBook
     steps: ActionBook = attrs.Factory(ActionBook)
     """record_actions' recordings, one per workspace."""
+    may_see: MaySee | None = None
+    """The policy's word on seeing a tab's page now (none: every page may be seen)."""
 
     @classmethod
     def over(cls, browser: BrowserRequests, *, may_see: MaySee | None = None) -> ToolState:
@@ -76,7 +78,7 @@ class ToolState:
         as it is now (for frames recorded after calls)."""
         channel, contexts = PageChannel(browser), ContextBook()
         recorder = Recorder(channel, contexts, may_see=may_see)
-        return cls(channel, contexts, ImageStore(), recorder, PlanBook())
+        return cls(channel, contexts, ImageStore(), recorder, PlanBook(), may_see=may_see)
 
     def forget_workspace(self, workspace: WorkspaceId) -> None:
         """A workspace went: its kept screenshots, recordings and plan go with it."""
@@ -136,7 +138,8 @@ def tool_handlers(deps: ToolDeps) -> dict[str, ToolHandler]:
         "upload_image": guarded(UploadImage(channel, state.images, state.contexts)),
         "gif_creator": guarded(GifCreator(channel, state.recorder, state.contexts, workspaces)),
     }
-    browser_tools = StepTaker(state.steps, channel, state.contexts).wrap(browser_tools)
+    steps = StepTaker(state.steps, channel, state.contexts, state.may_see)
+    browser_tools = steps.wrap(browser_tools)
     if deps.journal is not None:
         browser_tools = noting_tab_changes(browser_tools, deps.journal, workspaces)
     return {

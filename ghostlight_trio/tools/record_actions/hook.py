@@ -5,13 +5,15 @@ it records, the target is described by the content script right before the actio
 still resolves then, and a click that loads another page has not yet taken it away), the call
 runs, and a successful one leaves a step with what the page showed after it. The descriptions
 are reads within the call's own lease, each bounded; a page that cannot answer costs the step
-its locator, never the call.
+its locator, never the call. A page the policy does not let the workspace see is not described
+at all (a call allowed to act there may not read it): its step keeps no names, and what was
+typed into it is withheld.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import attrs
@@ -37,6 +39,7 @@ LOOK_BOUND = 3.0
 """One description's time, at most: a recording must not slow the work much."""
 FIND_LIMIT = 20
 log = logging.getLogger("ghostlight.tools")
+MaySee = Callable[[str | None, int], Awaitable[bool]]
 
 
 @attrs.frozen
@@ -47,6 +50,8 @@ class StepTaker:
     book: ActionBook
     channel: PageChannel
     contexts: ContextBook
+    may_see: MaySee | None = None
+    """The policy's word on seeing the tab's page now (none: every page may be seen)."""
 
     def wrap(self, handlers: Mapping[str, ToolHandler]) -> dict[str, ToolHandler]:
         """``handlers``, the state-changing ones recording their steps."""
@@ -61,18 +66,28 @@ class StepTaker:
             tab = tab_id_argument(call.arguments)
             if tab is None or not self.book.recording(workspace):
                 return await handler(call)
-            locator = await self._target(tool, call, tab)
+            locator = await self._target(tool, call, tab) if await self._seen(call, tab) else None
             result = await handler(call)
             if result.kind != "ok":
                 return result
             step = step_of(tool, call.arguments, locator, result.structured)
             if step is not None:
-                if not (tool == "tab_control" and step.kind == "close"):
+                closed = tool == "tab_control" and step.kind == "close"
+                if not closed and await self._seen(call, tab):
                     step = attrs.evolve(step, after=await self._shown(call, tab))
                 self.book.add(workspace, step)
             return result
 
         return recorded
+
+    async def _seen(self, call: ToolCall, tab: int) -> bool:
+        if self.may_see is None:
+            return True
+        try:
+            return await self.may_see(call.context.workspace_id, tab)
+        except Exception as failure:  # noqa: BLE001 - unknown is no
+            log.debug("no word on seeing tab %s for a recorded step: %s", tab, failure)
+            return False
 
     async def _target(self, tool: str, call: ToolCall, tab: int) -> Locator | None:
         """The call's target described, or None when it has none or the page could not say."""
