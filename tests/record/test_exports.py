@@ -115,3 +115,13 @@ def test_a_click_that_only_focused_a_field_is_left_to_the_typing() -> None:
              RecordedStep("click", other), RecordedStep("fill", field, value="Bo")]  # fmt: skip
     script, _ = script_of(steps)
     assert [s["args"]["action"] for s in script] == ["set_value", "left_click", "set_value"]
+
+
+def test_a_dialog_is_answered_by_a_handler_set_before_the_step_that_opened_it() -> None:
+    opener = RecordedStep("click", Locator(role="button", name="Delete"))
+    source, _ = playwright_of([RecordedStep("goto", value="http://x.test/"), opener,
+                               RecordedStep("dialog", value="yes", button="respond")])  # fmt: skip
+    lines = [line.strip() for line in source.splitlines()]
+    at = lines.index("page.once('dialog', (d) => d.accept(\"yes\"));")
+    assert lines[at + 1] == 'await page.getByRole("button", { name: "Delete", exact: true }).click();'
+    assert sum("dialog" in line for line in lines) == 1

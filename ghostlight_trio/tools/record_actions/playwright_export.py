@@ -42,8 +42,15 @@ def playwright_of(steps: Sequence[RecordedStep], title: str = "recorded flow") -
              f"test({literal(title)}, async ({{ page }}) => {{"]  # fmt: skip
     warnings: list[str] = []
     before = Shown()
-    for number, step in enumerate(replayed(steps), 1):
+    kept = replayed(steps)
+    for number, step in enumerate(kept, 1):
+        if step.kind == "dialog" and number > 1:
+            continue  # answered by the handler set before the step that opened it
         body = _action(step)
+        following = kept[number] if number < len(kept) else None
+        if body is not None and following is not None and following.kind == "dialog":
+            # Playwright answers a dialog only through a handler set before it opens.
+            body = [*(_action(following) or []), *body]
         if body is None:
             warnings.append(f"step {number} ({step.kind}) left out: nothing to find its target by")
             continue
