@@ -125,3 +125,10 @@ def test_a_dialog_is_answered_by_a_handler_set_before_the_step_that_opened_it() 
     at = lines.index("page.once('dialog', (d) => d.accept(\"yes\"));")
     assert lines[at + 1] == 'await page.getByRole("button", { name: "Delete", exact: true }).click();'
     assert sum("dialog" in line for line in lines) == 1
+
+
+def test_an_address_without_a_scheme_goes_where_it_landed() -> None:
+    source, _ = playwright_of([RecordedStep("goto", value="example.test", after=Shown("https://example.test/"))])
+    assert 'await page.goto("https://example.test/");' in source
+    script, _ = script_of([RecordedStep("goto", value="example.test")])
+    assert script == [{"tool": "navigate", "args": {"url": "example.test"}}]

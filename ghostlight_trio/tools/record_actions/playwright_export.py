@@ -65,7 +65,9 @@ def playwright_of(steps: Sequence[RecordedStep], title: str = "recorded flow") -
 def _action(step: RecordedStep) -> list[str] | None:
     kind = step.kind
     if kind == "goto":
-        return [f"await page.goto({literal(step.value)});"]
+        # navigate takes an address without a scheme; page.goto does not: where it landed does.
+        url = step.value if "://" in step.value or step.after is None else step.after.url
+        return [f"await page.goto({literal(url)});"]
     if kind in ("back", "forward"):
         return [f"await page.go{kind.capitalize()}();"]
     if kind == "reload":
