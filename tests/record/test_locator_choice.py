@@ -78,3 +78,21 @@ def test_form_fill_keeps_only_what_the_answer_showed_in_clear() -> None:
     step = step_of("form_fill", arguments, None, answered)
     assert step is not None and step.submit
     assert step.fields == (("Email", "a@b.c", ""), ("Password", "", "PASSWORD"), ("Missing", "", "MISSING"))
+
+
+def test_a_cut_text_is_matched_by_its_start() -> None:
+    cut = Locator(text="Read the whole story about lanterns\u2026")
+    assert cut.shown_text == ("Read the whole story about lanterns", False)
+    assert cut.target() == {"query": "Read the whole story about lanterns"}
+    assert Locator(text="Read more").shown_text == ("Read more", True)
+
+
+def test_a_click_never_unchecks_a_radio_and_a_wheel_over_a_container_is_no_step() -> None:
+    radio = Locator(role="radio", name="Express", checked=True)
+    step = step_of("computer", {"action": "left_click", "ref": "ref_1"}, radio, None)
+    assert step is not None and (step.kind, step.checked) == ("check", True)
+    container = Locator(css="main > div", text="Lots of text")
+    assert step_of("computer", {"action": "scroll", "coordinate": [1, 2]}, container, None) is None
+    named = Locator(role="listbox", name="Results")
+    scrolled = step_of("computer", {"action": "scroll", "coordinate": [1, 2]}, named, None)
+    assert scrolled is not None and scrolled.kind == "scroll_to"

@@ -20,6 +20,7 @@ NAMED_ROLES = frozenset(
 """Roles a replay names an element by (with its accessible name): the ones ``getByRole`` and
 ``act_on`` both know."""
 TEXT_MAX = 160
+ELLIPSIS = "\u2026"
 
 
 @attrs.frozen
@@ -69,8 +70,15 @@ class Locator:
         if by == "label":
             return {"name": self.label}
         if by == "text":
-            return {"query": self.text}
+            return {"query": self.shown_text[0]}
         return None
+
+    @property
+    def shown_text(self) -> tuple[str, bool]:
+        """The visible text to find the element by, and whether it is all of it (a long text
+        comes cut, ending in an ellipsis: then only its start is matched)."""
+        cut = self.text.endswith(ELLIPSIS)
+        return (self.text.removesuffix(ELLIPSIS).rstrip() if cut else self.text), not cut
 
     def facts(self) -> dict[str, Any]:
         """The locator as the export shows it: only what it has."""

@@ -119,7 +119,8 @@ def _locator(locator: Locator | None) -> str | None:
     if by == "label":
         return f"{base}.getByLabel({literal(locator.label)}, {{ exact: true }})"
     if by == "text":
-        return f"{base}.getByText({literal(locator.text)}, {{ exact: true }})"
+        text, whole = locator.shown_text
+        return f"{base}.getByText({literal(text)}, {{ exact: {str(whole).lower()} }})"
     if by == "css":
         return f"{base}.locator({literal(locator.css)})"
     return None

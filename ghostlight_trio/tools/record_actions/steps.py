@@ -116,7 +116,11 @@ def _computer(action: str, arguments: Mapping[str, Any], locator: Locator | None
         return _fill(locator, str(arguments.get("text", "")))
     if action == "key":
         return RecordedStep("press", locator, value=str(arguments.get("text", "")))
-    if action in ("scroll", "scroll_to") and locator is not None:
+    if action == "scroll_to" and locator is not None:
+        return RecordedStep("scroll_to", locator)
+    if action == "scroll" and locator is not None and locator.by == "role":
+        # A wheel turned over a named element; over a page's containers it is no step a
+        # replay needs (act_on scrolls its target into view itself).
         return RecordedStep("scroll_to", locator)
     return None
 
@@ -125,7 +129,8 @@ def _click(button: str, locator: Locator | None) -> RecordedStep:
     if button == "left" and locator is not None and locator.toggle and locator.checked is not None:
         # A click on a checkbox is kept as the state it left, so a replay from any state ends
         # the same way.
-        return RecordedStep("check", locator, checked=not locator.checked or locator.type == "radio")
+        radio = "radio" in (locator.type, locator.role)  # a click never unchecks a radio
+        return RecordedStep("check", locator, checked=radio or not locator.checked)
     return RecordedStep("click", locator, button=button)
 
 
