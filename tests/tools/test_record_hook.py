@@ -140,3 +140,13 @@ async def test_the_tool_answers_from_what_it_holds() -> None:
     assert "GHOSTLIGHT PAGE CONTENT" in "".join(getattr(b, "text", "") for b in test.content)
     cleared = await tool(_own("clear"))
     assert cleared.structured == {"cleared": True} and book.get(WorkspaceId("ws")) is None
+
+
+async def test_a_read_of_a_recorded_tool_asks_nothing_more() -> None:
+    browser, order = _page()
+    book = ActionBook()
+    book.start(WorkspaceId("ws"))
+    wrapped = _taker(browser, book).wrap({"computer": _handler(order)})
+    await wrapped["computer"](tool_call("computer", action="hover", ref="ref_1"))
+    await wrapped["computer"](tool_call("computer", action="screenshot"))
+    assert order == ["act computer", "act computer"] and browser.seen == []

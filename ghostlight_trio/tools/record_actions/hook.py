@@ -25,7 +25,7 @@ from ..shared.channel import PageChannel
 from ..shared.screenshots import ContextBook
 from .book import ActionBook
 from .locator import Locator, locator_of
-from .steps import Shown, step_of
+from .steps import Shown, may_step, step_of
 
 RECORDED = frozenset(
     {"navigate", "computer", "form_input", "form_fill", "act_on", "tab_control", "dialog",
@@ -64,7 +64,7 @@ class StepTaker:
         async def recorded(call: ToolCall) -> ToolResult:
             workspace = call.context.workspace_id
             tab = tab_id_argument(call.arguments)
-            if tab is None or not self.book.recording(workspace):
+            if tab is None or not self.book.recording(workspace) or not may_step(tool, call.arguments):
                 return await handler(call)
             locator = await self._target(tool, call, tab) if await self._seen(call, tab) else None
             result = await handler(call)

@@ -67,6 +67,16 @@ class RecordedStep:
         return out
 
 
+READS = {"computer": {"screenshot", "zoom", "wait", "hover", "left_click_drag"},
+         "act_on": {"hover"}, "dialog": {"status"}, "tab_control": {"focus"}}  # fmt: skip
+"""Actions of the recorded tools that leave no step: reads, and a drag (no replay names one)."""
+
+
+def may_step(tool: str, arguments: Mapping[str, Any]) -> bool:
+    """Whether a call could leave a step: only then is its target described."""
+    return arguments.get("action") not in READS.get(tool, ())
+
+
 def replayed(steps: Sequence[RecordedStep]) -> list[RecordedStep]:
     """The steps a replay takes: a plain click that only put the focus into a field, followed
     by typing into that same field, is left to the typing."""
