@@ -13,6 +13,7 @@ nox.options.reuse_existing_virtualenvs = True
 ROOT = Path(__file__).parent
 NODE_CLIENT_DIR = ROOT / "tests" / "edge" / "node"
 NODE_BUNDLE_DIR = ROOT / "tests" / "bundle" / "node"
+NODE_RECORD_DIR = ROOT / "tests" / "record" / "node"
 
 
 def _install(session: nox.Session) -> None:
@@ -20,9 +21,10 @@ def _install(session: nox.Session) -> None:
 
 
 def _node_clients(session: nox.Session, *folders: Path) -> None:
-    """Install the TypeScript MCP SDK used by the client tests, and the official mcpb CLI the
-    bundle tests validate with (dev only, never shipped), each from its lock file."""
-    for folder in folders or (NODE_CLIENT_DIR, NODE_BUNDLE_DIR):
+    """Install the TypeScript MCP SDK used by the client tests, the official mcpb CLI the
+    bundle tests validate with and the Playwright Test runner that runs recorded flows (dev
+    only, never shipped), each from its lock file."""
+    for folder in folders or (NODE_CLIENT_DIR, NODE_BUNDLE_DIR, NODE_RECORD_DIR):
         if (folder / "package.json").exists() and shutil.which("npm"):
             with session.chdir(folder):
                 session.run("npm", "ci", "--no-audit", "--no-fund", "--silent", external=True)

@@ -265,6 +265,18 @@
       mutations: mutationTotal,
       ...(args.selector || args.text ? ns.wait.probe(document, args, ctx) : {}),
     }),
+    // record_actions: the element behind a ref, at a point or focused, described so that it
+    // can be found again elsewhere; with `page`, also what the page shows now.
+    locator: (args) => {
+      let el = null;
+      if (typeof args.ref === "string") el = refs.resolve(args.ref);
+      else if (Number.isFinite(args.x) && Number.isFinite(args.y)) el = ns.find.elementAtPoint(document, args.x, args.y);
+      else if (args.focused) el = focusedElement();
+      const out = {};
+      if (el) out.element = ns.locator.describe(el);
+      if (args.page) out.page = ns.locator.pageState(document, env);
+      return out;
+    },
     element_at: (args) => {
       const el = ns.find.elementAtPoint(document, Number(args.x), Number(args.y));
       return el ? ns.find.describeElement(el, ctx) : null;

@@ -1,6 +1,6 @@
-"""The command lines of ``browser launch|list|stop`` and ``demo``: launch and the demo take a
-browser by its path, as ``--browser-path`` (``--browser`` names a browser id, as in
-``install --browser chromium``)."""
+"""The command lines of ``browser launch|list|stop``, ``demo`` and ``replay``: each that may
+launch a browser takes it by its path, as ``--browser-path`` (``--browser`` names a browser
+id, as in ``install --browser chromium``)."""
 
 from __future__ import annotations
 
@@ -70,6 +70,32 @@ def add_parsers(commands: Any, instance: argparse.ArgumentParser) -> None:
     demo.add_argument(
         "--out", default="ghostlight-demo.jpg", metavar="FILE", help="where to write the screenshot"
     )
+    _add_replay(commands, instance)
+
+
+def _add_replay(commands: Any, instance: argparse.ArgumentParser) -> None:
+    replay = commands.add_parser(
+        "replay",
+        help="replay a script record_actions exported against the managed browser",
+        parents=[instance],
+    )
+    replay.add_argument("file", metavar="FILE", help="the exported script (JSON with its steps)")
+    replay.add_argument(
+        "--tab", type=int, metavar="ID",
+        help="replay in this tab, one of the replay's own workspace (default: a new tab)",
+    )  # fmt: skip
+    replay.add_argument(
+        "--value", action="append", metavar="NAME=VALUE",
+        help="the value of a {{secret:NAME}} placeholder (a password the recording withheld);"
+        " repeat for each",
+    )  # fmt: skip
+    replay.add_argument(
+        "--headless", action="store_true",
+        help="launch the browser without a window when none is connected (also when there is"
+        " no screen)",
+    )  # fmt: skip
+    _add_browser_path(replay)
+    json_output.add_option(replay)
 
 
 def dispatch(args: argparse.Namespace, endpoints: Endpoints) -> int:
@@ -81,6 +107,10 @@ def dispatch(args: argparse.Namespace, endpoints: Endpoints) -> int:
         from .browser_manage import stop
 
         return trio.run(stop, endpoints, args.all, args.json)
+    if args.command == "replay":
+        from .replay import run
+
+        return run(args, endpoints)
     if args.command == "browser":
         from .browser_command import launch
 

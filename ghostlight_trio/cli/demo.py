@@ -121,7 +121,7 @@ async def _run(
     print(f"      | browser slot {report.browsers[-1].slot} connected")
     client = await steps.run(
         "Connecting an MCP client through ghostlight-mcp-connector",
-        lambda: _connect(endpoints),
+        lambda: connect_connector(endpoints),
     )
     async with client:
         tools = await client.list_tools()
@@ -141,7 +141,7 @@ async def _run(
         await steps.run("Typing a name into the page's field and clicking Greet", act)
 
 
-async def _connect(endpoints: Endpoints) -> McpClient:
+async def connect_connector(endpoints: Endpoints) -> McpClient:
     """The connector as an MCP client starts it, its log lines kept in the instance's
     directory rather than mixed into the demo's output."""
     env = {**os.environ, INSTANCE_ENV: endpoints.instance}

@@ -26,8 +26,9 @@ from ..transport.endpoints import (
 )
 
 CREATES = {("service", None), ("service", "start"), ("browser", "launch"), ("install", None),
-           ("demo", None)}  # fmt: skip
-"""Commands that set an instance up, so they may name a new one."""
+           ("demo", None), ("replay", None)}  # fmt: skip
+"""Commands that set an instance up, so they may name a new one (``replay`` starts a service
+and a browser when none runs, as ``browser launch`` does)."""
 
 UNCHECKED = {("uninstall", None), ("policy", "check"), ("policy", "init"), ("instances", None),
              ("bundle", None), ("completion", None)}  # fmt: skip

@@ -1,7 +1,7 @@
 """The one place every tool's handler is built, once, from the service's shared instances.
 
 What the tools keep between calls (the page channel, the screenshot coordinate models, the kept
-screenshots, the GIF recordings, the plans) exists once, in ``ToolState``, and every tool that
+screenshots, the GIF recordings, the recorded steps, the plans) exists once, in ``ToolState``, and every tool that
 reads it gets that same instance: a screenshot ``computer`` takes is the one ``upload_image``
 places, and ``act_on`` acts through the very ``computer`` and ``form_input`` the catalog offers.
 """
@@ -34,6 +34,9 @@ from .navigate import Navigate
 from .read_console_messages import ReadConsoleMessages
 from .read_network_requests import ReadNetworkRequests
 from .read_page import ReadPage
+from .record_actions.book import ActionBook
+from .record_actions.hook import StepTaker
+from .record_actions.tool import RecordActions
 from .resize_window import ResizeWindow
 from .script import run_script
 from .shared.channel import PageChannel
@@ -64,6 +67,10 @@ class ToolState:
     """GIF recordings; its ``after_call`` adds frames, its ``pages`` tells governance what a
     recording shows."""
     plans: PlanBook
+    steps: ActionBook = attrs.Factory(ActionBook)
+    """record_actions' recordings, one per workspace."""
+    may_see: MaySee | None = None
+    """The policy's word on seeing a tab's page now (none: every page may be seen)."""
 
     @classmethod
     def over(cls, browser: BrowserRequests, *, may_see: MaySee | None = None) -> ToolState:
@@ -71,11 +78,12 @@ class ToolState:
         as it is now (for frames recorded after calls)."""
         channel, contexts = PageChannel(browser), ContextBook()
         recorder = Recorder(channel, contexts, may_see=may_see)
-        return cls(channel, contexts, ImageStore(), recorder, PlanBook())
+        return cls(channel, contexts, ImageStore(), recorder, PlanBook(), may_see=may_see)
 
     def forget_workspace(self, workspace: WorkspaceId) -> None:
-        """A workspace went: its kept screenshots, GIF recordings and plan go with it."""
+        """A workspace went: its kept screenshots, recordings and plan go with it."""
         self.images.forget_workspace(workspace)
+        self.steps.forget_workspace(workspace)
         self.recorder.forget_workspace(workspace)
         self.plans.forget_workspace(workspace)
 
@@ -130,12 +138,15 @@ def tool_handlers(deps: ToolDeps) -> dict[str, ToolHandler]:
         "upload_image": guarded(UploadImage(channel, state.images, state.contexts)),
         "gif_creator": guarded(GifCreator(channel, state.recorder, state.contexts, workspaces)),
     }
+    steps = StepTaker(state.steps, channel, state.contexts, state.may_see)
+    browser_tools = steps.wrap(browser_tools)
     if deps.journal is not None:
         browser_tools = noting_tab_changes(browser_tools, deps.journal, workspaces)
     return {
         "update_plan": state.plans.update_plan,
         **browser_tools,
         "script": run_script,
+        "record_actions": RecordActions(state.steps),
         "browser_batch": run_batch,
         "explain": explain_handler(deps.governor, load_specs()),
     }

@@ -159,7 +159,7 @@ async def test_the_packed_connector_lists_every_tool(
         ) as client:
             tools = await client.list_tools()
     catalog = [spec.name for spec in load_specs()]
-    assert len(tools) == len(catalog) == 25, log.read_text()
+    assert len(tools) == len(catalog) == 26, log.read_text()
     assert {tool["name"] for tool in tools} == set(catalog)
     assert [tool["name"] for tool in manifest["tools"]] == [tool["name"] for tool in tools]
     services = [

@@ -79,4 +79,8 @@ def test_the_hidden_browser_alias_is_the_only_option_without_visible_help() -> N
         for path, _, action in _walk(build_parser())
         if action.help is argparse.SUPPRESS
     )
-    assert hidden == ["ghostlight browser launch: --browser", "ghostlight demo: --browser"]
+    assert hidden == [
+        "ghostlight browser launch: --browser",
+        "ghostlight demo: --browser",
+        "ghostlight replay: --browser",
+    ]

@@ -15,6 +15,7 @@ SCRIPTED = {
     "status", "doctor", "install", "uninstall", "logs", "hold", "resume", "panic", "service",
     "policy check", "policy explain", "policy simulate", "policy init", "audit tail",
     "audit show", "browser launch", "browser list", "browser stop", "instances", "bundle",
+    "replay",
 }  # fmt: skip
 """Every command but the demo and watch (live views for a person) and completion (a shell
 script) takes --json; ``service`` only with
@@ -84,6 +85,8 @@ RECORD = {"time": "2026-11-30T14:05:00Z", "call": "c1", "tool": "navigate", "dec
         (["browser", "list"], {0}),
         (["browser", "stop"], {0}),
         (["browser", "stop", "--all"], {0}),
+        (["replay", "missing.json"], {2}),  # refused before anything starts
+        (["replay", "AUDIT"], {2}),  # JSON, but no exported script
     ],
 )
 def test_each_prints_one_json_object(isolated, endpoints, capsys, argv, codes) -> None:
