@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 
-from . import bridge_bench, edge_bench, governance_bench, navigate_bench, snapshot_bench
+from . import (
+    bridge_bench,
+    edge_bench,
+    governance_bench,
+    navigate_bench,
+    peers_bench,
+    snapshot_bench,
+)
 
 SECTIONS = {
     "bridge": bridge_bench.run,
@@ -13,6 +21,7 @@ SECTIONS = {
     "navigate": navigate_bench.run,
     "governance": governance_bench.run,
     "snapshot": snapshot_bench.run,
+    "peers": peers_bench.run,
 }
 
 
@@ -22,12 +31,20 @@ def main(argv: list[str]) -> None:
         "sections", nargs="*", metavar="SECTION",
         help=f"which benchmarks to run: {', '.join(SECTIONS)} (default: all)",
     )  # fmt: skip
-    chosen = parser.parse_args(argv).sections or list(SECTIONS)
+    parser.add_argument(
+        "--rounds", type=int, default=peers_bench.ROUNDS, metavar="N",
+        help=f"peers: timed calls per operation and contender, after warm-up (default {peers_bench.ROUNDS})",
+    )  # fmt: skip
+    args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+    sections = {**SECTIONS, "peers": functools.partial(peers_bench.run, rounds=args.rounds)}
+    chosen = args.sections or list(SECTIONS)
     unknown = [name for name in chosen if name not in SECTIONS]
     if unknown:
         parser.error(f"no benchmark named {', '.join(unknown)}; choose from {', '.join(SECTIONS)}")
     for name in chosen:
-        SECTIONS[name]()
+        sections[name]()
 
 
 if __name__ == "__main__":

@@ -53,7 +53,9 @@ COLD_GOAL_MS = 250.0
 LIST_GOAL_MS = 2.0
 
 
-class _Contender:
+class ColdStart:
+    """One server to start again and again; ``samples`` are its spawn → first answer times."""
+
     def __init__(
         self, name: str, argv: list[str], env: dict[str, str], era: str | None, log: Path,
         *, until_tools: bool = False, until_call: bool = False,
@@ -84,11 +86,12 @@ class _Contender:
         return session.ready_s
 
 
-async def _round_robin(contenders: list[_Contender]) -> None:
+async def cold_starts(contenders: list[ColdStart], runs: int = COLD_RUNS) -> None:
+    """``runs`` fresh processes of each contender, round-robin, after ``WARMUP_RUNS`` each."""
     for contender in contenders:
         for _ in range(WARMUP_RUNS):
             await contender.once()
-    for _ in range(COLD_RUNS):
+    for _ in range(runs):
         for contender in contenders:
             contender.samples.append(await contender.once())
             await trio.sleep(0.05)  # let the closed process go before the next spawn
@@ -132,18 +135,18 @@ def run() -> None:
             cached_env = {**env, "PYTHONPYCACHEPREFIX": str(logs / "pycache")}
             cached_env.pop("PYTHONDONTWRITEBYTECODE", None)
             contenders = [
-                _Contender(f"{ours} (initialize)", connector, env, REVISION_2025_11_25, logs / "connector.log"),
-                _Contender(f"{ours} (initialize, bytecode cached)", connector, cached_env, REVISION_2025_11_25,
+                ColdStart(f"{ours} (initialize)", connector, env, REVISION_2025_11_25, logs / "connector.log"),
+                ColdStart(f"{ours} (initialize, bytecode cached)", connector, cached_env, REVISION_2025_11_25,
                            logs / "connector.log"),
-                _Contender(f"{ours} (2026-07-28 server/discover)", connector, env, REVISION_2026_07_28,
+                ColdStart(f"{ours} (2026-07-28 server/discover)", connector, env, REVISION_2026_07_28,
                            logs / "connector.log"),
-                _Contender(f"{ours} (to first tools/list, bytecode cached)", connector, cached_env,
+                ColdStart(f"{ours} (to first tools/list, bytecode cached)", connector, cached_env,
                            REVISION_2025_11_25, logs / "connector.log", until_tools=True),
-                _Contender(f"{ours} (to first tools/call, bytecode cached)", connector, cached_env,
+                ColdStart(f"{ours} (to first tools/call, bytecode cached)", connector, cached_env,
                            REVISION_2025_11_25, logs / "connector.log", until_call=True),
-                _Contender("floor: python -c pass (spawn -> exit)", [sys.executable, "-c", "pass"], env, None,
+                ColdStart("floor: python -c pass (spawn -> exit)", [sys.executable, "-c", "pass"], env, None,
                            logs / "floor.log"),
-                _Contender("floor: python -c 'import trio' (spawn -> exit)",
+                ColdStart("floor: python -c 'import trio' (spawn -> exit)",
                            [sys.executable, "-c", "import trio"], env, None, logs / "floor.log"),
             ]
             node = shutil.which("node")
@@ -151,15 +154,15 @@ def run() -> None:
             pw_argv = peers.playwright_argv(logs / "pw-out")
             if peer_problem is None:
                 contenders += [
-                    _Contender(pw_name, pw_argv, penv, REVISION_2025_11_25, logs / "pw.log"),
-                    _Contender(f"{peers.peer_label('@playwright/mcp')} (to first tools/list)", pw_argv,
+                    ColdStart(pw_name, pw_argv, penv, REVISION_2025_11_25, logs / "pw.log"),
+                    ColdStart(f"{peers.peer_label('@playwright/mcp')} (to first tools/list)", pw_argv,
                                penv, REVISION_2025_11_25, logs / "pw.log", until_tools=True),
-                    _Contender(cdm_name, peers.cdm_argv(), penv, REVISION_2025_11_25, logs / "cdm.log"),
+                    ColdStart(cdm_name, peers.cdm_argv(), penv, REVISION_2025_11_25, logs / "cdm.log"),
                 ]
             if node:
-                contenders.append(_Contender("floor: node -e 0 (spawn -> exit)", [node, "-e", "0"], dict(os.environ),
+                contenders.append(ColdStart("floor: node -e 0 (spawn -> exit)", [node, "-e", "0"], dict(os.environ),
                                              None, logs / "floor.log"))
-            trio.run(_round_robin, contenders)
+            trio.run(cold_starts, contenders)
             samples, count, size = trio.run(_tools_list, connector, env, logs / "connector.log")
             no_browser = (f"{ours}, no browser yet ({count} tools, {size} chars)", summarize(samples))
             samples, count, size = trio.run(_with_browser, connector, env, logs / "connector.log")

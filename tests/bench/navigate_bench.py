@@ -21,38 +21,29 @@ peers launch their browser) is reported on its own line.
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 import trio
 
-from ghostlight_trio.cli.mcp_client import McpError, result_text
+from ghostlight_trio.cli.mcp_client import McpError
 
 from . import peers
 from .harness import isolated_instance, print_table, running_service, summarize
+from .peers import BenchError
 
 RUNS = 30
 WARMUP = 3
 GOAL = "our p50 <= fastest peer's p50"
-_PW_TITLE = re.compile(r"^- Page Title: (.*)$", re.MULTILINE)
-_CDM_PAGE = re.compile(r"^(\d+): (.*?)(?: \(([^()]*)\))?( \[selected\])?$")
-
-Navigate = Callable[[str], Awaitable[str]]
-
-
-class BenchError(RuntimeError):
-    """A contender could not be set up or answered wrongly."""
 
 
 class _Contender:
     def __init__(self, name: str, short: str) -> None:
         self.name = name
         self.short = short
-        self.navigate: Navigate | None = None
+        self.navigate: peers.Navigate | None = None
         self.samples: list[float] = []
         self.first_s: float | None = None
         self.problem: str | None = None
@@ -67,54 +58,16 @@ class _Contender:
         return elapsed
 
 
-def _checked(result: dict[str, Any], who: str) -> dict[str, Any]:
-    if result.get("isError"):
-        raise BenchError(f"{who} answered an error: {result_text(result)[:300]}")
-    return result
+async def _ghostlight(session: peers.Session) -> peers.Navigate:
+    return peers.ghostlight_navigate(session.client, await peers.ghostlight_tab(session.client))
 
 
-async def _ghostlight(session: peers.Session) -> Navigate:
-    client = session.client
-    created = _checked(await client.call_tool("tabs_create_mcp", {}), "tabs_create_mcp")
-    tab_id = (created.get("structuredContent") or {}).get("tabId")
-    if tab_id is None:
-        raise BenchError("tabs_create_mcp returned no tab id")
-
-    async def navigate(url: str) -> str:
-        result = _checked(await client.call_tool("navigate", {"url": url, "tabId": tab_id}), "navigate")
-        return str((result.get("structuredContent") or {}).get("title", ""))
-
-    return navigate
+async def _playwright(session: peers.Session) -> peers.Navigate:
+    return peers.playwright_navigate(session.client)
 
 
-async def _playwright(session: peers.Session) -> Navigate:
-    client = session.client
-
-    async def navigate(url: str) -> str:
-        text = result_text(_checked(await client.call_tool("browser_navigate", {"url": url}), "browser_navigate"))
-        found = _PW_TITLE.search(text)
-        return found.group(1).strip() if found else ""
-
-    return navigate
-
-
-async def _cdm(session: peers.Session) -> Navigate:
-    client = session.client
-    listing = result_text(_checked(await client.call_tool("list_pages", {}), "list_pages"))
-    selected = [m for m in map(_CDM_PAGE.match, listing.splitlines()) if m]
-    if not selected:
-        raise BenchError(f"list_pages gave no page: {listing[:200]!r}")
-    page_id = int(next((m for m in selected if m.group(4)), selected[0]).group(1))
-
-    async def navigate(url: str) -> str:
-        result = await client.call_tool("navigate_page", {"type": "url", "url": url, "pageId": page_id})
-        for line in result_text(_checked(result, "navigate_page")).splitlines():
-            page = _CDM_PAGE.match(line)
-            if page and int(page.group(1)) == page_id:
-                return page.group(2).strip()
-        return ""
-
-    return navigate
+async def _cdm(session: peers.Session) -> peers.Navigate:
+    return peers.cdm_navigate(session.client, await peers.cdm_page(session.client))
 
 
 async def _bench(base_url: str, env: dict[str, str], logs: Path, peer_problem: str | None) -> list[_Contender]:
@@ -132,7 +85,7 @@ async def _bench(base_url: str, env: dict[str, str], logs: Path, peer_problem: s
     contenders = [ours, pw, pw_fast, cdm]
     # Ghostlight: managed headless Chromium with the extension, connected through the host.
     async with peers.managed_browser(), peers.SessionPool() as pool:
-        setups: list[tuple[_Contender, list[str], dict[str, str], Callable[[peers.Session], Awaitable[Navigate]]]]
+        setups: list[tuple[_Contender, list[str], dict[str, str], Callable[[peers.Session], Awaitable[peers.Navigate]]]]
         setups = [(ours, peers.connector_argv(), env, _ghostlight)]
         if peer_problem is None:
             makers = (_playwright, _playwright, _cdm)

@@ -1,4 +1,4 @@
-"""Plumbing shared by the ``edge``, ``navigate`` and ``snapshot`` sections.
+"""Plumbing shared by the ``edge``, ``navigate``, ``snapshot`` and ``peers`` sections.
 
 * Peer MCP servers (``@playwright/mcp``, ``chrome-devtools-mcp``) installed with npm into
   ``tests/bench/node`` and run only as processes, each in its own session so that anything
@@ -8,19 +8,21 @@
   contest's sessions and logs together.
 * The instance's managed headless Chromium, connected before a contest starts.
 * A loopback page server whose ``<title>`` names the run, so a result proves it is fresh.
+* Each contender's way to open a tab or page and navigate it, its answer checked.
 * Pointing this process at an isolated Ghostlight instance for the duration of a section.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, asynccontextmanager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -32,7 +34,12 @@ import trio
 
 from ghostlight_trio.browser import managed
 from ghostlight_trio.cli.control import wait_for_browser
-from ghostlight_trio.cli.mcp_client import REVISION_2025_11_25, REVISION_2026_07_28, McpClient
+from ghostlight_trio.cli.mcp_client import (
+    REVISION_2025_11_25,
+    REVISION_2026_07_28,
+    McpClient,
+    result_text,
+)
 from ghostlight_trio.transport.endpoints import Endpoints
 
 NODE_DIR = Path(__file__).parent / "node"
@@ -56,12 +63,21 @@ def _installed_version(package: str) -> str | None:
     return str(json.loads(manifest.read_text()).get("version"))
 
 
+def _stale() -> list[str]:
+    """The pinned peers whose installed version is not the one package.json names."""
+    import json
+
+    pins = json.loads((NODE_DIR / "package.json").read_text()).get("dependencies", {})
+    return [name for name, version in pins.items() if _installed_version(name) != version]
+
+
 def ensure_peers() -> str | None:
-    """Install the pinned peers into tests/bench/node if needed; None when ready, else why not."""
+    """Install the pinned peers into tests/bench/node if needed (missing, or another version
+    than package.json pins); None when ready, else why not."""
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None:
         return "node is not on PATH"
-    if PLAYWRIGHT_CLI.is_file() and CDM_CLI.is_file():
+    if PLAYWRIGHT_CLI.is_file() and CDM_CLI.is_file() and not _stale():
         return None
     if npm is None:
         return "npm is not on PATH and tests/bench/node/node_modules is missing"
@@ -78,6 +94,8 @@ def ensure_peers() -> str | None:
         return f"npm exited {done.returncode}: {last}"
     if not (PLAYWRIGHT_CLI.is_file() and CDM_CLI.is_file()):
         return "npm finished but the peer entry points are missing"
+    if _stale():
+        return f"npm finished but {', '.join(_stale())} is not the pinned version"
     return None
 
 
@@ -213,10 +231,12 @@ class SessionPool:
         self._sessions: list[Session] = []
         self._logs: list[IO[bytes]] = []
 
-    async def open(self, argv: Sequence[str], env: Mapping[str, str], log: Path) -> Session:
+    async def open(
+        self, argv: Sequence[str], env: Mapping[str, str], log: Path, era: str = REVISION_2025_11_25
+    ) -> Session:
         stderr = log.open("ab")
         self._logs.append(stderr)
-        session = await open_session(argv, env=env, stderr=stderr)
+        session = await open_session(argv, env=env, stderr=stderr, era=era)
         self._sessions.append(session)
         return session
 
@@ -256,9 +276,13 @@ def page_title(run: int | str) -> str:
 
 
 class _Page(BaseHTTPRequestHandler):
+    pages: Mapping[str, bytes] = {}
+    """More pages by path (``loopback_page(pages=...)``); any other path is the bench page."""
+
     def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-        run = parse_qs(urlsplit(self.path).query).get("run", ["0"])[0]
-        body = (
+        parts = urlsplit(self.path)
+        run = parse_qs(parts.query).get("run", ["0"])[0]
+        body = self.pages.get(parts.path) or (
             "<!doctype html><html><head><meta charset=utf-8>"
             f"<title>{page_title(int(run) if run.isdigit() else 0)}</title></head>"
             "<body><h1>Bench</h1><p>A small static page served on loopback.</p>"
@@ -269,16 +293,21 @@ class _Page(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
         self.end_headers()
-        self.wfile.write(body)
+        try:
+            self.wfile.write(body)
+        except OSError:
+            pass
 
     def log_message(self, *args: Any) -> None:
         pass
 
 
 @contextmanager
-def loopback_page() -> Iterator[str]:
-    """Serve the bench page; yields its base URL (append ``?run=N``)."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Page)
+def loopback_page(pages: Mapping[str, str] | None = None) -> Iterator[str]:
+    """Serve the bench page; yields its base URL (append ``?run=N``). ``pages``: more pages by
+    path (``/shop``: served at the same origin, the base URL's path replaced)."""
+    encoded = {path: html.encode() for path, html in (pages or {}).items()}
+    server = ThreadingHTTPServer(("127.0.0.1", 0), type("_Pages", (_Page,), {"pages": encoded}))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -295,3 +324,78 @@ def instance_environ(env: Mapping[str, str]) -> AbstractContextManager[Any]:
     """Point this process (Endpoints, the managed browser's host wrapper) at ``env``'s instance,
     until the block ends."""
     return mock.patch.dict(os.environ, {key: env[key] for key in INSTANCE_KEYS})
+
+
+# -- each contender's tab or page, and its navigation ---------------------------------------
+
+_PW_TITLE = re.compile(r"^- Page Title: (.*)$", re.MULTILINE)
+CDM_PAGE = re.compile(r"^(\d+): (.*?)(?: \(([^()]*)\))?( \[selected\])?$")
+"""A page's line under chrome-devtools-mcp's "## Pages": id, title, (url), [selected]."""
+
+Navigate = Callable[[str], Awaitable[str]]
+"""Load a URL; the title the answer reports."""
+
+
+class BenchError(RuntimeError):
+    """A contender could not be set up or answered wrongly."""
+
+
+def checked(result: dict[str, Any], who: str) -> dict[str, Any]:
+    """``result``, unless the tool answered an error: then ``BenchError``."""
+    if result.get("isError"):
+        raise BenchError(f"{who} answered an error: {result_text(result)[:300]}")
+    return result
+
+
+async def ghostlight_tab(client: McpClient) -> int:
+    """A new tab of Ghostlight's workspace (``tabs_create_mcp``)."""
+    created = checked(await client.call_tool("tabs_create_mcp", {}), "tabs_create_mcp")
+    tab = (created.get("structuredContent") or {}).get("tabId")
+    if tab is None:
+        raise BenchError("tabs_create_mcp returned no tab id")
+    return int(tab)
+
+
+async def cdm_page(client: McpClient) -> int:
+    """chrome-devtools-mcp's selected page (``list_pages``)."""
+    listing = result_text(checked(await client.call_tool("list_pages", {}), "list_pages"))
+    pages = [m for m in map(CDM_PAGE.match, listing.splitlines()) if m]
+    if not pages:
+        raise BenchError(f"list_pages gave no page: {listing[:200]!r}")
+    return int(next((m for m in pages if m.group(4)), pages[0]).group(1))
+
+
+def ghostlight_navigate(client: McpClient, tab: int) -> Navigate:
+    """``navigate{url, tabId}``; the title is ``structuredContent.title``."""
+
+    async def navigate(url: str) -> str:
+        result = checked(await client.call_tool("navigate", {"url": url, "tabId": tab}), "navigate")
+        return str((result.get("structuredContent") or {}).get("title", ""))
+
+    return navigate
+
+
+def playwright_navigate(client: McpClient) -> Navigate:
+    """``browser_navigate{url}``; the title from the "- Page Title:" line."""
+
+    async def navigate(url: str) -> str:
+        answer = await client.call_tool("browser_navigate", {"url": url})
+        found = _PW_TITLE.search(result_text(checked(answer, "browser_navigate")))
+        return found.group(1).strip() if found else ""
+
+    return navigate
+
+
+def cdm_navigate(client: McpClient, page: int) -> Navigate:
+    """``navigate_page{type: "url", url, pageId}``; the title from the page's line under
+    "## Pages"."""
+
+    async def navigate(url: str) -> str:
+        result = await client.call_tool("navigate_page", {"type": "url", "url": url, "pageId": page})
+        for line in result_text(checked(result, "navigate_page")).splitlines():
+            found = CDM_PAGE.match(line)
+            if found and int(found.group(1)) == page:
+                return found.group(2).strip()
+        return ""
+
+    return navigate

@@ -31,13 +31,11 @@ import os
 import random
 import re
 import tempfile
-import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from urllib.parse import urljoin
 
 import trio
 
@@ -45,6 +43,7 @@ from ghostlight_trio.cli.mcp_client import McpError, result_text
 
 from . import peers
 from .harness import isolated_instance, print_table, running_service, summarize
+from .peers import BenchError, checked
 
 SNAPSHOT_RUNS = 20
 CLICK_RUNS = 20
@@ -62,7 +61,12 @@ INTERACTIVE_ROLES = (
 _OUR_REF = re.compile(rf"^\s*(?:{INTERACTIVE_ROLES})\b.*?\[(ref_\d+)\]", re.MULTILINE)
 _PW_REF = re.compile(rf"^\s*- (?:{INTERACTIVE_ROLES})\b.*?\[ref=(\w+)\]", re.MULTILINE)
 _CDM_REF = re.compile(rf"^\s*uid=(\S+) (?:{INTERACTIVE_ROLES})\b", re.MULTILINE)
-_CDM_PAGE = re.compile(r"^(\d+): (.*?)(?: \(([^()]*)\))?( \[selected\])?$")
+CLICK_TARGET = (
+    '<button id="bench-click" type="button" onclick="window.benchClicks=(window.benchClicks||0)+1;'
+    "document.getElementById('clicks').textContent='Clicked '+window.benchClicks+' times'\">"
+    f'{CLICK_NAME}</button> <p id="clicks">Clicked 0 times</p>'
+)
+"""The button every click goes to, and the count of clicks it took, as the page shows it."""
 PAGE_INTERACTIVE_JS = (
     "document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea')"
     ".length"
@@ -140,9 +144,7 @@ def build_page() -> tuple[str, dict[str, int]]:
     out.append(
         '<form role="search" action="/search"><input type="search" name="q" aria-label="Search products"'
         ' placeholder="Search"> <button type="submit">Search</button></form>'
-        f'<button id="bench-click" type="button" onclick="window.benchClicks=(window.benchClicks||0)+1;'
-        f"document.getElementById('clicks').textContent='Clicked '+window.benchClicks+' times'\">"
-        f'{CLICK_NAME}</button> <p id="clicks">Clicked 0 times</p></header>'
+        f"{CLICK_TARGET}</header>"
     )
     # Mega-menu navigation: 8 departments x 24 links.
     out.append('<nav aria-label="Departments">')
@@ -261,49 +263,14 @@ def build_page() -> tuple[str, dict[str, int]]:
     }
 
 
-class _Shop(BaseHTTPRequestHandler):
-    page = b""
-
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-        body = self.page if self.path.split("?")[0] == "/shop" else b"<title>elsewhere</title>"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        self.end_headers()
-        try:
-            self.wfile.write(body)
-        except OSError:
-            pass
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @contextmanager
 def shop_server(html: str) -> Iterator[str]:
-    handler = type("_ShopPage", (_Shop,), {"page": html.encode()})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/shop"
-    finally:
-        server.shutdown()
-        server.server_close()
+    """Serve ``html`` on loopback; yields its URL (``/shop``)."""
+    with peers.loopback_page({"/shop": html}) as base:
+        yield urljoin(base, "/shop")
 
 
 # -- contenders -------------------------------------------------------------------------------
-
-
-class BenchError(RuntimeError):
-    """A contender could not be set up or answered wrongly."""
-
-
-def _checked(result: dict[str, Any], who: str) -> dict[str, Any]:
-    if result.get("isError"):
-        raise BenchError(f"{who} answered an error: {result_text(result)[:300]}")
-    return result
 
 
 Call = Callable[[], Awaitable[str]]
@@ -355,17 +322,14 @@ def _find(pattern: str, text: str, who: str) -> str:
 
 async def _setup_ours(session: peers.Session, url: str, c: _Contender) -> None:
     client = session.client
-    created = _checked(await client.call_tool("tabs_create_mcp", {}), "tabs_create_mcp")
-    tab = (created.get("structuredContent") or {}).get("tabId")
-    if tab is None:
-        raise BenchError("tabs_create_mcp returned no tab id")
-    _checked(await client.call_tool("navigate", {"url": url, "tabId": tab}), "navigate")
+    tab = await peers.ghostlight_tab(client)
+    checked(await client.call_tool("navigate", {"url": url, "tabId": tab}), "navigate")
 
     def reader(filter_: str) -> Call:
         args = {"tabId": tab, "filter": filter_, "max_chars": OUR_MAX_CHARS}
 
         async def read() -> str:
-            return result_text(_checked(await client.call_tool("read_page", args), "read_page"))
+            return result_text(checked(await client.call_tool("read_page", args), "read_page"))
 
         return read
 
@@ -381,7 +345,7 @@ async def _setup_ours(session: peers.Session, url: str, c: _Contender) -> None:
 
     async def clicked() -> str:
         args = {"tabId": tab, "action": "left_click", "ref": ref}
-        result = _checked(await client.call_tool("computer", args), "computer")
+        result = checked(await client.call_tool("computer", args), "computer")
         receipt = (result.get("structuredContent") or {}).get("interactionReceipt") or {}
         if (receipt.get("target") or {}).get("name") != CLICK_NAME:
             raise BenchError(f"ghostlight click receipt names {receipt.get('target')!r}")
@@ -393,7 +357,7 @@ async def _setup_ours(session: peers.Session, url: str, c: _Contender) -> None:
     async def evaluate(code: str) -> str:
         args = {"tabId": tab, "action": "javascript_exec", "text": code}
         answer = await client.call_tool("javascript_tool", args)
-        return result_text(_checked(answer, "javascript_tool"))
+        return result_text(checked(answer, "javascript_tool"))
 
     async def readback() -> str:
         return await evaluate("window.benchClicks || 0")
@@ -406,11 +370,11 @@ async def _setup_playwright(
     session: peers.Session, url: str, c: _Contender, snapshot: bool
 ) -> None:
     client = session.client
-    _checked(await client.call_tool("browser_navigate", {"url": url}), "browser_navigate")
+    checked(await client.call_tool("browser_navigate", {"url": url}), "browser_navigate")
 
     async def take() -> str:
         return result_text(
-            _checked(await client.call_tool("browser_snapshot", {}), "browser_snapshot")
+            checked(await client.call_tool("browser_snapshot", {}), "browser_snapshot")
         )
 
     tree = await take()
@@ -423,7 +387,7 @@ async def _setup_playwright(
 
     async def clicked() -> str:
         args = {"element": f"{CLICK_NAME} button", "target": ref}
-        return result_text(_checked(await client.call_tool("browser_click", args), "browser_click"))
+        return result_text(checked(await client.call_tool("browser_click", args), "browser_click"))
 
     click.call = clicked
     c.click = click
@@ -432,17 +396,13 @@ async def _setup_playwright(
 
 async def _setup_cdm(session: peers.Session, url: str, c: _Contender) -> None:
     client = session.client
-    listing = result_text(_checked(await client.call_tool("list_pages", {}), "list_pages"))
-    pages = [m for m in map(_CDM_PAGE.match, listing.splitlines()) if m]
-    if not pages:
-        raise BenchError(f"list_pages gave no page: {listing[:200]!r}")
-    page_id = int(next((m for m in pages if m.group(4)), pages[0]).group(1))
+    page_id = await peers.cdm_page(client)
     args = {"type": "url", "url": url, "pageId": page_id}
-    _checked(await client.call_tool("navigate_page", args), "navigate_page")
+    checked(await client.call_tool("navigate_page", args), "navigate_page")
 
     async def take() -> str:
         answer = await client.call_tool("take_snapshot", {"pageId": page_id})
-        return result_text(_checked(answer, "take_snapshot"))
+        return result_text(checked(answer, "take_snapshot"))
 
     tree = await take()
     uid = _find(rf'^\s*uid=(\S+) button "{CLICK_NAME}"', tree, c.short)
@@ -453,7 +413,7 @@ async def _setup_cdm(session: peers.Session, url: str, c: _Contender) -> None:
 
     async def clicked() -> str:
         answer = await client.call_tool("click", {"uid": uid, "pageId": page_id})
-        return result_text(_checked(answer, "click"))
+        return result_text(checked(answer, "click"))
 
     click.call = clicked
     c.click = click
