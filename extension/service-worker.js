@@ -124,8 +124,15 @@ const dispatcher = createDispatcher({
       () => navigate(chrome, args, { cdp: (tabId, method, params) => debuggers.send(tabId, method, params, signal), signal }),
       { navigates: true },
     ),
-  cdp: enteringPage((args, _request, { signal }) =>
-    cdpCommand(requireTabId(args), args.method, args.params, { signal, waitMs: args.wait_ms })),
+  // `tabFacts`: the answer also says where the tab is once the command is done (its url and
+  // title, the browser's word), so a script's result needs no listing of its own.
+  cdp: enteringPage(async (args, _request, { signal }) => {
+    const tabId = requireTabId(args);
+    const answer = await cdpCommand(tabId, args.method, args.params, { signal, waitMs: args.wait_ms });
+    if (args.tabFacts !== true || !answer || answer.dialog || answer.pending) return answer;
+    const tab = await getTab(chrome, tabId).catch(() => null);
+    return tab ? { ...answer, tab: { url: tabUrl(tab), title: tab.title || "" } } : answer;
+  }),
   cdp_sequence: enteringPage((args, _request, { signal }) =>
     cdpSequence(requireTabId(args), requireCommands(args), signal)),
   // Only a reload can meet a new dialog (beforeunload); focus and close need no watching.

@@ -1,15 +1,18 @@
 // untilRest: after an input action the page waits here, once, until it has come to rest, so
 // that the service takes the action's receipt from one answer instead of polling. At rest: a
-// frame was rendered since the action and the DOM has not changed for a short quiet window.
-// A page that starts to leave (a navigation) answers at once, and one still changing at the
-// bound answers then and says so: the receipt reports what it saw, never that all is still.
+// frame was rendered since the action (what the page did at once, and in its next frame, is
+// in the DOM), and the DOM has not changed for a short quiet window since the action or the
+// page's last change (a change a moment after the action, and one reacting in steps, are seen
+// to their end). A page that starts to leave
+// (a navigation) answers at once, and one still changing at the bound answers then and says
+// so: the receipt reports what it saw, never that all is still.
 (function (root) {
   "use strict";
   const ns = root.GhostlightPage || (root.GhostlightPage = {});
   if (ns.rest) return;
 
-  // How long the DOM must stay unchanged to count as at rest.
-  const QUIET_MS = 30;
+  // How long the DOM must stay unchanged, after the action and after each change, to be at rest.
+  const QUIET_MS = 20;
   // The longest wait for a page that keeps changing.
   const MAX_MS = 600;
   // A page that renders no frame (hidden, or throttled) is not waited on for one past this.
@@ -21,7 +24,7 @@
     return Number.isFinite(n) ? Math.min(LIMIT_MS, Math.max(0, n)) : fallback;
   }
 
-  // `args`: {quietMs, maxMs, sinceMs: how long ago the action's input went out}.
+  // `args`: {quietMs, maxMs, sinceMs: how long ago the action's last input went out}.
   // `page`: {now(), frame(cb), later(cb, ms) -> cancel, hidden(), lastChangeAt(), onLeave(cb) -> off}.
   // Resolves {rest: "quiet" | "moving" | "leaving", waitedMs}.
   function untilRest(args, page) {

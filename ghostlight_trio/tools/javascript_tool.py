@@ -27,7 +27,14 @@ from ..transport.bridge import TextBlock
 from .shared.channel import INFO_BOUND, PageChannel
 from .shared.dialogs import PageDialog, dialog_name, dialog_result
 from .shared.guard import ToolInputError
-from .shared.provenance import fenced_place, page_result, page_url, provenance, wrap_page_text
+from .shared.provenance import (
+    fenced_place,
+    page_facts,
+    page_result,
+    page_url,
+    provenance,
+    wrap_page_text,
+)
 from .shared.shaping import clip_text
 
 JS_RESULT_LIMIT = 50 * 1024
@@ -155,7 +162,7 @@ class JavascriptTool:
         finally:
             await script.release()
         text = clip_text(text, JS_RESULT_LIMIT)
-        result = await self._answer(call, tab, text)
+        result = await self._answer(call, tab, text, script.tab_seen)
         if not script.threw:
             return result
         # The script failed: an error the agent can act on, the page's words still fenced.
@@ -200,8 +207,15 @@ class JavascriptTool:
         words = " ".join(part for part in (lead, where, advice) if part) + place
         return ToolResult.text(words, kind="outcome_unknown", structured=structured)
 
-    async def _answer(self, call: ToolCall, tab: int, text: str) -> ToolResult:
-        """The script's text as page content of the tab (which its script may have closed)."""
+    async def _answer(
+        self, call: ToolCall, tab: int, text: str, seen: dict[str, Any] | None = None
+    ) -> ToolResult:
+        """The script's text as page content of the tab (which its script may have closed).
+        ``seen``: where the browser said the tab was once the script's last command was done,
+        which spares a listing of its own."""
+        if seen is not None:
+            facts = page_facts(tab, str(seen.get("url", "")), str(seen.get("title", "")), None)
+            return page_result(call, text, facts)
         try:
             page = await self._channel.tab_page(call, tab)
         except BrowserError as gone:
@@ -227,6 +241,8 @@ class _Script:
         self._holds_handles = False
         self.threw = False
         """Set when the script threw or its promise rejected."""
+        self.tab_seen: dict[str, Any] | None = None
+        """The tab's url and title as the browser gave them after the last command."""
 
     async def page_answers(self) -> bool:
         """Whether the page runs commands now. Commands to a page run in order: one that is
@@ -287,7 +303,7 @@ class _Script:
     async def _command(
         self, method: str, params: dict[str, Any], *, effect: bool
     ) -> dict[str, Any]:
-        args = {"tabId": self._tab, "method": method, "params": params}
+        args = {"tabId": self._tab, "method": method, "params": params, "tabFacts": True}
         args["wait_ms"] = max(1_000, PENDING_AFTER_MS - self._elapsed_ms())
         if effect:
             answer = await self._channel.request(self._call, "cdp", args, JS_BOUND)
@@ -295,6 +311,8 @@ class _Script:
             answer = await self._channel.read(self._call, "cdp", args, JS_BOUND)
         if answer.get("pending") is True:
             raise _StillPending
+        seen = answer.get("tab")
+        self.tab_seen = seen if isinstance(seen, dict) else None
         result = answer.get("result")
         result = result if isinstance(result, dict) else {}
         self._holds_handles = self._holds_handles or _has_handle(result)

@@ -53,11 +53,11 @@ async function settled(promise) {
 }
 
 test("a quiet page is at rest once a frame was rendered and the action is a quiet window behind", async () => {
-  const page = fakePage();
+  const page = fakePage({ lastChangeAt: 900 }); // its last change came before the action
   const waiting = rest.untilRest({ sinceMs: 5 }, page);
   page.renderFrame();
   assert.equal(await settled(waiting), null, "not before the quiet window after the action");
-  page.advance(rest.QUIET_MS);
+  page.advance(rest.QUIET_MS - 5);
   assert.deepEqual(await settled(waiting), { rest: "quiet", waitedMs: rest.QUIET_MS - 5 });
 });
 
@@ -73,9 +73,12 @@ test("no answer before a frame was rendered, however long ago the page changed",
 test("a change after the action restarts the quiet window", async () => {
   const page = fakePage();
   const waiting = rest.untilRest({ sinceMs: 0 }, page);
+  page.advance(5);
+  page.changed = page.time; // the page reacts
+  page.advance(5);
   page.renderFrame();
-  page.advance(20);
-  page.changed = page.time; // the page's reaction arrives
+  page.advance(10);
+  page.changed = page.time; // and reacts again
   page.advance(rest.QUIET_MS - 1);
   assert.equal(await settled(waiting), null);
   page.advance(1);
@@ -85,6 +88,7 @@ test("a change after the action restarts the quiet window", async () => {
 test("a page that never stops changing is answered at the bound as moving", async () => {
   const page = fakePage();
   const waiting = rest.untilRest({ sinceMs: 0, maxMs: 200 }, page);
+  page.changed = page.time;
   page.renderFrame();
   for (let t = 0; t < 200; t += 10) {
     page.changed = page.time;
@@ -113,10 +117,10 @@ test("a page that renders no frame is not waited on for one past the fallback", 
 });
 
 test("a hidden page needs no frame, and bounds that are no numbers fall back to the defaults", async () => {
-  const page = fakePage({ hidden: true });
+  const page = fakePage({ hidden: true, lastChangeAt: 1000 });
   const waiting = rest.untilRest({ sinceMs: "x", maxMs: NaN, quietMs: "soon" }, page);
   page.advance(rest.QUIET_MS - 1);
-  assert.equal(await settled(waiting), null, "the action counts as just now");
+  assert.equal(await settled(waiting), null, "the action counts as just now, with its change");
   page.advance(1);
   assert.deepEqual(await settled(waiting), { rest: "quiet", waitedMs: rest.QUIET_MS });
 });
