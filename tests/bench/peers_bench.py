@@ -31,9 +31,14 @@ background load hits every contender alike), each answer checked before its time
   (uid) of a snapshot taken before, untimed; the page's click counter read back after every
   call must have grown by one (Ghostlight's answer must also carry its interaction receipt
   naming the button).
-* type 20 characters into the focused field (Ghostlight ``computer`` type after a click on the
-  field; @playwright/mcp ``browser_type`` on the field's ref, which fills it; chrome-devtools-mcp
-  ``type_text`` after a click on the field): the field's value must end with them.
+* type 20 characters into the focused field, a key event pair per character (Ghostlight
+  ``computer`` type after a click on the field; @playwright/mcp ``browser_type`` with
+  ``slowly``; chrome-devtools-mcp ``type_text`` after a click on the field): the field's value
+  must end with them.
+* fill: set the field to 20 characters at once (Ghostlight ``form_input``; @playwright/mcp
+  ``browser_type`` without ``slowly``, which fills; chrome-devtools-mcp ``fill``): the field
+  must hold exactly them. Typing and filling are different mechanisms (a page sees key events
+  only for the first), so each is measured beside its own kind.
 * key Enter in that field: its Enter counter must have grown by one.
 * evaluate ``document.title``: the value must be the run's title.
 * navigate to ``/bench?run=N``: the title the answer reports must name N.
@@ -203,7 +208,8 @@ class Driver:
 
     short = ""
     snapshot_tools: tuple[str, ...] = ()
-    click_tool = type_tool = key_tool = screenshot_tool = evaluate_tool = navigate_tool = ""
+    click_tool = type_tool = fill_tool = key_tool = screenshot_tool = evaluate_tool = ""
+    navigate_tool = ""
     find_tool: str | None = None
 
     def __init__(self, client: McpClient, label: str) -> None:
@@ -233,6 +239,11 @@ class Driver:
         """Put the keyboard focus in the field before ``type`` (untimed)."""
 
     async def type(self, ref: str, text: str) -> Answer:
+        """Type ``text`` one key at a time (key events per character)."""
+        raise NotImplementedError
+
+    async def fill(self, ref: str, text: str) -> Answer:
+        """Set the field's value to ``text`` at once."""
         raise NotImplementedError
 
     async def key(self) -> Answer:
@@ -265,6 +276,7 @@ class Ghostlight(Driver):
     )
     click_tool = "computer left_click ref (+receipt)"
     type_tool = "computer type (focused field)"
+    fill_tool = "form_input ref"
     key_tool = f"computer key {KEY}"
     screenshot_tool = "computer screenshot"
     evaluate_tool = "javascript_tool javascript_exec"
@@ -324,6 +336,10 @@ class Ghostlight(Driver):
         args = {"tabId": self.tab, "action": "type", "text": text}
         return text_answer(await self.call("computer", args))
 
+    async def fill(self, ref: str, text: str) -> Answer:
+        args = {"tabId": self.tab, "ref": ref, "value": text}
+        return text_answer(await self.call("form_input", args))
+
     async def key(self) -> Answer:
         args = {"tabId": self.tab, "action": "key", "text": KEY}
         return text_answer(await self.call("computer", args))
@@ -344,7 +360,8 @@ class Playwright(Driver):
     short = "playwright"
     snapshot_tools = ("browser_snapshot",)
     click_tool = "browser_click target=ref"
-    type_tool = "browser_type target=ref (fills)"
+    type_tool = "browser_type target=ref slowly (keys)"
+    fill_tool = "browser_type target=ref (fills)"
     key_tool = f"browser_press_key {KEY}"
     screenshot_tool = "browser_take_screenshot"
     evaluate_tool = "browser_evaluate"
@@ -380,6 +397,10 @@ class Playwright(Driver):
         return text_answer(await self.call("browser_click", args))
 
     async def type(self, ref: str, text: str) -> Answer:
+        args = {"element": f"{FIELD_NAME} field", "target": ref, "text": text, "slowly": True}
+        return text_answer(await self.call("browser_type", args))
+
+    async def fill(self, ref: str, text: str) -> Answer:
         args = {"element": f"{FIELD_NAME} field", "target": ref, "text": text}
         return text_answer(await self.call("browser_type", args))
 
@@ -400,6 +421,7 @@ class DevTools(Driver):
     snapshot_tools = ("take_snapshot",)
     click_tool = "click uid"
     type_tool = "type_text (focused field)"
+    fill_tool = "fill uid"
     key_tool = f"press_key {KEY}"
     screenshot_tool = "take_screenshot"
     evaluate_tool = "evaluate_script"
@@ -436,6 +458,10 @@ class DevTools(Driver):
 
     async def type(self, ref: str, text: str) -> Answer:
         return text_answer(await self.call("type_text", {"text": text, "pageId": self.page}))
+
+    async def fill(self, ref: str, text: str) -> Answer:
+        args = {"uid": ref, "value": text, "pageId": self.page}
+        return text_answer(await self.call("fill", args))
 
     async def key(self) -> Answer:
         return text_answer(await self.call("press_key", {"key": KEY, "pageId": self.page}))
@@ -595,6 +621,22 @@ async def _interactions(
 
         rows.append(Row(driver.short, driver.type_tool, typing, typed))
     await _contest(results, f"type ({page})", rows, rounds)
+
+    rows = []
+    for driver in ready:
+
+        async def filling(index: int, driver: Driver = driver) -> Answer:
+            return await driver.fill(fields[driver.short], typed_text(index))
+
+        async def filled(index: int, answer: Answer, driver: Driver = driver) -> None:
+            _, _, value = await _state(driver)
+            if value != typed_text(index):
+                raise BenchError(
+                    f"{driver.short}: the field holds {value[-40:]!r} after filling in {typed_text(index)!r}"
+                )
+
+        rows.append(Row(driver.short, driver.fill_tool, filling, filled))
+    await _contest(results, f"fill ({page})", rows, rounds)
 
     rows = []
     for driver in ready:
@@ -758,7 +800,8 @@ async def _bench(
 
 _ON_PAGES = {
     "click": "click the button by ref, answer (with receipt) received",
-    "type": f"type {TYPED} characters into the focused field",
+    "type": f"type {TYPED} characters into the focused field, one key event pair each",
+    "fill": f"set the field to {TYPED} characters at once",
     "key": f"key {KEY} in the focused field",
     "evaluate": "evaluate document.title",
 }
@@ -924,7 +967,8 @@ def _on_pages(results: Results, op: str) -> dict[str, Sequence[Row]]:
 def goals(results: Results) -> list[str]:
     lines = ["goals (this run):"]
     lines.append(_p50_goal(_on_pages(results, "click"), "click with receipt"))
-    lines.append(_p50_goal(_on_pages(results, "type"), "type"))
+    lines.append(_p50_goal(_on_pages(results, "type"), "type (key events per character)"))
+    lines.append(_p50_goal(_on_pages(results, "fill"), "type as a fill (the value set at once)"))
     lines.append(_p50_goal({"": results.ops.get("navigate", [])}, "navigate"))
     reads = results.ops.get("read_page", [])
     peer_reads = [row for row in reads if row.contender != "ghostlight" and row.measured]

@@ -105,6 +105,7 @@ def test_goal_lines_compare_with_the_fastest_peer_on_every_page() -> None:
     assert lines[1].startswith("PASS  click with receipt")
     assert lines[2].startswith("FAIL  type")  # slower on one page, and not measured on the other
     assert "ours not measured" in lines[2]
-    assert lines[3].startswith("PASS  navigate")  # the failed peer is no baseline
-    assert "vs playwright 80.0 ms" in lines[3]
-    assert all(line.startswith("FAIL") for line in lines[4:])  # nothing else was measured
+    assert lines[3].startswith("FAIL  type as a fill")  # not measured at all
+    assert lines[4].startswith("PASS  navigate")  # the failed peer is no baseline
+    assert "vs playwright 80.0 ms" in lines[4]
+    assert all(line.startswith("FAIL") for line in lines[5:])  # nothing else was measured
