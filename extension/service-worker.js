@@ -133,8 +133,22 @@ const dispatcher = createDispatcher({
     const tab = await getTab(chrome, tabId).catch(() => null);
     return tab ? { ...answer, tab: { url: tabUrl(tab), title: tab.title || "" } } : answer;
   }),
-  cdp_sequence: enteringPage((args, _request, { signal }) =>
-    cdpSequence(requireTabId(args), requireCommands(args), signal)),
+  // `settle` (the settle op's `args`): once every command went through, the page is asked to
+  // come to rest as the settle op does, and its answer is `settled`: one round trip for an
+  // action and its receipt.
+  cdp_sequence: enteringPage(async (args, _request, { signal }) => {
+    const tabId = requireTabId(args);
+    const began = performance.now();
+    const answer = await cdpSequence(tabId, requireCommands(args), signal);
+    if (!args.settle || typeof args.settle !== "object" || answer.dialog) return answer;
+    try {
+      return { ...answer, settled: await settleTab(tabId, args.settle, began, signal) };
+    } catch {
+      // The commands went through; the page could not be asked (it is leaving, say): the
+      // service asks again on its own, never reads this as the commands failing.
+      return answer;
+    }
+  }),
   // Only a reload can meet a new dialog (beforeunload); focus and close need no watching.
   tab_control: (args, _request, { signal }) =>
     browserSide(args, () => tabControl.tabControl(args, { signal }), {
@@ -164,27 +178,32 @@ const dispatcher = createDispatcher({
   // After an input action: the page's `settle` (its DOM at rest), and then the requests the
   // action started (since `args.requestsSinceMs` ago) finished, with the page asked again once they
   // did, all within `args.args.maxMs`. One answer, so the service never polls.
-  settle: enteringPage(async (args, _request, { signal }) => {
-    const tabId = requireTabId(args);
-    const asked = performance.now();
-    const wait = args.args || {};
-    const since = asked - Math.max(0, Number(wait.requestsSinceMs) || 0);
-    const deadline = asked + Math.max(0, Number(wait.maxMs) || 0);
-    let answer = await pageMechanism({ ...args, fn: "settle" }, signal);
-    const started = () => inFlight.pending(tabId, since);
-    while (answer.value && answer.value.rest === "quiet" && started().length && performance.now() < deadline) {
-      await inFlight.drained(tabId, since, deadline, signal);
-      const left = Math.max(0, deadline - performance.now());
-      answer = await pageMechanism({ ...args, fn: "settle", args: { ...wait, maxMs: left, sinceMs: 0 } }, signal);
-    }
-    const pending = started();
-    if (answer.value && pending.length) {
-      answer.value = { ...answer.value, rest: answer.value.rest === "quiet" ? "loading" : answer.value.rest };
-      answer.value.requestsPending = pending.length;
-    }
-    return answer;
-  }),
+  settle: enteringPage((args, _request, { signal }) =>
+    settleTab(requireTabId(args), args, performance.now(), signal)),
 });
+
+// The page's `settle` mechanism (`request.args`: its arguments; `timeoutMs`), then the requests
+// the action started (since `request.args.requestsSinceMs` before `from`) finished, with the page
+// asked again once they did, all within `request.args.maxMs`.
+async function settleTab(tabId, request, from, signal) {
+  const asked = performance.now();
+  const wait = request.args || {};
+  const since = from - Math.max(0, Number(wait.requestsSinceMs) || 0);
+  const deadline = asked + Math.max(0, Number(wait.maxMs) || 0);
+  const ask = (extra) => pageMechanism({ ...request, tabId, fn: "settle", args: { ...wait, ...extra } }, signal);
+  let answer = await ask({});
+  const started = () => inFlight.pending(tabId, since);
+  while (answer.value && answer.value.rest === "quiet" && started().length && performance.now() < deadline) {
+    await inFlight.drained(tabId, since, deadline, signal);
+    answer = await ask({ maxMs: Math.max(0, deadline - performance.now()), sinceMs: 0 });
+  }
+  const pending = started();
+  if (answer.value && pending.length) {
+    answer.value = { ...answer.value, rest: answer.value.rest === "quiet" ? "loading" : answer.value.rest };
+    answer.value.requestsPending = pending.length;
+  }
+  return answer;
+}
 
 // One content mechanism in the tab's top frame, through the dialog gate.
 async function pageMechanism(args, signal) {

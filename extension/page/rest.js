@@ -1,9 +1,9 @@
 // untilRest: after an input action the page waits here, once, until it has come to rest, so
 // that the service takes the action's receipt from one answer instead of polling. At rest: a
 // frame was rendered since the action (what the page did at once, and in its next frame, is
-// in the DOM), and the DOM has not changed for a short quiet window since the action or the
-// page's last change (a change a moment after the action, and one reacting in steps, are seen
-// to their end). A page that starts to leave
+// in the DOM), a moment has passed since the action (a change scheduled a moment later is
+// seen), and a page that changed since the action has then not changed for a quiet window (one
+// reacting in steps is seen to its end). A page that starts to leave
 // (a navigation) answers at once, and one still changing at the bound answers then and says
 // so: the receipt reports what it saw, never that all is still.
 (function (root) {
@@ -11,8 +11,10 @@
   const ns = root.GhostlightPage || (root.GhostlightPage = {});
   if (ns.rest) return;
 
-  // How long the DOM must stay unchanged, after the action and after each change, to be at rest.
+  // How long the DOM must stay unchanged after a change the action brought, to be at rest.
   const QUIET_MS = 20;
+  // How long after the action a page that did not react is looked at: past a frame's time.
+  const MOMENT_MS = 12;
   // The longest wait for a page that keeps changing.
   const MAX_MS = 600;
   // A page that renders no frame (hidden, or throttled) is not waited on for one past this.
@@ -24,15 +26,16 @@
     return Number.isFinite(n) ? Math.min(LIMIT_MS, Math.max(0, n)) : fallback;
   }
 
-  // `args`: {quietMs, maxMs, sinceMs: how long ago the action's last input went out}.
+  // `args`: {quietMs, momentMs, maxMs, sinceMs: how long ago the action's last input went out}.
   // `page`: {now(), frame(cb), later(cb, ms) -> cancel, hidden(), lastChangeAt(), onLeave(cb) -> off}.
   // Resolves {rest: "quiet" | "moving" | "leaving", waitedMs}.
   function untilRest(args, page) {
     const quietMs = bounded(args && args.quietMs, QUIET_MS);
+    const momentMs = bounded(args && args.momentMs, MOMENT_MS);
     const maxMs = bounded(args && args.maxMs, MAX_MS);
     const started = page.now();
-    // The action happened before this was asked: quiet is counted from it, not from now.
-    const actedAt = started - Math.min(bounded(args && args.sinceMs, 0), quietMs);
+    // The action happened before this was asked: the moment is counted from it, not from now.
+    const actedAt = started - bounded(args && args.sinceMs, 0);
     return new Promise((resolve) => {
       let framed = page.hidden();
       let cancel = () => {};
@@ -50,11 +53,13 @@
         if (finished) return;
         cancel();
         const now = page.now();
-        const quietFor = now - Math.max(page.lastChangeAt(), actedAt);
-        if (framed && quietFor >= quietMs) return finish("quiet");
+        const changedAt = page.lastChangeAt();
+        const moment = actedAt + momentMs;
+        const wait = (changedAt >= actedAt ? Math.max(changedAt + quietMs, moment) : moment) - now;
+        if (framed && wait <= 0) return finish("quiet");
         const left = started + maxMs - now;
         if (left <= 0) return finish("moving");
-        const next = framed ? quietMs - quietFor : left;
+        const next = framed ? wait : left;
         cancel = page.later(check, Math.max(1, Math.min(next, left)));
       };
       const rendered = () => {
@@ -69,5 +74,5 @@
     });
   }
 
-  ns.rest = { untilRest, QUIET_MS, MAX_MS };
+  ns.rest = { untilRest, QUIET_MS, MOMENT_MS, MAX_MS };
 })(globalThis);

@@ -52,13 +52,23 @@ async function settled(promise) {
   return value;
 }
 
-test("a quiet page is at rest once a frame was rendered and the action is a quiet window behind", async () => {
+test("a page that did not react is at rest once a frame was rendered and a moment passed", async () => {
   const page = fakePage({ lastChangeAt: 900 }); // its last change came before the action
   const waiting = rest.untilRest({ sinceMs: 5 }, page);
   page.renderFrame();
-  assert.equal(await settled(waiting), null, "not before the quiet window after the action");
-  page.advance(rest.QUIET_MS - 5);
-  assert.deepEqual(await settled(waiting), { rest: "quiet", waitedMs: rest.QUIET_MS - 5 });
+  assert.equal(await settled(waiting), null, "not before a moment after the action");
+  page.advance(rest.MOMENT_MS - 5);
+  assert.deepEqual(await settled(waiting), { rest: "quiet", waitedMs: rest.MOMENT_MS - 5 });
+});
+
+test("a page that reacted at once is at rest a quiet window after its change", async () => {
+  const page = fakePage({ lastChangeAt: 997 }); // the click's own change, before this was asked
+  const waiting = rest.untilRest({ sinceMs: 5 }, page);
+  page.renderFrame();
+  page.advance(rest.QUIET_MS - 4);
+  assert.equal(await settled(waiting), null);
+  page.advance(1);
+  assert.deepEqual(await settled(waiting), { rest: "quiet", waitedMs: rest.QUIET_MS - 3 });
 });
 
 test("no answer before a frame was rendered, however long ago the page changed", async () => {

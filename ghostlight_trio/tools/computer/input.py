@@ -41,7 +41,8 @@ async def send(
     started: bool = False,
     final: bool = True,
     done: Mapping[int, str] | None = None,
-) -> None:
+    settle: dict[str, Any] | None = None,
+) -> dict[str, Any] | None:
     """Send input events in order. A dialog that opens stops the rest; the ``PageDialog``
     records whether anything of the action went out (``started``: earlier events did) and
     whether its last event was delivered (``final``: these are the action's last events).
@@ -51,7 +52,11 @@ async def send(
     Events go out in runs (``_runs``), each one request, so typing costs a round trip per
     run, not per key. A cancel stops the action only between runs, at a checkpoint step (or
     before anything went out): the rest of a press goes out shielded, since a key or button
-    left down would stay down in the page."""
+    left down would stay down in the page.
+
+    ``settle`` (what the receipt's observation names): the last run also asks the page to come
+    to rest, in the same request; what it answered (for ``finish``), or None."""
+    settled: dict[str, Any] | None = None
     for first, end in _runs(steps):
         _, _, pause, checkpoint = steps[first]
         if pause:
@@ -61,11 +66,12 @@ async def send(
         continuing = not checkpoint and (started or first > 0)
         try:
             with trio.CancelScope(shield=continuing):
-                if end - first == 1:
+                last = settle if end == len(steps) else None
+                if end - first == 1 and last is None:
                     await channel.cdp(call, tab, steps[first][0], steps[first][1])
                 else:
                     run = [(method, params) for method, params, _, _ in steps[first:end]]
-                    await channel.cdp_sequence(call, tab, run)
+                    settled = await channel.cdp_sequence(call, tab, run, settle=last)
         except PageDialog as stop:
             index = first + stop.completed  # the event the dialog met
             _note_done(call, done, index)
@@ -79,6 +85,7 @@ async def send(
                 _note_done(call, done, first + error.completed)
             raise
         _note_done(call, done, end)
+    return settled
 
 
 def _runs(steps: list[Step]) -> Iterator[tuple[int, int]]:

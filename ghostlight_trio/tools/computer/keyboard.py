@@ -50,17 +50,20 @@ async def type_text(parts: ComputerParts, call: ToolCall, tab: int) -> ToolResul
         typed += len(step.insert) or 1
         done[len(steps) - 1] = f"typed {typed} of {total} characters"
     summary = f"Typed {len(text)} character(s)."
-    await send(parts.channel, call, tab, steps, summary=summary, done=done)
+    settled = await send(parts.channel, call, tab, steps, summary=summary, done=done, settle={})
     target = before.get("focused") if before else None
     assurance = "semantic" if target else "none"
     if before is None or target or before.get("editableDocument"):
         return await finish(
-            parts, call, tab, summary, before, assurance=assurance, target=target, typed=text
-        )
+            parts, call, tab, summary, before, assurance=assurance, target=target, typed=text,
+            settled=settled,
+        )  # fmt: skip
     # Nothing had keyboard focus: the key presses went to the page itself, and text goes
     # into no field. Unless the page reacted to them, the call did not do what was asked.
     summary = f"{summary[:-1]}, but nothing on the page had keyboard focus: {NO_FOCUS}"
-    result = await finish(parts, call, tab, summary, before, assurance=assurance, target=None)
+    result = await finish(
+        parts, call, tab, summary, before, assurance=assurance, target=None, settled=settled
+    )
     receipt = (result.structured or {}).get("interactionReceipt")
     if receipt is not None and not page_reacted(receipt["observedAfter"]):
         return ToolResult(kind="tool_error", content=result.content, structured=result.structured)
@@ -88,8 +91,10 @@ async def key(parts: ComputerParts, call: ToolCall, tab: int) -> ToolResult:
             events = combo_events(combo)
             steps.extend((KEY, event, 0.0, i == 0) for i, event in enumerate(events))
     summary = f"Pressed: {text} (x{repeat})."
-    await send(parts.channel, call, tab, steps, summary=summary)
-    return await finish(parts, call, tab, summary, before, assurance="none", target=None)
+    settled = await send(parts.channel, call, tab, steps, summary=summary, settle={})
+    return await finish(
+        parts, call, tab, summary, before, assurance="none", target=None, settled=settled
+    )
 
 
 def _refuse_aim(call: ToolCall) -> None:

@@ -17,7 +17,7 @@ from ..shared.keys import modifier_bits
 from .frame_reach import refuse_frames_at
 from .input import BUTTON_BITS, CLICKS, mouse_step, send
 from .parts import ComputerParts
-from .receipt import finish
+from .receipt import finish, settle_args
 from .targeting import (
     RefUnreachable,
     holds,
@@ -61,10 +61,12 @@ async def click(parts: ComputerParts, call: ToolCall, tab: int) -> ToolResult:
         )
         steps.append(mouse_step("mouseReleased", x, y, buttons=0, **pressed))
     summary = f"{action} at {label(call, x, y)}."
-    await send(parts.channel, call, tab, steps, summary=summary)
+    watch_token = before.get("pressWatch") if before else None
+    where = settle_args(target, near=True, press_watch=watch_token)
+    settled = await send(parts.channel, call, tab, steps, summary=summary, settle=where)
     return await finish(
         parts, call, tab, summary, before, assurance=assurance, target=target, near=True,
-        press_watch=before.get("pressWatch") if before else None,
+        press_watch=watch_token, settled=settled,
     )  # fmt: skip
 
 

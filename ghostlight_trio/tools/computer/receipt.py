@@ -58,6 +58,7 @@ async def finish(
     near: bool = False,
     typed: str | None = None,
     press_watch: Any = None,
+    settled: dict[str, Any] | None = None,
 ) -> ToolResult:
     """The receipt once the page settled. With ``near``, each observation also lists the
     interactive elements shown around the target, so that what the action revealed (a menu
@@ -65,13 +66,11 @@ async def finish(
     afterwards (cut at its limit, rewritten) says what it holds. With ``press_watch`` (the
     token of the watch the observation before armed on the target of a click or a drag), a
     press that went down or came up on something else than the target makes the call an
-    error that names it: the target did not take the action."""
-    ref = target.get("ref") if near and isinstance(target, dict) else None
-    where: dict[str, Any] = {"ref": ref, "near": True} if isinstance(ref, str) else {}
-    if isinstance(press_watch, str) and press_watch:
-        where["press"] = press_watch
+    error that names it: the target did not take the action. ``settled``: the page's answer
+    the action's last input request brought (``send`` with ``settle``)."""
+    where = settle_args(target, near=near, press_watch=press_watch)
     try:
-        after = await observe_settled(parts.channel, call, tab, where)
+        after = await observe_settled(parts.channel, call, tab, where, settled=settled)
     except PageDialog as stop:
         stop.stage, stop.summary = "after", summary
         raise
@@ -91,6 +90,18 @@ async def finish(
     elif await _page_unresponsive(parts, call, tab):
         return ToolResult.text(f"{summary} {UNANSWERED_AFTER}", kind="outcome_unknown")
     return receipt_result(summary, receipt, call.context.workspace_id)
+
+
+def settle_args(
+    target: dict[str, Any] | None, *, near: bool = False, press_watch: Any = None
+) -> dict[str, Any]:
+    """What the observation after an action names: the target by ref with what is shown
+    around it (``near``), and the press watch whose landing it reads."""
+    ref = target.get("ref") if near and isinstance(target, dict) else None
+    where: dict[str, Any] = {"ref": ref, "near": True} if isinstance(ref, str) else {}
+    if isinstance(press_watch, str) and press_watch:
+        where["press"] = press_watch
+    return where
 
 
 async def _page_unresponsive(parts: ComputerParts, call: ToolCall, tab: int) -> bool:

@@ -39,6 +39,12 @@ PENDING_PROBE = 3.0
 UNKNOWN_OP = "unknown_op"
 ACTED_KEPT = 1024
 """Tabs whose last acting call is remembered (for ``settle``)."""
+SETTLE_WITHIN = 0.6
+"""Longest wait for a page to come to rest after an action (it answers then, still moving)."""
+SETTLED_ANSWER = 0.4
+"""How long past its rest bound a page may take to answer a settle sent with an input."""
+SETTLED_MARGIN = 0.5
+"""Added to a request's bound for the extension's own part of such a settle."""
 SINCE_SLACK_MS = 20
 """Added to how long ago an action began, so a request it started is never judged older."""
 KEPT_MOVING = "kept moving for a second (an animation, or a page still laying itself out)"
@@ -181,14 +187,29 @@ class PageChannel:
         return result if isinstance(result, dict) else {}
 
     async def cdp_sequence(
-        self, call: ToolCall, tab: int, commands: Sequence[tuple[str, dict[str, Any]]]
-    ) -> None:
+        self, call: ToolCall, tab: int, commands: Sequence[tuple[str, dict[str, Any]]], *,
+        settle: dict[str, Any] | None = None,
+    ) -> dict[str, Any] | None:  # fmt: skip
         """CDP commands on the tab, sent in order as one request (one round trip for a whole
         run of input events). A dialog raises ``PageDialog`` and a failure ``BrowserError``,
-        each with ``completed``: how many of the commands were answered before it."""
+        each with ``completed``: how many of the commands were answered before it.
+
+        ``settle`` (what the observation names): once the commands went through, the page is
+        asked to come to rest in the same request (see ``settle``); its answer, unread (a
+        dialog in it is the caller's to raise, as one met after the action), or None."""
         if self._sequences:
-            args = {"tabId": tab, "commands": [{"method": m, "params": p} for m, p in commands]}
+            args: dict[str, Any] = {
+                "tabId": tab, "commands": [{"method": m, "params": p} for m, p in commands],
+            }  # fmt: skip
             bound = CDP_TIMEOUT + SEQUENCE_ALLOWANCE * len(commands)
+            if settle is not None:
+                # The page gets a short while to answer: a page busy past it is asked again
+                # on its own, and the commands' own bound barely grows (an input the page
+                # never takes is still told from one it took in time).
+                asked = self._settle_request(call, tab, settle, SETTLE_WITHIN, after=True)
+                asked["timeoutMs"] = int((SETTLE_WITHIN + SETTLED_ANSWER) * 1000)
+                args["settle"] = asked
+                bound += SETTLE_WITHIN + SETTLED_ANSWER + SETTLED_MARGIN
             self._note_acting(call, args)
             try:
                 answer = await atomic_request(
@@ -207,13 +228,15 @@ class PageChannel:
                         delivered=answer.get("delivered") is not False,
                         completed=completed if type(completed) is int else 0,
                     )
-                return
+                settled = answer.get("settled")
+                return settled if isinstance(settled, dict) else None
         for done, (method, params) in enumerate(commands):
             try:
                 await self.cdp(call, tab, method, params)
             except (PageDialog, BrowserError) as stop:
                 stop.completed = done
                 raise
+        return None
 
     async def content(
         self,
@@ -272,22 +295,42 @@ class PageChannel:
         started), at most ``within`` seconds; None from an extension without ``settle``."""
         if not self._settles:
             return None
-        first, last = self.acted_for(call, tab)
-        args = {
-            **where,
-            "maxMs": int(within * 1000),
-            "requestsSinceMs": int(first * 1000) + SINCE_SLACK_MS,
-            "sinceMs": int(last * 1000),
-        }
+        request = self._settle_request(call, tab, where, within, after=False)
         try:
             return await self.content(
-                call, tab, "settle", args, within + CONTENT_TIMEOUT, read=True, op="settle"
-            )
+                call, tab, "settle", request["args"], within + CONTENT_TIMEOUT, read=True,
+                op="settle", wait_ms=request["timeoutMs"],
+            )  # fmt: skip
         except BrowserError as error:
             if error.code != UNKNOWN_OP:
                 raise
             self._settles = False
             return None
+
+    def _settle_request(
+        self, call: ToolCall, tab: int, where: dict[str, Any], within: float, *, after: bool
+    ) -> dict[str, Any]:
+        """The settle op's arguments. ``after``: sent with the action's last input, which the
+        page takes just before it is asked, so its moment counts from then."""
+        first, last = self.acted_for(call, tab)
+        args = {
+            **where,
+            "maxMs": int(within * 1000),
+            "requestsSinceMs": int(first * 1000) + SINCE_SLACK_MS,
+            "sinceMs": 0 if after else int(last * 1000),
+        }
+        wait_ms = int(min(CONTENT_WAIT_MS, within * 1000 + CONTENT_TIMEOUT * 1000 - 2000))
+        return {"args": args, "timeoutMs": wait_ms}
+
+    def settled_value(self, answer: dict[str, Any]) -> Any:
+        """The observation a ``cdp_sequence``'s ``settled`` answer carries, read as a
+        ``content`` answer is (a dialog raises ``PageDialog``)."""
+        checked = check_answer(answer)
+        value = checked.get("value")
+        pending = checked.get("pendingUrl")
+        if isinstance(value, dict) and isinstance(pending, str) and pending:
+            value = {**value, "pendingUrl": pending}
+        return value
 
     async def evaluate(
         self, call: ToolCall, tab: int, expression: str, *, read: bool = False

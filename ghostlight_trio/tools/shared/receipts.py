@@ -16,11 +16,11 @@ import trio
 
 from ...browser.errors import BrowserFailure
 from ...engine.contracts import ToolCall, ToolResult
-from .channel import PageChannel
+from .channel import SETTLE_WITHIN, PageChannel
 from .provenance import page_facts, page_title, page_url, provenance, wrap_page_text
 from .shaping import actionable
 
-SETTLE_MAX_SECONDS = 0.6
+SETTLE_MAX_SECONDS = SETTLE_WITHIN
 """Longest wait for a page that keeps changing (or is between documents) before reporting."""
 FOLLOW_SECONDS = 0.02
 """Spacing of the looks at a tab between documents, after its page began to leave."""
@@ -31,8 +31,9 @@ Observation = dict[str, Any]
 
 
 async def observe_settled(
-    channel: PageChannel, call: ToolCall, tab: int, where: dict[str, Any]
-) -> Observation | None:
+    channel: PageChannel, call: ToolCall, tab: int, where: dict[str, Any], *,
+    settled: dict[str, Any] | None = None,
+) -> Observation | None:  # fmt: skip
     """The page observed once it came to rest after ``call``'s action (``where``: the
     observation's own arguments: a ref, near, a press watch).
 
@@ -40,13 +41,19 @@ async def observe_settled(
     still changing (``rest``: ``moving``), or with requests of the action still under way
     (``loading``). A page that begins to leave is followed to the document it goes to, which
     is observed at rest in turn; a tab still between documents at the bound gives the last
-    real observation (of the page it leaves, with where it is going), or none."""
+    real observation (of the page it leaves, with where it is going), or none.
+
+    ``settled``: the answer the action's last input request already brought (the same wait,
+    sent with it), taken as the first."""
     deadline = trio.current_time() + SETTLE_MAX_SECONDS
     last: Observation | None = None
     while True:
         left = max(0.0, deadline - trio.current_time())
         try:
-            seen = await channel.settle(call, tab, where, within=left)
+            if settled is not None:
+                seen, settled = channel.settled_value(settled), None
+            else:
+                seen = await channel.settle(call, tab, where, within=left)
         except BrowserFailure:
             seen = False  # between documents, or no page a script can enter
         if seen is None:
