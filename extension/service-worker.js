@@ -63,6 +63,8 @@ const chunks = new ChunkAssembler();
 const buffers = new EventBuffers();
 const openers = new Openers();
 const inFlight = new InFlight();
+// How often a settle looks whether the tab a page opened was reported yet.
+const OPENED_POLL_MS = 5;
 const capture = createCapture({
   chromeApi: chrome,
   buffers,
@@ -196,6 +198,12 @@ async function settleTab(tabId, request, from, signal) {
   while (answer.value && answer.value.rest === "quiet" && started().length && performance.now() < deadline) {
     await inFlight.drained(tabId, since, deadline, signal);
     answer = await ask({ maxMs: Math.max(0, deadline - performance.now()), sinceMs: 0 });
+  }
+  // A window the action opened: its tab is reported (tab_created, on the same port) before
+  // this answer, so the action's answer names it.
+  const announcedSince = Date.now() - (performance.now() - since);
+  while (openers.awaiting(tabId, announcedSince) && performance.now() < deadline && !(signal && signal.aborted)) {
+    await new Promise((resolve) => setTimeout(resolve, OPENED_POLL_MS));
   }
   const pending = started();
   if (answer.value && pending.length) {

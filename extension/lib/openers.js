@@ -44,6 +44,12 @@ export class Openers {
     this.announced.delete(tabId);
   }
 
+  // Whether `tabId` announced a window at or after `since` (this clock) that no new tab has
+  // taken yet: an action that opened a tab has not come to rest before the tab is named.
+  awaiting(tabId, since) {
+    return (this.announced.get(tabId) || []).some((entry) => entry.at >= since);
+  }
+
   // Whether some tab announced a window in the last moments: a new tab Chrome links to no
   // managed tab (the user's own tab was the active one) may still be that window.
   expecting() {

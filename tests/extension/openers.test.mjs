@@ -78,3 +78,15 @@ test("a fresh announcement is expected until it is old or taken", () => {
   now += WINDOW_OPEN_MS + 1;
   assert.equal(openers.expecting(), false);
 });
+
+test("a window announced since an action is awaited until a new tab takes it", () => {
+  let now = 1000;
+  const openers = new Openers(() => now);
+  openers.onEvent(7, "Page.windowOpen", { url: "http://a.test/child" });
+  assert.equal(openers.awaiting(7, 1000), true);
+  assert.equal(openers.awaiting(7, 1001), false, "an announcement before the action is not its");
+  assert.equal(openers.awaiting(8, 0), false, "another tab announced nothing");
+  now = 1010;
+  assert.equal(openers.take("http://a.test/child"), 7);
+  assert.equal(openers.awaiting(7, 1000), false, "taken by the tab it opened");
+});
