@@ -120,12 +120,15 @@ const dispatcher = createDispatcher({
   tabs_context: (args, request) => tabOps.tabsContext(args, request),
   tabs_create: (args, request) => tabOps.tabsCreate(args, request),
   tab_info: (args) => tabOps.tabInfo(args),
-  navigate: (args, _request, { signal }) =>
-    browserSide(
+  // After the tab's debugger session, if one is being made: its page loads with workers kept out.
+  navigate: async (args, _request, { signal }) => {
+    await debuggers.made(requireTabId(args));
+    return browserSide(
       args,
       () => navigate(chrome, args, { cdp: (tabId, method, params) => debuggers.send(tabId, method, params, signal), signal }),
       { navigates: true },
-    ),
+    );
+  },
   // `tabFacts`: the answer also says where the tab is once the command is done (its url and
   // title, the browser's word), so a script's result needs no listing of its own.
   cdp: enteringPage(async (args, _request, { signal }) => {

@@ -169,6 +169,14 @@ export class DebuggerSessions {
     await this.#ensureAttached(tabId);
   }
 
+  // Resolves once a session being made for the tab (prepare) is made, or failed: what loads a
+  // page in the tab without a command of its own (a navigation by the tabs API) waits for it,
+  // so no page of an agent's tab ever loads before its session keeps workers out.
+  async made(tabId) {
+    const pending = this.attaching.get(tabId);
+    if (pending) await pending.catch(() => {});
+  }
+
   // Ends our session on the tab, if there is one (the tab went to a page no agent may enter).
   async detach(tabId) {
     const pending = this.attaching.get(tabId);

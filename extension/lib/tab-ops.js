@@ -119,11 +119,12 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
     }
     const { tab, group } = await createWorkspaceTab(request, url);
     if (prepareTab) {
-      try {
-        await prepareTab(tab.id);
-      } catch {
+      const preparing = prepareTab(tab.id).catch(() => {
         // best effort: the tab's first command makes its session instead
-      }
+      });
+      // A blank tab loads nothing until it is navigated, and a navigation waits for the session
+      // (debugger.js `made`): its answer need not. A tab made with its page waits for it here.
+      if (url !== NEW_TAB_URL) await preparing;
     }
     // The workspace's tabs as they are now, so the service needs no listing of its own.
     const { tabs } = await workspaceTabs(request.guid);

@@ -378,3 +378,25 @@ test("cdp: the tab's blocked-URL list is carried into a session made again, and 
   await d.send(7, "Runtime.evaluate", { expression: "1" });
   assert.equal(seen.some(([m]) => m === "Network.setBlockedURLs"), false);
 });
+
+test("made: waits for a session being made, with its settings, and not for one that is not", async () => {
+  const chromeApi = world();
+  let release;
+  const held = new Promise((resolve) => (release = resolve));
+  const seen = [];
+  chromeApi.onCommand = async (tabId, method) => {
+    if (method === "Network.setBypassServiceWorker") await held;
+    seen.push(method);
+    return {};
+  };
+  const d = new DebuggerSessions(chromeApi);
+  await d.made(7); // nothing being made: at once
+  const preparing = d.prepare(7);
+  let madeYet = false;
+  const made = d.made(7).then(() => (madeYet = true));
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(madeYet, false, "not before the workers are kept out");
+  release();
+  await Promise.all([preparing, made]);
+  assert.ok(seen.includes("Network.setBypassServiceWorker"));
+});

@@ -95,6 +95,8 @@ class Client:
                 "clientInfo": {"name": name, "version": "1"},
             })
             await client._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        else:
+            await client.request("server/discover", {})  # a 2026-07-28 client's first request
         return client
 
     async def _send(self, message: dict[str, Any]) -> None:
