@@ -171,8 +171,10 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
       tab = await chromeApi.tabs.create(props);
     }
     // Record ownership before grouping so a quick close or child tab is attributed correctly.
+    // Its write is not waited for here: every caller waits for a write before it answers, and
+    // a write takes the book as it is when it starts (topology-store.js).
     book.addTab(guid, tab.id);
-    await persist();
+    persist();
 
     const groupId = await grouping(tab.id, async () => {
       let id;

@@ -433,7 +433,10 @@ async def _probe(env: dict[str, str], seconds: float, stats: Stats) -> None:
         env={**env, "GHOSTLIGHT_LOG": "WARNING"}, capture_stdout=True, check=False,
     )  # fmt: skip
     if done.returncode == 0:
-        stats.probe = json.loads(done.stdout)
+        told = json.loads(done.stdout)
+        stats.probe = told["seconds"]
+        stats.calls += told["calls"]
+        stats.audited += told["calls"]  # each was run, and is in the audit trail
 
 
 def _percentile(values: list[float], q: float) -> float:

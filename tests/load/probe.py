@@ -1,6 +1,7 @@
 """``python -m tests.load.probe SECONDS``: one MCP client of its own, in a process of its own,
 asking the service a service-local call (update_plan) every few milliseconds for SECONDS, and
-printing each call's seconds as one JSON list.
+printing ``{"calls": answered, "seconds": [each timed call's]}`` as one JSON object (every
+call answered was run, and audited, by the service).
 
 Every real MCP client is a process of its own. The load run drives its many connectors from
 one Python process, which also decodes every screenshot and page the others receive; a call
@@ -45,17 +46,20 @@ def main(seconds: float) -> None:
         connector.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
         connector.stdin.flush()
         times: list[float] = []
+        answered = 0
         end = time.monotonic() + seconds
         request_id = 1
         while time.monotonic() < end:
             started = time.perf_counter()
             answer = _ask(connector, request_id, "tools/call", {"name": "update_plan", "arguments": PLAN})
             elapsed = time.perf_counter() - started
+            answered += 1
             if "result" in answer and not answer["result"].get("isError"):
                 times.append(elapsed)
             request_id += 1
             time.sleep(SPACING)
-        print(json.dumps(times[5:]))  # the first calls make the connection: not timed
+        # The first calls make the connection: not timed.
+        print(json.dumps({"calls": answered, "seconds": times[5:]}))
     finally:
         connector.kill()
         connector.wait()
