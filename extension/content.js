@@ -168,6 +168,27 @@
     return out;
   }
 
+  // A form this document sent (its submit event not cancelled, its answer for this tab): the
+  // browser begins to leave for the answer a moment later, and until it does the page is not
+  // at rest, however still it looks. Forgotten after a while (the answer may never come).
+  const SENT_FORM_MS = 1000;
+  let leaveExpectedUntil = -Infinity;
+  addEventListener(
+    "submit",
+    (event) => {
+      setTimeout(() => {
+        if (event.defaultPrevented) return;
+        const form = event.target;
+        const submitter = event.submitter;
+        const target = (submitter && submitter.getAttribute && submitter.getAttribute("formtarget")) || (form && form.getAttribute && form.getAttribute("target")) || "";
+        if (target && target.toLowerCase() !== "_self") return; // its answer goes to another tab or frame
+        leaveExpectedUntil = performance.now() + SENT_FORM_MS;
+      }, 0);
+    },
+    true,
+  );
+  addEventListener("pagehide", () => (leaveExpectedUntil = -Infinity), true);
+
   // The page as `rest.untilRest` sees it: its clock, its frames, its last change, and the
   // moment it starts to leave (a navigation away, which no quiet window would outlast).
   const restingPage = {
@@ -179,6 +200,7 @@
     },
     hidden: () => document.visibilityState === "hidden",
     lastChangeAt: () => lastChangeAt,
+    leaveExpected: () => performance.now() < leaveExpectedUntil,
     onLeave: (callback) => {
       const leaving = () => callback();
       const navigating = (event) => {

@@ -48,7 +48,7 @@ import { createScreenshots } from "./lib/screenshot.js";
 import { stopWorkspaceLoads } from "./lib/stop-loads.js";
 import { createTabControl } from "./lib/tab-control.js";
 import { createTabOps } from "./lib/tab-ops.js";
-import { firstUrl, getTab, tabUrl } from "./lib/tab-lookup.js";
+import { firstUrl, getTab, pendingUrlOf, tabUrl } from "./lib/tab-lookup.js";
 import { createTopologyStore } from "./lib/topology-store.js";
 import { resizeWindow } from "./lib/window-ops.js";
 import { WorkspaceBook } from "./lib/workspaces.js";
@@ -212,6 +212,14 @@ async function settleTab(tabId, request, from, signal) {
   if (answer.value && pending.length) {
     answer.value = { ...answer.value, rest: answer.value.rest === "quiet" ? "loading" : answer.value.rest };
     answer.value.requestsPending = pending.length;
+  }
+  // Where the tab is heading is read now, after the wait, not as the page was first asked: a
+  // navigation the action began meanwhile (a form sent to a slow server) is named.
+  if (answer.value) {
+    const tab = await getTab(chrome, tabId).catch(() => null);
+    const heading = tab ? pendingUrlOf(tab) : null;
+    if (heading) answer.pendingUrl = heading;
+    else if (tab) delete answer.pendingUrl;
   }
   return answer;
 }

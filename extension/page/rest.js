@@ -20,6 +20,8 @@
   // A page that renders no frame (hidden, or throttled) is not waited on for one past this.
   const FRAME_FALLBACK_MS = 100;
   const LIMIT_MS = 10_000;
+  // How often a page that sent a form is looked at until it begins to leave.
+  const LEAVE_POLL_MS = 5;
 
   function bounded(value, fallback) {
     const n = Number(value);
@@ -27,7 +29,8 @@
   }
 
   // `args`: {quietMs, momentMs, maxMs, sinceMs: how long ago the action's last input went out}.
-  // `page`: {now(), frame(cb), later(cb, ms) -> cancel, hidden(), lastChangeAt(), onLeave(cb) -> off}.
+  // `page`: {now(), frame(cb), later(cb, ms) -> cancel, hidden(), lastChangeAt(), onLeave(cb) -> off,
+  // leaveExpected()?: a form was sent and the browser has not begun to leave for its answer}.
   // Resolves {rest: "quiet" | "moving" | "leaving", waitedMs}.
   function untilRest(args, page) {
     const quietMs = bounded(args && args.quietMs, QUIET_MS);
@@ -56,10 +59,11 @@
         const changedAt = page.lastChangeAt();
         const moment = actedAt + momentMs;
         const wait = (changedAt >= actedAt ? Math.max(changedAt + quietMs, moment) : moment) - now;
-        if (framed && wait <= 0) return finish("quiet");
+        const leaving = typeof page.leaveExpected === "function" && page.leaveExpected();
+        if (framed && wait <= 0 && !leaving) return finish("quiet");
         const left = started + maxMs - now;
         if (left <= 0) return finish("moving");
-        const next = framed ? wait : left;
+        const next = framed && !leaving ? wait : Math.min(left, LEAVE_POLL_MS);
         cancel = page.later(check, Math.max(1, Math.min(next, left)));
       };
       const rendered = () => {

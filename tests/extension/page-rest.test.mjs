@@ -134,3 +134,25 @@ test("a hidden page needs no frame, and bounds that are no numbers fall back to 
   page.advance(1);
   assert.deepEqual(await settled(waiting), { rest: "quiet", waitedMs: rest.QUIET_MS });
 });
+
+test("a page that sent a form is not at rest until it begins to leave", async () => {
+  const page = fakePage();
+  let expected = true;
+  page.leaveExpected = () => expected;
+  const waiting = rest.untilRest({ sinceMs: 50 }, page);
+  page.renderFrame();
+  page.advance(100);
+  assert.equal(await settled(waiting), null, "still, but the form's answer is on its way");
+  page.leave();
+  assert.equal((await settled(waiting)).rest, "leaving");
+  expected = false;
+});
+
+test("a sent form whose navigation never begins is waited on only to the bound", async () => {
+  const page = fakePage();
+  page.leaveExpected = () => true;
+  const waiting = rest.untilRest({ sinceMs: 50, maxMs: 300 }, page);
+  page.renderFrame();
+  page.advance(300);
+  assert.equal((await settled(waiting)).rest, "moving");
+});
