@@ -32,8 +32,8 @@ class Page:
             raise answer
         return answer
 
-    async def content(self, call: Any, tab: int, fn: str, args: Any, *, read: bool) -> Any:
-        self.asked.append((fn, trio.current_time()))
+    async def observe(self, call: Any, tab: int, where: Any) -> Any:
+        self.asked.append(("observe", trio.current_time()))
         return self.observations.pop(0) if self.observations else None
 
 

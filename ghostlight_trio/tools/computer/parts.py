@@ -7,7 +7,6 @@ from typing import Any
 
 import attrs
 
-from ...browser.errors import BrowserFailure
 from ...engine.contracts import ToolCall
 from ..shared.channel import PageChannel
 from ..shared.image_store import ImageStore
@@ -26,10 +25,4 @@ class ComputerParts:
 
     async def observe(self, call: ToolCall, tab: int, **args: Any) -> dict[str, Any] | None:
         """One best-effort page observation (None where the content script cannot run)."""
-        try:
-            value = await self.channel.content(
-                call, tab, "observe", args, OBSERVE_TIMEOUT, read=True
-            )
-        except BrowserFailure:
-            return None
-        return value if isinstance(value, dict) else None
+        return await self.channel.observe(call, tab, args, OBSERVE_TIMEOUT)

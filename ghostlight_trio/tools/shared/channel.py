@@ -274,18 +274,17 @@ class PageChannel:
             )
             unknown.hop = "page"
             raise unknown from None
-        if "value" not in answer:  # an extension's broken answer, never read as "nothing found"
-            raise BrowserError(
-                f"The extension's answer to the {fn} request carried no value",
-                hop="extension",
-                code="bad_answer",
-            )
-        value = answer.get("value")
-        pending = answer.get("pendingUrl")
-        if isinstance(value, dict) and isinstance(pending, str) and pending:
-            # The tab is on its way to another page: this observation is of the one it leaves.
-            value = {**value, "pendingUrl": pending}
-        return value
+        return _page_value(answer, fn)
+
+    async def observe(
+        self, call: ToolCall, tab: int, where: dict[str, Any], bound: float = CONTENT_TIMEOUT
+    ) -> dict[str, Any] | None:
+        """One best-effort page observation (None where the content script cannot run)."""
+        try:
+            seen = await self.content(call, tab, "observe", where, bound, read=True)
+        except BrowserFailure:
+            return None
+        return seen if isinstance(seen, dict) else None
 
     async def settle(
         self, call: ToolCall, tab: int, where: dict[str, Any], *, within: float
@@ -325,12 +324,7 @@ class PageChannel:
     def settled_value(self, answer: dict[str, Any]) -> Any:
         """The observation a ``cdp_sequence``'s ``settled`` answer carries, read as a
         ``content`` answer is (a dialog raises ``PageDialog``)."""
-        checked = check_answer(answer)
-        value = checked.get("value")
-        pending = checked.get("pendingUrl")
-        if isinstance(value, dict) and isinstance(pending, str) and pending:
-            value = {**value, "pendingUrl": pending}
-        return value
+        return _page_value(check_answer(answer), "settle")
 
     async def evaluate(
         self, call: ToolCall, tab: int, expression: str, *, read: bool = False
@@ -403,6 +397,22 @@ class PageChannel:
         """The tab's page facts (url, title, origin) from a ``tab_info`` read."""
         info = await self.read(call, "tab_info", {"tabId": tab}, INFO_BOUND)
         return page_facts(tab, str(info.get("url", "")), str(info.get("title", "")), None)
+
+
+def _page_value(answer: dict[str, Any], fn: str) -> Any:
+    """A content mechanism's value from the extension's answer, with where the tab is going
+    when it is on its way to another page (the value is then of the page it leaves)."""
+    if "value" not in answer:  # an extension's broken answer, never read as "nothing found"
+        raise BrowserError(
+            f"The extension's answer to the {fn} request carried no value",
+            hop="extension",
+            code="bad_answer",
+        )
+    value = answer.get("value")
+    pending = answer.get("pendingUrl")
+    if isinstance(value, dict) and isinstance(pending, str) and pending:
+        value = {**value, "pendingUrl": pending}
+    return value
 
 
 def _workspace(call: ToolCall) -> Any:

@@ -57,7 +57,7 @@ async def observe_settled(
         except BrowserFailure:
             seen = False  # between documents, or no page a script can enter
         if seen is None:
-            return await _polled(lambda: _observe(channel, call, tab, where), deadline)
+            return await _polled(lambda: channel.observe(call, tab, where), deadline)
         if isinstance(seen, dict):
             leaving = last is not None and seen.get("document") == last.get("document")
             if seen.get("rest") != "leaving" and not leaving:
@@ -66,16 +66,6 @@ async def observe_settled(
         if trio.current_time() >= deadline:
             return last
         await trio.sleep(FOLLOW_SECONDS)
-
-
-async def _observe(
-    channel: PageChannel, call: ToolCall, tab: int, where: dict[str, Any]
-) -> Observation | None:
-    try:
-        seen = await channel.content(call, tab, "observe", where, read=True)
-    except BrowserFailure:
-        return None
-    return seen if isinstance(seen, dict) else None
 
 
 async def _polled(
