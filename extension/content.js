@@ -171,23 +171,24 @@
   // A form this document sent (its submit event not cancelled, its answer for this tab): the
   // browser begins to leave for the answer a moment later, and until it does the page is not
   // at rest, however still it looks. Forgotten after a while (the answer may never come).
+  // Noted as the event goes out and judged when asked, once the page's own handlers had their
+  // say: the page may have cancelled it (a timer to look later can be held back while the
+  // browser prepares to leave, past the moment a receipt waits).
   const SENT_FORM_MS = 1000;
-  let leaveExpectedUntil = -Infinity;
+  let sentForm = null;
   addEventListener(
     "submit",
     (event) => {
-      setTimeout(() => {
-        if (event.defaultPrevented) return;
-        const form = event.target;
-        const submitter = event.submitter;
-        const target = (submitter && submitter.getAttribute && submitter.getAttribute("formtarget")) || (form && form.getAttribute && form.getAttribute("target")) || "";
-        if (target && target.toLowerCase() !== "_self") return; // its answer goes to another tab or frame
-        leaveExpectedUntil = performance.now() + SENT_FORM_MS;
-      }, 0);
+      const form = event.target;
+      const submitter = event.submitter;
+      const target = (submitter && submitter.getAttribute && submitter.getAttribute("formtarget")) || (form && form.getAttribute && form.getAttribute("target")) || "";
+      if (target && target.toLowerCase() !== "_self") return; // its answer goes to another tab or frame
+      sentForm = { event, until: performance.now() + SENT_FORM_MS };
     },
     true,
   );
-  addEventListener("pagehide", () => (leaveExpectedUntil = -Infinity), true);
+  addEventListener("pagehide", () => (sentForm = null), true);
+  const leaveExpected = () => sentForm !== null && !sentForm.event.defaultPrevented && performance.now() < sentForm.until;
 
   // The page as `rest.untilRest` sees it: its clock, its frames, its last change, and the
   // moment it starts to leave (a navigation away, which no quiet window would outlast).
@@ -200,7 +201,7 @@
     },
     hidden: () => document.visibilityState === "hidden",
     lastChangeAt: () => lastChangeAt,
-    leaveExpected: () => performance.now() < leaveExpectedUntil,
+    leaveExpected,
     onLeave: (callback) => {
       const leaving = () => callback();
       const navigating = (event) => {
@@ -224,9 +225,22 @@
     return { ...observe(args), ...rest };
   }
 
+  // An action with the page as it was before it and, once it acted, the page at rest after it
+  // (`settle`'s arguments, or null), in one message: {before, value, settled}. A mechanism that
+  // answers `awaitingText` has not acted yet (its text goes in as browser input next).
+  async function acted(args) {
+    if (args.fn === "acted") throw new ns.PageError("acted cannot carry itself", "bad_args");
+    const before = observe(args.observe || {});
+    const value = await run(args.fn, args.args);
+    const done = value === undefined ? null : value;
+    const settled = args.settle && !(done && done.awaitingText) ? await settle(args.settle) : null;
+    return { before, value: done, settled };
+  }
+
   const MECHANISMS = {
     observe,
     settle,
+    acted,
     ping: () => ({ url: location.href, title: document.title, renderSerial: refs.serial() }),
     page_text: (args) => ns.text.pageText(document, args),
     read_page: (args) => ns.tree.readPage(document, args, ctx),

@@ -21,12 +21,13 @@ import {
 } from "./lib/constants.js";
 import { contentScriptFiles, runContent } from "./lib/content-bridge.js";
 import { DebuggerSessions } from "./lib/debugger.js";
-import { createDialogGate, dialogOpenError } from "./lib/dialog-gate.js";
+import { DIALOG_OPEN_CODE, createDialogGate, dialogOpenError } from "./lib/dialog-gate.js";
 import { DialogBook, createDialogOps } from "./lib/dialogs.js";
 import { createDispatcher } from "./lib/dispatcher.js";
 import { createGroupCaptions } from "./lib/group-caption.js";
 import { EventBuffers, hostOf } from "./lib/event-buffers.js";
 import {
+  OpError,
   classifyIncoming,
   errorFrame,
   focusFrame,
@@ -138,22 +139,7 @@ const dispatcher = createDispatcher({
     const tab = await getTab(chrome, tabId).catch(() => null);
     return tab ? { ...answer, tab: { url: tabUrl(tab), title: tab.title || "" } } : answer;
   }),
-  // `settle` (the settle op's `args`): once every command went through, the page is asked to
-  // come to rest as the settle op does, and its answer is `settled`: one round trip for an
-  // action and its receipt.
-  cdp_sequence: enteringPage(async (args, _request, { signal }) => {
-    const tabId = requireTabId(args);
-    const began = performance.now();
-    const answer = await cdpSequence(tabId, requireCommands(args), signal);
-    if (!args.settle || typeof args.settle !== "object" || answer.dialog) return answer;
-    try {
-      return { ...answer, settled: await settleTab(tabId, args.settle, began, signal) };
-    } catch {
-      // The commands went through; the page could not be asked (it is leaving, say): the
-      // service asks again on its own, never reads this as the commands failing.
-      return answer;
-    }
-  }),
+  cdp_sequence: enteringPage(sequenceWithSettle),
   // Only a reload can meet a new dialog (beforeunload); focus and close need no watching.
   tab_control: (args, _request, { signal }) =>
     browserSide(args, () => tabControl.tabControl(args, { signal }), {
@@ -179,7 +165,34 @@ const dispatcher = createDispatcher({
     const found = frameId ? (await chrome.debugger.getTargets()).find((target) => target.id === frameId) : null;
     return { frameId, url: found && typeof found.url === "string" ? found.url : null };
   },
-  content: enteringPage((args, _request, { signal }) => pageMechanism(args, signal)),
+  content: enteringPage(contentWithSettle),
+  // An input request with what the page was before it, in one round trip: the page is observed
+  // (`observe`: the observation's {args, timeoutMs}) and then, unless the observation shows one
+  // of the facts `holdIf` names (say, keyboard focus in an embedded frame, which the service
+  // judges before input goes there), `then` ({op: "cdp_sequence" | "content", args}) is carried
+  // out. A held request sends nothing; the service decides and asks again.
+  observed: enteringPage(async (args, request, options) => {
+    const tabId = requireTabId(args);
+    const then = args.then && typeof args.then === "object" ? args.then : {};
+    const carry = OBSERVED_THEN[then.op];
+    if (!carry) throw new OpError("args.then.op must be cdp_sequence or content", { code: "bad_args" });
+    const look = args.observe && typeof args.observe === "object" ? args.observe : {};
+    const holdIf = Array.isArray(args.holdIf) ? args.holdIf : [];
+    if (then.op === "content" && !holdIf.length) {
+      const once = await contentObserved(tabId, look, then.args || {}, options.signal);
+      if (once) return once;
+    }
+    let observed = null;
+    try {
+      observed = await pageMechanism({ tabId, fn: "observe", args: look.args || {}, timeoutMs: look.timeoutMs }, options.signal);
+    } catch (err) {
+      if (err && err.code === DIALOG_OPEN_CODE) throw err; // refused unsent, as the input would be
+      // Best effort, as a separate observation is: a page no script enters still takes input.
+    }
+    const seen = observed && observed.value;
+    if ((observed && observed.dialog) || (seen && holdIf.some((fact) => seen[fact]))) return { observed, held: true };
+    return { observed, answer: await carry({ ...then.args, tabId }, request, options) };
+  }),
   // After an input action: the page's `settle` (its DOM at rest), and then the requests the
   // action started (since `args.requestsSinceMs` ago) finished, with the page asked again once they
   // did, all within `args.args.maxMs`. One answer, so the service never polls.
@@ -187,16 +200,80 @@ const dispatcher = createDispatcher({
     settleTab(requireTabId(args), args, performance.now(), signal)),
 });
 
+// `cdp_sequence`. `settle` (the settle op's `args`): once every command went through, the page is
+// asked to come to rest as the settle op does, and its answer is `settled`: one round trip for an
+// action and its receipt.
+async function sequenceWithSettle(args, _request, { signal }) {
+  const tabId = requireTabId(args);
+  const began = performance.now();
+  const answer = await cdpSequence(tabId, requireCommands(args), signal);
+  if (!args.settle || typeof args.settle !== "object" || answer.dialog) return answer;
+  return withSettled(tabId, answer, args.settle, began, signal);
+}
+
+// `content`, with `settle` as for cdp_sequence once the mechanism acted. A mechanism that answers
+// `awaitingText` has not acted yet (the text goes in as browser input next): no settle then.
+async function contentWithSettle(args, _request, { signal }) {
+  const began = performance.now();
+  const answer = await pageMechanism(args, signal);
+  const value = answer && answer.value;
+  if (!args.settle || typeof args.settle !== "object" || answer.dialog || (value && value.awaitingText)) return answer;
+  return withSettled(requireTabId(args), answer, args.settle, began, signal);
+}
+
+async function withSettled(tabId, answer, settle, began, signal) {
+  try {
+    return { ...answer, settled: await settleTab(tabId, settle, began, signal) };
+  } catch {
+    // The action went through; the page could not be asked (it is leaving, say): the service
+    // asks again on its own, never reads this as the action failing.
+    return answer;
+  }
+}
+
+// `observed` with a content mechanism, asked of the page in one message (its `acted`
+// mechanism: the observation, the mechanism, and its wait for rest), then the requests the action
+// started waited for as settleTab does. Null from a page script without `acted`: asked apart.
+async function contentObserved(tabId, look, then, signal) {
+  const settle = then.settle && typeof then.settle === "object" ? then.settle : null;
+  const began = performance.now();
+  let out;
+  try {
+    const args = { observe: look.args || {}, fn: then.fn, args: then.args || {}, settle: settle ? settle.args || {} : null };
+    const timeoutMs = (Number(then.timeoutMs) || CONTENT_TIMEOUT_MS) + (settle ? Number(settle.timeoutMs) || 0 : 0);
+    out = await pageMechanism({ tabId, fn: "acted", args, timeoutMs }, signal);
+  } catch (err) {
+    if (err && err.code === "unknown_mechanism") return null;
+    throw err;
+  }
+  // A dialog the action opened (its handlers run as the value goes in, or as the page settles).
+  if (out.dialog) return { observed: null, answer: { value: null, dialog: out.dialog } };
+  const { before = null, value = null, settled = null } = out.value || {};
+  const pending = out.pendingUrl ? { pendingUrl: out.pendingUrl } : {};
+  const answer = { value, ...pending };
+  if (settled) {
+    try {
+      answer.settled = await settleTab(tabId, settle, began, signal, { value: settled, ...pending });
+    } catch {
+      // The action went through; the service asks the page again on its own.
+    }
+  }
+  return { observed: { value: before }, answer };
+}
+
+const OBSERVED_THEN = { cdp_sequence: sequenceWithSettle, content: contentWithSettle };
+
 // The page's `settle` mechanism (`request.args`: its arguments; `timeoutMs`), then the requests
 // the action started (since `request.args.requestsSinceMs` before `from`) finished, with the page
 // asked again once they did, all within `request.args.maxMs`.
-async function settleTab(tabId, request, from, signal) {
+// `first`: the page's own answer, when it was asked already (with the action, `acted`).
+async function settleTab(tabId, request, from, signal, first = null) {
   const asked = performance.now();
   const wait = request.args || {};
   const since = from - Math.max(0, Number(wait.requestsSinceMs) || 0);
-  const deadline = asked + Math.max(0, Number(wait.maxMs) || 0);
+  const deadline = (first ? from : asked) + Math.max(0, Number(wait.maxMs) || 0);
   const ask = (extra) => pageMechanism({ ...request, tabId, fn: "settle", args: { ...wait, ...extra } }, signal);
-  let answer = await ask({});
+  let answer = first || (await ask({}));
   const started = () => inFlight.pending(tabId, since);
   while (answer.value && answer.value.rest === "quiet" && started().length && performance.now() < deadline) {
     await inFlight.drained(tabId, since, deadline, signal);

@@ -3,17 +3,20 @@
 // round trip instead of one per event.
 //
 // Each command is sent only after the previous one was answered, exactly as single `cdp`
-// requests would be. The sequence stops at the first failure, at a stop (the kill switch), and
+// requests would be, unless it is `joined` to it: then it goes out at once behind it, without
+// waiting for that answer (a key's up behind its down: Chrome delivers them in order, and half
+// the round trips of typing are saved). The sequence stops at the first failure, at a stop (the kill switch), and
 // when a JavaScript dialog opens. Its answer says how many commands were answered
 // (`completed`), and a failure carries that count too, so the service can say exactly how much
 // of the action took effect. When a dialog answers the request, `delivered` says whether a
-// command was out when it opened (Chrome answers that command only after the dialog closes).
+// command was out when it opened (Chrome answers that command only after the dialog closes),
+// and `sent` how many went out (those joined behind it reach the page once the dialog closes).
 
 import { OpError } from "./frames.js";
 
 export const MAX_SEQUENCE = 256;
 
-// The `commands` argument, validated: 1..MAX_SEQUENCE of {method, params?}.
+// The `commands` argument, validated: 1..MAX_SEQUENCE of {method, params?, joined?}.
 export function requireCommands(args) {
   const commands = args ? args.commands : undefined;
   if (!Array.isArray(commands) || commands.length === 0 || commands.length > MAX_SEQUENCE) {
@@ -28,7 +31,7 @@ export function requireCommands(args) {
     if (params !== undefined && params !== null && (typeof params !== "object" || Array.isArray(params))) {
       throw new OpError(`args.commands[${index}].params must be an object`, { code: "bad_args" });
     }
-    return { method, params: params || {} };
+    return command.joined === true ? { method, params: params || {}, joined: true } : { method, params: params || {} };
   });
 }
 
@@ -38,28 +41,38 @@ export function requireCommands(args) {
 export function createCdpSequence({ send, gate }) {
   return async function cdpSequence(tabId, commands, signal) {
     let completed = 0;
-    let outstanding = false;
+    let outstanding = 0;
+    let sent = 0;
     let halted = false;
     const start = async () => {
-      for (const { method, params } of commands) {
+      for (let first = 0; first < commands.length; ) {
         if (halted) break; // a dialog already answered the request: nothing more goes out
-        outstanding = true;
-        try {
-          await send(tabId, method, params, signal);
-        } catch (err) {
-          if (err instanceof OpError) err.completed = completed;
-          throw err;
-        } finally {
-          outstanding = false;
+        let end = first + 1;
+        while (end < commands.length && commands[end].joined) end += 1;
+        // The group goes out together; its answers are taken in order.
+        outstanding = end - first;
+        sent = end;
+        const answers = commands.slice(first, end).map(({ method, params }) => send(tabId, method, params, signal));
+        answers.forEach((answer) => answer.catch(() => {})); // one failure is reported, not all
+        for (const answer of answers) {
+          try {
+            await answer;
+          } catch (err) {
+            if (err instanceof OpError) err.completed = completed;
+            outstanding = 0;
+            throw err;
+          }
+          outstanding -= 1;
+          completed += 1;
         }
-        completed += 1;
+        first = end;
       }
       return completed;
     };
     const out = await gate.run(tabId, start, { method: commands[0].method });
     if (out.dialog) {
       halted = true;
-      return { dialog: out.dialog, completed, delivered: outstanding };
+      return { dialog: out.dialog, completed, delivered: outstanding > 0, sent };
     }
     return { completed: out.value };
   };

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.e2e
 
 PAGES["/rest"] = """<!doctype html><title>Rest</title>
 <button onclick="setTimeout(() => document.body.append(Object.assign(document.createElement('p'),
-  {textContent: 'shown a moment later'})), 10)">Soon</button>
+  {textContent: 'shown a moment later'})), 4)">Soon</button>
 <button onclick="fetch('/late-answer').then(r => r.text()).then(t =>
   document.body.append(Object.assign(document.createElement('p'), {textContent: t})))">Fetch</button>
 <button onclick="const tick = () => { document.getElementById('clock').textContent = performance.now(); };

@@ -35,20 +35,62 @@ function world(answer = async () => ({})) {
   return { sent, run, open, dispatcher };
 }
 
-test("commands go out in order, each after the previous answer, and the answer counts them", async () => {
-  let outstanding = 0;
-  let most = 0;
+// A world whose Chrome takes a moment per command, counting the most commands out at once.
+function countingWorld() {
+  const counted = { outstanding: 0, most: 0 };
   const w = world(async () => {
-    outstanding += 1;
-    most = Math.max(most, outstanding);
+    counted.outstanding += 1;
+    counted.most = Math.max(counted.most, counted.outstanding);
     await tick(1);
-    outstanding -= 1;
+    counted.outstanding -= 1;
     return {};
   });
+  return { w, counted };
+}
+
+test("commands go out in order, each after the previous answer, and the answer counts them", async () => {
+  const { w, counted } = countingWorld();
   const frame = await w.run(["a", "b", "c"].map(key));
   assert.deepEqual(frame, { type: "response", id: "r1", result: { completed: 3 } });
   assert.deepEqual(w.sent, ["a", "b", "c"]);
-  assert.equal(most, 1, "never two commands out at once");
+  assert.equal(counted.most, 1, "never two commands out at once");
+});
+
+const joined = (command) => ({ ...command, joined: true });
+
+test("a joined command goes out behind the one before it without waiting for its answer", async () => {
+  const { w, counted } = countingWorld();
+  const frame = await w.run([key("a"), joined(key("A")), key("b"), joined(key("B"))]);
+  assert.deepEqual(frame.result, { completed: 4 });
+  assert.deepEqual(w.sent, ["a", "A", "b", "B"], "in order");
+  assert.equal(counted.most, 2, "a press and its release out together, never the next press");
+});
+
+test("a dialog met by a press says its joined release went out, and nothing after it", async () => {
+  let release;
+  const w = world(async (method, params) => {
+    if (params.key === "b") await new Promise((r) => (release = r));
+    return {};
+  });
+  const reply = w.run([key("a"), joined(key("A")), key("b"), joined(key("B")), key("c")]);
+  await tick();
+  w.open();
+  const frame = await reply;
+  assert.deepEqual(frame.result, { dialog: { ...ALERT, openedAt: 1 }, completed: 2, delivered: true, sent: 4 });
+  release();
+  await tick();
+  assert.deepEqual(w.sent, ["a", "A", "b", "B"], "the next press never goes out");
+});
+
+test("a failed press reports what was answered before it, and stops there", async () => {
+  const w = world(async (method, params) => {
+    if (params.key === "b") throw new OpError("Input.dispatchKeyEvent failed: boom", { hop: "cdp", code: "cdp_failed" });
+    return {};
+  });
+  const frame = await w.run([key("a"), joined(key("A")), key("b"), joined(key("B")), key("c")]);
+  assert.equal(frame.error.code, "cdp_failed");
+  assert.equal(frame.error.completed, 2);
+  assert.deepEqual(w.sent, ["a", "A", "b", "B"]);
 });
 
 test("a failure stops the sequence and says how many commands were answered before it", async () => {
@@ -79,7 +121,7 @@ test("a dialog opening during a command answers at once, and nothing more is sen
   const { w, reply, release } = await heldAtB();
   w.open();
   const frame = await reply;
-  assert.deepEqual(frame.result, { dialog: { ...ALERT, openedAt: 1 }, completed: 1, delivered: true });
+  assert.deepEqual(frame.result, { dialog: { ...ALERT, openedAt: 1 }, completed: 1, delivered: true, sent: 2 });
   release(); // Chrome answers "b" once the dialog is closed: "c" still never goes out
   await tick();
   assert.deepEqual(w.sent, ["a", "b"]);
@@ -116,6 +158,8 @@ test("malformed command lists are refused with what is wrong", () => {
     assert.throws(() => requireCommands(args), (err) => err.code === "bad_args" && wrong.test(err.message));
   }
   assert.deepEqual(requireCommands({ commands: [{ method: "Page.reload" }] }), [{ method: "Page.reload", params: {} }]);
+  assert.deepEqual(requireCommands({ commands: [{ method: "Page.reload", joined: "yes" }] }), [{ method: "Page.reload", params: {} }]);
+  assert.deepEqual(requireCommands({ commands: [key("a"), joined(key("A"))] })[1].joined, true);
 });
 
 // The single `cdp` op over the same scripted Chrome: `waitMs` answers "pending" for a command

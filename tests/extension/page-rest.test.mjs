@@ -54,11 +54,28 @@ async function settled(promise) {
 
 test("a page that did not react is at rest once a frame was rendered and a moment passed", async () => {
   const page = fakePage({ lastChangeAt: 900 }); // its last change came before the action
-  const waiting = rest.untilRest({ sinceMs: 5 }, page);
+  const waiting = rest.untilRest({ sinceMs: 2 }, page);
   page.renderFrame();
   assert.equal(await settled(waiting), null, "not before a moment after the action");
-  page.advance(rest.MOMENT_MS - 5);
-  assert.deepEqual(await settled(waiting), { rest: "quiet", waitedMs: rest.MOMENT_MS - 5 });
+  page.advance(rest.MOMENT_MS - 2);
+  assert.deepEqual(await settled(waiting), { rest: "quiet", waitedMs: rest.MOMENT_MS - 2 });
+});
+
+test("after a scripted action, a page that did not react needs no frame; one that did, does", async () => {
+  const still = fakePage({ lastChangeAt: 900 });
+  const quiet = rest.untilRest({ sinceMs: 0, scripted: true }, still);
+  still.advance(rest.MOMENT_MS);
+  assert.deepEqual(await settled(quiet), { rest: "quiet", waitedMs: rest.MOMENT_MS });
+
+  const moved = fakePage();
+  const waiting = rest.untilRest({ sinceMs: 0, scripted: true }, moved);
+  moved.advance(2);
+  moved.changed = moved.time; // the page reacts to the value
+  moved.advance(rest.QUIET_MS + 10);
+  assert.equal(await settled(waiting), null, "not before a frame");
+  moved.renderFrame();
+  moved.advance(0);
+  assert.deepEqual(await settled(waiting), { rest: "quiet", waitedMs: rest.QUIET_MS + 12 });
 });
 
 test("a page that reacted at once is at rest a quiet window after its change", async () => {
@@ -77,22 +94,25 @@ test("no answer before a frame was rendered, however long ago the page changed",
   page.advance(50);
   assert.equal(await settled(waiting), null);
   page.renderFrame();
+  assert.equal(await settled(waiting), null, "looked at in a task after the frame, not in it");
+  page.advance(0);
   assert.equal((await settled(waiting)).rest, "quiet");
 });
 
 test("a change after the action restarts the quiet window", async () => {
   const page = fakePage();
   const waiting = rest.untilRest({ sinceMs: 0 }, page);
-  page.advance(5);
+  page.advance(3);
   page.changed = page.time; // the page reacts
   page.advance(5);
   page.renderFrame();
-  page.advance(10);
+  page.advance(rest.QUIET_MS - 6); // still within the quiet window of the first change
+  assert.equal(await settled(waiting), null);
   page.changed = page.time; // and reacts again
   page.advance(rest.QUIET_MS - 1);
   assert.equal(await settled(waiting), null);
   page.advance(1);
-  assert.deepEqual(await settled(waiting), { rest: "quiet", waitedMs: 20 + rest.QUIET_MS });
+  assert.deepEqual(await settled(waiting), { rest: "quiet", waitedMs: 2 * rest.QUIET_MS + 2 });
 });
 
 test("a page that never stops changing is answered at the bound as moving", async () => {

@@ -76,6 +76,8 @@ class ScriptedBrowser:
     ) -> dict[str, Any]:
         if stop is not None:
             self.stoppable.append(op)
+        if op == "observed":  # as the extension runs it: observe, hold on a named fact, or go on
+            return await self._observed(workspace_id, args, timeout)
         if op == "cdp_sequence":  # as the extension runs it: command by command, counted
             self.sequences += 1
             for done, command in enumerate(args["commands"]):
@@ -93,6 +95,28 @@ class ScriptedBrowser:
         kind = (args.get("params") or {}).get("type", "")
         self.seen.append(" ".join(part for part in (op, name, kind) if part))
         return self.answer(op, args)
+
+
+    async def _observed(self, workspace_id: Any, args: dict[str, Any], timeout: float) -> Any:  # noqa: ASYNC109
+        look = {"tabId": args["tabId"], "fn": "observe", "args": args["observe"]["args"]}
+        try:
+            observed: Any = await self.request(workspace_id, "content", look, timeout=timeout)
+        except BrowserError as error:
+            if error.code == "dialog_open":
+                raise
+            observed = None
+        seen = observed.get("value") if isinstance(observed, dict) else None
+        facts = args.get("holdIf") or []
+        if isinstance(observed, dict) and "dialog" in observed:
+            return {"observed": observed, "held": True}
+        if isinstance(seen, dict) and any(seen.get(fact) for fact in facts):
+            return {"observed": observed, "held": True}
+        then = args["then"]
+        inner = {**then["args"], "tabId": args["tabId"]}
+        return {
+            "observed": observed,
+            "answer": await self.request(workspace_id, then["op"], inner, timeout=timeout),
+        }
 
 
 def handler(name: str, browser: Any, workspaces: Any = None, **deps: Any) -> ToolHandler:

@@ -21,7 +21,7 @@ OBSERVED = {
 
 def _typing_browser(*, fail_at: int | None = None, sequences: bool = True) -> ScriptedBrowser:
     """Answers every key event; the ``fail_at``-th key-down (0-based) fails in the browser.
-    Without ``sequences`` it is an extension from before ``cdp_sequence``."""
+    Without ``sequences`` it is an extension from before ``cdp_sequence`` (and ``observed``)."""
     downs = 0
 
     def answer(op: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -41,9 +41,9 @@ def _typing_browser(*, fail_at: int | None = None, sequences: bool = True) -> Sc
         plain = browser.request
 
         async def request(workspace_id: Any, op: str, args: dict[str, Any], *, timeout: float) -> Any:  # noqa: ASYNC109
-            if op == "cdp_sequence":
+            if op in ("cdp_sequence", "observed"):
                 browser.seen.append(op)
-                raise BrowserError("Unknown operation: cdp_sequence", "extension", "unknown_op")
+                raise BrowserError(f"Unknown operation: {op}", "extension", "unknown_op")
             return await plain(workspace_id, op, args, timeout=timeout)
 
         browser.request = request  # type: ignore[method-assign]

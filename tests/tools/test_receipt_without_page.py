@@ -19,6 +19,10 @@ class LeavingPage:
         self.sent: list[str] = []
 
     async def request(self, ws: Any, op: str, args: dict[str, Any], **bounds: Any) -> dict[str, Any]:
+        if op == "observed":  # the page observed, then the request carried out, in one
+            observed = await self.request(ws, "content", {"fn": "observe"})
+            then = args["then"]
+            return {"observed": observed, "answer": await self.request(ws, then["op"], then["args"])}
         fn = args.get("fn", op)
         self.sent.append(fn)
         if fn in ("observe", "settle"):

@@ -3,14 +3,15 @@ between runs, and a JavaScript dialog that stops the run recorded with how far i
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Any
 
+import attrs
 import trio
 
 from ...browser.errors import BrowserError
 from ...engine.contracts import ToolCall
-from ..shared.channel import PageChannel
+from ..shared.channel import Observed, PageChannel
 from ..shared.dialogs import PageDialog
 
 CLICKS = {
@@ -31,6 +32,29 @@ MAX_RUN_STEPS = 256
 """The most commands the extension takes in one ``cdp_sequence``."""
 
 
+@attrs.frozen
+class Look:
+    """The page observed just before an action's first events, in their own request.
+
+    ``hold_if``: the observation's facts on which the extension holds the events unsent;
+    ``judge``: the check the action makes of the observation before anything goes out (it
+    raises to refuse, and reads only those facts, so events sent unheld never needed it);
+    ``bound``: the observation's own bound."""
+
+    hold_if: tuple[str, ...]
+    judge: Callable[[Observed], Awaitable[None]]
+    bound: float
+
+
+@attrs.frozen
+class Sent:
+    """What sending an action brought back: the page before it (with a ``Look``) and the
+    page's answer once it came to rest (with ``settle``)."""
+
+    before: Observed = None
+    settled: dict[str, Any] | None = None
+
+
 async def send(
     channel: PageChannel,
     call: ToolCall,
@@ -42,7 +66,8 @@ async def send(
     final: bool = True,
     done: Mapping[int, str] | None = None,
     settle: dict[str, Any] | None = None,
-) -> dict[str, Any] | None:
+    look: Look | None = None,
+) -> Sent:
     """Send input events in order. A dialog that opens stops the rest; the ``PageDialog``
     records whether anything of the action went out (``started``: earlier events did) and
     whether its last event was delivered (``final``: these are the action's last events).
@@ -55,8 +80,11 @@ async def send(
     left down would stay down in the page.
 
     ``settle`` (what the receipt's observation names): the last run also asks the page to come
-    to rest, in the same request; what it answered (for ``finish``), or None."""
+    to rest, in the same request; what it answered (for ``finish``), or None.
+
+    ``look``: the page is observed first, in the first run's request (``Look``)."""
     settled: dict[str, Any] | None = None
+    before = await _observe_first(channel, call, tab, look) if look and not steps else None
     for first, end in _runs(steps):
         _, _, pause, checkpoint = steps[first]
         if pause:
@@ -67,17 +95,26 @@ async def send(
         try:
             with trio.CancelScope(shield=continuing):
                 last = settle if end == len(steps) else None
-                if end - first == 1 and last is None:
+                run = [(method, params) for method, params, _, _ in steps[first:end]]
+                joined = _joined(steps[first:end])
+                went = False
+                if look is not None and first == 0:
+                    before, went, settled = await _looked_run(
+                        channel, call, tab, look, run, last, joined
+                    )
+                if went:
+                    pass
+                elif end - first == 1 and last is None:
                     await channel.cdp(call, tab, steps[first][0], steps[first][1])
                 else:
-                    run = [(method, params) for method, params, _, _ in steps[first:end]]
-                    settled = await channel.cdp_sequence(call, tab, run, settle=last)
+                    settled = await channel.cdp_sequence(call, tab, run, settle=last, joined=joined)
         except PageDialog as stop:
             index = first + stop.completed  # the event the dialog met
             _note_done(call, done, index)
             went_out = started or index > 0 or stop.delivered
             stop.stage = "during" if went_out else "before"
-            stop.complete = final and stop.delivered and index == len(steps) - 1
+            stop.held = max(0, stop.sent - stop.completed - 1)  # joined behind it
+            stop.complete = final and stop.delivered and first + stop.sent == len(steps)
             stop.summary = summary
             raise
         except BrowserError as error:
@@ -85,7 +122,45 @@ async def send(
                 _note_done(call, done, first + error.completed)
             raise
         _note_done(call, done, end)
-    return settled
+    return Sent(before, settled)
+
+
+async def _looked_run(
+    channel: PageChannel, call: ToolCall, tab: int, look: Look,
+    run: list[tuple[str, dict[str, Any]]], last: dict[str, Any] | None, joined: frozenset[int],
+) -> tuple[Observed, bool, dict[str, Any] | None]:  # fmt: skip
+    """The first run, sent with the page observed just before it: the observation, whether
+    the run went out with it, and the settled answer. A run the extension held (or an
+    extension that cannot observe first) is judged here and left for the caller to send."""
+    looked = await channel.observed_sequence(
+        call, tab, run, hold_if=look.hold_if, settle=last, joined=joined, observe_bound=look.bound
+    )
+    if looked is None:  # an extension without the op: observed on its own
+        before, went, settled = await channel.observe(call, tab, {}, look.bound), False, None
+    else:
+        before, went, settled = looked
+    if not went:
+        await look.judge(before)
+    return before, went, settled
+
+
+async def _observe_first(channel: PageChannel, call: ToolCall, tab: int, look: Look) -> Observed:
+    """The page observed and judged on its own (an action with no events of its own)."""
+    before = await channel.observe(call, tab, {}, look.bound)
+    await look.judge(before)
+    return before
+
+
+def _joined(run: list[Step]) -> frozenset[int]:
+    """The steps of ``run`` that go out at once behind the one before them: the rest of a
+    key's press (its release, modifiers' releases), which no checkpoint or pause splits. The
+    browser delivers them in order, and typing costs one wait per key instead of two."""
+    return frozenset(
+        index
+        for index in range(1, len(run))
+        if run[index][0] == KEY and run[index - 1][0] == KEY
+        and not run[index][3] and not run[index][2]
+    )  # fmt: skip
 
 
 def _runs(steps: list[Step]) -> Iterator[tuple[int, int]]:

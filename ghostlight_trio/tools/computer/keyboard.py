@@ -4,13 +4,14 @@ never into an embedded frame of a site the call may not reach."""
 from __future__ import annotations
 
 from ...engine.contracts import ToolCall, ToolResult
+from ..shared.channel import Observed
 from ..shared.guard import ToolInputError
 from ..shared.keys import combo_events, key_events, parse_keys, type_steps
 from ..shared.receipts import page_reacted
-from .input import KEY, Step, send
-from .parts import ComputerParts
+from .input import KEY, Look, Step, send
+from .parts import OBSERVE_TIMEOUT, ComputerParts
 from .receipt import finish
-from .targeting import refuse_focused_frames
+from .targeting import FOCUS_FACTS, refuse_focused_frames
 
 TYPE_MAX_CHARS = 2000
 NO_FOCUS = (
@@ -34,8 +35,6 @@ async def type_text(parts: ComputerParts, call: ToolCall, tab: int) -> ToolResul
             f" characters per call ({len(text)} were given); nothing was typed. Type the"
             " text in parts, or set a field's whole value with form_input."
         )
-    before = await parts.observe(call, tab)
-    await refuse_focused_frames(parts, call, tab, before)
     steps: list[Step] = []
     done: dict[int, str] = {}
     plan = type_steps(text)
@@ -50,7 +49,11 @@ async def type_text(parts: ComputerParts, call: ToolCall, tab: int) -> ToolResul
         typed += len(step.insert) or 1
         done[len(steps) - 1] = f"typed {typed} of {total} characters"
     summary = f"Typed {len(text)} character(s)."
-    settled = await send(parts.channel, call, tab, steps, summary=summary, done=done, settle={})
+    sent = await send(
+        parts.channel, call, tab, steps, summary=summary, done=done, settle={},
+        look=_focus_look(parts, call, tab),
+    )  # fmt: skip
+    before, settled = sent.before, sent.settled
     target = before.get("focused") if before else None
     assurance = "semantic" if target else "none"
     if before is None or target or before.get("editableDocument"):
@@ -79,8 +82,6 @@ async def key(parts: ComputerParts, call: ToolCall, tab: int) -> ToolResult:
     repeat = int(call.arguments.get("repeat") or 1)
     if not 1 <= repeat <= 100:
         raise ToolInputError("repeat must be between 1 and 100.")
-    before = await parts.observe(call, tab)
-    await refuse_focused_frames(parts, call, tab, before)
     steps: list[Step] = []
     for _ in range(repeat):
         for combo in combos:
@@ -91,10 +92,24 @@ async def key(parts: ComputerParts, call: ToolCall, tab: int) -> ToolResult:
             events = combo_events(combo)
             steps.extend((KEY, event, 0.0, i == 0) for i, event in enumerate(events))
     summary = f"Pressed: {text} (x{repeat})."
-    settled = await send(parts.channel, call, tab, steps, summary=summary, settle={})
+    sent = await send(
+        parts.channel, call, tab, steps, summary=summary, settle={},
+        look=_focus_look(parts, call, tab),
+    )  # fmt: skip
     return await finish(
-        parts, call, tab, summary, before, assurance="none", target=None, settled=settled
-    )
+        parts, call, tab, summary, sent.before, assurance="none", target=None,
+        settled=sent.settled,
+    )  # fmt: skip
+
+
+def _focus_look(parts: ComputerParts, call: ToolCall, tab: int) -> Look:
+    """Keys go where the keyboard focus is: the page is looked at first, and input bound for
+    an embedded frame is held until ``refuse_focused_frames`` judged where it would go."""
+
+    async def judge(before: Observed) -> None:
+        await refuse_focused_frames(parts, call, tab, before)
+
+    return Look(hold_if=FOCUS_FACTS, judge=judge, bound=OBSERVE_TIMEOUT)
 
 
 def _refuse_aim(call: ToolCall) -> None:

@@ -63,10 +63,10 @@ async def click(parts: ComputerParts, call: ToolCall, tab: int) -> ToolResult:
     summary = f"{action} at {label(call, x, y)}."
     watch_token = before.get("pressWatch") if before else None
     where = settle_args(target, near=True, press_watch=watch_token)
-    settled = await send(parts.channel, call, tab, steps, summary=summary, settle=where)
+    sent = await send(parts.channel, call, tab, steps, summary=summary, settle=where)
     return await finish(
         parts, call, tab, summary, before, assurance=assurance, target=target, near=True,
-        press_watch=watch_token, settled=settled,
+        press_watch=watch_token, settled=sent.settled,
     )  # fmt: skip
 
 

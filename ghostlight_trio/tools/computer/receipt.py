@@ -150,6 +150,12 @@ def dialog_outcome(call: ToolCall, tab: int, stop: PageDialog) -> ToolResult:
         return dialog_result(call, tab, lead, stop.dialog, ok=False)
     if stop.stage == "after":
         lead = f"{stop.summary} Then {name} opened {where} and is still open."
+    elif stop.complete and stop.held:
+        lead = (
+            f"{stop.summary} {name[0].upper()}{name[1:]} opened {where} as the page took the"
+            " input; it is still open, and the key's release reaches the page once it is"
+            " answered."
+        )
     elif stop.complete:
         lead = (
             f"{stop.summary} The input was delivered and {name} opened {where}; it is still open."

@@ -107,6 +107,11 @@ def model_point(parts: ComputerParts, call: ToolCall, tab: int, key: str) -> tup
     return x, y
 
 
+FOCUS_FACTS = ("focusFrame", "focusInFrame")
+"""What an observation says of keyboard focus in an embedded frame: all that
+``refuse_focused_frames`` judges (absent, it lets input through unasked)."""
+
+
 async def refuse_focused_frames(
     parts: ComputerParts, call: ToolCall, tab: int, before: dict[str, Any] | None
 ) -> None:

@@ -37,6 +37,8 @@ SEQUENCE_ALLOWANCE = 0.05
 PENDING_PROBE = 3.0
 """Bound on the ``tab_info`` that tells an unanswered read of a navigating tab."""
 UNKNOWN_OP = "unknown_op"
+Observed = dict[str, Any] | None
+"""A page observation, or None where no script could look."""
 ACTED_KEPT = 1024
 """Tabs whose last acting call is remembered (for ``settle``)."""
 SETTLE_WITHIN = 0.6
@@ -67,6 +69,8 @@ class PageChannel:
         """False once an extension answered that it has no ``cdp_sequence`` (an older one)."""
         self._settles = True
         """False once an extension answered that it has no ``settle`` (an older one)."""
+        self._observes = True
+        """False once an extension answered that it has no ``observed`` (an older one)."""
         self._acted: dict[int, tuple[int, float, float]] = {}
         """Per tab: the call that last changed it, when its first and its last change went out."""
 
@@ -188,7 +192,7 @@ class PageChannel:
 
     async def cdp_sequence(
         self, call: ToolCall, tab: int, commands: Sequence[tuple[str, dict[str, Any]]], *,
-        settle: dict[str, Any] | None = None,
+        settle: dict[str, Any] | None = None, joined: frozenset[int] = frozenset(),
     ) -> dict[str, Any] | None:  # fmt: skip
         """CDP commands on the tab, sent in order as one request (one round trip for a whole
         run of input events). A dialog raises ``PageDialog`` and a failure ``BrowserError``,
@@ -196,20 +200,12 @@ class PageChannel:
 
         ``settle`` (what the observation names): once the commands went through, the page is
         asked to come to rest in the same request (see ``settle``); its answer, unread (a
-        dialog in it is the caller's to raise, as one met after the action), or None."""
+        dialog in it is the caller's to raise, as one met after the action), or None.
+
+        ``joined``: the indexes of commands sent at once behind the one before them, without
+        waiting for its answer (a key's release behind its press)."""
         if self._sequences:
-            args: dict[str, Any] = {
-                "tabId": tab, "commands": [{"method": m, "params": p} for m, p in commands],
-            }  # fmt: skip
-            bound = CDP_TIMEOUT + SEQUENCE_ALLOWANCE * len(commands)
-            if settle is not None:
-                # The page gets a short while to answer: a page busy past it is asked again
-                # on its own, and the commands' own bound barely grows (an input the page
-                # never takes is still told from one it took in time).
-                asked = self._settle_request(call, tab, settle, SETTLE_WITHIN, after=True)
-                asked["timeoutMs"] = int((SETTLE_WITHIN + SETTLED_ANSWER) * 1000)
-                args["settle"] = asked
-                bound += SETTLE_WITHIN + SETTLED_ANSWER + SETTLED_MARGIN
+            args, bound = self._sequence_request(call, tab, commands, settle, joined)
             self._note_acting(call, args)
             try:
                 answer = await atomic_request(
@@ -220,16 +216,7 @@ class PageChannel:
                     raise refusal(error) or error from None
                 self._sequences = False  # refused unread: nothing of it ran
             else:
-                dialog = answer.get("dialog")
-                if isinstance(dialog, dict):
-                    completed = answer.get("completed")
-                    raise PageDialog(
-                        dialog,
-                        delivered=answer.get("delivered") is not False,
-                        completed=completed if type(completed) is int else 0,
-                    )
-                settled = answer.get("settled")
-                return settled if isinstance(settled, dict) else None
+                return _sequence_settled(answer)
         for done, (method, params) in enumerate(commands):
             try:
                 await self.cdp(call, tab, method, params)
@@ -237,6 +224,113 @@ class PageChannel:
                 stop.completed = done
                 raise
         return None
+
+    def _sequence_request(
+        self, call: ToolCall, tab: int, commands: Sequence[tuple[str, dict[str, Any]]],
+        settle: dict[str, Any] | None, joined: frozenset[int],
+    ) -> tuple[dict[str, Any], float]:  # fmt: skip
+        """A ``cdp_sequence`` request's arguments, and its bound."""
+        listed = [
+            {"method": method, "params": params, **({"joined": True} if i in joined else {})}
+            for i, (method, params) in enumerate(commands)
+        ]
+        args: dict[str, Any] = {"tabId": tab, "commands": listed}
+        bound = CDP_TIMEOUT + SEQUENCE_ALLOWANCE * len(commands)
+        if settle is not None:
+            # The page gets a short while to answer: a page busy past it is asked again on its
+            # own, and the commands' own bound barely grows (an input the page never takes is
+            # still told from one it took in time).
+            args["settle"] = self._settle_sent_with(call, tab, settle)
+            bound += SETTLE_WITHIN + SETTLED_ANSWER + SETTLED_MARGIN
+        return args, bound
+
+    def _settle_sent_with(self, call: ToolCall, tab: int, where: dict[str, Any]) -> dict[str, Any]:
+        """The ``settle`` argument of a request that acts, for the page to come to rest once
+        it did (a short while to answer it)."""
+        asked = self._settle_request(call, tab, where, SETTLE_WITHIN, after=True)
+        asked["timeoutMs"] = int((SETTLE_WITHIN + SETTLED_ANSWER) * 1000)
+        return asked
+
+    async def observed_sequence(
+        self, call: ToolCall, tab: int, commands: Sequence[tuple[str, dict[str, Any]]], *,
+        hold_if: Sequence[str], settle: dict[str, Any] | None = None,
+        joined: frozenset[int] = frozenset(), observe_bound: float = CONTENT_TIMEOUT,
+    ) -> tuple[Observed, bool, dict[str, Any] | None] | None:  # fmt: skip
+        """``cdp_sequence`` with the page observed just before, in the same request: the
+        observation (None where no script runs), whether the commands went out, and the
+        settled answer. The extension holds them unsent when the page shows one of
+        ``hold_if``'s facts: the caller judges the observation and sends them itself. None
+        from an extension without ``observed`` (nothing was sent)."""
+        args, bound = self._sequence_request(call, tab, commands, settle, joined)
+        answer = await self._observed(
+            call, tab, "cdp_sequence", args, bound + observe_bound, hold_if, observe_bound
+        )
+        if answer is None:
+            return None
+        before, then = answer
+        return (before, False, None) if then is None else (before, True, _sequence_settled(then))
+
+    async def observed_content(
+        self, call: ToolCall, tab: int, fn: str, args: dict[str, Any], *,
+        settle: dict[str, Any] | None = None, observe_bound: float = CONTENT_TIMEOUT,
+    ) -> tuple[Observed, Any, dict[str, Any] | None] | None:  # fmt: skip
+        """The content mechanism ``fn`` with the page observed just before it and, with
+        ``settle``, asked to come to rest after it, all in one request: the observation (None
+        where no script runs), the mechanism's value and the settled answer (unread), or None
+        from an extension without ``observed`` (nothing was sent)."""
+        wait_ms = int(min(CONTENT_WAIT_MS, max(1.0, CONTENT_TIMEOUT - 2.0) * 1000))
+        request: dict[str, Any] = {"tabId": tab, "fn": fn, "args": args, "timeoutMs": wait_ms}
+        bound = CONTENT_TIMEOUT + observe_bound
+        if settle is not None:
+            request["settle"] = self._settle_sent_with(call, tab, settle)
+            bound += SETTLE_WITHIN + SETTLED_ANSWER + SETTLED_MARGIN
+        answer = await self._observed(call, tab, "content", request, bound, (), observe_bound)
+        if answer is None:
+            return None
+        before, then = answer
+        if then is None:  # held: nothing names a fact to hold on, so only a foreign answer
+            raise BrowserError(
+                f"The browser held the {fn} request unasked", hop="extension", code="bad_answer"
+            )
+        settled = then.get("settled")
+        value = _page_value(check_answer(then), fn)
+        return before, value, settled if isinstance(settled, dict) else None
+
+    async def _observed(
+        self, call: ToolCall, tab: int, op: str, args: dict[str, Any], bound: float,
+        hold_if: Sequence[str], observe_bound: float,
+    ) -> tuple[Observed, dict[str, Any] | None] | None:  # fmt: skip
+        """One ``observed`` request: the observation and the answer of ``op``, or None as that
+        answer when it was held; None from an extension without the op. A dialog met by the
+        observation raises ``PageDialog``: nothing was sent."""
+        if not self._observes:
+            return None
+        wait_ms = int(min(CONTENT_WAIT_MS, max(1.0, observe_bound - 2.0) * 1000))
+        request = {
+            "tabId": tab,
+            "observe": {"args": {}, "timeoutMs": wait_ms},
+            "holdIf": list(hold_if),
+            "then": {"op": op, "args": args},
+        }
+        self._note_acting(call, args)
+        try:
+            answer = await atomic_request(
+                call, self._browser, _workspace(call), "observed", request, bound
+            )
+        except BrowserError as error:
+            if error.code != UNKNOWN_OP:
+                raise refusal(error) or error from None
+            self._observes = False  # refused unread: nothing of it ran
+            return None
+        seen = answer.get("observed")
+        dialog = seen.get("dialog") if isinstance(seen, dict) else None
+        if isinstance(dialog, dict):  # the page was paused before anything was sent
+            raise PageDialog(dialog, delivered=False)
+        before = _page_value(seen, "observe") if isinstance(seen, dict) else None
+        then = answer.get("answer")
+        return (before if isinstance(before, dict) else None), (
+            then if isinstance(then, dict) and not answer.get("held") else None
+        )
 
     async def content(
         self,
@@ -397,6 +491,22 @@ class PageChannel:
         """The tab's page facts (url, title, origin) from a ``tab_info`` read."""
         info = await self.read(call, "tab_info", {"tabId": tab}, INFO_BOUND)
         return page_facts(tab, str(info.get("url", "")), str(info.get("title", "")), None)
+
+
+def _sequence_settled(answer: dict[str, Any]) -> dict[str, Any] | None:
+    """A ``cdp_sequence`` answer read: a dialog raises ``PageDialog`` (with how many commands
+    were answered and sent before it); else the settled answer it carries, or None."""
+    dialog = answer.get("dialog")
+    if isinstance(dialog, dict):
+        completed, sent = answer.get("completed"), answer.get("sent")
+        raise PageDialog(
+            dialog,
+            delivered=answer.get("delivered") is not False,
+            completed=completed if type(completed) is int else 0,
+            sent=sent if type(sent) is int else None,
+        )
+    settled = answer.get("settled")
+    return settled if isinstance(settled, dict) else None
 
 
 def _page_value(answer: dict[str, Any], fn: str) -> Any:

@@ -26,15 +26,20 @@ class PageDialog(Exception):
     Tools that send a sequence mark where it stopped: ``stage`` is ``before`` (none of the
     action's own effects went out), ``during`` or ``after``; ``complete`` says the action's last
     effect was delivered; ``summary`` is the action's own short description. ``completed``: for
-    a command sequence, how many of its commands were answered before the dialog.
+    a command sequence, how many of its commands were answered before the dialog; ``sent``: how
+    many went out (the one the dialog met, and any joined behind it, which the page takes once
+    the dialog is answered). ``held``: how many of the action's events wait behind the dialog.
     """
 
     def __init__(
-        self, dialog: Mapping[str, Any], *, delivered: bool, completed: int = 0
-    ) -> None:
+        self, dialog: Mapping[str, Any], *, delivered: bool, completed: int = 0,
+        sent: int | None = None,
+    ) -> None:  # fmt: skip
         self.dialog = dict(dialog)
         self.delivered = delivered
         self.completed = completed
+        self.sent = completed + int(delivered) if sent is None else max(sent, completed)
+        self.held = 0
         self.stage = "before"
         self.complete = False
         self.summary = ""

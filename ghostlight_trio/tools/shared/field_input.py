@@ -18,9 +18,13 @@ from .field_values import as_sent
 from .keys import key_events, lookup
 
 
-async def set_value(channel: PageChannel, call: ToolCall, tab: int, ref: str, value: Any) -> Any:
-    """The page's ``form_input`` answer for ``ref`` set to ``value`` (read back)."""
-    done = await channel.content(call, tab, "form_input", {"ref": ref, "value": value})
+async def set_value(
+    channel: PageChannel, call: ToolCall, tab: int, ref: str, value: Any, done: Any = None
+) -> Any:
+    """The page's ``form_input`` answer for ``ref`` set to ``value`` (read back); ``done``: its
+    first answer, when the request was already made (``observed_content``)."""
+    if done is None:
+        done = await channel.content(call, tab, "form_input", {"ref": ref, "value": value})
     if not (isinstance(done, dict) and done.get("awaitingText")):
         return done
     text = as_sent(value)

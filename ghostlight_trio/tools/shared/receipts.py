@@ -346,13 +346,15 @@ async def settled_receipt(
     *,
     assurance: str,
     workspace_id: str | None,
+    settled: dict[str, Any] | None = None,
 ) -> ToolResult:
     """An input action's result once the page settled: ``summary`` and the receipt from
     ``before`` to the settled observation (``settle``: the channel, the call and what the
-    observation names), whose own ``target`` it names. A page between documents for the
-    whole settling bound gives no observation, and then no receipt."""
+    observation names; ``settled``: the answer the action's own request brought, if any),
+    whose own ``target`` it names. A page between documents for the whole settling bound
+    gives no observation, and then no receipt."""
     channel, call, where = settle
-    after = await observe_settled(channel, call, tab_id, where)
+    after = await observe_settled(channel, call, tab_id, where, settled=settled)
     if after is None:
         return receipt_result(summary, None, workspace_id)
     target = after.get("target") if isinstance(after.get("target"), dict) else None
