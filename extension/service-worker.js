@@ -130,14 +130,13 @@ const dispatcher = createDispatcher({
       { navigates: true },
     );
   },
-  // `tabFacts`: the answer also says where the tab is once the command is done (its url and
-  // title, the browser's word), so a script's result needs no listing of its own.
-  cdp: enteringPage(async (args, _request, { signal }) => {
+  // `tabFacts`: the answer also says where the tab was as the command went out (its url and
+  // title, the browser's word: the page a script ran in), so its result needs no listing.
+  cdp: enteringPage(async (args, _request, { signal, tab }) => {
     const tabId = requireTabId(args);
     const answer = await cdpCommand(tabId, args.method, args.params, { signal, waitMs: args.wait_ms });
     if (args.tabFacts !== true || !answer || answer.dialog || answer.pending) return answer;
-    const tab = await getTab(chrome, tabId).catch(() => null);
-    return tab ? { ...answer, tab: { url: tabUrl(tab), title: tab.title || "" } } : answer;
+    return { ...answer, tab: { url: tabUrl(tab), title: tab.title || "" } };
   }),
   cdp_sequence: enteringPage(sequenceWithSettle),
   // Only a reload can meet a new dialog (beforeunload); focus and close need no watching.
@@ -179,12 +178,12 @@ const dispatcher = createDispatcher({
     const look = args.observe && typeof args.observe === "object" ? args.observe : {};
     const holdIf = Array.isArray(args.holdIf) ? args.holdIf : [];
     if (then.op === "content" && !holdIf.length) {
-      const once = await contentObserved(tabId, look, then.args || {}, options.signal);
+      const once = await contentObserved(tabId, look, then.args || {}, options);
       if (once) return once;
     }
     let observed = null;
     try {
-      observed = await pageMechanism({ tabId, fn: "observe", args: look.args || {}, timeoutMs: look.timeoutMs }, options.signal);
+      observed = await pageMechanism({ tabId, fn: "observe", args: look.args || {}, timeoutMs: look.timeoutMs }, options.signal, options.tab);
     } catch (err) {
       if (err && err.code === DIALOG_OPEN_CODE) throw err; // refused unsent, as the input would be
       // Best effort, as a separate observation is: a page no script enters still takes input.
@@ -213,9 +212,9 @@ async function sequenceWithSettle(args, _request, { signal }) {
 
 // `content`, with `settle` as for cdp_sequence once the mechanism acted. A mechanism that answers
 // `awaitingText` has not acted yet (the text goes in as browser input next): no settle then.
-async function contentWithSettle(args, _request, { signal }) {
+async function contentWithSettle(args, _request, { signal, tab }) {
   const began = performance.now();
-  const answer = await pageMechanism(args, signal);
+  const answer = await pageMechanism(args, signal, tab);
   const value = answer && answer.value;
   if (!args.settle || typeof args.settle !== "object" || answer.dialog || (value && value.awaitingText)) return answer;
   return withSettled(requireTabId(args), answer, args.settle, began, signal);
@@ -234,14 +233,14 @@ async function withSettled(tabId, answer, settle, began, signal) {
 // `observed` with a content mechanism, asked of the page in one message (its `acted`
 // mechanism: the observation, the mechanism, and its wait for rest), then the requests the action
 // started waited for as settleTab does. Null from a page script without `acted`: asked apart.
-async function contentObserved(tabId, look, then, signal) {
+async function contentObserved(tabId, look, then, { signal, tab }) {
   const settle = then.settle && typeof then.settle === "object" ? then.settle : null;
   const began = performance.now();
   let out;
   try {
     const args = { observe: look.args || {}, fn: then.fn, args: then.args || {}, settle: settle ? settle.args || {} : null };
     const timeoutMs = (Number(then.timeoutMs) || CONTENT_TIMEOUT_MS) + (settle ? Number(settle.timeoutMs) || 0 : 0);
-    out = await pageMechanism({ tabId, fn: "acted", args, timeoutMs }, signal);
+    out = await pageMechanism({ tabId, fn: "acted", args, timeoutMs }, signal, tab);
   } catch (err) {
     if (err && err.code === "unknown_mechanism") return null;
     throw err;
@@ -301,8 +300,9 @@ async function settleTab(tabId, request, from, signal, first = null) {
   return answer;
 }
 
-// One content mechanism in the tab's top frame, through the dialog gate.
-async function pageMechanism(args, signal) {
+// One content mechanism in the tab's top frame, through the dialog gate. `tab`: the tab as
+// the operation read it a moment ago (its first mechanism), spared another lookup.
+async function pageMechanism(args, signal, tab = null) {
   const tabId = requireTabId(args);
   const run = () =>
     runContent(chrome, args, {
@@ -311,17 +311,19 @@ async function pageMechanism(args, signal) {
       signal,
       refFloor,
       cdp: (id, method, params) => debuggers.send(id, method, params, signal),
+      tab,
     });
   const out = await gate.run(tabId, run);
   return out.dialog ? { value: null, dialog: out.dialog } : out.value;
 }
 
 // An operation that reads, scripts, captures or drives the tab's page: refused, with nothing
-// sent, on a page no agent may enter (privileged.js), whatever the service asked.
+// sent, on a page no agent may enter (privileged.js), whatever the service asked. The handler
+// gets the tab as it was read for that (`options.tab`).
 function enteringPage(handler) {
   return async (args, request, options) => {
-    await refuseProtectedTab(chrome, requireTabId(args));
-    return handler(args, request, options);
+    const tab = await refuseProtectedTab(chrome, requireTabId(args));
+    return handler(args, request, { ...options, tab });
   };
 }
 

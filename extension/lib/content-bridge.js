@@ -31,13 +31,14 @@ export function contentScriptFiles(manifest) {
 
 // `cdp(tabId, method, params)`: a CDP sender, used only to read why a tab shows the browser's
 // error page when a request fails there.
-export async function runContent(chromeApi, args, { files, timeoutMs = CONTENT_TIMEOUT_MS, signal, refFloor = null, cdp = null } = {}) {
+// `known`: the tab as the caller read it a moment ago, instead of reading it again.
+export async function runContent(chromeApi, args, { files, timeoutMs = CONTENT_TIMEOUT_MS, signal, refFloor = null, cdp = null, tab: known = null } = {}) {
   const tabId = requireTabId(args);
   if (typeof args.fn !== "string" || !args.fn) {
     throw new OpError("args.fn must name a content mechanism", { code: "bad_args" });
   }
   const crashes = tabCrashes(chromeApi);
-  const tab = await getTab(chromeApi, tabId);
+  const tab = known && known.id === tabId ? known : await getTab(chromeApi, tabId);
   throwIfStopped(signal);
   if (crashes.has(tabId)) throw pageCrashedError(tabId);
   if (VIEW_SOURCE.test(tab.url || "")) {
