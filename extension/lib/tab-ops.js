@@ -61,6 +61,8 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
   async function workspaceTabs(guid, extraIds = []) {
     const rec = book.ensure(guid);
     const group = await liveGroup(guid);
+    // A workspace with no tab and no group (a new one) has nothing to look for.
+    if (!group && rec.tabIds.size === 0 && extraIds.length === 0) return { group, tabs: [] };
     const all = await chromeApi.tabs.query({});
     const byId = new Map(all.map((t) => [t.id, t]));
     const wanted = new Set([...rec.tabIds, ...extraIds]);
@@ -117,7 +119,7 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
       if (refused) throw protectedTargetError(refused);
       url = target.url;
     }
-    const { tab, group } = await createWorkspaceTab(request, url);
+    const { tab, group, alone } = await createWorkspaceTab(request, url);
     if (prepareTab) {
       const preparing = prepareTab(tab.id).catch(() => {
         // best effort: the tab's first command makes its session instead
@@ -126,8 +128,9 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
       // (debugger.js `made`): its answer need not. A tab made with its page waits for it here.
       if (url !== NEW_TAB_URL) await preparing;
     }
-    // The workspace's tabs as they are now, so the service needs no listing of its own.
-    const { tabs } = await workspaceTabs(request.guid);
+    // The workspace's tabs as they are now, so the service needs no listing of its own (a
+    // workspace's first tab is all it has).
+    const { tabs } = alone ? { tabs: [tab] } : await workspaceTabs(request.guid);
     await persist();
     return {
       tabId: tab.id,
@@ -143,15 +146,13 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
     const guid = request.guid;
     const title = groupTitleOf(request, DEFAULT_GROUP_TITLE);
     const color = groupColorOf(request, GROUP_COLOR);
-    const { group, tabs } = await workspaceTabs(guid);
-    const windows = await chromeApi.windows.getAll({ windowTypes: ["normal"] });
-    let lastFocusedWindowId = null;
-    try {
-      const last = await chromeApi.windows.getLastFocused({ windowTypes: ["normal"] });
-      lastFocusedWindowId = last ? last.id : null;
-    } catch {
-      // no window at all
-    }
+    // Asked together: each waits its turn in a browser that may be busy loading pages.
+    const [{ group, tabs }, windows, last] = await Promise.all([
+      workspaceTabs(guid),
+      chromeApi.windows.getAll({ windowTypes: ["normal"] }),
+      chromeApi.windows.getLastFocused({ windowTypes: ["normal"] }).catch(() => null), // no window at all
+    ]);
+    const lastFocusedWindowId = last ? last.id : null;
     const placement = choosePlacementWindow({ group, workspaceTabs: tabs, windows, lastFocusedWindowId });
 
     let tab;
@@ -188,8 +189,10 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
       book.setGroup(guid, id, tab.windowId);
       return id;
     });
-    const fresh = await getTab(chromeApi, tab.id);
-    return { tab: fresh, group: { id: groupId, windowId: fresh.windowId } };
+    // A blank tab is as it was made; one given a page may have moved on meanwhile.
+    const fresh = url === NEW_TAB_URL ? tab : await getTab(chromeApi, tab.id);
+    const alone = tabs.length === 0;
+    return { tab: fresh, group: { id: groupId, windowId: fresh.windowId }, alone };
   }
 
   // The service says a workspace is over: its group, if still there, is retitled and greyed
