@@ -119,7 +119,7 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
       if (refused) throw protectedTargetError(refused);
       url = target.url;
     }
-    const { tab, group, alone } = await createWorkspaceTab(request, url);
+    const { tab, group } = await createWorkspaceTab(request, url);
     if (prepareTab) {
       const preparing = prepareTab(tab.id).catch(() => {
         // best effort: the tab's first command makes its session instead
@@ -128,9 +128,8 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
       // (debugger.js `made`): its answer need not. A tab made with its page waits for it here.
       if (url !== NEW_TAB_URL) await preparing;
     }
-    // The workspace's tabs as they are now, so the service needs no listing of its own (a
-    // workspace's first tab is all it has).
-    const { tabs } = alone ? { tabs: [tab] } : await workspaceTabs(request.guid);
+    // The workspace's tabs as they are now, so the service needs no listing of its own.
+    const { tabs } = await workspaceTabs(request.guid);
     await persist();
     return {
       tabId: tab.id,
@@ -189,10 +188,8 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
       book.setGroup(guid, id, tab.windowId);
       return id;
     });
-    // A blank tab is as it was made; one given a page may have moved on meanwhile.
-    const fresh = url === NEW_TAB_URL ? tab : await getTab(chromeApi, tab.id);
-    const alone = tabs.length === 0;
-    return { tab: fresh, group: { id: groupId, windowId: fresh.windowId }, alone };
+    const fresh = await getTab(chromeApi, tab.id);
+    return { tab: fresh, group: { id: groupId, windowId: fresh.windowId } };
   }
 
   // The service says a workspace is over: its group, if still there, is retitled and greyed
