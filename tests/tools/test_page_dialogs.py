@@ -108,3 +108,34 @@ async def test_navigate_held_by_beforeunload_says_where_the_tab_is_and_what_to_a
     assert result.structured is not None
     assert result.structured["url"] == "http://a.test/"
     assert result.structured["dialog"] == {"open": True, "type": "beforeunload", "message": ""}
+
+
+async def test_form_input_sets_a_value_once_even_when_the_page_answers_nothing() -> None:
+    """An empty answer to form_input is a broken one, said so: never a cue to set the value a
+    second time."""
+
+    def answer(op: str, args: dict[str, Any]) -> dict[str, Any]:
+        if args.get("fn") == "form_input":
+            return {"value": None}
+        return {"value": OBSERVED}
+
+    browser = ScriptedBrowser(answer)
+    result = await handler("form_input", browser)(tool_call("form_input", ref="ref_2", value="x"))
+    assert browser.seen.count("content form_input") == 1, browser.seen
+    assert result.kind != "ok" and "named no field" in text(result), text(result)
+
+
+async def test_form_input_on_an_older_extension_meets_an_open_dialog_before_sending() -> None:
+    """An extension without ``observed``: the page is observed on its own first, and a dialog
+    open then is said to have stopped the call before any of the value went out."""
+
+    def answer(op: str, args: dict[str, Any]) -> dict[str, Any]:
+        if op == "observed":
+            raise BrowserError("Unknown operation: observed", "extension", "unknown_op")
+        raise refused(ALERT)
+
+    browser = ScriptedBrowser(answer)
+    result = await handler("form_input", browser)(tool_call("form_input", ref="ref_2", value="x"))
+    assert "the value was delivered" not in text(result), text(result)
+    assert "content form_input" not in browser.seen, browser.seen
+    assert result.structured["dialog"]["message"] == "stop", text(result)  # type: ignore[index]

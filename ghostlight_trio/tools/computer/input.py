@@ -84,7 +84,7 @@ async def send(
 
     ``look``: the page is observed first, in the first run's request (``Look``)."""
     settled: dict[str, Any] | None = None
-    before = await _observe_first(channel, call, tab, look) if look and not steps else None
+    before: Observed = None
     for first, end in _runs(steps):
         _, _, pause, checkpoint = steps[first]
         if pause:
@@ -97,23 +97,20 @@ async def send(
                 last = settle if end == len(steps) else None
                 run = [(method, params) for method, params, _, _ in steps[first:end]]
                 joined = _joined(steps[first:end])
-                went = False
+                went = False  # with the page observed before it, in one request
                 if look is not None and first == 0:
                     before, went, settled = await _looked_run(
                         channel, call, tab, look, run, last, joined
                     )
-                if went:
-                    pass
-                elif end - first == 1 and last is None:
-                    await channel.cdp(call, tab, steps[first][0], steps[first][1])
-                else:
+                if not went and len(run) == 1 and last is None:
+                    await channel.cdp(call, tab, *run[0])
+                elif not went:
                     settled = await channel.cdp_sequence(call, tab, run, settle=last, joined=joined)
         except PageDialog as stop:
             index = first + stop.completed  # the event the dialog met
             _note_done(call, done, index)
             went_out = started or index > 0 or stop.delivered
             stop.stage = "during" if went_out else "before"
-            stop.held = max(0, stop.sent - stop.completed - 1)  # joined behind it
             stop.complete = final and stop.delivered and first + stop.sent == len(steps)
             stop.summary = summary
             raise
@@ -142,13 +139,6 @@ async def _looked_run(
     if not went:
         await look.judge(before)
     return before, went, settled
-
-
-async def _observe_first(channel: PageChannel, call: ToolCall, tab: int, look: Look) -> Observed:
-    """The page observed and judged on its own (an action with no events of its own)."""
-    before = await channel.observe(call, tab, {}, look.bound)
-    await look.judge(before)
-    return before
 
 
 def _joined(run: list[Step]) -> frozenset[int]:

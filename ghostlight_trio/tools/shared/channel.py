@@ -207,16 +207,10 @@ class PageChannel:
         if self._sequences:
             args, bound = self._sequence_request(call, tab, commands, settle, joined)
             self._note_acting(call, args)
-            try:
-                answer = await atomic_request(
-                    call, self._browser, _workspace(call), "cdp_sequence", args, bound
-                )
-            except BrowserError as error:
-                if error.code != UNKNOWN_OP:
-                    raise refusal(error) or error from None
-                self._sequences = False  # refused unread: nothing of it ran
-            else:
+            answer = await self._newer_request(call, "cdp_sequence", args, bound)
+            if answer is not None:
                 return _sequence_settled(answer)
+            self._sequences = False
         for done, (method, params) in enumerate(commands):
             try:
                 await self.cdp(call, tab, method, params)
@@ -278,8 +272,9 @@ class PageChannel:
         ``settle``, asked to come to rest after it, all in one request: the observation (None
         where no script runs), the mechanism's value and the settled answer (unread), or None
         from an extension without ``observed`` (nothing was sent)."""
-        wait_ms = int(min(CONTENT_WAIT_MS, max(1.0, CONTENT_TIMEOUT - 2.0) * 1000))
-        request: dict[str, Any] = {"tabId": tab, "fn": fn, "args": args, "timeoutMs": wait_ms}
+        request: dict[str, Any] = {
+            "tabId": tab, "fn": fn, "args": args, "timeoutMs": _page_wait_ms(CONTENT_TIMEOUT),
+        }  # fmt: skip
         bound = CONTENT_TIMEOUT + observe_bound
         if settle is not None:
             request["settle"] = self._settle_sent_with(call, tab, settle)
@@ -305,22 +300,16 @@ class PageChannel:
         observation raises ``PageDialog``: nothing was sent."""
         if not self._observes:
             return None
-        wait_ms = int(min(CONTENT_WAIT_MS, max(1.0, observe_bound - 2.0) * 1000))
         request = {
             "tabId": tab,
-            "observe": {"args": {}, "timeoutMs": wait_ms},
+            "observe": {"args": {}, "timeoutMs": _page_wait_ms(observe_bound)},
             "holdIf": list(hold_if),
             "then": {"op": op, "args": args},
         }
         self._note_acting(call, args)
-        try:
-            answer = await atomic_request(
-                call, self._browser, _workspace(call), "observed", request, bound
-            )
-        except BrowserError as error:
-            if error.code != UNKNOWN_OP:
-                raise refusal(error) or error from None
-            self._observes = False  # refused unread: nothing of it ran
+        answer = await self._newer_request(call, "observed", request, bound)
+        if answer is None:
+            self._observes = False
             return None
         seen = answer.get("observed")
         dialog = seen.get("dialog") if isinstance(seen, dict) else None
@@ -331,6 +320,18 @@ class PageChannel:
         return (before if isinstance(before, dict) else None), (
             then if isinstance(then, dict) and not answer.get("held") else None
         )
+
+    async def _newer_request(
+        self, call: ToolCall, op: str, args: dict[str, Any], bound: float
+    ) -> dict[str, Any] | None:
+        """A request of an op an older extension lacks: its answer, or None when the extension
+        answered that it has no such op (refused unread: nothing of it ran)."""
+        try:
+            return await atomic_request(call, self._browser, _workspace(call), op, args, bound)
+        except BrowserError as error:
+            if error.code != UNKNOWN_OP:
+                raise refusal(error) or error from None
+            return None
 
     async def content(
         self,
@@ -351,7 +352,7 @@ class PageChannel:
         for the requests the action started as well (see ``settle``).
         """
         if wait_ms is None:
-            wait_ms = int(min(CONTENT_WAIT_MS, max(1.0, bound - 2.0) * 1000))
+            wait_ms = _page_wait_ms(bound)
         request = {"tabId": tab, "fn": fn, "args": args or {}, "timeoutMs": wait_ms}
         send = self.read if read else self.request
         try:
@@ -491,6 +492,12 @@ class PageChannel:
         """The tab's page facts (url, title, origin) from a ``tab_info`` read."""
         info = await self.read(call, "tab_info", {"tabId": tab}, INFO_BOUND)
         return page_facts(tab, str(info.get("url", "")), str(info.get("title", "")), None)
+
+
+def _page_wait_ms(bound: float) -> int:
+    """How long the extension waits for the page within a request bounded by ``bound``
+    seconds: what the bound leaves for the way back, at most ``CONTENT_WAIT_MS``."""
+    return int(min(CONTENT_WAIT_MS, max(1.0, bound - 2.0) * 1000))
 
 
 def _sequence_settled(answer: dict[str, Any]) -> dict[str, Any] | None:

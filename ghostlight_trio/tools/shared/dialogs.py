@@ -28,7 +28,7 @@ class PageDialog(Exception):
     effect was delivered; ``summary`` is the action's own short description. ``completed``: for
     a command sequence, how many of its commands were answered before the dialog; ``sent``: how
     many went out (the one the dialog met, and any joined behind it, which the page takes once
-    the dialog is answered). ``held``: how many of the action's events wait behind the dialog.
+    the dialog is answered).
     """
 
     def __init__(
@@ -39,11 +39,16 @@ class PageDialog(Exception):
         self.delivered = delivered
         self.completed = completed
         self.sent = completed + int(delivered) if sent is None else max(sent, completed)
-        self.held = 0
         self.stage = "before"
         self.complete = False
         self.summary = ""
         super().__init__(f"a JavaScript {self.kind} dialog is open")
+
+    @property
+    def held(self) -> int:
+        """How many commands went out behind the one the dialog met (joined to it): the page
+        takes them once the dialog is answered."""
+        return max(0, self.sent - self.completed - 1)
 
     @property
     def kind(self) -> str:
