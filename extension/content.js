@@ -175,6 +175,7 @@
   // say: the page may have cancelled it (a timer to look later can be held back while the
   // browser prepares to leave, past the moment a receipt waits).
   const SENT_FORM_MS = 1000;
+  const IDLE_BOUND_MS = 50;
   let sentForm = null;
   addEventListener(
     "submit",
@@ -198,6 +199,11 @@
     later: (callback, ms) => {
       const timer = setTimeout(callback, ms);
       return () => clearTimeout(timer);
+    },
+    // Bounded: a page that is never idle is looked at anyway.
+    idle: (callback) => {
+      const id = requestIdleCallback(() => callback(), { timeout: IDLE_BOUND_MS });
+      return () => cancelIdleCallback(id);
     },
     hidden: () => document.visibilityState === "hidden",
     lastChangeAt: () => lastChangeAt,

@@ -220,9 +220,10 @@ async function contentWithSettle(args, _request, { signal, tab }) {
   return withSettled(requireTabId(args), answer, args.settle, began, signal);
 }
 
-async function withSettled(tabId, answer, settle, began, signal) {
+// `first`: the page's own answer to the settle, when it was asked with the action (`acted`).
+async function withSettled(tabId, answer, settle, began, signal, first = null) {
   try {
-    return { ...answer, settled: await settleTab(tabId, settle, began, signal) };
+    return { ...answer, settled: await settleTab(tabId, settle, began, signal, first) };
   } catch {
     // The action went through; the page could not be asked (it is leaving, say): the service
     // asks again on its own, never reads this as the action failing.
@@ -250,14 +251,8 @@ async function contentObserved(tabId, look, then, { signal, tab }) {
   const { before = null, value = null, settled = null } = out.value || {};
   const pending = out.pendingUrl ? { pendingUrl: out.pendingUrl } : {};
   const answer = { value, ...pending };
-  if (settled) {
-    try {
-      answer.settled = await settleTab(tabId, settle, began, signal, { value: settled, ...pending });
-    } catch {
-      // The action went through; the service asks the page again on its own.
-    }
-  }
-  return { observed: { value: before }, answer };
+  const whole = settled ? await withSettled(tabId, answer, settle, began, signal, { value: settled, ...pending }) : answer;
+  return { observed: { value: before }, answer: whole };
 }
 
 const OBSERVED_THEN = { cdp_sequence: sequenceWithSettle, content: contentWithSettle };

@@ -34,7 +34,8 @@
 
   // `args`: {quietMs, momentMs, maxMs, sinceMs: how long ago the action's last input went out,
   // scripted}.
-  // `page`: {now(), frame(cb), later(cb, ms) -> cancel, hidden(), lastChangeAt(), onLeave(cb) -> off,
+  // `page`: {now(), frame(cb), later(cb, ms) -> cancel, idle?(cb) -> cancel: once nothing else
+  // waits to run, hidden(), lastChangeAt(), onLeave(cb) -> off,
   // leaveExpected()?: a form was sent and the browser has not begun to leave for its answer}.
   // Resolves {rest: "quiet" | "moving" | "leaving", waitedMs}.
   function untilRest(args, page) {
@@ -74,13 +75,13 @@
         const next = drawn && !leaving ? wait : Math.min(left, LEAVE_POLL_MS);
         cancel = page.later(check, Math.max(1, Math.min(next, left)));
       };
-      // Looked at in a task after the frame, not in it: the page's own tasks held back for the
-      // frame run first.
+      // Looked at once the page is idle after the frame, not in it: the page's own tasks held
+      // back for the frame (and any other it had waiting) run first.
       const rendered = () => {
         if (framed) return;
         framed = true;
         cancel();
-        cancel = page.later(check, 0);
+        cancel = page.idle ? page.idle(check) : page.later(check, 0);
       };
       const offLeave = page.onLeave(() => finish("leaving"));
       page.frame(rendered);

@@ -88,6 +88,22 @@ test("a page that reacted at once is at rest a quiet window after its change", a
   assert.deepEqual(await settled(waiting), { rest: "quiet", waitedMs: rest.QUIET_MS - 3 });
 });
 
+test("after the frame, the page is looked at only once it is idle (its held-back tasks ran)", async () => {
+  const page = fakePage({ lastChangeAt: 900 });
+  const idle = [];
+  page.idle = (cb) => {
+    idle.push(cb);
+    return () => idle.splice(idle.indexOf(cb), 1);
+  };
+  const waiting = rest.untilRest({ sinceMs: 50 }, page); // the moment has passed
+  page.renderFrame();
+  page.advance(10);
+  assert.equal(await settled(waiting), null, "not before the page was idle");
+  assert.equal(idle.length, 1);
+  idle.shift()();
+  assert.deepEqual(await settled(waiting), { rest: "quiet", waitedMs: 10 });
+});
+
 test("no answer before a frame was rendered, however long ago the page changed", async () => {
   const page = fakePage();
   const waiting = rest.untilRest({ sinceMs: 500 }, page);
