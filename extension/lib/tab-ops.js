@@ -58,9 +58,11 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
 
   // The workspace's live tabs: its recorded tabs, tabs in its group, and any extra ids the
   // service vouches for. Dead ids are dropped from the book on the way.
-  async function workspaceTabs(guid, extraIds = []) {
+  // `knownGroup`: the workspace's group as this operation just made or joined it (no need to
+  // ask the browser whether it is still there).
+  async function workspaceTabs(guid, extraIds = [], knownGroup = undefined) {
     const rec = book.ensure(guid);
-    const group = await liveGroup(guid);
+    const group = knownGroup === undefined ? await liveGroup(guid) : knownGroup;
     // A workspace with no tab and no group (a new one) has nothing to look for.
     if (!group && rec.tabIds.size === 0 && extraIds.length === 0) return { group, tabs: [] };
     const all = await chromeApi.tabs.query({});
@@ -95,8 +97,8 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
     let { group, tabs } = await workspaceTabs(guid, extra);
     if (tabs.length === 0 && args.createIfEmpty === true) {
       const created = await createWorkspaceTab(request, NEW_TAB_URL);
-      tabs = [created.tab];
       group = created.group;
+      tabs = [await listedTab(created.tab, (await workspaceTabs(guid, [], group)).tabs)];
     }
     await persist();
     return {
@@ -128,13 +130,15 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
       // (debugger.js `made`): its answer need not. A tab made with its page waits for it here.
       if (url !== NEW_TAB_URL) await preparing;
     }
-    // The workspace's tabs as they are now, so the service needs no listing of its own.
-    const { tabs } = await workspaceTabs(request.guid);
+    // The workspace's tabs as they are now, so the service needs no listing of its own; the
+    // new tab among them as it is by now (a blank one has its title once committed).
+    const { tabs } = await workspaceTabs(request.guid, [], group);
+    const fresh = await listedTab(tab, tabs);
     await persist();
     return {
       tabId: tab.id,
-      title: tab.title || "",
-      url: tabUrl(tab) || url,
+      title: fresh.title || "",
+      url: tabUrl(fresh) || url,
       groupId: group ? group.id : null,
       tabs: tabs.map((t) => withPending({ tabId: t.id, title: t.title || "", url: tabUrl(t) }, t)),
     };
@@ -188,8 +192,13 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
       book.setGroup(guid, id, tab.windowId);
       return id;
     });
-    const fresh = await getTab(chromeApi, tab.id);
-    return { tab: fresh, group: { id: groupId, windowId: fresh.windowId } };
+    return { tab, group: { id: groupId, windowId: tab.windowId } };
+  }
+
+  // `tab` as `listing` (the workspace's tabs, read after it was made) has it; read on its own
+  // when the listing missed it (it closes as the listing is read: then tab_not_found).
+  async function listedTab(tab, listing) {
+    return listing.find((t) => t.id === tab.id) || (await getTab(chromeApi, tab.id));
   }
 
   // The service says a workspace is over: its group, if still there, is retitled and greyed

@@ -50,6 +50,24 @@ test("tabs_create opens an active tab in the last focused window, in a new title
   for (const [name, details] of chromeApi.calls) if (name === "tabs.group") assert.deepEqual(details.tabIds, [out.tabId]);
 });
 
+test("a new workspace's tab is answered from one listing of the browser's tabs, as it is by then", async () => {
+  const { chromeApi, ops } = setup(userWorld());
+  const create = chromeApi.tabs.create;
+  chromeApi.tabs.create = async (props) => {
+    const made = await create(props);
+    // The blank page commits before the listing is read: the answer names it as committed.
+    Object.assign(chromeApi.tabMap.get(made.id), { url: "about:blank", pendingUrl: undefined, title: "about:blank" });
+    return made;
+  };
+  const out = await ops.tabsCreate({}, req("w1"));
+  assert.equal(out.title, "about:blank");
+  assert.equal(out.url, "about:blank");
+  assert.deepEqual(out.tabs, [{ tabId: out.tabId, title: "about:blank", url: "about:blank" }]);
+  // Each read is a wait in a browser busy loading pages: the tab and the group it was just put
+  // in are not read again on their own.
+  assert.deepEqual(chromeApi.reads.map(([name]) => name), ["tabs.query"]);
+});
+
 test("a second tab joins the workspace group, placed right after it", async () => {
   const { chromeApi, ops } = setup(userWorld());
   const first = await ops.tabsCreate({}, req("w1"));

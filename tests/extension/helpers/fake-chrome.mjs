@@ -18,16 +18,19 @@ export function fakeChrome({ windows = [], tabs = [], lastFocused = null } = {})
   const tabMap = new Map(tabs.map((t) => [t.id, { groupId: -1, status: "complete", title: "", active: false, ...t }]));
   const groups = new Map();
   const calls = [];
+  const reads = []; // what was only read: [name, argument]
   const api = {
     calls,
+    reads,
     tabMap,
     groups,
     windowsList: winList,
     tabs: {
       onUpdated: event(),
       onRemoved: event(),
-      query: async (q = {}) => [...tabMap.values()].filter((t) => q.groupId === undefined || t.groupId === q.groupId).map((t) => ({ ...t })),
+      query: async (q = {}) => reads.push(["tabs.query", q]) && [...tabMap.values()].filter((t) => q.groupId === undefined || t.groupId === q.groupId).map((t) => ({ ...t })),
       get: async (id) => {
+        reads.push(["tabs.get", id]);
         const t = tabMap.get(id);
         if (!t) throw new Error(`No tab with id: ${id}.`);
         return { ...t };
@@ -77,6 +80,7 @@ export function fakeChrome({ windows = [], tabs = [], lastFocused = null } = {})
     },
     tabGroups: {
       get: async (id) => {
+        reads.push(["tabGroups.get", id]);
         const g = groups.get(id);
         if (!g) throw new Error(`No group with id: ${id}.`);
         return { ...g };
