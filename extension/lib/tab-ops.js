@@ -98,7 +98,7 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
     if (tabs.length === 0 && args.createIfEmpty === true) {
       const created = await createWorkspaceTab(request, NEW_TAB_URL);
       group = created.group;
-      tabs = [await listedTab(created.tab, (await workspaceTabs(guid, [], group)).tabs)];
+      tabs = [(await listedAfter(request, created)).tab];
     }
     await persist();
     return {
@@ -121,7 +121,8 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
       if (refused) throw protectedTargetError(refused);
       url = target.url;
     }
-    const { tab, group } = await createWorkspaceTab(request, url);
+    const created = await createWorkspaceTab(request, url);
+    const { tab, group } = created;
     if (prepareTab) {
       const preparing = prepareTab(tab.id).catch(() => {
         // best effort: the tab's first command makes its session instead
@@ -132,8 +133,7 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
     }
     // The workspace's tabs as they are now, so the service needs no listing of its own; the
     // new tab among them as it is by now (a blank one has its title once committed).
-    const { tabs } = await workspaceTabs(request.guid, [], group);
-    const fresh = await listedTab(tab, tabs);
+    const { tabs, tab: fresh } = await listedAfter(request, created);
     await persist();
     return {
       tabId: tab.id,
@@ -180,19 +180,28 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
     book.addTab(guid, tab.id);
     persist();
 
+    const joining = groupChoice.joinGroupId !== undefined;
     const groupId = await grouping(tab.id, async () => {
-      let id;
-      if (groupChoice.joinGroupId !== undefined) {
-        id = await chromeApi.tabs.group({ groupId: groupChoice.joinGroupId, tabIds: [tab.id] });
-        if (group.title !== title || group.color !== color) await chromeApi.tabGroups.update(id, { title, color });
-      } else {
-        id = await chromeApi.tabs.group({ tabIds: [tab.id], createProperties: { windowId: tab.windowId } });
-        await chromeApi.tabGroups.update(id, { title, color });
-      }
+      const id = joining
+        ? await chromeApi.tabs.group({ groupId: groupChoice.joinGroupId, tabIds: [tab.id] })
+        : await chromeApi.tabs.group({ tabIds: [tab.id], createProperties: { windowId: tab.windowId } });
       book.setGroup(guid, id, tab.windowId);
       return id;
     });
-    return { tab, group: { id: groupId, windowId: tab.windowId } };
+    // The group's name and colour are set while the caller lists the workspace: each is a wait
+    // in a busy browser, and neither needs the other. The caller waits for `titled` too.
+    const titled =
+      joining && group.title === title && group.color === color
+        ? Promise.resolve()
+        : chromeApi.tabGroups.update(groupId, { title, color });
+    titled.catch(() => {}); // awaited by the caller; not unhandled if the caller fails first
+    return { tab, group: { id: groupId, windowId: tab.windowId }, titled };
+  }
+
+  // The workspace's tabs, the new `tab` among them as it is by now, once `titled` is done too.
+  async function listedAfter(request, { tab, group, titled }) {
+    const [{ tabs }] = await Promise.all([workspaceTabs(request.guid, [], group), titled]);
+    return { tabs, tab: await listedTab(tab, tabs) };
   }
 
   // `tab` as `listing` (the workspace's tabs, read after it was made) has it; read on its own

@@ -68,6 +68,15 @@ test("a new workspace's tab is answered from one listing of the browser's tabs, 
   assert.deepEqual(chromeApi.reads.map(([name]) => name), ["tabs.query"]);
 });
 
+test("a group that cannot be named fails tabs_create, though the listing went on meanwhile", async () => {
+  const { chromeApi, ops } = setup(userWorld());
+  chromeApi.tabGroups.update = async () => {
+    throw new Error("No group with id: 7.");
+  };
+  await assert.rejects(ops.tabsCreate({}, req("w1")), /No group with id/);
+  assert.ok(chromeApi.reads.some(([name]) => name === "tabs.query"));
+});
+
 test("a second tab joins the workspace group, placed right after it", async () => {
   const { chromeApi, ops } = setup(userWorld());
   const first = await ops.tabsCreate({}, req("w1"));
