@@ -49,6 +49,7 @@ import { createScreenshots } from "./lib/screenshot.js";
 import { stopWorkspaceLoads } from "./lib/stop-loads.js";
 import { createTabControl } from "./lib/tab-control.js";
 import { createTabOps } from "./lib/tab-ops.js";
+import { TabViews } from "./lib/tab-views.js";
 import { firstUrl, getTab, pendingUrlOf, tabUrl } from "./lib/tab-lookup.js";
 import { createTopologyStore } from "./lib/topology-store.js";
 import { resizeWindow } from "./lib/window-ops.js";
@@ -59,6 +60,8 @@ const log = (...parts) => console.debug("[ghostlight]", ...parts);
 let book = new WorkspaceBook();
 const store = createTopologyStore(chrome.storage.session, () => book);
 const debuggers = new DebuggerSessions(chrome);
+// Each tab as Chrome last reported it: what a page operation is judged on before it goes out.
+const tabViews = new TabViews(chrome);
 const sendCdp = (tabId, method, params) => debuggers.send(tabId, method, params);
 const chunks = new ChunkAssembler();
 const buffers = new EventBuffers();
@@ -313,11 +316,11 @@ async function pageMechanism(args, signal, tab = null) {
 }
 
 // An operation that reads, scripts, captures or drives the tab's page: refused, with nothing
-// sent, on a page no agent may enter (privileged.js), whatever the service asked. The handler
-// gets the tab as it was read for that (`options.tab`).
+// sent, on a page no agent may enter (privileged.js), whatever the service asked. The tab is
+// judged as Chrome last reported it (tab-views.js), and the handler gets it so (`options.tab`).
 function enteringPage(handler) {
   return async (args, request, options) => {
-    const tab = await refuseProtectedTab(chrome, requireTabId(args));
+    const tab = await refuseProtectedTab(chrome, requireTabId(args), { read: (id) => tabViews.read(id) });
     return handler(args, request, { ...options, tab });
   };
 }
@@ -555,6 +558,7 @@ chrome.debugger.onDetach.addListener((source) => {
 // frames) are fed by the tab's debugger events.
 chrome.debugger.onEvent.addListener((source, method, params) => {
   if (!Number.isInteger(source.tabId)) return;
+  tabViews.onEvent(source.tabId, method);
   buffers.onEvent(source.tabId, method, params);
   inFlight.onEvent(source.tabId, method, params);
   openers.onEvent(source.tabId, method, params);

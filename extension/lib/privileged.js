@@ -71,10 +71,11 @@ export function protectedTargetError(scheme) {
 // Throws when the tab shows such a page, or is on its way to one. A tab that cannot be read
 // fails as gone (`tab_not_found`), unless `unreadable: "pass"` leaves that to the caller's own
 // next step (attaching the debugger says the same of a closed tab).
-export async function refuseProtectedTab(chromeApi, tabId, { unreadable = "fail" } = {}) {
+// `read(tabId)`: how the tab is read (getTab by default; the worker's kept views, tab-views.js).
+export async function refuseProtectedTab(chromeApi, tabId, { unreadable = "fail", read = null } = {}) {
   let tab;
   try {
-    tab = await getTab(chromeApi, tabId);
+    tab = await (read ? read(tabId) : getTab(chromeApi, tabId));
   } catch (err) {
     if (unreadable === "pass") return null;
     throw err;
