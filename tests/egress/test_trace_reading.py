@@ -37,3 +37,25 @@ def test_a_probe_that_sends_is_an_attempt() -> None:
     log = LOG.replace("close(25) = 0", 'sendto(25, "x", 1, 0, NULL, 0) = 1')
     found = [attempt.destination for attempt in attempts(log.splitlines())]
     assert found[0] == "[2001:4860:4860::8888]:443"
+
+
+def test_a_probe_whose_socket_takes_a_number_another_thread_is_closing_stays_a_probe() -> None:
+    """A close frees its number as it begins: strace may show it resumed only after another
+    thread's new socket took that number, and that resumption is no close of the new socket."""
+    log = LOG.replace(
+        "201<Chrome_IOThread> close(25) = 0",
+        "202<ThreadPoolForeg> close(25 <unfinished ...>\n"
+        "201<Chrome_IOThread> close(25) = 0\n"
+        "201<Chrome_IOThread> socket(AF_INET6, SOCK_DGRAM, IPPROTO_IP <unfinished ...>\n"
+        "201<Chrome_IOThread> <... socket resumed>) = 25\n"
+        "202<ThreadPoolForeg> <... close resumed>) = 0\n"
+        '201<Chrome_IOThread> connect(25, {sa_family=AF_INET6, sin6_port=htons(443), sin6_flowinfo=htonl(0), inet_pton(AF_INET6, "2001:4860:4860::8888", &sin6_addr), sin6_scope_id=0}, 28 <unfinished ...>\n'
+        "201<Chrome_IOThread> <... connect resumed>) = 0\n"
+        "201<Chrome_IOThread> close(25) = 0",
+    ).replace(
+        "200<chromium> clone3({flags=CLONE_VM|CLONE_THREAD|CLONE_SIGHAND, child_tid=0x1}, 88) = 201<chromium>",
+        "200<chromium> clone3({flags=CLONE_VM|CLONE_THREAD|CLONE_SIGHAND, child_tid=0x1}, 88) = 201<chromium>\n"
+        "200<chromium> clone3({flags=CLONE_VM|CLONE_THREAD|CLONE_SIGHAND, child_tid=0x2}, 88) = 202<chromium>",
+    )
+    found = [attempt.destination for attempt in attempts(log.splitlines())]
+    assert found == ["10.0.0.53:53", "93.184.216.34:443"]

@@ -108,7 +108,7 @@ class _Reader:
         resumed = _RESUMED.match(rest)
         if resumed:
             name = resumed.group("name")
-            if name in _REACH:
+            if name in _REACH or name == "close":  # judged when the call began
                 return
             held, _, head = self.pending.pop(tid, "").partition("\0")
             args = (head if held == name else "") + resumed.group("args")
@@ -121,6 +121,8 @@ class _Reader:
                 args = args.removesuffix("<unfinished ...>")
                 if name in _REACH:  # the address is all there is to read: judge it now
                     self._reach(pid, thread, name, args)
+                elif name == "close":  # its number is free from here: another thread's
+                    self._call(pid, tid, thread, name, args, None)  # socket may take it first
                 else:  # the result (a clone's child, an fd) comes with the resumed half
                     self.pending[tid] = f"{name}\0{args}"
                 return
