@@ -14,6 +14,13 @@ import { workspaceKey } from "./workspaces.js";
 const NEW_TAB_URL = "about:blank";
 const ENDED_SUFFIX = " (ended)";
 
+// A tab's title as Chrome gives it, which is its address when its page has none: a blank tab
+// reads "about:blank" once its page is in, and is listed so from the moment it is made (a tab
+// just made may be listed before that page commits, a few milliseconds later).
+function titleOf(tab) {
+  return tab.title || (tabUrl(tab) === NEW_TAB_URL ? NEW_TAB_URL : "");
+}
+
 // A listed tab, and where it is going when a navigation has not committed yet.
 function withPending(entry, tab) {
   const pending = pendingUrlOf(tab);
@@ -65,9 +72,12 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
     const group = knownGroup === undefined ? await liveGroup(guid) : knownGroup;
     // A workspace with no tab and no group (a new one) has nothing to look for.
     if (!group && rec.tabIds.size === 0 && extraIds.length === 0) return { group, tabs: [] };
-    const all = await chromeApi.tabs.query({});
-    const byId = new Map(all.map((t) => [t.id, t]));
     const wanted = new Set([...rec.tabIds, ...extraIds]);
+    // Most often every tab a workspace has is in its group: only the group's are asked for
+    // then (each tab listed is the browser's work to describe), every tab when one is missing.
+    let all = group ? await chromeApi.tabs.query({ groupId: group.id }) : null;
+    if (!all || [...wanted].some((id) => !all.some((t) => t.id === id))) all = await chromeApi.tabs.query({});
+    const byId = new Map(all.map((t) => [t.id, t]));
     // A tab in the group is this workspace's unless the book gives it to another one: Chrome
     // puts a tab opened from a background tab next to the active one, in its group.
     if (group) {
@@ -103,7 +113,7 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
     await persist();
     return {
       groupId: group ? group.id : null,
-      tabs: tabs.map((t) => withPending({ tabId: t.id, title: t.title || "", url: tabUrl(t) }, t)),
+      tabs: tabs.map((t) => withPending({ tabId: t.id, title: titleOf(t), url: tabUrl(t) }, t)),
     };
   }
 
@@ -137,10 +147,10 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
     await persist();
     return {
       tabId: tab.id,
-      title: fresh.title || "",
+      title: titleOf(fresh),
       url: tabUrl(fresh) || url,
       groupId: group ? group.id : null,
-      tabs: tabs.map((t) => withPending({ tabId: t.id, title: t.title || "", url: tabUrl(t) }, t)),
+      tabs: tabs.map((t) => withPending({ tabId: t.id, title: titleOf(t), url: tabUrl(t) }, t)),
     };
   }
 
@@ -311,7 +321,7 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
     return withPending({
       tabId: tab.id,
       url: tabUrl(tab),
-      title: tab.title || "",
+      title: titleOf(tab),
       windowId: tab.windowId,
       status: tab.status || "unloaded",
       active: !!tab.active,

@@ -77,6 +77,33 @@ test("a group that cannot be named fails tabs_create, though the listing went on
   assert.ok(chromeApi.reads.some(([name]) => name === "tabs.query"));
 });
 
+test("a workspace is listed from its group alone, and from every tab when one of its tabs is elsewhere", async () => {
+  const { chromeApi, ops, book } = setup(userWorld());
+  const first = await ops.tabsCreate({}, req("w1"));
+  const second = await ops.tabsCreate({}, req("w1"));
+  chromeApi.reads.length = 0;
+  const listed = await ops.tabsContext({}, req("w1"));
+  assert.deepEqual(listed.tabs.map((t) => t.tabId), [first.tabId, second.tabId]);
+  assert.deepEqual(chromeApi.reads.filter(([name]) => name === "tabs.query").map(([, q]) => q), [{ groupId: first.groupId }]);
+  // A tab of the workspace outside its group (ungrouped meanwhile): every tab is asked for.
+  chromeApi.tabMap.get(second.tabId).groupId = -1;
+  chromeApi.reads.length = 0;
+  const again = await ops.tabsContext({}, req("w1"));
+  assert.deepEqual(again.tabs.map((t) => t.tabId), [first.tabId, second.tabId]);
+  assert.deepEqual(chromeApi.reads.filter(([name]) => name === "tabs.query").map(([, q]) => q), [{ groupId: first.groupId }, {}]);
+  assert.ok(book.get("w1").tabIds.has(second.tabId), "not dropped as closed");
+});
+
+test("a blank tab listed before its page commits is titled as Chrome titles it once in: about:blank", async () => {
+  const { ops } = setup(userWorld());
+  const out = await ops.tabsCreate({}, req("w1"));
+  assert.equal(out.title, "about:blank");
+  assert.deepEqual(out.tabs.map((t) => t.title), ["about:blank"]);
+  assert.equal((await ops.tabInfo({ tabId: out.tabId })).title, "about:blank");
+  const other = await ops.tabsCreate({ url: "https://shop.test/" }, req("w2"));
+  assert.equal(other.title, "", "a page's own title is never made up");
+});
+
 test("a second tab joins the workspace group, placed right after it", async () => {
   const { chromeApi, ops } = setup(userWorld());
   const first = await ops.tabsCreate({}, req("w1"));
