@@ -558,7 +558,6 @@ chrome.debugger.onDetach.addListener((source) => {
 // frames) are fed by the tab's debugger events.
 chrome.debugger.onEvent.addListener((source, method, params) => {
   if (!Number.isInteger(source.tabId)) return;
-  tabViews.onEvent(source.tabId, method);
   buffers.onEvent(source.tabId, method, params);
   inFlight.onEvent(source.tabId, method, params);
   openers.onEvent(source.tabId, method, params);

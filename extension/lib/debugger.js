@@ -23,6 +23,7 @@
 
 import { CDP_PROTOCOL_VERSION, HOPS } from "./constants.js";
 import { OpError } from "./frames.js";
+import { listen } from "./listen.js";
 import { refuseProtectedTab } from "./privileged.js";
 import { throwIfStopped } from "./stopping.js";
 
@@ -127,16 +128,13 @@ export function tabCrashes(chromeApi) {
   if (book) return book;
   book = new TabCrashes();
   crashBooks.set(chromeApi, book);
-  const subscribe = (target, fn) => {
-    if (target && typeof target.addListener === "function") target.addListener(fn);
-  };
-  subscribe(chromeApi?.debugger?.onEvent, (source, method) => {
+  listen(chromeApi?.debugger?.onEvent, (source, method) => {
     if (source && Number.isInteger(source.tabId)) book.onEvent(source.tabId, method);
   });
-  subscribe(chromeApi?.tabs?.onUpdated, (tabId, changeInfo) => {
+  listen(chromeApi?.tabs?.onUpdated, (tabId, changeInfo) => {
     if (changeInfo && changeInfo.status === "loading") book.recovered(tabId);
   });
-  subscribe(chromeApi?.tabs?.onRemoved, (tabId) => book.recovered(tabId));
+  listen(chromeApi?.tabs?.onRemoved, (tabId) => book.recovered(tabId));
   return book;
 }
 

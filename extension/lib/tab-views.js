@@ -13,6 +13,7 @@
 // stands behind that moment is the debugger session's own end on a page no agent may enter
 // (service-worker.js, debugger.js).
 
+import { listen } from "./listen.js";
 import { getTab } from "./tab-lookup.js";
 
 // The tab's debugger events that say its page is leaving or changing: its view goes with them.
@@ -36,14 +37,14 @@ export class TabViews {
     this.chrome = chromeApi;
     this.views = new Map(); // tabId -> the tab as last reported
     this.events = 0; // tab events heard so far: a read under way while one came is not kept
-    const listen = (target, fn) => {
-      if (target && typeof target.addListener === "function") target.addListener(fn);
-    };
     listen(chromeApi?.tabs?.onUpdated, (tabId, _change, tab) => this.#heard(tabId, tab));
     listen(chromeApi?.tabs?.onRemoved, (tabId) => this.#heard(tabId, null));
     listen(chromeApi?.tabs?.onReplaced, (added, removed) => {
       this.#heard(added, null);
       this.#heard(removed, null);
+    });
+    listen(chromeApi?.debugger?.onEvent, (source, method) => {
+      if (source && Number.isInteger(source.tabId)) this.onEvent(source.tabId, method);
     });
   }
 
@@ -58,7 +59,7 @@ export class TabViews {
     return { ...tab };
   }
 
-  // A debugger event of the tab's (chrome.debugger.onEvent).
+  // A debugger event of the tab's (chrome.debugger.onEvent, heard on its own).
   onEvent(tabId, method) {
     if (NAVIGATING.has(method)) this.#heard(tabId, null);
   }

@@ -59,6 +59,14 @@ async def test_the_extension_refuses_a_tab_the_user_took_to_its_own_page(endpoin
             await service.shore.request(ws, "navigate", {"tabId": tab, "url": OWN_PAGE}, timeout=15)
         assert refused.value.code == "protected_page"
         assert await _live_url(service, ws, tab) == f"{web}/second"
+        # Scripted while at rest on a web page: the extension keeps that tab's view from now on
+        # (lib/tab-views.js), and the user's navigation below must still reach it.
+        for _ in range(2):
+            ran = await service.shore.request(
+                ws, "cdp", {"tabId": tab, "method": "Runtime.evaluate", "params": {"expression": "1"}},
+                timeout=15,
+            )  # fmt: skip
+            assert ran["result"]["result"]["value"] == 1
 
         # The user takes the agent's tab to the extension's page by hand.
         chrome_tab = split_tab_id(tab)[1]

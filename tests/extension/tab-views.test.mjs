@@ -78,7 +78,7 @@ test("a tab that is loading, or whose page starts to navigate, is read each time
   const { chromeApi, views } = world();
   await views.read(7);
   // A link's navigation: the page asks for it before Chrome has a word on the tab.
-  views.onEvent(7, "Page.frameRequestedNavigation");
+  chromeApi.debugger.onEvent.fire({ tabId: 7 }, "Page.frameRequestedNavigation", {});
   chromeApi.tabMap.get(7).pendingUrl = "https://shop.test/next";
   assert.equal((await views.read(7)).pendingUrl, "https://shop.test/next");
   assert.equal((await views.read(7)).pendingUrl, "https://shop.test/next");
@@ -86,7 +86,7 @@ test("a tab that is loading, or whose page starts to navigate, is read each time
   // Loaded and nothing pending: kept again.
   update(chromeApi, 7, { status: "complete", url: "https://shop.test/next", pendingUrl: undefined });
   await views.read(7);
-  views.onEvent(7, "Runtime.consoleAPICalled");
+  chromeApi.debugger.onEvent.fire({ tabId: 7 }, "Runtime.consoleAPICalled", {});
   await views.read(7);
   assert.equal(reads(chromeApi), 3);
 });

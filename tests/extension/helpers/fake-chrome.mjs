@@ -114,6 +114,7 @@ export function fakeChrome({ windows = [], tabs = [], lastFocused = null } = {})
       },
     },
     debugger: {
+      onEvent: event(),
       attach: async (target, version) => {
         calls.push(["debugger.attach", target.tabId, version]);
         return api.onAttach(target.tabId);
