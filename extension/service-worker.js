@@ -108,7 +108,7 @@ const tabOps = createTabOps({
     isUndecided: (t) => book.isUndecided(t),
     workspaceOfTab: (t) => book.workspaceOfTab(t),
   },
-  persist: () => store.persist(),
+  persist: (guid) => store.persist(guid),
   prepareTab: keepWorkersOut,
 });
 

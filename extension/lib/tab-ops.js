@@ -110,7 +110,7 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
       group = created.group;
       tabs = [(await listedAfter(request, created)).tab];
     }
-    await persist();
+    await persist(guid);
     return {
       groupId: group ? group.id : null,
       tabs: tabs.map((t) => withPending({ tabId: t.id, title: titleOf(t), url: tabUrl(t) }, t)),
@@ -144,7 +144,7 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
     // The workspace's tabs as they are now, so the service needs no listing of its own; the
     // new tab among them as it is by now (a blank one has its title once committed).
     const { tabs, tab: fresh } = await listedAfter(request, created);
-    await persist();
+    await persist(request.guid);
     return {
       tabId: tab.id,
       title: titleOf(fresh),
@@ -185,19 +185,25 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
       tab = await chromeApi.tabs.create(props);
     }
     // Record ownership before grouping so a quick close or child tab is attributed correctly.
-    // Its write is not waited for here: every caller waits for a write before it answers, and
-    // a write takes the book as it is when it starts (topology-store.js).
     book.addTab(guid, tab.id);
-    persist();
 
     const joining = groupChoice.joinGroupId !== undefined;
-    const groupId = await grouping(tab.id, async () => {
-      const id = joining
-        ? await chromeApi.tabs.group({ groupId: groupChoice.joinGroupId, tabIds: [tab.id] })
-        : await chromeApi.tabs.group({ tabIds: [tab.id], createProperties: { windowId: tab.windowId } });
-      book.setGroup(guid, id, tab.windowId);
-      return id;
-    });
+    let groupId;
+    try {
+      groupId = await grouping(tab.id, async () => {
+        const id = joining
+          ? await chromeApi.tabs.group({ groupId: groupChoice.joinGroupId, tabIds: [tab.id] })
+          : await chromeApi.tabs.group({ tabIds: [tab.id], createProperties: { windowId: tab.windowId } });
+        book.setGroup(guid, id, tab.windowId);
+        return id;
+      });
+    } finally {
+      // One write for the tab and its group (or the tab alone, when grouping failed), sent
+      // while the group is titled and the workspace listed: the caller's own wait for its
+      // workspace to be stored then finds it written (topology-store.js). A write more, sent as
+      // soon as the tab was made, would only queue before this one in a busy browser.
+      persist();
+    }
     // The group's name and colour are set while the caller lists the workspace: each is a wait
     // in a busy browser, and neither needs the other. The caller waits for `titled` too.
     const titled =

@@ -326,3 +326,34 @@ test("a new workspace tab is readied (its debugger session keeps service workers
   const out = await ops.tabsCreate({}, req("w1"));
   assert.deepEqual(readied, [out.tabId]);
 });
+
+test("a new tab costs one write of the book, sent with its group and waited for before the answer", async () => {
+  const { createTopologyStore } = await import(lib("topology-store.js"));
+  const chromeApi = fakeChrome(userWorld());
+  const book = new WorkspaceBook();
+  const writes = [];
+  const landing = [];
+  const area = {
+    get: async () => ({}),
+    set: (items) => {
+      writes.push(JSON.parse(JSON.stringify(Object.values(items)[0])));
+      return new Promise((resolve) => landing.push(resolve));
+    },
+  };
+  const store = createTopologyStore(area, () => book);
+  const ops = createTabOps({ chromeApi, book, persist: (guid) => store.persist(guid) });
+  let answer = null;
+  ops.tabsCreate({}, req("w1")).then((out) => (answer = out));
+  for (let i = 0; i < 20 && !writes.length; i++) await new Promise((resolve) => setImmediate(resolve));
+  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(writes.length, 1, "one write for the tab and its group");
+  const stored = writes[0].workspaces.w1;
+  assert.equal(stored.tabIds.length, 1);
+  assert.ok(Number.isInteger(stored.groupId), "the write carries the tab's group");
+  assert.equal(answer, null, "not answered before the workspace is stored");
+  landing[0]();
+  for (let i = 0; i < 20 && !answer; i++) await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(answer.tabId, stored.tabIds[0]);
+  assert.equal(answer.groupId, stored.groupId);
+  assert.equal(writes.length, 1, "the listing changed nothing: no write more");
+});

@@ -1,4 +1,5 @@
-// The workspace book's writes to storage: in order, and coalesced while one is under way.
+// The workspace book's writes to storage: each change written at once, in order, and a caller
+// waiting for its own write only.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { lib } from "./helpers/paths.mjs";
@@ -10,7 +11,7 @@ function slowArea() {
   const area = { writes: [], finish: [] };
   area.set = (items) => {
     area.writes.push(JSON.parse(JSON.stringify(items)));
-    return new Promise((resolve) => area.finish.push(resolve));
+    return new Promise((resolve, reject) => area.finish.push({ resolve, reject }));
   };
   area.get = async () => ({});
   return area;
@@ -18,36 +19,54 @@ function slowArea() {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-test("changes asked for while a write is under way land together in the next one", async () => {
+test("a change is written at once, also while an earlier write is under way", async () => {
   const area = slowArea();
-  let version = 0;
+  let version = 1;
   const store = createTopologyStore(area, () => ({ snapshot: () => ({ version }) }));
-  version = 1;
-  const first = store.persist();
-  await tick();
   const landed = [];
-  for (const v of [2, 3, 4]) {
-    version = v;
-    store.persist().then(() => landed.push(v));
-  }
+  store.persist().then(() => landed.push(1));
+  version = 2;
+  store.persist().then(() => landed.push(2));
   await tick();
-  assert.equal(area.writes.length, 1, "the later changes wait for the write under way");
-  area.finish.shift()();
-  await first;
+  assert.deepEqual(area.writes.map((w) => Object.values(w)[0]), [{ version: 1 }, { version: 2 }], "asked for in order, the second not waiting for the first");
+  area.finish[1].resolve();
   await tick();
-  assert.equal(area.writes.length, 2, "one write for all three");
-  assert.deepEqual(Object.values(area.writes[1])[0], { version: 4 });
-  assert.deepEqual(landed, [], "not resolved before their write landed");
-  area.finish.shift()();
+  assert.deepEqual(landed, [2], "a caller waits for its own write only");
+  area.finish[0].resolve();
   await tick();
-  assert.deepEqual(landed, [2, 3, 4]);
+  assert.deepEqual(landed, [2, 1]);
 });
 
-test("a failed write does not stop the next one", async () => {
+test("a book unchanged since the last write is not written again; its caller waits for that write", async () => {
+  const area = slowArea();
+  let version = 1;
+  const store = createTopologyStore(area, () => ({ snapshot: () => ({ version }) }));
+  store.persist();
+  let again = false;
+  store.persist().then(() => (again = true));
+  await tick();
+  assert.equal(area.writes.length, 1, "nothing changed since the last write");
+  assert.equal(again, false, "the book is not stored until that write lands");
+  area.finish[0].resolve();
+  await tick();
+  assert.equal(again, true);
+  let stored = false;
+  store.persist().then(() => (stored = true));
+  await tick();
+  assert.equal(area.writes.length, 1);
+  assert.equal(stored, true, "already stored: no wait in the browser");
+  version = 2;
+  store.persist();
+  assert.equal(area.writes.length, 2, "a change is written");
+});
+
+test("a failed write does not stop the next one, and the same book is written again", async () => {
   let calls = 0;
   const area = { set: async () => { calls += 1; if (calls === 1) throw new Error("quota"); }, get: async () => ({}) };
-  const store = createTopologyStore(area, () => ({ snapshot: () => ({}) }));
+  const store = createTopologyStore(area, () => ({ snapshot: () => ({ version: 1 }) }));
   await store.persist();
   await store.persist();
-  assert.equal(calls, 2);
+  assert.equal(calls, 2, "written again after the failure");
+  await store.persist();
+  assert.equal(calls, 2, "then known stored");
 });
