@@ -9,6 +9,7 @@ import { chooseGroup, choosePlacementWindow, indexAfterGroup } from "./placement
 import { getTab, groupIdOf, pendingUrlOf, tabUrl } from "./tab-lookup.js";
 import { privilegedScheme, protectedTargetError } from "./privileged.js";
 import { normalizeNavigateTarget } from "./urls.js";
+import { WindowViews } from "./window-views.js";
 import { workspaceKey } from "./workspaces.js";
 
 const NEW_TAB_URL = "about:blank";
@@ -40,6 +41,7 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
   // grouped right now, and the group each was last put in.
   const placing = new Set();
   const placedIn = new Map();
+  const windowViews = new WindowViews(chromeApi);
 
   async function grouping(tabId, work) {
     placing.add(tabId);
@@ -160,12 +162,10 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
     const title = groupTitleOf(request, DEFAULT_GROUP_TITLE);
     const color = groupColorOf(request, GROUP_COLOR);
     // Asked together: each waits its turn in a browser that may be busy loading pages.
-    const [{ group, tabs }, windows, last] = await Promise.all([
+    const [{ group, tabs }, { windows, lastFocusedWindowId }] = await Promise.all([
       workspaceTabs(guid),
-      chromeApi.windows.getAll({ windowTypes: ["normal"] }),
-      chromeApi.windows.getLastFocused({ windowTypes: ["normal"] }).catch(() => null), // no window at all
+      windowViews.read(),
     ]);
-    const lastFocusedWindowId = last ? last.id : null;
     const placement = choosePlacementWindow({ group, workspaceTabs: tabs, windows, lastFocusedWindowId });
 
     let tab;
