@@ -6,17 +6,20 @@
 // first, and a caller waits for its own write only. (Chained writes made tabs made at once wait
 // for each other: every caller's write queued behind the one under way, and all of them were
 // answered together when the last landed.) A book unchanged since the last write is not written
-// again: the caller waits for that write, which carries it. A caller that needs one workspace
-// stored (`persist(guid)`) waits for the last write when that one carries the workspace as it is
-// now, however the other workspaces have changed since.
+// again: the caller waits for that write, which carries it.
+//
+// A caller that needs one workspace stored (`persist(guid)`) waits for the first write that
+// has the workspace as it is now and is followed only by writes that have it too: once that one
+// lands, the stored book has it, whatever the later writes carry of other workspaces. Tabs made
+// at once are then answered each when its own write lands, not all when the last does.
 
 import { STORAGE_KEYS } from "./constants.js";
 import { workspaceKey } from "./workspaces.js";
 
 export function createTopologyStore(sessionArea, book) {
   let sentText = null; // the snapshot (JSON text) the last write sent carries
-  let sentSnapshot = null; // and the snapshot itself
-  let sent = Promise.resolve();
+  let stored = null; // the snapshot the last write that landed stored
+  const pending = []; // writes sent and not landed, oldest first: {snapshot, done}
 
   async function load() {
     const stored = await sessionArea.get(STORAGE_KEYS.topology);
@@ -27,28 +30,44 @@ export function createTopologyStore(sessionArea, book) {
   // workspace as it is now is.
   function persist(guid = undefined) {
     const snapshot = book().snapshot();
-    if (guid !== undefined && sentSnapshot && carries(sentSnapshot, snapshot, workspaceKey(guid))) return sent;
+    if (guid !== undefined) {
+      const key = workspaceKey(guid);
+      let first = null;
+      for (let i = pending.length - 1; i >= 0 && carries(pending[i].snapshot, snapshot, key); i--) first = pending[i];
+      if (first) return first.done;
+      if (!pending.length && stored && carries(stored, snapshot, key)) return Promise.resolve();
+    }
     const text = JSON.stringify(snapshot);
-    if (text === sentText) return sent;
+    if (text === sentText) return pending.length ? pending[pending.length - 1].done : Promise.resolve();
+    return write(snapshot, text);
+  }
+
+  function write(snapshot, text) {
     sentText = text;
-    sentSnapshot = snapshot;
-    sent = Promise.resolve(sessionArea.set({ [STORAGE_KEYS.topology]: snapshot })).catch(() => {
-      // Not stored: the next change, or the next caller with this book, writes it again.
-      if (sentText === text) sentText = sentSnapshot = null;
-    });
-    return sent;
+    const entry = { snapshot, done: null };
+    pending.push(entry);
+    entry.done = Promise.resolve(sessionArea.set({ [STORAGE_KEYS.topology]: snapshot })).then(
+      () => {
+        stored = snapshot;
+      },
+      () => {
+        // Not stored: the next change, or the next caller with this book, writes it again.
+        if (sentText === text) sentText = null;
+      },
+    ).finally(() => pending.splice(pending.indexOf(entry), 1));
+    return entry.done;
   }
 
   return { load, persist };
 }
 
-// Whether `stored` (a snapshot written) has workspace `key` as `now` has it: its record, and
-// each of its tabs among the managed ones.
-function carries(stored, now, key) {
-  const then = stored.workspaces[key];
+// Whether `written` (a snapshot sent) has workspace `key` as `now` has it: its record, and each
+// of its tabs among the managed ones.
+function carries(written, now, key) {
+  const then = written.workspaces[key];
   const record = now.workspaces[key];
   if (!then || !record) return then === record;
   if (JSON.stringify(then) !== JSON.stringify(record)) return false;
-  const managed = new Set(stored.managed);
+  const managed = new Set(written.managed);
   return record.tabIds.every((id) => managed.has(id));
 }

@@ -70,3 +70,63 @@ test("a failed write does not stop the next one, and the same book is written ag
   await store.persist();
   assert.equal(calls, 2, "then known stored");
 });
+
+// A book of workspaces, each with one tab, as the store's caller sees it.
+function bookOf(state) {
+  return () => ({
+    snapshot: () => ({
+      v: 1,
+      workspaces: Object.fromEntries(Object.entries(state).map(([key, tab]) => [key, { groupId: 1, windowId: 1, tabIds: [tab] }])),
+      managed: Object.values(state),
+    }),
+  });
+}
+
+test("a workspace is stored once the first write that has it lands, not the later ones", async () => {
+  const area = slowArea();
+  const state = { a: 10 };
+  const store = createTopologyStore(area, bookOf(state));
+  store.persist(); // the write for a's tab
+  state.b = 20;
+  store.persist(); // b's tab: this write has a as well
+  let aStored = false;
+  store.persist("a").then(() => (aStored = true));
+  await tick();
+  assert.equal(area.writes.length, 2, "a is in a write already: no write more");
+  area.finish[0].resolve();
+  await tick();
+  assert.equal(aStored, true, "a's own write landed; b's need not have");
+  let bStored = false;
+  store.persist("b").then(() => (bStored = true));
+  await tick();
+  assert.equal(bStored, false);
+  area.finish[1].resolve();
+  await tick();
+  assert.equal(bStored, true);
+  let again = false;
+  store.persist("a").then(() => (again = true));
+  await tick();
+  assert.equal(again, true, "stored, with nothing under way: no wait");
+  assert.equal(area.writes.length, 2);
+});
+
+test("a workspace changed and changed back waits for the write after the change", async () => {
+  const area = slowArea();
+  const state = { a: 10 };
+  const store = createTopologyStore(area, bookOf(state));
+  store.persist();
+  state.a = 11;
+  store.persist();
+  state.a = 10;
+  let stored = false;
+  store.persist("a").then(() => (stored = true));
+  await tick();
+  assert.equal(area.writes.length, 3, "the write in between has a as it is not: a new write");
+  area.finish[0].resolve();
+  area.finish[1].resolve();
+  await tick();
+  assert.equal(stored, false, "the first write's a would be overwritten by the second's");
+  area.finish[2].resolve();
+  await tick();
+  assert.equal(stored, true);
+});
