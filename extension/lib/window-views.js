@@ -11,14 +11,15 @@ export class WindowViews {
     this.chrome = chromeApi;
     this.known = null; // {windows, lastFocusedWindowId} as last read, or null
     this.changes = 0; // window events heard: a read one of them overtook is not kept
-    const windows = chromeApi.windows || {};
-    const events = [windows.onCreated, windows.onRemoved, windows.onFocusChanged];
-    this.keeps = events.every((event) => event && typeof event.addListener === "function");
     const drop = () => {
       this.known = null;
       this.changes += 1;
     };
-    for (const event of events) listen(event, drop);
+    const windows = chromeApi.windows || {};
+    // Kept only when every event that changes them is heard.
+    this.keeps = [windows.onCreated, windows.onRemoved, windows.onFocusChanged]
+      .map((event) => listen(event, drop))
+      .every(Boolean);
   }
 
   // {windows: the normal windows, lastFocusedWindowId: the last focused of them, or null}.
