@@ -17,9 +17,8 @@ import { STORAGE_KEYS } from "./constants.js";
 import { workspaceKey } from "./workspaces.js";
 
 export function createTopologyStore(sessionArea, book) {
-  let sentText = null; // the snapshot (JSON text) the last write sent carries
-  let stored = null; // the snapshot the last write that landed stored
-  const pending = []; // writes sent and not landed, oldest first: {snapshot, done}
+  let stored = null; // the last write that landed: {snapshot, text}
+  const pending = []; // writes sent and not landed, oldest first: {snapshot, text, done}
 
   async function load() {
     const stored = await sessionArea.get(STORAGE_KEYS.topology);
@@ -30,31 +29,25 @@ export function createTopologyStore(sessionArea, book) {
   // workspace as it is now is.
   function persist(guid = undefined) {
     const snapshot = book().snapshot();
-    if (guid !== undefined) {
-      const key = workspaceKey(guid);
-      let first = null;
-      for (let i = pending.length - 1; i >= 0 && carries(pending[i].snapshot, snapshot, key); i--) first = pending[i];
-      if (first) return first.done;
-      if (!pending.length && stored && carries(stored, snapshot, key)) return Promise.resolve();
-    }
     const text = JSON.stringify(snapshot);
-    if (text === sentText) return pending.length ? pending[pending.length - 1].done : Promise.resolve();
+    const key = guid === undefined ? null : workspaceKey(guid);
+    const has = (write) => (key === null ? write.text === text : carries(write.snapshot, snapshot, key));
+    // The first of the latest writes that all have it: stored once that one lands.
+    let first = null;
+    for (let i = pending.length - 1; i >= 0 && has(pending[i]); i--) first = pending[i];
+    if (first) return first.done;
+    if (!pending.length && stored && has(stored)) return Promise.resolve();
     return write(snapshot, text);
   }
 
   function write(snapshot, text) {
-    sentText = text;
-    const entry = { snapshot, done: null };
+    const entry = { snapshot, text, done: null };
     pending.push(entry);
-    entry.done = Promise.resolve(sessionArea.set({ [STORAGE_KEYS.topology]: snapshot })).then(
-      () => {
-        stored = snapshot;
-      },
-      () => {
-        // Not stored: the next change, or the next caller with this book, writes it again.
-        if (sentText === text) sentText = null;
-      },
-    ).finally(() => pending.splice(pending.indexOf(entry), 1));
+    // A failed write leaves the book as the last one stored it: the next caller writes again.
+    entry.done = Promise.resolve(sessionArea.set({ [STORAGE_KEYS.topology]: snapshot }))
+      .then(() => (stored = entry), () => {})
+      .finally(() => pending.splice(pending.indexOf(entry), 1))
+      .then(() => {});
     return entry.done;
   }
 
