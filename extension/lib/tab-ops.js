@@ -77,13 +77,13 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
     const wanted = new Set([...rec.tabIds, ...extraIds]);
     // Most often every tab a workspace has is in its group: only the group's are asked for
     // then (each tab listed is the browser's work to describe), every tab when one is missing.
-    let all = group ? await chromeApi.tabs.query({ groupId: group.id }) : null;
-    if (!all || [...wanted].some((id) => !all.some((t) => t.id === id))) all = await chromeApi.tabs.query({});
-    const byId = new Map(all.map((t) => [t.id, t]));
+    const listed = async (query) => new Map((await chromeApi.tabs.query(query)).map((t) => [t.id, t]));
+    let byId = group ? await listed({ groupId: group.id }) : null;
+    if (!byId || [...wanted].some((id) => !byId.has(id))) byId = await listed({});
     // A tab in the group is this workspace's unless the book gives it to another one: Chrome
     // puts a tab opened from a background tab next to the active one, in its group.
     if (group) {
-      for (const t of all) {
+      for (const t of byId.values()) {
         const owner = book.workspaceOfTab(t.id);
         if (t.groupId !== group.id || book.isUndecided(t.id)) continue;
         if (owner === null || owner === workspaceKey(guid)) wanted.add(t.id);
