@@ -217,6 +217,12 @@ async def test_the_browser_keeps_workspaces_under_browser_keys_never_their_handl
                         return dict(stored["workspaces"])
                     await trio.sleep(0.1)
 
+        # Each tab is answered only once its workspace, tab and group, is stored: read at once.
+        stored = (await _stored(launched.profile, "session"))["ghostlight_topology"]["workspaces"]
+        for key, made in zip(keys, (first, second), strict=True):
+            assert stored[key]["tabIds"] == [made.structured["tabId"] % 2**32]
+            assert isinstance(stored[key]["groupId"], int) and stored[key]["groupId"] >= 0
+
         filed = await book()
         assert filed[keys[0]]["tabIds"] == [first.structured["tabId"] % 2**32]
         assert filed[keys[1]]["tabIds"] == [second.structured["tabId"] % 2**32]
