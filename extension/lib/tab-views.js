@@ -43,8 +43,9 @@ export class TabViews {
       this.#heard(added, null);
       this.#heard(removed, null);
     });
+    // The tab's debugger events that say its page is leaving or changing.
     listen(chromeApi?.debugger?.onEvent, (source, method) => {
-      if (source && Number.isInteger(source.tabId)) this.onEvent(source.tabId, method);
+      if (source && Number.isInteger(source.tabId) && NAVIGATING.has(method)) this.#heard(source.tabId, null);
     });
   }
 
@@ -57,11 +58,6 @@ export class TabViews {
     const tab = await getTab(this.chrome, tabId);
     if (this.events === before && settled(tab)) this.views.set(tabId, tab);
     return { ...tab };
-  }
-
-  // A debugger event of the tab's (chrome.debugger.onEvent, heard on its own).
-  onEvent(tabId, method) {
-    if (NAVIGATING.has(method)) this.#heard(tabId, null);
   }
 
   #heard(tabId, tab) {
