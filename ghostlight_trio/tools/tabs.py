@@ -23,7 +23,7 @@ from .shared.provenance import fenced_place, page_title, page_url
 
 log = logging.getLogger("ghostlight.tools")
 
-TABS_MADE_AT_ONCE = 3
+TABS_MADE_AT_ONCE = 4
 """Tabs the browser is asked to make at the same time. Making a tab is the browser's own work
 (a page process, its group, its debugger session): asked for many at once, it shares itself
 among all of them and every one finishes late, at about the time the last does. A few at a
