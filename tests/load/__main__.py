@@ -427,10 +427,14 @@ async def mint(client: Client, stats: Stats, web: str, until: float) -> None:
 
 
 async def _probe(env: dict[str, str], seconds: float, stats: Stats) -> None:
-    """A client of its own, in a process of its own, timing service-local calls meanwhile."""
+    """A client of its own, timing service-local calls meanwhile: in a process and a session of
+    its own, as an MCP client started from its own terminal or app is. Where the kernel schedules
+    each session as one group (autogroups), a probe in the load's session would share one
+    group's CPU with the load's own driver, which decodes what all the other connectors get."""
     done = await trio.run_process(
         [sys.executable, "-m", "tests.load.probe", str(seconds)],
         env={**env, "GHOSTLIGHT_LOG": "WARNING"}, capture_stdout=True, check=False,
+        start_new_session=True,
     )  # fmt: skip
     if done.returncode == 0:
         told = json.loads(done.stdout)
