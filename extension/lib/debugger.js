@@ -273,9 +273,9 @@ export class DebuggerSessions {
     await this.#noticeCrash(tabId);
     // Focus emulation needs the page: on a crashed tab it would never answer.
     if (!this.crashes.has(tabId)) {
-      await this.#emulateFocus(tabId);
-      await this.#bypassWorkers(tabId);
-      await this.#replayKept(tabId);
+      // Sent at once: the session carries its commands out in the order they were sent, and
+      // none needs another's answer, so the session is made in one wait instead of one each.
+      await Promise.all([this.#emulateFocus(tabId), this.#bypassWorkers(tabId), this.#replayKept(tabId)]);
     }
     this.attached.add(tabId);
   }
@@ -295,10 +295,12 @@ export class DebuggerSessions {
   // site (workspaces share the profile) can then neither serve, watch nor steer this one. The
   // browser answers it without the page. Best effort: an older browser lacks it.
   async #bypassWorkers(tabId) {
-    // The bypass holds only while the session's Network domain is on.
-    if (await this.#setting(tabId, "Network.enable", {})) {
-      await this.#setting(tabId, "Network.setBypassServiceWorker", { bypass: true });
-    }
+    // The bypass holds only while the session's Network domain is on: it is sent right after
+    // the domain's enabling, which the session carries out first.
+    await Promise.all([
+      this.#setting(tabId, "Network.enable", {}),
+      this.#setting(tabId, "Network.setBypassServiceWorker", { bypass: true }),
+    ]);
   }
 
   #keep(tabId, method, params) {
@@ -311,7 +313,7 @@ export class DebuggerSessions {
   // what the service set on the one before; the service's next setting, or its next call,
   // tells what failed.
   async #replayKept(tabId) {
-    for (const [method, params] of this.kept.get(tabId) || []) await this.#setting(tabId, method, params);
+    await Promise.all([...(this.kept.get(tabId) || [])].map(([method, params]) => this.#setting(tabId, method, params)));
   }
 
   // Best effort: a session without it still works, only input to a hidden tab is slower.

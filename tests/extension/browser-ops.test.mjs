@@ -379,6 +379,34 @@ test("cdp: the tab's blocked-URL list is carried into a session made again, and 
   assert.equal(seen.some(([m]) => m === "Network.setBlockedURLs"), false);
 });
 
+test("a new session's settings go out together, in order, without waiting for each answer", async () => {
+  // One wait for all of them: in a busy browser each answer is a wait of its own.
+  const chromeApi = world();
+  const d = new DebuggerSessions(chromeApi);
+  // The service set a blocked-URL list on a session that then went away (its worker restarted).
+  await d.send(7, "Network.setBlockedURLs", { urls: ["*://a.test/*"] });
+  d.forget(7);
+  let release;
+  const held = new Promise((resolve) => (release = resolve));
+  const sent = [];
+  chromeApi.onCommand = async (tabId, method) => {
+    sent.push(method);
+    if (method !== "Inspector.enable") await held;
+    return {};
+  };
+  const preparing = d.prepare(7);
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.deepEqual(sent, [
+    "Inspector.enable",
+    "Emulation.setFocusEmulationEnabled",
+    "Network.enable",
+    "Network.setBypassServiceWorker",
+    "Network.setBlockedURLs",
+  ]);
+  release();
+  await preparing;
+});
+
 test("made: waits for a session being made, with its settings, and not for one that is not", async () => {
   const chromeApi = world();
   let release;
