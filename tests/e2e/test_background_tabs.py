@@ -101,6 +101,28 @@ async def test_screenshot_of_an_older_background_tab_and_a_click_at_its_coordina
     assert not await is_active(service, ws, tab)
 
 
+async def test_a_screenshot_after_a_screenshot_maps_clicks_the_same_in_and_out_of_view(
+    tools_service: Service, tools_browser: Any, web: str
+) -> None:
+    """The second screenshot of a tab reads the viewport and captures it at the same time
+    (``capture``'s ``last``): in a background tab (drawn by a screencast) and in its window's
+    active tab, its image is the first one's size and a click at its coordinates lands."""
+    service = tools_service
+    opened, background = await targets_in_workspaces(service, web)
+    for ws, tab in (background[0], opened[-1]):
+        first = await service.call("computer", ws, tabId=tab, action="screenshot")
+        assert first.kind == "ok", text(first)
+        second = await service.call("computer", ws, tabId=tab, action="screenshot")
+        assert second.kind == "ok", text(second)
+        assert jpeg_size(image_of(second)) == jpeg_size(image_of(first))
+        point = await shot_point(service, ws, tab, "b", second)
+        clicked = await service.call(
+            "computer", ws, tabId=tab, action="left_click", coordinate=point
+        )
+        assert clicked.kind == "ok", text(clicked)
+        assert clicked.structured["interactionReceipt"]["target"]["name"] == "Bravo"
+
+
 async def test_a_tab_a_background_workspace_tab_opens_is_that_workspaces_never_the_active_ones(
     tools_service: Service, tools_browser: Any, web: str
 ) -> None:

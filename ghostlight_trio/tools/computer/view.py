@@ -25,7 +25,7 @@ WAIT_SLICE = 0.25
 
 
 async def screenshot(parts: ComputerParts, call: ToolCall, tab: int) -> ToolResult:
-    shot = await capture(parts.channel, call, tab)
+    shot = await capture(parts.channel, call, tab, last=parts.contexts.get(tab))
     parts.contexts.put(tab, shot.context)
     return image_result(parts, call, "Screenshot captured (jpeg).", shot)
 
@@ -89,7 +89,7 @@ async def scroll(parts: ComputerParts, call: ToolCall, tab: int) -> ToolResult:
                 if moved
                 else " Nothing scrolled: the page or element may already be at its end."
             )
-        shot = await capture(parts.channel, call, tab)
+        shot = await capture(parts.channel, call, tab, last=parts.contexts.get(tab))
     except PageDialog as stop:
         stop.stage, stop.summary = "after", done
         raise

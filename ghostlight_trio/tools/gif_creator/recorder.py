@@ -180,7 +180,7 @@ class Recorder:
         self, call: ToolCall, tab: int, label: str, result: ToolResult | None
     ) -> Frame:
         """A frame of the tab now; raises what the capture raised."""
-        shot = await capture(self._channel, call, tab)
+        shot = await capture(self._channel, call, tab, last=self._contexts.get(tab))
         frame = Frame(shot.data, self._clock(), label, url=shot.viewport.url)
         target = self._landing(call, tab, result)
         if target is not None:

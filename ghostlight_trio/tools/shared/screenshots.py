@@ -83,6 +83,21 @@ class ShotContext:
     offset_y: float = 0.0
     region_width: float = 0.0
     region_height: float = 0.0
+    device_pixel_ratio: float = 1.0
+    """The page's ``devicePixelRatio`` when it was taken (1 where it was not read)."""
+
+    @property
+    def whole_view_as_drawn(self) -> bool:
+        """It showed the whole viewport at the size the browser draws it: one image pixel per
+        device pixel, so a capture with no clip at all gives the same image."""
+        drawn = (
+            self.viewport_width * self.device_pixel_ratio,
+            self.viewport_height * self.device_pixel_ratio,
+        )
+        whole = (self.offset_x, self.offset_y, self.region_width, self.region_height) == (
+            0.0, 0.0, self.viewport_width, self.viewport_height,
+        )  # fmt: skip
+        return whole and (self.shot_width, self.shot_height) == drawn
 
     def to_css(self, x: float, y: float) -> tuple[float, float]:
         """Viewport CSS pixels for a point given in this screenshot's pixels."""
