@@ -243,14 +243,21 @@
     return { before, value: done, settled };
   }
 
+  // The page an answer is about: its address, its title and the serial of its refs (those
+  // the answer just gave out counted).
+  function pageFacts() {
+    return { url: location.href, title: document.title, renderSerial: refs.serial() };
+  }
+
   const MECHANISMS = {
     observe,
     settle,
     acted,
-    ping: () => ({ url: location.href, title: document.title, renderSerial: refs.serial() }),
+    ping: pageFacts,
     page_text: (args) => ns.text.pageText(document, args),
-    read_page: (args) => ns.tree.readPage(document, args, ctx),
-    find_text: (args) => ns.find.findText(document, args, ctx),
+    // Each with the page it read, as it is once the answer is made: no trip more to ask.
+    read_page: (args) => ({ ...ns.tree.readPage(document, args, ctx), page: pageFacts() }),
+    find_text: (args) => ({ ...ns.find.findText(document, args, ctx), page: pageFacts() }),
     form_input: (args) => {
       const el = elementArg(args);
       if (!args || !("value" in args)) throw new ns.PageError("form_input needs a value", "bad_args");

@@ -29,7 +29,7 @@ class Find:
         found = await self._channel.content(
             call, tab, "find_text", {"query": query, "limit": FIND_LIMIT}, read=True
         )
-        ping = await self._channel.content(call, tab, "ping", read=True)
+        ping = await self._channel.page_of(call, tab, found)
         results = [actionable(element) for element in found.get("results", [])]
         more = bool(found.get("more"))
         page = page_facts(tab, ping.get("url", ""), ping.get("title", ""), ping.get("renderSerial"))

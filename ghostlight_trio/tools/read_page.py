@@ -35,7 +35,7 @@ class ReadPage:
             if call.arguments.get(key) is not None:
                 args[key] = call.arguments[key]
         tree = await self._channel.content(call, tab, "read_page", args, read=True)
-        ping = await self._channel.content(call, tab, "ping", read=True)
+        ping = await self._channel.page_of(call, tab, tree)
         url = str(ping.get("url", ""))
         page = page_facts(tab, url, str(ping.get("title", "")), tree.get("renderSerial"))
         text = redact_secrets(str(tree.get("text", "")), redact=self._redact())

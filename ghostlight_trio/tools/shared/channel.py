@@ -371,6 +371,18 @@ class PageChannel:
             raise unknown from None
         return _page_value(answer, fn)
 
+    async def page_of(self, call: ToolCall, tab: int, answer: Any) -> dict[str, Any]:
+        """The page a read's answer came from (``url``, ``title``, ``renderSerial``, and
+        ``pendingUrl`` while the tab is on its way elsewhere), as the page made it once the
+        answer was ready: from the answer itself, or asked for after it (``ping``, one more trip
+        to the page) from an extension whose answers do not carry it."""
+        page = answer.get("page") if isinstance(answer, dict) else None
+        if not isinstance(page, dict):
+            asked = await self.content(call, tab, "ping", read=True)
+            return asked if isinstance(asked, dict) else {}
+        pending = answer.get("pendingUrl")
+        return {**page, "pendingUrl": pending} if pending else dict(page)
+
     async def observe(
         self, call: ToolCall, tab: int, where: dict[str, Any], bound: float = CONTENT_TIMEOUT
     ) -> dict[str, Any] | None:
