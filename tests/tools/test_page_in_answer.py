@@ -44,24 +44,21 @@ def browser_for(*, carries_page: bool, pending: str | None = None) -> ScriptedBr
 
 
 @READS
-async def test_the_page_comes_with_the_answer(
-    tool: str, arguments: dict[str, Any], fn: str
+@pytest.mark.parametrize("carries_page", [True, False])
+async def test_the_page_comes_with_the_answer_or_is_asked_after_the_read(
+    tool: str, arguments: dict[str, Any], fn: str, carries_page: bool
 ) -> None:
-    browser = browser_for(carries_page=True)
+    """From the answer itself (no ping), or, from an extension whose answers lack it, asked
+    for after the read."""
+    browser = browser_for(carries_page=carries_page)
     result = await handler(tool, browser)(tool_call(tool, **arguments))
-    assert browser.seen == [f"content {fn}"]  # no ping
+    pinged = [] if carries_page else ["content ping"]
+    assert browser.seen == [f"content {fn}", *pinged]
+    expected = PAGE if carries_page else PINGED
     page = result.structured["page"]
-    assert (page["url"], page["title"], page["renderSerial"]) == (PAGE["url"], "Shop", 12)
-
-
-@READS
-async def test_an_extension_whose_answers_lack_the_page_is_asked_after_the_read(
-    tool: str, arguments: dict[str, Any], fn: str
-) -> None:
-    browser = browser_for(carries_page=False)
-    result = await handler(tool, browser)(tool_call(tool, **arguments))
-    assert browser.seen == [f"content {fn}", "content ping"]
-    assert result.structured["page"]["url"] == PINGED["url"]
+    assert (page["url"], page["title"]) == (expected["url"], expected["title"])
+    if carries_page:  # read_page's serial is its tree's either way; find's is the page's
+        assert page["renderSerial"] == PAGE["renderSerial"]
 
 
 async def test_a_tab_on_its_way_elsewhere_says_so_from_the_answer_alone() -> None:
