@@ -67,6 +67,31 @@ def open_fds(pid: int) -> int:
         return 0
 
 
+def main_thread_cpu(pid: int) -> float:
+    """CPU seconds the process's main thread has used (a browser's: the thread that runs every
+    tab operation and extension API call); 0 once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_cpu() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine since boot, summed over its CPUs
+    (``/proc/stat``): what two readings differ by says how busy it was meanwhile."""
+    try:
+        fields = [
+            int(value) for value in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+        ]
+    except (OSError, ValueError):
+        return 0.0, 0.0
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle, iowait
+    total = sum(fields[:8])  # guest time is already counted in user and nice
+    tick = os.sysconf("SC_CLK_TCK")
+    return (total - idle) / tick, total / tick
+
+
 def sample(pid: int, at: float) -> Sample:
     return Sample(at, rss_kib(pid), open_fds(pid))
 

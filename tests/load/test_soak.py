@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 from . import soak
@@ -54,6 +55,23 @@ def test_this_process_is_measured() -> None:
     taken = soak.sample(os.getpid(), 0.0)
     assert taken.rss_kib > 0 and taken.fds > 0
     assert soak.sample(2**22 + 1, 0.0) == soak.Sample(0.0, 0, 0)  # past pid_max: gone
+
+
+def test_cpu_readings_grow_with_work_done_and_a_gone_process_reads_zero() -> None:
+    thread_before, (busy_before, total_before) = (
+        soak.main_thread_cpu(os.getpid()),
+        soak.machine_cpu(),
+    )
+    deadline = time.process_time() + 0.3
+    while time.process_time() < deadline:  # this thread's own work
+        pass
+    busy, total = (
+        now - then
+        for now, then in zip(soak.machine_cpu(), (busy_before, total_before), strict=True)
+    )
+    assert soak.main_thread_cpu(os.getpid()) - thread_before >= 0.2
+    assert 0.2 <= busy <= total
+    assert soak.main_thread_cpu(2**22 + 1) == 0.0  # past pid_max: gone
 
 
 def test_audit_calls_reads_rotated_generations_oldest_first_without_events(tmp_path: Path) -> None:
