@@ -146,7 +146,11 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
     // The workspace's tabs as they are now, so the service needs no listing of its own; the
     // new tab among them as it is by now (a blank one has its title once committed).
     const { tabs, tab: fresh } = await listedAfter(request, created);
-    await persist(request.guid);
+    // The book with the new tab is written (or being written) by now, and is not waited for:
+    // Chrome carries out an extension's storage writes in the order they were asked for, and
+    // one asked for even if the worker stops meanwhile, so a worker that starts again reads it.
+    // Waiting would only hold the answer behind the write in a busy browser.
+    persist(request.guid);
     return {
       tabId: tab.id,
       title: titleOf(fresh),
@@ -199,9 +203,9 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
       });
     } finally {
       // One write for the tab and its group (or the tab alone, when grouping failed), sent
-      // while the group is titled and the workspace listed: the caller's own wait for its
-      // workspace to be stored then finds it written (topology-store.js). A write more, sent as
-      // soon as the tab was made, would only queue before this one in a busy browser.
+      // while the group is titled and the workspace listed: the caller's own `persist` then
+      // finds it under way and sends no other (topology-store.js). A write more, sent as soon
+      // as the tab was made, would only queue before this one in a busy browser.
       persist();
     }
     // The group's name and colour are set while the caller lists the workspace: each is a wait
