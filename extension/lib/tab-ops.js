@@ -43,6 +43,14 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
   const placedIn = new Map();
   const windowViews = new WindowViews(chromeApi);
 
+  // The book with the workspace as it is now is written (or being written) before the answer,
+  // which does not wait for it to land: Chrome carries out an extension's storage writes in the
+  // order they were asked for, and one asked for even if the worker stops meanwhile, so a worker
+  // that starts again reads it. Waiting would only hold the answer behind the write.
+  function sendBook(guid) {
+    persist(guid);
+  }
+
   async function grouping(tabId, work) {
     placing.add(tabId);
     try {
@@ -112,7 +120,7 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
       group = created.group;
       tabs = [(await listedAfter(request, created)).tab];
     }
-    await persist(guid);
+    sendBook(guid);
     return {
       groupId: group ? group.id : null,
       tabs: tabs.map((t) => withPending({ tabId: t.id, title: titleOf(t), url: tabUrl(t) }, t)),
@@ -146,11 +154,7 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
     // The workspace's tabs as they are now, so the service needs no listing of its own; the
     // new tab among them as it is by now (a blank one has its title once committed).
     const { tabs, tab: fresh } = await listedAfter(request, created);
-    // The book with the new tab is written (or being written) by now, and is not waited for:
-    // Chrome carries out an extension's storage writes in the order they were asked for, and
-    // one asked for even if the worker stops meanwhile, so a worker that starts again reads it.
-    // Waiting would only hold the answer behind the write in a busy browser.
-    persist(request.guid);
+    sendBook(request.guid);
     return {
       tabId: tab.id,
       title: titleOf(fresh),
@@ -203,7 +207,7 @@ export function createTabOps({ chromeApi, book, persist, prepareTab = null }) {
       });
     } finally {
       // One write for the tab and its group (or the tab alone, when grouping failed), sent
-      // while the group is titled and the workspace listed: the caller's own `persist` then
+      // while the group is titled and the workspace listed: the caller's own `sendBook` then
       // finds it under way and sends no other (topology-store.js). A write more, sent as soon
       // as the tab was made, would only queue before this one in a busy browser.
       persist();

@@ -10,8 +10,8 @@
 //
 // A caller that needs one workspace stored (`persist(guid)`) waits for the first write that
 // has the workspace as it is now and is followed only by writes that have it too: once that one
-// lands, the stored book has it, whatever the later writes carry of other workspaces. A new tab
-// asks for its write and is answered without waiting for it to land (tab-ops.js).
+// lands, the stored book has it, whatever the later writes carry of other workspaces. The tab
+// operations ask for that write and answer without waiting for it to land (tab-ops.js `sendBook`).
 
 import { STORAGE_KEYS } from "./constants.js";
 import { workspaceKey } from "./workspaces.js";

@@ -327,7 +327,8 @@ test("a new workspace tab is readied (its debugger session keeps service workers
   assert.deepEqual(readied, [out.tabId]);
 });
 
-test("a new tab costs one write of the book, sent with its group, and is answered while it lands", async () => {
+// Tab operations over a real topology store whose writes land only when `land()` is called.
+async function withHeldWrites() {
   const { createTopologyStore } = await import(lib("topology-store.js"));
   const chromeApi = fakeChrome(userWorld());
   const book = new WorkspaceBook();
@@ -342,18 +343,31 @@ test("a new tab costs one write of the book, sent with its group, and is answere
   };
   const store = createTopologyStore(area, () => book);
   const ops = createTabOps({ chromeApi, book, persist: (guid) => store.persist(guid) });
-  let answer = null;
-  ops.tabsCreate({}, req("w1")).then((out) => (answer = out));
-  for (let i = 0; i < 20 && !writes.length; i++) await new Promise((resolve) => setImmediate(resolve));
-  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
-  assert.equal(writes.length, 1, "one write for the tab and its group");
-  const stored = writes[0].workspaces.w1;
-  assert.equal(stored.tabIds.length, 1);
-  assert.ok(Number.isInteger(stored.groupId), "the write carries the tab's group");
-  assert.ok(answer, "answered with the write sent, not held until it lands");
-  landing[0]();
-  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
-  assert.equal(answer.tabId, stored.tabIds[0]);
-  assert.equal(answer.groupId, stored.groupId);
-  assert.equal(writes.length, 1, "the listing changed nothing: no write more");
-});
+  return { ops, writes, land: () => landing.forEach((resolve) => resolve()) };
+}
+
+const turns = async (n = 20) => {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+for (const [what, make] of [
+  ["tabs_create", (ops) => ops.tabsCreate({}, req("w1")).then((out) => ({ tabId: out.tabId, groupId: out.groupId }))],
+  ["tabs_context with createIfEmpty", (ops) => ops.tabsContext({ createIfEmpty: true }, req("w1")).then((out) => ({ tabId: out.tabs[0].tabId, groupId: out.groupId }))],
+]) {
+  test(`a tab made by ${what} costs one write of the book, sent with its group, and is answered while it lands`, async () => {
+    const { ops, writes, land } = await withHeldWrites();
+    let answer = null;
+    make(ops).then((out) => (answer = out));
+    await turns();
+    assert.equal(writes.length, 1, "one write for the tab and its group");
+    const stored = writes[0].workspaces.w1;
+    assert.equal(stored.tabIds.length, 1);
+    assert.ok(Number.isInteger(stored.groupId), "the write carries the tab's group");
+    assert.ok(answer !== null, "answered with the write sent, not held until it lands");
+    land();
+    await turns();
+    assert.equal(answer.tabId, stored.tabIds[0]);
+    assert.equal(answer.groupId, stored.groupId);
+    assert.equal(writes.length, 1, "the listing changed nothing: no write more");
+  });
+}
