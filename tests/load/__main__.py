@@ -185,13 +185,10 @@ class Stats:
         self.setup_failures = 0
         self.probe: list[float] = []
         """Service-local calls timed by a client process of its own (``probe.py``)."""
-        self.setup_seconds = 0.0
-        """How long setting every workspace up at once took (a tab made, a page loaded)."""
-        self.setup_main_cpu = 0.0
-        """CPU seconds the browser's main thread used meanwhile (every tab operation and
+        self.setup: soak.Busy | None = None
+        """Setting every workspace up at once (a tab made, a page loaded): how long it took, how
+        busy the machine was, how long the browser's main thread ran (every tab operation and
         extension API call runs on it)."""
-        self.setup_machine = (0.0, 0.0)
-        """CPU seconds the whole machine was busy meanwhile, of those it had (all its CPUs)."""
 
     def answered(self, label: str, elapsed: float, reply: dict[str, Any]) -> dict[str, Any] | None:
         """Count one answer; the result, or None for a JSON-RPC error."""
@@ -499,21 +496,13 @@ async def _run(it: Instance, seconds: float, clients: int, setup_only: bool = Fa
                               seed=number * 10 + index)
                 )
         print(f"setting up {len(workspaces)} workspaces on {clients} connectors ...", flush=True)
-        main_cpu, machine, setup_began = (
-            soak.main_thread_cpu(browser_pid), soak.machine_cpu(), trio.current_time()
-        )
+        before = soak.CpuReading.now(browser_pid)
         async with trio.open_nursery() as setup:
             for workspace in workspaces:
                 setup.start_soon(workspace.setup, SETUP_CREATE)
-        stats.setup_seconds = trio.current_time() - setup_began
-        stats.setup_main_cpu = soak.main_thread_cpu(browser_pid) - main_cpu
-        stats.setup_machine = tuple(  # type: ignore[assignment]
-            now - before for now, before in zip(soak.machine_cpu(), machine, strict=True)
-        )
+        stats.setup = before.until(soak.CpuReading.now(browser_pid))
         if setup_only:
-            for client in [*spawned, minter]:
-                await client.aclose()
-            readers.cancel_scope.cancel()
+            await _leave([*spawned, minter], readers)
             print()
             print(_setup_line(stats, len(workspaces)))
             line, met = _create_goal(stats, len(workspaces))
@@ -547,9 +536,7 @@ async def _run(it: Instance, seconds: float, clients: int, setup_only: bool = Fa
         elapsed = trio.current_time() - began
         stats.samples.append(soak.sample(service_pid, elapsed))
         measured_calls = stats.calls - calls_at_start
-        for client in [*spawned, minter]:
-            await client.aclose()
-        readers.cancel_scope.cancel()
+        await _leave([*spawned, minter], readers)
     with trio.move_on_after(30):  # calls given up settle at the service
         while True:
             if not (await it.status()).active_work:
@@ -664,13 +651,18 @@ def _create_goal(stats: Stats, workspaces: int) -> tuple[str, bool]:
 def _setup_line(stats: Stats, workspaces: int) -> str:
     """How busy the machine and the browser's main thread were while every workspace was set
     up: a machine near 100% busy makes tabs no faster however they are asked for."""
-    wall = stats.setup_seconds
-    busy, total = stats.setup_machine
-    machine = busy / total * 100 if total else 0.0
-    main = stats.setup_main_cpu / wall * 100 if wall else 0.0
+    busy = stats.setup or soak.Busy(0.0, 0.0, 0.0)
     return (f"setting up {workspaces} workspaces at once (a tab made, then a page loaded, in each)"
-            f" took {wall:.2f}s; the machine's {os.cpu_count()} CPUs were {machine:.0f}% busy,"
-            f" the browser's main thread ran {stats.setup_main_cpu:.2f}s of it ({main:.0f}%)")
+            f" took {busy.seconds:.2f}s; the machine's {os.cpu_count()} CPUs were"
+            f" {busy.machine_percent:.0f}% busy, the browser's main thread ran"
+            f" {busy.main_thread_seconds:.2f}s of it ({busy.main_thread_percent:.0f}%)")
+
+
+async def _leave(clients: list[Client], readers: trio.Nursery) -> None:
+    """Every connector leaves cleanly, then their readers stop."""
+    for client in clients:
+        await client.aclose()
+    readers.cancel_scope.cancel()
 
 
 def main() -> int:

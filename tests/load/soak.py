@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -90,6 +91,45 @@ def machine_cpu() -> tuple[float, float]:
     total = sum(fields[:8])  # guest time is already counted in user and nice
     tick = os.sysconf("SC_CLK_TCK")
     return (total - idle) / tick, total / tick
+
+
+@attrs.frozen
+class CpuReading:
+    """The clock, the machine's CPU seconds and one process's main-thread CPU seconds, read
+    together; two readings give how busy both were in between (``Busy``)."""
+
+    at: float
+    machine_busy: float
+    machine_total: float
+    main_thread: float
+
+    @classmethod
+    def now(cls, pid: int) -> CpuReading:
+        busy, total = machine_cpu()
+        return cls(time.monotonic(), busy, total, main_thread_cpu(pid))
+
+    def until(self, later: CpuReading) -> Busy:
+        total = later.machine_total - self.machine_total
+        busy = later.machine_busy - self.machine_busy
+        return Busy(
+            seconds=later.at - self.at,
+            machine_percent=busy / total * 100 if total else 0.0,
+            main_thread_seconds=later.main_thread - self.main_thread,
+        )
+
+
+@attrs.frozen
+class Busy:
+    """How long a stretch took, how busy the machine's CPUs were in it, and how long one
+    process's main thread ran in it."""
+
+    seconds: float
+    machine_percent: float
+    main_thread_seconds: float
+
+    @property
+    def main_thread_percent(self) -> float:
+        return self.main_thread_seconds / self.seconds * 100 if self.seconds else 0.0
 
 
 def sample(pid: int, at: float) -> Sample:

@@ -58,6 +58,7 @@ def test_this_process_is_measured() -> None:
 
 
 def test_cpu_readings_grow_with_work_done_and_a_gone_process_reads_zero() -> None:
+    reading = soak.CpuReading.now(os.getpid())
     thread_before, (busy_before, total_before) = (
         soak.main_thread_cpu(os.getpid()),
         soak.machine_cpu(),
@@ -72,6 +73,10 @@ def test_cpu_readings_grow_with_work_done_and_a_gone_process_reads_zero() -> Non
     assert soak.main_thread_cpu(os.getpid()) - thread_before >= 0.2
     assert 0.2 <= busy <= total
     assert soak.main_thread_cpu(2**22 + 1) == 0.0  # past pid_max: gone
+    stretch = reading.until(soak.CpuReading.now(os.getpid()))
+    assert stretch.seconds >= 0.3 and stretch.main_thread_seconds >= 0.2
+    assert 0 < stretch.machine_percent <= 100
+    assert 0 < stretch.main_thread_percent <= 110  # counted in clock ticks: one tick over at most
 
 
 def test_audit_calls_reads_rotated_generations_oldest_first_without_events(tmp_path: Path) -> None:
