@@ -500,11 +500,11 @@ async def _run(it: Instance, seconds: float, clients: int, setup_only: bool = Fa
         async with trio.open_nursery() as setup:
             for workspace in workspaces:
                 setup.start_soon(workspace.setup, SETUP_CREATE)
-        stats.setup = before.until(soak.CpuReading.now(browser_pid))
+        stats.setup = setup = before.until(soak.CpuReading.now(browser_pid))
         if setup_only:
             await _leave([*spawned, minter], readers)
             print()
-            print(_setup_line(stats, len(workspaces)))
+            print(_setup_line(setup, len(workspaces)))
             line, met = _create_goal(stats, len(workspaces))
             print(f"  {line}")
             return 0 if met else 1
@@ -630,7 +630,8 @@ def _report(stats: Stats, seconds: float, elapsed: float, measured: int,
         f"p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms ({p99 / p50 if p50 else 0:.1f}x)"
         f" over {len(probe)} calls", local_ok), local_ok))
     lines.append(_create_goal(stats, workspaces))
-    print(_setup_line(stats, workspaces))
+    if stats.setup is not None:
+        print(_setup_line(stats.setup, workspaces))
     print()
     print(f"goals (baseline after a {warm:.0f}s warm-up, medians of {soak.FEW} samples each end):")
     for line, _ in lines:
@@ -648,10 +649,9 @@ def _create_goal(stats: Stats, workspaces: int) -> tuple[str, bool]:
         f" over {len(created)} workspaces", create_ok), create_ok
 
 
-def _setup_line(stats: Stats, workspaces: int) -> str:
+def _setup_line(busy: soak.Busy, workspaces: int) -> str:
     """How busy the machine and the browser's main thread were while every workspace was set
     up: a machine near 100% busy makes tabs no faster however they are asked for."""
-    busy = stats.setup or soak.Busy(0.0, 0.0, 0.0)
     return (f"setting up {workspaces} workspaces at once (a tab made, then a page loaded, in each)"
             f" took {busy.seconds:.2f}s; the machine's {os.cpu_count()} CPUs were"
             f" {busy.machine_percent:.0f}% busy, the browser's main thread ran"

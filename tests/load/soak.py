@@ -70,7 +70,10 @@ def open_fds(pid: int) -> int:
 
 def main_thread_cpu(pid: int) -> float:
     """CPU seconds the process's main thread has used (a browser's: the thread that runs every
-    tab operation and extension API call); 0 once it is gone."""
+    tab operation and extension API call); 0 once it is gone. From ``/proc``, as
+    ``bench/harness.py``'s fallback reads a whole process: the kernel's thread CPU clock of
+    another process cannot be read, and the test packages do not import each other (pytest
+    imports each as a package of its own)."""
     try:
         fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except (OSError, IndexError):

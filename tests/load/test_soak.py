@@ -58,22 +58,16 @@ def test_this_process_is_measured() -> None:
 
 
 def test_cpu_readings_grow_with_work_done_and_a_gone_process_reads_zero() -> None:
-    reading = soak.CpuReading.now(os.getpid())
-    thread_before, (busy_before, total_before) = (
-        soak.main_thread_cpu(os.getpid()),
-        soak.machine_cpu(),
-    )
+    before = soak.CpuReading.now(os.getpid())
     deadline = time.process_time() + 0.3
     while time.process_time() < deadline:  # this thread's own work
         pass
-    busy, total = (
-        now - then
-        for now, then in zip(soak.machine_cpu(), (busy_before, total_before), strict=True)
-    )
-    assert soak.main_thread_cpu(os.getpid()) - thread_before >= 0.2
+    after = soak.CpuReading.now(os.getpid())
+    assert after.main_thread - before.main_thread >= 0.2
+    busy, total = after.machine_busy - before.machine_busy, after.machine_total - before.machine_total
     assert 0.2 <= busy <= total
     assert soak.main_thread_cpu(2**22 + 1) == 0.0  # past pid_max: gone
-    stretch = reading.until(soak.CpuReading.now(os.getpid()))
+    stretch = before.until(after)
     assert stretch.seconds >= 0.3 and stretch.main_thread_seconds >= 0.2
     assert 0 < stretch.machine_percent <= 100
     assert 0 < stretch.main_thread_percent <= 110  # counted in clock ticks: one tick over at most
